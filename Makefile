@@ -1,0 +1,102 @@
+# mkimage - build a multi-architecture Debian ext4 root filesystem image without root.
+# `make deps` installs what a fresh Debian 12 machine lacks; `make`, `make check`, `make bench`.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DESTDIR ?=
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+LIBS_PC := libconfig libcurl libarchive ext2fs com_err libsolv libsolvext libcrypto
+WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -Wvla -Wundef -Wwrite-strings
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE $(WARN) -MMD -MP \
+	-DMKI_VERSION='"$(VERSION)"' $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) -lpthread
+ifeq ($(WERROR),1)
+CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+# Objects go to their own directory per flavour so a sanitizer build never mixes with a plain one.
+OUT := build$(if $(SANITIZE),-san)
+SRCS := $(wildcard builder/*.c)
+LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out builder/main.c,$(SRCS)))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/unit/%.o,$(UNIT_SRCS)) $(OUT)/unit/main.o
+
+all: mkimage
+
+mkimage: $(OUT)/main.o $(LIB_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OUT)/%.o: builder/%.c | $(OUT)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(OUT)/unit/%.o: tests/unit/%.c | $(OUT)/unit
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -Ibuilder -I$(OUT)/unit $(shell $(PKG_CONFIG) --cflags check) -c -o $@ $<
+
+# Each tests/unit/test_X.c defines `Suite *X_suite(void)`; the list is generated so adding a
+# module's tests never touches a shared file.
+$(OUT)/unit/suites.h: $(UNIT_SRCS) | $(OUT)/unit
+	@for f in $(UNIT_SRCS); do b=$${f##*/test_}; echo "SUITE($${b%.c})"; done > $@.tmp && mv $@.tmp $@
+
+$(OUT)/unit/main.o: $(OUT)/unit/suites.h
+
+$(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs check)
+
+$(OUT) $(OUT)/unit:
+	mkdir -p $@
+
+unit: $(OUT)/unit-tests
+	$(OUT)/unit-tests
+
+integration: mkimage
+	tests/integration/run.sh
+
+check: unit integration
+
+bench: bench-deps mkimage
+	tests/bench/run.sh
+
+install: mkimage
+	install -D -m 0755 mkimage $(DESTDIR)$(BINDIR)/mkimage
+
+# Build, test and run-time packages. Bench-only peers are in BENCH_DEPS.
+DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
+	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev check gpg gpgv dpkg-dev apt-utils apt \
+	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang git
+BENCH_DEPS := mmdebstrap time
+
+deps:
+	@$(call apt_install,$(DEB_DEPS))
+
+bench-deps:
+	@$(call apt_install,$(DEB_DEPS) $(BENCH_DEPS))
+
+# Installs only what is missing, so it is idempotent and quiet on a ready machine.
+define apt_install
+missing=$$(for p in $(1); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \
+	grep -q '^ii' || echo $$p; done); \
+if [ -n "$$missing" ]; then \
+	sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	echo "installing:" $$missing; \
+	$$sudo apt-get update -q && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+fi
+endef
+
+format:
+	clang-format -i builder/*.c builder/*.h tests/unit/*.c
+
+clean:
+	rm -rf build build-san mkimage
+
+.PHONY: all unit integration check bench bench-deps install deps format clean
+-include $(wildcard $(OUT)/*.d $(OUT)/unit/*.d)

@@ -1,0 +1,156 @@
+#include "log.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static enum log_level threshold = LOG_INFO;
+static unsigned warnings;
+static int bar_visible; /* a progress bar occupies the current stderr line */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void log_set_level(enum log_level level)
+{
+	threshold = level;
+}
+
+enum log_level log_get_level(void)
+{
+	return threshold;
+}
+
+unsigned log_warning_count(void)
+{
+	return warnings;
+}
+
+static int use_color(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return isatty(2) && !(nc && *nc) && getenv("TERM") && getenv("TERM")[0];
+}
+
+static int is_tty(void)
+{
+	return isatty(2);
+}
+
+static void clear_bar(void)
+{
+	if (bar_visible) {
+		fputs("\r\033[K", stderr);
+		bar_visible = 0;
+	}
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	static const char *const tags[] = { "error", "warning", "info", "debug" };
+	static const char *const colors[] = { "\033[1;31m", "\033[1;33m", "\033[1;34m", "\033[2m" };
+	va_list ap;
+
+	if (level == LOG_WARN)
+		__atomic_add_fetch(&warnings, 1, __ATOMIC_RELAXED);
+	if (level > threshold)
+		return;
+	pthread_mutex_lock(&lock);
+	clear_bar();
+	if (use_color())
+		fprintf(stderr, "mkimage: %s%s\033[0m: ", colors[level], tags[level]);
+	else
+		fprintf(stderr, "mkimage: %s: ", tags[level]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	pthread_mutex_unlock(&lock);
+}
+
+double log_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void human(char *buf, size_t n, double v, int bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	if (!bytes) {
+		snprintf(buf, n, "%.0f", v);
+		return;
+	}
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static void print_progress(struct progress *p, int final, double now)
+{
+	char done[32], total[32], rate[32];
+	double el = now - p->started;
+
+	human(done, sizeof(done), (double)p->done, p->bytes);
+	human(total, sizeof(total), (double)p->total, p->bytes);
+	human(rate, sizeof(rate), el > 0 ? p->done / el : 0, p->bytes);
+	if (is_tty() && !final) {
+		unsigned pct = p->total ? (unsigned)(p->done * 100 / p->total) : 0;
+		char bar[31];
+		unsigned fill = pct * 30 / 100, i;
+		double eta = (p->done && p->total > p->done) ? el * (p->total - p->done) / p->done : 0;
+
+		for (i = 0; i < 30; i++)
+			bar[i] = i < fill ? '#' : '.';
+		bar[30] = 0;
+		fprintf(stderr, "\r\033[K%-9s [%s] %3u%% %s/%s %s/s eta %.0fs", p->step, bar, pct, done,
+			total, rate, eta);
+		bar_visible = 1;
+		return;
+	}
+	clear_bar();
+	fprintf(stderr, "mkimage: %s: %s%s%s (%s/s) in %.1fs%s\n", p->step, done, p->total ? " of " : "",
+		p->total ? total : "", rate, el, final ? ", done" : "");
+}
+
+void progress_begin(struct progress *p, const char *step, uint64_t total, int bytes)
+{
+	p->step = step;
+	p->total = total;
+	p->done = 0;
+	p->bytes = bytes;
+	p->started = p->last_print = log_now();
+}
+
+void progress_add(struct progress *p, uint64_t delta)
+{
+	double now, gap;
+
+	pthread_mutex_lock(&lock);
+	p->done += delta;
+	if (threshold >= LOG_INFO) {
+		now = log_now();
+		gap = is_tty() ? 0.1 : 5.0;
+		if (now - p->last_print >= gap) {
+			p->last_print = now;
+			print_progress(p, 0, now);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+void progress_end(struct progress *p)
+{
+	pthread_mutex_lock(&lock);
+	if (threshold >= LOG_INFO)
+		print_progress(p, 1, log_now());
+	pthread_mutex_unlock(&lock);
+}

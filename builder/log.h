@@ -1,0 +1,43 @@
+/* The one place that prints. Stages log through here and report progress through a callback. */
+#ifndef MKI_LOG_H
+#define MKI_LOG_H
+
+#include <stdint.h>
+
+enum log_level { LOG_QUIET = -1, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
+
+/** Set the threshold; messages above it are dropped. Default LOG_INFO. */
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+
+/** printf-style; a newline is added. Messages: lowercase, no full stop, names in '...'. */
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/** Number of warnings logged so far (for the build report). */
+unsigned log_warning_count(void);
+
+/*
+ * Progress of one step (e.g. "download"): a bar on a TTY, a line every few seconds and at the end
+ * otherwise. Thread-safe. `total` may be 0 when unknown; units are whatever the caller counts
+ * (bytes when `bytes` is set, so rate and ETA are shown in bytes).
+ */
+struct progress {
+	const char *step;
+	uint64_t total, done;
+	int bytes;
+	double started, last_print;
+};
+
+void progress_begin(struct progress *p, const char *step, uint64_t total, int bytes);
+void progress_add(struct progress *p, uint64_t delta);
+/** Print the final line of the step with elapsed time. */
+void progress_end(struct progress *p);
+
+/** Monotonic seconds, for timing stages. */
+double log_now(void);
+
+#endif

@@ -1,0 +1,156 @@
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "log.h"
+#include "recipe.h"
+
+static char dir[] = "/tmp/mkimage-recipe-XXXXXX";
+
+static void setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	log_set_level(LOG_QUIET);
+}
+
+static char *write_recipe(const char *text)
+{
+	char *path = xasprintf("%s/r.cfg", dir);
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+#define MINIMAL "name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; };\n"
+
+START_TEST(minimal_defaults)
+{
+	struct recipe r;
+	char *p = write_recipe(MINIMAL);
+
+	ck_assert_int_eq(recipe_load(&r, p), 0);
+	ck_assert_str_eq(r.suite, "bookworm");
+	ck_assert_int_eq(r.base, BASE_REQUIRED);
+	ck_assert_int_eq(r.merged_usr, 1);
+	ck_assert_uint_eq(r.n_sources, 1);
+	ck_assert(r.sources[0].host);
+	ck_assert_int_eq(r.image.format, IMAGE_EXT4);
+	ck_assert_str_eq(r.image.label, "rootfs");
+	ck_assert_uint_eq(strlen(r.digest), 64);
+	recipe_release(&r);
+	free(p);
+}
+END_TEST
+
+START_TEST(package_specs)
+{
+	struct recipe_package p;
+	const char *why;
+
+	ck_assert_int_eq(recipe_parse_package("libc6:armel=2.36-9", &p, &why), 0);
+	ck_assert_str_eq(p.name, "libc6");
+	ck_assert_str_eq(p.arch, "armel");
+	ck_assert_str_eq(p.version, "2.36-9");
+	free(p.name);
+	free(p.arch);
+	free(p.version);
+	ck_assert_int_eq(recipe_parse_package("zlib1g=1:1.2.13.dfsg-1", &p, &why), 0);
+	ck_assert_ptr_null(p.arch);
+	ck_assert_str_eq(p.version, "1:1.2.13.dfsg-1");
+	free(p.name);
+	free(p.version);
+	ck_assert_int_eq(recipe_parse_package("Hello", &p, &why), -MKI_E_RECIPE);
+	ck_assert_int_eq(recipe_parse_package("hello=", &p, &why), -MKI_E_RECIPE);
+	ck_assert_int_eq(recipe_parse_package("x", &p, &why), -MKI_E_RECIPE);
+}
+END_TEST
+
+START_TEST(sizes)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(recipe_parse_size("512M", &v), 0);
+	ck_assert_uint_eq(v, 512ull << 20);
+	ck_assert_int_eq(recipe_parse_size("2GiB", &v), 0);
+	ck_assert_uint_eq(v, 2ull << 30);
+	ck_assert_int_eq(recipe_parse_size("4096", &v), 0);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_ne(recipe_parse_size("12Q", &v), 0);
+	ck_assert_int_ne(recipe_parse_size("-1", &v), 0);
+	ck_assert_int_ne(recipe_parse_size("99999999999T", &v), 0);
+}
+END_TEST
+
+START_TEST(errors_are_recipe_errors)
+{
+	static const char *const bad[] = {
+		"name = \"t\"; architecture = \"armhf\"; suit = \"x\"; packages = { install = [\"a1\"]; };",
+		"name = \"t\"; architecture = 5; packages = { install = [\"a1\"]; };",
+		"name = \"t\"; architecture = \"armhff\"; packages = { install = [\"a1\"]; };",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1:armel\"]; };",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; };"
+		" hooks = ( { script = \"missing.sh\"; } );",
+		"name = \"t\"; architecture = ; packages = {};",
+		"name = \"t\"; architecture = \"armhf\"; packages = { base = \"none\"; };",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; };"
+		" sources = ( { uri = \"ftp://x\"; trusted = true; } );",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; };"
+		" sources = ( { uri = \"http://127.0.0.1/\"; } );",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; };"
+		" image = { devices = ( { path = \"/dev/x\"; type = \"char\"; mode = 600; } ); };",
+	};
+	struct recipe r;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char *p = write_recipe(bad[i]);
+
+		ck_assert_msg(recipe_load(&r, p) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
+		free(p);
+	}
+}
+END_TEST
+
+START_TEST(digest_ignores_location_not_content)
+{
+	struct recipe a, b;
+	char *p = write_recipe(MINIMAL), *q;
+	char digest[65];
+
+	ck_assert_int_eq(recipe_load(&a, p), 0);
+	memcpy(digest, a.digest, sizeof(digest));
+	recipe_release(&a);
+	q = xasprintf("%s/sub", dir);
+	ck_assert_int_eq(mkdir(q, 0755), 0);
+	free(q);
+	q = xasprintf("%s/sub/r.cfg", dir);
+	ck_assert_int_eq(rename(p, q), 0);
+	ck_assert_int_eq(recipe_load(&b, q), 0);
+	ck_assert_str_eq(b.digest, digest);
+	recipe_release(&b);
+	free(p);
+	free(q);
+}
+END_TEST
+
+Suite *recipe_suite(void)
+{
+	Suite *s = suite_create("recipe");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, minimal_defaults);
+	tcase_add_test(tc, package_specs);
+	tcase_add_test(tc, sizes);
+	tcase_add_test(tc, errors_are_recipe_errors);
+	tcase_add_test(tc, digest_ignores_location_not_content);
+	suite_add_tcase(s, tc);
+	return s;
+}

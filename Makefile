@@ -51,13 +51,23 @@ $(OUT)/unit/main.o: $(OUT)/unit/suites.h
 $(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs check)
 
-$(OUT) $(OUT)/unit:
+# Test drivers: each tests/tools/NAME.c links the builder's modules into $(OUT)/tools/NAME, so a
+# stage can be driven alone from integration tests.
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOLS := $(patsubst tests/tools/%.c,$(OUT)/tools/%,$(TOOL_SRCS))
+
+$(OUT)/tools/%: tests/tools/%.c $(LIB_OBJS) | $(OUT)/tools
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -Ibuilder $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+tools: $(TOOLS)
+
+$(OUT) $(OUT)/unit $(OUT)/tools:
 	mkdir -p $@
 
 unit: $(OUT)/unit-tests
 	$(OUT)/unit-tests
 
-integration: mkimage
+integration: mkimage tools
 	tests/integration/run.sh
 
 check: unit integration
@@ -98,5 +108,5 @@ format:
 clean:
 	rm -rf build build-san mkimage
 
-.PHONY: all unit integration check bench bench-deps install deps format clean
+.PHONY: all tools unit integration check bench bench-deps install deps format clean
 -include $(wildcard $(OUT)/*.d $(OUT)/unit/*.d)

@@ -1,6 +1,5 @@
 /* mkimage: wires the stages together; the only place that parses argv and calls exit(). */
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -12,6 +11,7 @@
 
 #include "err.h"
 #include "fetch.h"
+#include "fsutil.h"
 #include "hooks.h"
 #include "image.h"
 #include "indexes.h"
@@ -202,25 +202,6 @@ static int64_t read_sde(void)
 	return v;
 }
 
-static int make_dirs(const char *path)
-{
-	char *p = xstrdup(path), *s;
-	int ret = 0;
-
-	for (s = p + 1; *s && !ret; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(p, 0755) && errno != EEXIST)
-			ret = -errno;
-		*s = '/';
-	}
-	if (!ret && mkdir(p, 0755) && errno != EEXIST)
-		ret = -errno;
-	free(p);
-	return ret;
-}
-
 static int setup_settings(struct options *o, const struct recipe *r)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -251,13 +232,6 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	if (flag == FTW_DP || flag == FTW_D)
-		chmod(path, 0700);
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
 static void cleanup_work_dir(struct options *o)
 {
 	if (!o->st.work_dir)
@@ -266,7 +240,7 @@ static void cleanup_work_dir(struct options *o)
 		log_info("staging kept in '%s'", o->st.work_dir);
 		return;
 	}
-	nftw(o->st.work_dir, rm_entry, 32, FTW_DEPTH | FTW_PHYS);
+	remove_tree(o->st.work_dir);
 }
 
 static void print_plan(const struct plan *p)

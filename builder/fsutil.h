@@ -1,0 +1,14 @@
+/* Filesystem helpers shared by stages: atomic writes, mkdir -p, rm -rf. */
+#ifndef MKI_FSUTIL_H
+#define MKI_FSUTIL_H
+
+#include <stddef.h>
+
+/** Write `len` bytes to `file` through a temp name beside it, fsync, rename. 0 or -errno. */
+int write_file_atomic(const char *file, const void *data, size_t len);
+/** mkdir -p with mode 0755. 0 or -errno. */
+int make_dirs(const char *path);
+/** rm -rf without following symlinks; read-only directories are made writable first. */
+int remove_tree(const char *path);
+
+#endif

@@ -1,0 +1,28 @@
+/* The build report: what a CI log reader wants to know, as JSON beside the image. */
+#ifndef MKI_REPORT_H
+#define MKI_REPORT_H
+
+#include <stdint.h>
+
+#include "plan.h"
+#include "recipe.h"
+
+#define REPORT_STAGES 7
+
+struct report {
+	const char *stage_names[REPORT_STAGES];
+	double stage_secs[REPORT_STAGES]; /* wall time per stage; < 0: not run */
+	double total_secs;
+	uint64_t bytes_downloaded;
+	unsigned files_downloaded, files_cached;
+	uint64_t image_bytes;   /* apparent size of the image file */
+	char image_sha256[65];
+	const char *image, *lock, *sbom;
+	unsigned warnings;
+};
+
+/** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */
+int report_write(const struct report *rep, const struct plan *p, const struct recipe *r,
+		 const char *file);
+
+#endif

@@ -1,0 +1,18 @@
+/* SBOM: an SPDX 2.3 JSON document listing every package of the image. */
+#ifndef MKI_SBOM_H
+#define MKI_SBOM_H
+
+#include <stdint.h>
+
+#include "plan.h"
+#include "recipe.h"
+
+/**
+ * Write the SPDX 2.3 document for the image built from `p` to `file` (atomically). The document
+ * is deterministic: its creation time is `sde` and its namespace derives from `image_sha256`.
+ * Returns 0 or a negative errno.
+ */
+int sbom_write(const struct plan *p, const struct recipe *r, const char *image_name,
+	       const char *image_sha256, int64_t sde, const char *file);
+
+#endif

@@ -7,18 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
 #include "fetch.h"
 #include "fsutil.h"
+#include "hash.h"
 #include "hooks.h"
 #include "image.h"
 #include "indexes.h"
 #include "log.h"
 #include "plan.h"
 #include "recipe.h"
+#include "report.h"
 #include "resolve.h"
+#include "sbom.h"
 #include "settings.h"
 #include "sources.h"
 #include "unpack.h"
@@ -31,6 +35,8 @@ struct options {
 	struct settings st;
 	const char *recipe;
 	char *output;
+	char *sbom_file, *report_file; /* beside the output */
+	double started;
 	int check, plan, lock_only;
 	enum stage_id until;
 };
@@ -49,7 +55,8 @@ static void usage(FILE *f)
 	      "                          (repeatable)\n"
 	      "      --offline           use only the cache; fail if anything is missing\n"
 	      "      --ignore-valid-until  accept expired Release files (old snapshots)\n"
-	      "      --lock[=FILE]       resolve only and write the lock file (default images/NAME.lock)\n"
+	      "      --lock[=FILE]       resolve only and write the lock file (default: beside the\n"
+	      "                          image, e.g. images/NAME.lock)\n"
 	      "      --locked[=FILE]     build exactly what the lock file says\n"
 	      "      --plan              resolve and print the plan, then stop\n"
 	      "      --until STAGE       stop after STAGE: sources, indexes, resolve, fetch, unpack, hooks\n"
@@ -202,6 +209,18 @@ static int64_t read_sde(void)
 	return v;
 }
 
+/* images/x.ext4 -> images/x.lock, images/x.spdx.json, images/x.report.json */
+static void derive_outputs(struct options *o)
+{
+	const char *slash = strrchr(o->output, '/'), *dot = strrchr(o->output, '.');
+	int stem = (int)(dot && (!slash || dot > slash + 1) ? dot - o->output : (long)strlen(o->output));
+
+	if (!o->st.lock_file)
+		o->st.lock_file = xasprintf("%.*s.lock", stem, o->output);
+	o->sbom_file = xasprintf("%.*s.spdx.json", stem, o->output);
+	o->report_file = xasprintf("%.*s.report.json", stem, o->output);
+}
+
 static int setup_settings(struct options *o, const struct recipe *r)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -216,12 +235,11 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	}
 	free(o->st.cache_dir);
 	o->st.cache_dir = abs;
-	if (!o->st.lock_file)
-		o->st.lock_file = xasprintf("images/%s.lock", r->name);
 	if (!o->output)
 		o->output = r->image.output ? xstrdup(r->image.output)
 					    : xasprintf("images/%s.%s", r->name,
 							r->image.format == IMAGE_TAR ? "tar" : "ext4");
+	derive_outputs(o);
 	tmpl = xasprintf("%s/mkimage.XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
 	if (!mkdtemp(tmpl)) {
 		log_error("cannot create a work directory '%s': %s (set TMPDIR)", tmpl, strerror(errno));
@@ -273,18 +291,54 @@ struct build {
 	struct plan plan;
 	struct stage stage;
 	struct fetch_stats fetch;
+	struct report rep;
+	double t0;
 };
 
-static int build_image(struct options *o, const struct recipe *r, struct build *b)
+/* Record a stage's wall time (since b->t0) and pass its result through. */
+static int timed(struct build *b, enum stage_id id, int ret)
 {
-	struct image_params ip = { 0 };
-	int ret;
+	double now = log_now();
 
-	ret = stop_after(o, ST_SOURCES, sources_load(&b->sources, r, &o->st));
-	if (!ret)
-		ret = stop_after(o, ST_INDEXES, indexes_fetch(&b->indexes, &b->sources, r, &o->st));
-	if (!ret)
-		ret = resolve_plan(&b->plan, r, &b->indexes, &o->st);
+	b->rep.stage_secs[id] = now - b->t0;
+	b->t0 = now;
+	return ret;
+}
+
+/* RFC 2822 "Sat, 10 Jun 2023 08:56:12 UTC" -> seconds, or -1. */
+static int64_t parse_release_date(const char *s)
+{
+	struct tm tm = { 0 };
+	const char *p = s ? strptime(s, "%a, %d %b %Y %H:%M:%S", &tm) : NULL;
+
+	return p ? (int64_t)timegm(&tm) : -1;
+}
+
+/*
+ * Without SOURCE_DATE_EPOCH every timestamp comes from the newest signed Release Date, so the
+ * same indexes (the same lock) give the same image, whenever it is built.
+ */
+static void default_sde(struct options *o, const struct indexes *ix)
+{
+	int64_t newest = 0, t;
+	size_t i;
+
+	if (o->st.source_date_epoch >= 0)
+		return;
+	for (i = 0; i < ix->n_releases; i++) {
+		t = parse_release_date(ix->releases[i].date);
+		if (t > newest)
+			newest = t;
+	}
+	o->st.source_date_epoch = newest;
+	log_debug("SOURCE_DATE_EPOCH not set: using %lld from the newest Release date",
+		  (long long)newest);
+}
+
+static int resolve_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	int ret = resolve_plan(&b->plan, r, &b->indexes, &o->st);
+
 	if (!ret && o->plan) {
 		print_plan(&b->plan);
 		return 1;
@@ -295,22 +349,80 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 			log_info("lock written to '%s'", o->st.lock_file);
 		return ret ? ret : 1;
 	}
-	ret = stop_after(o, ST_RESOLVE, ret);
+	return ret;
+}
+
+/* The image's companions: lock, SBOM and build report beside it. */
+static int write_outputs(struct options *o, const struct recipe *r, struct build *b)
+{
+	struct stat st;
+	const char *base;
+	int ret = hash_file_hex(o->output, HASH_SHA256, b->rep.image_sha256);
+
+	if (!ret && stat(o->output, &st) == 0)
+		b->rep.image_bytes = (uint64_t)st.st_size;
+	if (!ret && !o->st.locked)
+		ret = resolve_write_lock(&b->plan, r, &b->indexes, o->st.lock_file);
+	base = strrchr(o->output, '/');
 	if (!ret)
-		ret = stop_after(o, ST_FETCH, fetch_plan(&b->plan, &o->st, &b->fetch));
+		ret = sbom_write(&b->plan, r, base ? base + 1 : o->output, b->rep.image_sha256,
+				 o->st.source_date_epoch, o->sbom_file);
+	if (ret) {
+		log_error("cannot write the lock or SBOM beside '%s': %s", o->output,
+			  mki_strerror(ret));
+		return ret;
+	}
+	b->rep.image = o->output;
+	b->rep.lock = o->st.lock_file;
+	b->rep.sbom = o->sbom_file;
+	b->rep.bytes_downloaded = b->fetch.bytes_downloaded;
+	b->rep.files_downloaded = b->fetch.files_downloaded;
+	b->rep.files_cached = b->fetch.files_cached;
+	b->rep.warnings = log_warning_count();
+	b->rep.total_secs = log_now() - o->started;
+	ret = report_write(&b->rep, &b->plan, r, o->report_file);
+	if (ret)
+		log_error("cannot write the build report '%s': %s", o->report_file, mki_strerror(ret));
+	return ret;
+}
+
+static int build_image(struct options *o, const struct recipe *r, struct build *b)
+{
+	struct image_params ip = { 0 };
+	int ret, i;
+
+	for (i = 0; i < REPORT_STAGES; i++) {
+		b->rep.stage_names[i] = stage_names[i];
+		b->rep.stage_secs[i] = -1;
+	}
+	b->t0 = log_now();
+	ret = stop_after(o, ST_SOURCES, timed(b, ST_SOURCES, sources_load(&b->sources, r, &o->st)));
 	if (!ret)
-		ret = stop_after(o, ST_UNPACK, unpack_plan(&b->stage, &b->plan, r, &o->st));
+		ret = stop_after(o, ST_INDEXES, timed(b, ST_INDEXES,
+						      indexes_fetch(&b->indexes, &b->sources, r, &o->st)));
 	if (!ret)
-		ret = stop_after(o, ST_HOOKS, hooks_run(&b->stage, &b->plan, r, &o->st));
+		default_sde(o, &b->indexes);
+	if (!ret)
+		ret = stop_after(o, ST_RESOLVE, timed(b, ST_RESOLVE, resolve_stage(o, r, b)));
+	if (!ret)
+		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_plan(&b->plan, &o->st, &b->fetch)));
+	if (!ret)
+		ret = stop_after(o, ST_UNPACK,
+				 timed(b, ST_UNPACK, unpack_plan(&b->stage, &b->plan, r, &o->st)));
+	if (!ret)
+		ret = stop_after(o, ST_HOOKS,
+				 timed(b, ST_HOOKS, hooks_run(&b->stage, &b->plan, r, &o->st)));
 	if (ret)
 		return ret;
 	ip.im = &r->image;
 	ip.output = o->output;
 	ip.source_date_epoch = o->st.source_date_epoch;
 	memcpy(ip.seed, r->digest, sizeof(ip.seed));
-	ret = image_write(&b->stage, &ip);
+	ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
 	if (!ret)
-		log_info("image written to '%s'", o->output);
+		ret = write_outputs(o, r, b);
+	if (!ret)
+		log_info("image written to '%s' (lock, SBOM and report beside it)", o->output);
 	return ret;
 }
 
@@ -325,6 +437,8 @@ static void build_release(struct build *b)
 static void options_release(struct options *o)
 {
 	free(o->output);
+	free(o->sbom_file);
+	free(o->report_file);
 	free(o->st.cache_dir);
 	free(o->st.work_dir);
 	free(o->st.lock_file);
@@ -339,6 +453,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	int ret, loaded = 0;
 
+	o.started = log_now();
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ret = parse_args(&o, argc, argv);

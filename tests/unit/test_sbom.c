@@ -1,0 +1,110 @@
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan.h"
+#include "recipe.h"
+#include "report.h"
+#include "sbom.h"
+
+static void add(struct plan *p, const char *name, const char *arch, const char *version,
+		const char *maint)
+{
+	struct plan_entry *e;
+
+	ALLOC_GROW(p->v, p->n + 1, p->alloc);
+	e = &p->v[p->n++];
+	memset(e, 0, sizeof(*e));
+	e->name = xstrdup(name);
+	e->arch = xstrdup(arch);
+	e->version = xstrdup(version);
+	e->maintainer = maint ? xstrdup(maint) : NULL;
+	e->url = xasprintf("http://127.0.0.1/pool/%s_%s.deb", name, arch);
+	memset(e->sha256, 'a', 64);
+}
+
+static char *slurp(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char *s = xcalloc(1, 1 << 16);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_gt(fread(s, 1, (1 << 16) - 1, f), 0);
+	fclose(f);
+	return s;
+}
+
+START_TEST(spdx_document)
+{
+	struct plan p = { 0 };
+	struct recipe r = { 0 };
+	char file[] = "/tmp/mkimage-sbom-XXXXXX", *text, cmd[128];
+	int fd = mkstemp(file);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	char name[] = "board";
+
+	r.name = name;
+	add(&p, "libstdc++6", "armel", "12.2.0-14", "Debian GCC Maintainers <debian-gcc@lists.debian.org>");
+	add(&p, "zlib1g", "armhf", "1:1.2.13.dfsg-1", NULL);
+	ck_assert_int_eq(sbom_write(&p, &r, "board.ext4", "0123", 1700000000, file), 0);
+	text = slurp(file);
+	ck_assert_ptr_nonnull(strstr(text, "\"spdxVersion\": \"SPDX-2.3\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"created\": \"2023-11-14T22:13:20Z\""));
+	ck_assert_ptr_nonnull(strstr(text, "SPDXRef-Package-libstdc--6-armel-0"));
+	ck_assert_ptr_nonnull(strstr(text, "pkg:deb/debian/libstdc%2B%2B6@12.2.0-14?arch=armel"));
+	ck_assert_ptr_nonnull(strstr(text, "pkg:deb/debian/zlib1g@1%3A1.2.13.dfsg-1?arch=armhf"));
+	ck_assert_ptr_nonnull(strstr(text, "Organization: Debian GCC Maintainers (debian-gcc@lists.debian.org)"));
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", file);
+	ck_assert_int_eq(system(cmd), 0);
+	free(text);
+	unlink(file);
+	plan_release(&p);
+}
+END_TEST
+
+START_TEST(report_counts_per_arch)
+{
+	struct plan p = { 0 };
+	struct recipe r = { 0 };
+	struct report rep = { 0 };
+	char file[] = "/tmp/mkimage-report-XXXXXX", *text, cmd[128];
+	int fd = mkstemp(file), i;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	char name[] = "board";
+
+	r.name = name;
+	add(&p, "a1", "armhf", "1", NULL);
+	add(&p, "b1", "armel", "1", NULL);
+	add(&p, "c1", "armhf", "1", NULL);
+	for (i = 0; i < REPORT_STAGES; i++)
+		rep.stage_secs[i] = -1;
+	rep.stage_names[0] = "fetch";
+	rep.stage_secs[0] = 1.5;
+	ck_assert_int_eq(report_write(&rep, &p, &r, file), 0);
+	text = slurp(file);
+	ck_assert_ptr_nonnull(strstr(text, "\"armhf\": 2, \"armel\": 1, \"total\": 3"));
+	ck_assert_ptr_nonnull(strstr(text, "\"fetch\": 1.500"));
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", file);
+	ck_assert_int_eq(system(cmd), 0);
+	free(text);
+	unlink(file);
+	plan_release(&p);
+}
+END_TEST
+
+Suite *sbom_suite(void)
+{
+	Suite *s = suite_create("sbom");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, spdx_document);
+	tcase_add_test(tc, report_counts_per_arch);
+	suite_add_tcase(s, tc);
+	return s;
+}

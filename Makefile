@@ -23,8 +23,14 @@ CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=a
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
+# libFuzzer flavour (`make fuzz`): clang, every module instrumented, harnesses in tests/fuzz/.
+ifeq ($(FUZZ),1)
+CC := clang
+CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+endif
+
 # Objects go to their own directory per flavour so a sanitizer build never mixes with a plain one.
-OUT := build$(if $(SANITIZE),-san)
+OUT := build$(if $(SANITIZE),-san)$(if $(filter 1,$(FUZZ)),-fuzz)
 SRCS := $(wildcard builder/*.c)
 LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out builder/main.c,$(SRCS)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -61,7 +67,22 @@ $(OUT)/tools/%: tests/tools/%.c $(LIB_OBJS) | $(OUT)/tools
 
 tools: $(TOOLS)
 
-$(OUT) $(OUT)/unit $(OUT)/tools:
+# Fuzz harnesses: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_SECONDS ?= 60
+
+$(OUT)/fuzz/%: tests/fuzz/%.c $(LIB_OBJS) | $(OUT)/fuzz
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -Ibuilder -fsanitize=fuzzer,address,undefined \
+		-o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+fuzzers: $(FUZZERS)
+
+fuzz:
+	$(MAKE) FUZZ=1 fuzzers
+	tests/fuzz/run.sh build-fuzz/fuzz $(FUZZ_SECONDS)
+
+$(OUT) $(OUT)/unit $(OUT)/tools $(OUT)/fuzz:
 	mkdir -p $@
 
 unit: $(OUT)/unit-tests
@@ -81,7 +102,8 @@ install: mkimage
 # Build, test and run-time packages. Bench-only peers are in BENCH_DEPS.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
 	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev check gpg gpgv dpkg-dev apt-utils apt \
-	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang git
+	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
+	libclang-rt-14-dev git
 BENCH_DEPS := mmdebstrap time
 
 deps:
@@ -106,7 +128,7 @@ format:
 	clang-format -i builder/*.c builder/*.h tests/unit/*.c
 
 clean:
-	rm -rf build build-san mkimage
+	rm -rf build build-san build-fuzz mkimage
 
-.PHONY: all tools unit integration check bench bench-deps install deps format clean
+.PHONY: all tools fuzzers fuzz unit integration check bench bench-deps install deps format clean
 -include $(wildcard $(OUT)/*.d $(OUT)/unit/*.d)

@@ -903,41 +903,62 @@ static int parse_all(struct ctx *c, const config_setting_t *root)
 	return ret;
 }
 
-int recipe_load(struct recipe *r, const char *path)
+/* Validate a parsed configuration into `r` (whose file and dir are set); releases `cfg`. */
+static int finish_load(struct recipe *r, config_t *cfg, int parsed)
 {
-	struct ctx c = { r, path };
+	struct ctx c = { r, r->file };
 	struct buf norm = { 0 };
-	config_t cfg;
-	int ret;
+	int ret = 0;
 
-	memset(r, 0, sizeof(*r));
-	r->merged_usr = 1;
-	r->hook_timeout = 600;
-	r->file = xstrdup(path);
-	config_init(&cfg);
-	r->dir = abs_dir_of(path);
-	if (!r->dir || access(path, R_OK) != 0) {
-		log_error("cannot read recipe '%s': %s", path, strerror(errno));
+	if (!parsed) {
+		log_error("%s:%d: %s", config_error_file(cfg) ? config_error_file(cfg) : r->file,
+			  config_error_line(cfg), config_error_text(cfg));
 		ret = -MKI_E_RECIPE;
-		goto out;
 	}
-	if (!config_read_file(&cfg, path)) {
-		log_error("%s:%d: %s", config_error_file(&cfg) ? config_error_file(&cfg) : path,
-			  config_error_line(&cfg), config_error_text(&cfg));
-		ret = -MKI_E_RECIPE;
-		goto out;
+	if (!ret)
+		ret = parse_all(&c, config_root_setting(cfg));
+	if (!ret) {
+		fmt_recipe(r, &norm, 1);
+		sha256_hex(norm.p, norm.len, r->digest);
+		buf_release(&norm);
 	}
-	ret = parse_all(&c, config_root_setting(&cfg));
-	if (ret)
-		goto out;
-	fmt_recipe(r, &norm, 1);
-	sha256_hex(norm.p, norm.len, r->digest);
-	buf_release(&norm);
-out:
-	config_destroy(&cfg);
+	config_destroy(cfg);
 	if (ret)
 		recipe_release(r);
 	return ret;
+}
+
+static void start_load(struct recipe *r, config_t *cfg, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->merged_usr = 1;
+	r->hook_timeout = 600;
+	r->file = xstrdup(name);
+	config_init(cfg);
+}
+
+int recipe_load(struct recipe *r, const char *path)
+{
+	config_t cfg;
+
+	start_load(r, &cfg, path);
+	r->dir = abs_dir_of(path);
+	if (!r->dir || access(path, R_OK) != 0) {
+		log_error("cannot read recipe '%s': %s", path, strerror(errno));
+		config_destroy(&cfg);
+		recipe_release(r);
+		return -MKI_E_RECIPE;
+	}
+	return finish_load(r, &cfg, config_read_file(&cfg, path));
+}
+
+int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir)
+{
+	config_t cfg;
+
+	start_load(r, &cfg, name);
+	r->dir = xstrdup(dir);
+	return finish_load(r, &cfg, config_read_string(&cfg, text));
 }
 
 void recipe_release(struct recipe *r)

@@ -85,6 +85,8 @@ struct recipe {
  * -MKI_E_RECIPE (also when the file cannot be read); `r` is then released.
  */
 int recipe_load(struct recipe *r, const char *path);
+/** As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths. */
+int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir);
 /** Free the contents of `r`. */
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */

@@ -1,0 +1,33 @@
+/* Fuzz the recipe parser and validator: any bytes must give 0 or -MKI_E_RECIPE, never a crash. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "log.h"
+#include "recipe.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct recipe r;
+	char *text = malloc(size + 1);
+	int ret;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = 0;
+	log_set_level(LOG_QUIET);
+	ret = recipe_parse_text(&r, text, "fuzz.cfg", "/nonexistent");
+	free(text);
+	if (ret == 0) {
+		struct buf b = { 0 };
+
+		recipe_format(&r, &b);
+		buf_release(&b);
+		recipe_release(&r);
+	} else if (ret != -MKI_E_RECIPE) {
+		abort();
+	}
+	return 0;
+}

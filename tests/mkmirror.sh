@@ -14,7 +14,7 @@ dir=$1 archs=$2
 shift 2
 suite=${SUITE:-bookworm}
 primary=${archs%%,*}
-stamp="$archs $suite $*"
+stamp="v2 $archs $suite $*"
 if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$stamp" ] && [ -f "$dir/repo/dists/$suite/InRelease" ]; then
 	exit 0
 fi
@@ -62,7 +62,7 @@ print(" ".join(sorted(names)))
 PY
 )
 apt-get -s install -qq $base "$@" >"$dir/sim.txt"
-sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*\[\([^]]*\)\].*/\1 \2 \3/p' "$dir/sim.txt" |
+sed -En 's/^Inst ([^ ]+) \(([^ ]+) [^[]*\[([^]]+)\].*/\1 \2 \3/p' "$dir/sim.txt" |
 	while read -r name version arch; do
 		name=${name%%:*}
 		echo "$name:$arch=$version"

@@ -14,7 +14,7 @@ dir=$1 archs=$2
 shift 2
 suite=${SUITE:-bookworm}
 primary=${archs%%,*}
-stamp="v2 $archs $suite $*"
+stamp="v3 $archs $suite $*"
 if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$stamp" ] && [ -f "$dir/repo/dists/$suite/InRelease" ]; then
 	exit 0
 fi
@@ -69,6 +69,20 @@ sed -En 's/^Inst ([^ ]+) \(([^ ]+) [^[]*\[([^]]+)\].*/\1 \2 \3/p' "$dir/sim.txt"
 	done | sort >"$dir/packages.txt"
 [ -s "$dir/packages.txt" ] || { echo "mkmirror: apt chose no packages" >&2; exit 1; }
 (cd "$dir/repo/pool/main" && xargs -a "$dir/packages.txt" apt-get download -qq >/dev/null)
+# Debian's archive sets Priority and Section by override, not from the .deb: keep them as Debian
+# has them, so "required" means the same here as there.
+python3 - "$dir/apt/state/lists" "$suite" >"$dir/override" <<'PY'
+import glob, sys
+lists, suite = sys.argv[1:3]
+seen = {}
+for f in sorted(glob.glob(f"{lists}/*_dists_{suite}_main_binary-*_Packages")):
+    for stanza in open(f, encoding="utf-8", errors="replace").read().split("\n\n"):
+        fields = dict(l.split(": ", 1) for l in stanza.splitlines() if ": " in l and not l[0].isspace())
+        if "Package" in fields and fields["Package"] not in seen:
+            seen[fields["Package"]] = (fields.get("Priority", "optional"), fields.get("Section", "misc"))
+for name, (prio, sect) in sorted(seen.items()):
+    print(f"{name} {prio} {sect}")
+PY
 export GNUPGHOME=$dir/gnupg
 mkdir -p "$GNUPGHOME" && chmod 700 "$GNUPGHOME"
 gpg --batch --quiet --passphrase '' --quick-gen-key "mkimage test mirror <mirror@example.org>" rsa2048 sign 0 2>/dev/null
@@ -76,7 +90,7 @@ gpg --batch --quiet --export >"$dir/key.gpg"
 for arch in $(echo "$archs" | tr ',' ' '); do
 	d=$dir/repo/dists/$suite/main/binary-$arch
 	mkdir -p "$d"
-	(cd "$dir/repo" && apt-ftparchive --arch "$arch" packages pool) >"$d/Packages" 2>/dev/null
+	(cd "$dir/repo" && apt-ftparchive --arch "$arch" packages pool "$dir/override") >"$d/Packages" 2>/dev/null
 	xz -kf "$d/Packages"
 	gzip -9nkf "$d/Packages"
 done

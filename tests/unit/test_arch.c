@@ -81,6 +81,8 @@ Suite *arch_suite(void)
 	Suite *s = suite_create("arch");
 	TCase *tc = tcase_create("core");
 
+	/* dpkg-architecture is a perl program run ~80 times: slow on a loaded CI machine. */
+	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, table_matches_dpkg);
 	tcase_add_test(tc, lookup_and_suggest);
 	tcase_add_test(tc, armel_armhf_differ_only_in_float_abi);

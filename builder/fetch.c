@@ -630,8 +630,6 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 	for (i = 0; i < n && !ret; i++)
 		if (items[i].result && !(items[i].missing_ok && items[i].result == -MKI_E_NOTFOUND))
 			ret = items[i].result;
-	for (i = 0; i < n && !ret; i++)
-		ret = items[i].result;
 out:
 	fetcher_release(&f);
 	return ret;

@@ -50,7 +50,8 @@ struct fetch_item {
  * Download every item, `settings->jobs` at a time; `step` names the progress line. Items whose
  * object is already cached are not downloaded. With settings->offline a cache miss fails with
  * -MKI_E_OFFLINE (items without sha256 fail the same way). Every item's result is set; returns 0
- * when all succeeded, else the first failure's code (each failure logged once).
+ * when all succeeded (a missing_ok item's 404 counts as success: check its result), else the
+ * first failure's code (each failure logged once).
  */
 int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, const char *step,
 		struct fetch_stats *stats);

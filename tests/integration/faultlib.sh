@@ -37,3 +37,43 @@ no_temp_files() {
 }
 
 FETCHDEBS=${FETCHDEBS:-$TOP/build/tools/fetchdebs}
+
+# make_repo [ARCH...]: a signed repository in $T/repo (suite bookworm, component main; default
+# arches armhf armel) with a few real packages, served by fault_serve. Sets KEYRING, SERVER_URL.
+make_repo() {
+	local archs=${*:-armhf armel} a d
+	for a in $archs; do
+		d=$(deb_new hello-test 1.0-1 "$a" "Multi-Arch: same")
+		deb_file "$d" usr/share/doc/hello-test/README "hello $a"
+		deb_build "$d" "$T/repo/pool/main" >/dev/null
+	done
+	d=$(deb_new data-test 1.0-1 all)
+	deb_file "$d" usr/share/data-test/data "data"
+	deb_build "$d" "$T/repo/pool/main" >/dev/null
+	gpg_key repo
+	# shellcheck disable=SC2086
+	repo_index "$T/repo" bookworm main $archs
+	repo_sign "$T/repo" bookworm
+	fault_serve "$T/repo"
+}
+
+# write_recipe URI KEYRING [EXTRA-SOURCE-FIELDS]: $T/r.cfg, armhf + armel, one source.
+write_recipe() {
+	cat >"$T/r.cfg" <<R
+name = "t";
+architecture = "armhf";
+auxiliary_architectures = [ "armel" ];
+sources = ( { uri = "$1"; keyring = "$2"; ${3:-} } );
+packages = { install = [ "hello-test" ]; };
+R
+}
+
+# until_indexes ARGS...: mkimage --until indexes with a private cache.
+until_indexes() {
+	"$MKIMAGE" --until indexes --cache-dir "$T/cache" "$@" "$T/r.cfg"
+}
+
+# requests PATTERN: how many requests the server logged whose line matches PATTERN (grep -E).
+requests() {
+	grep -Ec -- "$1" "$SRVLOG" || true
+}

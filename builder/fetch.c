@@ -38,7 +38,7 @@ struct xfer {
 	char *final, *tmp;
 	int fd, lock_fd;
 	struct hash hash;
-	int hashing, checked, err;
+	int hashing, checked, err, no_range;
 	uint64_t got;
 	unsigned attempts;
 	double not_before;
@@ -214,6 +214,8 @@ static int start(struct fetcher *f, struct xfer *x)
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "mkimage/" MKI_VERSION);
 	curl_easy_setopt(h, CURLOPT_FILETIME, 1L);
+	if (x->got && x->no_range && restart_file(x))
+		return -errno;
 	if (x->got)
 		curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->got);
 	if (!it->sha256 && it->if_modified > 0) {
@@ -355,6 +357,13 @@ static void finish_error(struct xfer *x, CURLcode code, long http)
 		       code == CURLE_FILE_COULDNT_READ_FILE;
 
 	describe(why, sizeof(why), x, code, http);
+	if (code == CURLE_RANGE_ERROR && x->got && !x->no_range) {
+		/* The server cannot resume: start this file again from its first byte. */
+		log_debug("'%s': no range support; downloading it again from the start", what(x));
+		x->no_range = 1;
+		x->state = X_QUEUED;
+		return;
+	}
 	if (notfound) {
 		if (!x->it->missing_ok)
 			log_error("'%s' is not on the server (%s at '%s'): the index is out of date or "

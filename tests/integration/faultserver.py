@@ -14,6 +14,7 @@ GLOB matches the request path (fnmatch). ACTION is one of
     stall BYTES     send the headers and BYTES bytes, then send nothing more
     norange -       ignore Range headers (always send the whole file)
 COUNT is how many matching requests get the fault (default: all), then files are served normally.
+Counts start again whenever RULES changes.
 Every request is appended to LOG as "METHOD PATH range=R status=S conn=PORT".
 """
 import email.utils
@@ -29,15 +30,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 ROOT, PORTFILE, RULES, LOG = sys.argv[1:5]
 lock = threading.Lock()
 used = {}
+last_rules = [None]
 
 
 def rules():
     try:
         with open(RULES) as f:
-            lines = [l.split() for l in f if l.strip() and not l.startswith("#")]
+            text = f.read()
     except FileNotFoundError:
-        return []
-    return lines
+        text = ""
+    if text != last_rules[0]:
+        last_rules[0] = text
+        used.clear()
+    return [l.split() for l in text.splitlines() if l.strip() and not l.startswith("#")]
 
 
 def fault_for(path):

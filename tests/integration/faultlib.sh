@@ -1,23 +1,23 @@
 # Helpers for the repository tests (10-19), sourced after lib.sh: the fault-injecting server and
 # small fixtures. See faultserver.py for the rule syntax.
 
-# fault_serve DIR: serve DIR with faultserver.py; sets SERVER_URL, RULES (rules file, initially
-# empty) and SRVLOG (one line per request).
+# fault_serve DIR [NAME]: serve DIR with faultserver.py; sets SERVER_URL, RULES (rules file,
+# initially empty) and SRVLOG (one line per request). NAME tells several servers apart.
 fault_serve() {
-	local dir=$1 i
-	RULES=$T/rules SRVLOG=$T/server.log
+	local dir=$1 name=${2:-server} i
+	RULES=$T/$name.rules SRVLOG=$T/$name.log
 	: >"$RULES"
 	: >"$SRVLOG"
-	rm -f "$T/port"
-	python3 "$TOP/tests/integration/faultserver.py" "$dir" "$T/port" "$RULES" "$SRVLOG" \
-		2>"$T/faultserver.err" &
+	rm -f "$T/$name.port"
+	python3 "$TOP/tests/integration/faultserver.py" "$dir" "$T/$name.port" "$RULES" "$SRVLOG" \
+		2>"$T/$name.err" &
 	_PIDS="$_PIDS $!"
 	for i in $(seq 1 100); do
-		[ -s "$T/port" ] && break
+		[ -s "$T/$name.port" ] && break
 		sleep 0.1
 	done
-	[ -s "$T/port" ] || fail "fault server did not start: $(cat "$T/faultserver.err")"
-	SERVER_URL=http://127.0.0.1:$(cat "$T/port")
+	[ -s "$T/$name.port" ] || fail "fault server did not start: $(cat "$T/$name.err")"
+	SERVER_URL=http://127.0.0.1:$(cat "$T/$name.port")
 }
 
 # debs_list DIR URL: "URL SIZE SHA256" for every .deb under DIR (sorted), for fetchdebs.

@@ -13,9 +13,11 @@ GLOB matches the request path (fnmatch). ACTION is one of
     reset BYTES     send the headers and BYTES bytes of the file, then reset the connection
     stall BYTES     send the headers and BYTES bytes, then send nothing more
     norange -       ignore Range headers (always send the whole file)
+    delay MS        wait MS milliseconds, then serve normally
 COUNT is how many matching requests get the fault (default: all), then files are served normally.
 Counts start again whenever RULES changes.
-Every request is appended to LOG as "METHOD PATH range=R status=S conn=PORT".
+Every request is appended to LOG as "METHOD PATH range=R status=S conn=PORT". Requests with an
+absolute URI (as sent to a proxy) are served from DIR too, so the server doubles as a proxy.
 """
 import email.utils
 import fnmatch
@@ -83,9 +85,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self, head=False):
         path = self.path.split("?", 1)[0]
+        if path.startswith("http://"):  # a proxy request: absolute URI
+            path = "/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"
         action, arg = fault_for(path)
         if action == "status":
             return self.empty(int(arg))
+        if action == "delay":
+            time.sleep(int(arg) / 1000.0)
         fs = os.path.normpath(os.path.join(ROOT, path.lstrip("/")))
         if not fs.startswith(os.path.abspath(ROOT)) or not os.path.isfile(fs):
             return self.empty(404)

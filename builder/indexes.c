@@ -688,12 +688,27 @@ static void wants_release(struct wants *w)
 	free(w->v);
 }
 
+/* "updates/main" in a Components field names the component "main" (Debian's security archive). */
+static int offers_component(const struct strv *comps, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < comps->n; i++) {
+		size_t len = strlen(comps->v[i]);
+
+		if (!strcmp(comps->v[i], name) ||
+		    (len > n && comps->v[i][len - n - 1] == '/' && !strcmp(comps->v[i] + len - n, name)))
+			return 1;
+	}
+	return 0;
+}
+
 static int check_offered(const struct rel *r, const struct strv *offered, const char *kind,
 			 const char *name)
 {
 	char *list, *rn;
 
-	if (!offered->n || strv_contains(offered, name))
+	if (!offered->n || offers_component(offered, name))
 		return 0;
 	list = strv_join(offered, " ");
 	rn = rel_name(r);
@@ -756,6 +771,22 @@ static int add_want(struct ctx *c, struct wants *w, size_t ri, const char *comp,
 	return 0;
 }
 
+/* A host source whose Release lacks an architecture: skipped, as apt does, with a warning. */
+static int skip_arch(const struct rel *r, const char *arch, int warn)
+{
+	char *rn;
+
+	if (!r->src->from_host || !r->info.archs.n || strv_contains(&r->info.archs, arch))
+		return 0;
+	if (warn) {
+		rn = rel_name(r);
+		log_warn("%s does not provide architecture '%s'; skipped (%s)", rn, arch,
+			 r->src->origin);
+		free(rn);
+	}
+	return 1;
+}
+
 static int want_release_files(struct ctx *c, struct wants *w, size_t ri)
 {
 	const struct rel *r = &c->rels[ri];
@@ -765,12 +796,16 @@ static int want_release_files(struct ctx *c, struct wants *w, size_t ri)
 
 	for (i = 0; i < r->src->components.n && !ret; i++)
 		ret = check_offered(r, &ri_->comps, "component", r->src->components.v[i]);
-	for (i = 0; i < r->src->archs.n && !ret; i++)
+	for (i = 0; i < r->src->archs.n && !ret && !r->src->from_host; i++)
 		ret = check_offered(r, &ri_->archs, "architecture", r->src->archs.v[i]);
 	all = strv_contains(&ri_->archs, "all") && !ri_->no_all;
 	for (i = 0; i < r->src->components.n && !ret; i++) {
 		for (j = 0; j < r->src->archs.n && !ret; j++)
-			ret = add_want(c, w, ri, r->src->components.v[i], r->src->archs.v[j]);
+			if (skip_arch(r, r->src->archs.v[j], !i))
+				continue;
+			else
+				ret = add_want(c, w, ri, r->src->components.v[i],
+					       r->src->archs.v[j]);
 		if (!ret && all)
 			ret = add_want(c, w, ri, r->src->components.v[i], "all");
 	}

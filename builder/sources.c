@@ -405,6 +405,8 @@ static int add_entry(struct ctx *c, const struct entry *e)
 			else if (!(ret = entry_keyring(c, e, &key)))
 				ret = add_source(c, e->uris.v[i], suite, &comps, &archs, key,
 						 e->trusted || c->rs->trusted, e->origin);
+			if (!ret && c->out->n)
+				c->out->v[c->out->n - 1].from_host = 1;
 			free(suite);
 		}
 out:

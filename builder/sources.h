@@ -15,6 +15,8 @@ struct source {
 	struct strv archs;      /* the recipe architectures fetched from this source */
 	char *keyring;          /* absolute path of a binary keyring; NULL only when trusted */
 	int trusted;
+	int from_host;          /* an architecture its Release lacks is skipped with a warning, as apt
+				   does (the host's sources were not written for this recipe) */
 	char *origin;           /* for messages: "recipes/x.cfg:12", "/etc/apt/sources.list:3", "--source" */
 };
 

@@ -78,6 +78,14 @@ rm "$apt/sources.list.d/b.sources"
 echo "deb $SERVER_URL bookworm main" >"$apt/sources.list"
 expect_ok "$MKIMAGE" --until indexes --cache-dir "$T/cache" "$T/r.cfg"
 grep -q "signature good" "$T/err" || fail "trusted.gpg.d keys did not verify"
+# A host repository lacking one of the recipe's architectures is skipped for it, as apt does
+# (a recipe source with a uri fails instead: 13-release.sh).
+sed -i 's/architecture = "armhf";/architecture = "armhf"; auxiliary_architectures = [ "armel" ];/' "$T/r.cfg"
+expect_ok "$MKIMAGE" --until indexes --cache-dir "$T/cache" "$T/r.cfg"
+grep -q "warning: '$SERVER_URL' suite 'bookworm' does not provide architecture 'armel'; skipped ($apt/sources.list:1)" "$T/err" ||
+	fail "missing host arch not skipped with a warning: $(cat "$T/err")"
+grep -q "main/armhf [0-9]* KiB" "$T/err" || fail "armhf index missing"
+host_recipe
 
 # Malformed host files: exit 3 with FILE:LINE.
 src_err() { printf '%s\n' "$2" >"$1"; expect_fail 3 "$3" until_sources; rm -f "$1"; }

@@ -116,6 +116,14 @@ int cache_commit(int fd, const char *tmp, const char *final)
 	return 0;
 }
 
+int cache_publish(const char *tmp, const char *final)
+{
+	if (!rename(tmp, final))
+		return 0;
+	unlink(tmp);
+	return -errno;
+}
+
 void cache_discard(int fd, const char *tmp)
 {
 	if (fd >= 0)

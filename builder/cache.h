@@ -36,6 +36,13 @@ int cache_tmp_open(const char *final, char **tmp);
  */
 int cache_commit(int fd, const char *tmp, const char *final);
 
+/**
+ * Rename a closed temp file that is verified and already fsync'ed to `final` (no directory sync:
+ * after a crash the object is either complete or absent). On failure the temp file is removed.
+ * Returns 0 or a negative errno.
+ */
+int cache_publish(const char *tmp, const char *final);
+
 /** Remove an unfinished temp file (closing `fd` if >= 0). */
 void cache_discard(int fd, const char *tmp);
 

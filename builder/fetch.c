@@ -26,7 +26,13 @@
 #define DEFAULT_STALL 30    /* seconds below 1 byte/s before a transfer counts as stalled */
 #define CONNECT_TIMEOUT 30L
 
-enum xstate { X_DONE, X_WAIT_LOCK, X_QUEUED, X_RUNNING };
+enum xstate { X_DONE, X_WAIT_LOCK, X_QUEUED, X_RUNNING, X_SYNCING };
+
+/*
+ * fsync costs ~10-30 ms a file on a busy disk, more than a .deb takes to arrive from a near
+ * mirror: verified files are synced by a few threads while the downloads go on, then renamed.
+ */
+#define SYNC_THREADS 4
 
 struct fetcher;
 
@@ -38,21 +44,33 @@ struct xfer {
 	char *final, *tmp;
 	int fd, lock_fd;
 	struct hash hash;
-	int hashing, checked, err, no_range;
+	int hashing, checked, err, no_range, sync_err;
 	uint64_t got;
 	unsigned attempts;
 	double not_before;
 	char errbuf[CURL_ERROR_SIZE];
 };
 
+struct syncer {
+	pthread_t th[SYNC_THREADS];
+	unsigned n_threads;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct xfer **todo, **done; /* both sized for every transfer */
+	size_t n_todo, n_done;
+	int stop;
+	CURLM *multi;               /* woken when a sync finishes */
+};
+
 struct fetcher {
+	struct syncer sync;
 	CURLM *multi;
 	const struct settings *st;
 	struct fetch_stats *stats;
 	struct progress prog;
 	struct xfer *x;
 	size_t n;
-	unsigned running;
+	unsigned running, syncing;
 	long stall;
 	int progress_on;
 };
@@ -271,6 +289,76 @@ static int verify(struct xfer *x)
 	return 0;
 }
 
+static void *sync_worker(void *arg)
+{
+	struct syncer *s = arg;
+	struct xfer *x;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		while (!s->n_todo && !s->stop)
+			pthread_cond_wait(&s->cv, &s->mu);
+		if (!s->n_todo)
+			break;
+		x = s->todo[--s->n_todo];
+		pthread_mutex_unlock(&s->mu);
+		x->sync_err = fsync(x->fd) ? -errno : 0;
+		pthread_mutex_lock(&s->mu);
+		s->done[s->n_done++] = x;
+		curl_multi_wakeup(s->multi);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+static void syncer_start(struct syncer *s, CURLM *multi, size_t n)
+{
+	s->multi = multi;
+	s->todo = xcalloc(n + 1, sizeof(*s->todo));
+	s->done = xcalloc(n + 1, sizeof(*s->done));
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	while (s->n_threads < SYNC_THREADS &&
+	       !pthread_create(&s->th[s->n_threads], NULL, sync_worker, s))
+		s->n_threads++;
+}
+
+static void syncer_stop(struct syncer *s)
+{
+	unsigned i;
+
+	if (!s->todo)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->stop = 1;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	for (i = 0; i < s->n_threads; i++)
+		pthread_join(s->th[i], NULL);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s->todo);
+	free(s->done);
+}
+
+/* Hand a verified temp file to the sync threads (or sync it here if there are none). */
+static void sync_later(struct fetcher *f, struct xfer *x)
+{
+	struct syncer *s = &f->sync;
+
+	x->state = X_SYNCING;
+	f->syncing++;
+	pthread_mutex_lock(&s->mu);
+	if (s->n_threads) {
+		s->todo[s->n_todo++] = x;
+		pthread_cond_signal(&s->cv);
+	} else {
+		x->sync_err = fsync(x->fd) ? -errno : 0;
+		s->done[s->n_done++] = x;
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
 static void finish_ok(struct fetcher *f, struct xfer *x, long unmet, curl_off_t filetime)
 {
 	struct fetch_item *it = x->it;
@@ -292,23 +380,50 @@ static void finish_ok(struct fetcher *f, struct xfer *x, long unmet, curl_off_t 
 		it->filetime = (time_t)filetime;
 		futimens(x->fd, ts);
 	}
-	ret = cache_commit(x->fd, x->tmp, x->final);
+	f->stats->files_downloaded++;
+	log_debug("downloaded '%s' (%llu bytes)", it->url, (unsigned long long)x->got);
+	sync_later(f, x);
+}
+
+/* Rename the files whose sync finished into place. */
+static void publish(struct fetcher *f, struct xfer *x)
+{
+	int ret = x->sync_err;
+
+	if (close(x->fd) && !ret)
+		ret = -errno;
 	x->fd = -1;
+	if (!ret)
+		ret = cache_publish(x->tmp, x->final);
+	f->syncing--;
 	if (ret) {
 		log_error("cannot store '%s' as '%s': %s", what(x), x->final, strerror(-ret));
 		finish_fail(x, ret);
 		return;
 	}
-	if (it->sha256)
-		it->path = xstrdup(x->final);
-	f->stats->files_downloaded++;
-	log_debug("downloaded '%s' (%llu bytes)", it->url, (unsigned long long)x->got);
-	free(x->tmp); /* already renamed: nothing to remove */
+	x->it->path = x->it->sha256 ? xstrdup(x->final) : NULL;
+	free(x->tmp);
 	x->tmp = NULL;
-	it->result = 0;
+	x->it->result = 0;
 	x->state = X_DONE;
 }
 
+static void publish_synced(struct fetcher *f)
+{
+	struct syncer *s = &f->sync;
+	struct xfer **done;
+	size_t i, n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->n_done;
+	done = xmalloc((n + 1) * sizeof(*done));
+	memcpy(done, s->done, n * sizeof(*done));
+	s->n_done = 0;
+	pthread_mutex_unlock(&s->mu);
+	for (i = 0; i < n; i++)
+		publish(f, done[i]);
+	free(done);
+}
 /* Whether a failed attempt is worth another try: 5xx, 408, 429, resets, timeouts, stalls. */
 static int transient(CURLcode code, long http)
 {
@@ -435,7 +550,8 @@ static int any_pending(const struct fetcher *f)
 	size_t i;
 
 	for (i = 0; i < f->n; i++)
-		if (f->x[i].state == X_QUEUED || f->x[i].state == X_RUNNING)
+		if (f->x[i].state == X_QUEUED || f->x[i].state == X_RUNNING ||
+		    f->x[i].state == X_SYNCING)
 			return 1;
 	return 0;
 }
@@ -464,12 +580,19 @@ static void run(struct fetcher *f)
 	int left, still;
 
 	while (any_pending(f)) {
-		double wait = start_due(f);
+		double wait;
 
 		if (mki_interrupted()) {
 			abort_all(f, -MKI_E_INTERRUPTED);
-			return;
+			break;
 		}
+		wait = start_due(f);
+		if (!f->running && !f->syncing) {
+			/* Only transfers waiting for their backoff: sleep until the first is due. */
+			usleep((useconds_t)(wait * 1e6) + 1000);
+			continue;
+		}
+		curl_multi_poll(f->multi, NULL, 0, (int)(wait * 1000) + 1, NULL);
 		curl_multi_perform(f->multi, &still);
 		while ((m = curl_multi_info_read(f->multi, &left))) {
 			struct xfer *x = NULL;
@@ -479,10 +602,7 @@ static void run(struct fetcher *f)
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 			finish(f, x, m->data.result);
 		}
-		if (f->running)
-			curl_multi_poll(f->multi, NULL, 0, (int)(wait * 1000) + 1, NULL);
-		else if (any_pending(f))
-			usleep((useconds_t)(wait * 1e6) + 1000);
+		publish_synced(f);
 	}
 }
 
@@ -600,6 +720,7 @@ static int fetcher_init(struct fetcher *f, struct fetch_item *items, size_t n,
 	curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)st->jobs);
 	curl_multi_setopt(f->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)st->jobs);
 	curl_multi_setopt(f->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	syncer_start(&f->sync, f->multi, n);
 	return 0;
 }
 
@@ -607,7 +728,11 @@ static void fetcher_release(struct fetcher *f)
 {
 	size_t i;
 
+	/* After an interrupt, files may still be syncing: wait for them, then drop them. */
+	syncer_stop(&f->sync);
 	for (i = 0; i < f->n; i++) {
+		if (f->x[i].state == X_SYNCING)
+			finish_fail(&f->x[i], -MKI_E_INTERRUPTED);
 		cache_unlock(f->x[i].lock_fd);
 		free(f->x[i].final);
 	}
@@ -642,6 +767,31 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 out:
 	fetcher_release(&f);
 	return ret;
+}
+
+char *fetch_url_join(const char *base, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct buf b = { 0 };
+	size_t n = strlen(base);
+
+	while (n && base[n - 1] == '/')
+		n--;
+	buf_add(&b, base, n);
+	buf_add(&b, "/", 1);
+	for (; *path; path++) {
+		unsigned char c = (unsigned char)*path;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~/", c)) {
+			buf_add(&b, path, 1);
+		} else {
+			char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
+
+			buf_add(&b, esc, 3);
+		}
+	}
+	return buf_detach(&b);
 }
 
 static char *base_name(const char *url)

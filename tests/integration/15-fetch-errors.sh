@@ -11,6 +11,16 @@ done
 fault_serve "$T/repo"
 debs_list "$T/repo" "$SERVER_URL" >"$T/list"
 
+# Packages "Filename:" values with an epoch colon and '+' are percent-encoded on the wire.
+d=$(deb_new odd 1:2.0+b1 armhf)
+f=$(deb_build "$d" "$T/repo/pool/odd")
+echo "pool/odd/$(basename "$f") $(stat -c %s "$f") $(sha256sum "$f" | cut -d' ' -f1)" >"$T/odd"
+expect_ok "$FETCHDEBS" --cache-dir "$T/cache" --base "$SERVER_URL/" <"$T/odd"
+grep -q "GET /pool/odd/odd_1%3A2.0%2Bb1_armhf.deb .*status=200" "$SRVLOG" ||
+	fail "file name not encoded as apt does: $(cat "$SRVLOG")"
+rm -rf "$T/cache" "$T/repo/pool/odd"
+: >"$SRVLOG"
+
 objects() { find "$T/cache" -path '*/objects/*' -type f 2>/dev/null | wc -l; }
 
 # Good: every file lands in the cache under its SHA-256, in plan order.

@@ -27,6 +27,7 @@ import struct
 import sys
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROOT, PORTFILE, RULES, LOG = sys.argv[1:5]
@@ -87,6 +88,7 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path.startswith("http://"):  # a proxy request: absolute URI
             path = "/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"
+        path = urllib.parse.unquote(path)
         action, arg = fault_for(path)
         if action == "status":
             return self.empty(int(arg))
@@ -141,6 +143,7 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # the default 5 drops parallel connects (1 s SYN retry)
 
 
 srv = Server(("127.0.0.1", 0), Handler)

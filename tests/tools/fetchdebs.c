@@ -1,7 +1,9 @@
 /*
- * Test driver for fetch_plan(): reads lines "URL SIZE SHA256" on stdin, builds a plan, fetches it
- * into the cache and prints one cache path per entry, in order. Exits like mkimage (mki_exit_code).
- * usage: fetchdebs --cache-dir DIR [-j N] [--offline] [-v|-q] < list
+ * Test driver for fetch_plan(): reads lines "URL SIZE SHA256" on stdin (with --base BASE:
+ * "FILENAME SIZE SHA256", FILENAME as in a Packages file, joined with fetch_url_join), builds a
+ * plan, fetches it into the cache and prints one cache path per entry, in order. Exits like
+ * mkimage (mki_exit_code).
+ * usage: fetchdebs --cache-dir DIR [--base URL] [-j N] [--offline] [-v|-q] < list
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -16,7 +18,7 @@
 #include "plan.h"
 #include "settings.h"
 
-static int read_plan(struct plan *p)
+static int read_plan(struct plan *p, const char *base)
 {
 	char line[4096], url[3000], sha[100];
 	uint64_t size;
@@ -36,7 +38,7 @@ static int read_plan(struct plan *p)
 		ALLOC_GROW(p->v, p->n + 1, p->alloc);
 		e = &p->v[p->n++];
 		memset(e, 0, sizeof(*e));
-		e->url = xstrdup(url);
+		e->url = base ? fetch_url_join(base, url) : xstrdup(url);
 		e->size = size;
 		memcpy(e->sha256, sha, 65);
 	}
@@ -47,10 +49,12 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "cache-dir", required_argument, NULL, 'c' },
 					      { "offline", no_argument, NULL, 'o' },
+					      { "base", required_argument, NULL, 'b' },
 					      { NULL, 0, NULL, 0 } };
 	struct settings st = { .jobs = 8 };
 	struct fetch_stats stats = { 0 };
 	struct plan p = { 0 };
+	const char *base = NULL;
 	size_t i;
 	int c, ret;
 
@@ -58,6 +62,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'c': st.cache_dir = optarg; break;
 		case 'o': st.offline = 1; break;
+		case 'b': base = optarg; break;
 		case 'j': st.jobs = (unsigned)atoi(optarg); break;
 		case 'v': log_set_level(LOG_DEBUG); break;
 		case 'q': log_set_level(LOG_ERROR); break;
@@ -65,10 +70,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!st.cache_dir || !st.jobs) {
-		fputs("usage: fetchdebs --cache-dir DIR [-j N] [--offline] [-v|-q] < list\n", stderr);
+		fputs("usage: fetchdebs --cache-dir DIR [--base URL] [-j N] [--offline] [-v|-q] < list\n",
+		      stderr);
 		return 2;
 	}
-	ret = read_plan(&p);
+	ret = read_plan(&p, base);
 	if (!ret)
 		ret = fetch_plan(&p, &st, &stats);
 	for (i = 0; !ret && i < p.n; i++)

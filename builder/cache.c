@@ -39,8 +39,15 @@ int cache_lookup(const char *cache_dir, const char *sha256, uint64_t size, char 
 
 int cache_mkdirs(const char *path, unsigned mode)
 {
-	char *p = xstrdup(path), *s;
+	char *p, *s;
 	int ret = 0;
+
+	/* Usually only the leaf is missing, or nothing: one call instead of one per component. */
+	if (!mkdir(path, mode) || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	p = xstrdup(path);
 
 	for (s = p + 1; *s && !ret; s++) {
 		if (*s != '/')

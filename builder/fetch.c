@@ -32,7 +32,7 @@ enum xstate { X_DONE, X_WAIT_LOCK, X_QUEUED, X_RUNNING, X_SYNCING };
  * fsync costs ~10-30 ms a file on a busy disk, more than a .deb takes to arrive from a near
  * mirror: verified files are synced by a few threads while the downloads go on, then renamed.
  */
-#define SYNC_THREADS 4
+#define SYNC_THREADS 8
 
 struct fetcher;
 
@@ -302,7 +302,7 @@ static void *sync_worker(void *arg)
 			break;
 		x = s->todo[--s->n_todo];
 		pthread_mutex_unlock(&s->mu);
-		x->sync_err = fsync(x->fd) ? -errno : 0;
+		x->sync_err = fdatasync(x->fd) ? -errno : 0;
 		pthread_mutex_lock(&s->mu);
 		s->done[s->n_done++] = x;
 		curl_multi_wakeup(s->multi);
@@ -353,7 +353,7 @@ static void sync_later(struct fetcher *f, struct xfer *x)
 		s->todo[s->n_todo++] = x;
 		pthread_cond_signal(&s->cv);
 	} else {
-		x->sync_err = fsync(x->fd) ? -errno : 0;
+		x->sync_err = fdatasync(x->fd) ? -errno : 0;
 		s->done[s->n_done++] = x;
 	}
 	pthread_mutex_unlock(&s->mu);

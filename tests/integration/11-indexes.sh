@@ -31,9 +31,8 @@ grep -q "main/armhf [0-9]* KiB (cached)" "$T/err" || fail "summary does not say 
 # A changed repository is noticed: a new package, re-signed, gives new indexes.
 d=$(deb_new extra-test 2.0 armhf)
 deb_build "$d" "$T/repo/pool/main" >/dev/null
-sleep 1 # Last-Modified has a one-second resolution
 repo_index "$T/repo" bookworm main armhf armel
-repo_sign "$T/repo" bookworm
+resign "$T/repo" bookworm
 : >"$SRVLOG"
 expect_ok until_indexes
 [ "$(requests 'GET /dists/bookworm/InRelease .*status=200')" = 1 ] || fail "new InRelease not fetched"

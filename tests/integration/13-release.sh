@@ -8,13 +8,10 @@ dists=$T/repo/dists/bookworm
 write_recipe "$SERVER_URL" "$KEYRING"
 cp "$dists/Release" "$T/Release.good"
 
-# resign: the Release as it is now, signed again.
-# (a second apart: If-Modified-Since has a one-second resolution)
-resign() { sleep 1; repo_sign "$T/repo" bookworm; }
 
 # Expired.
 sed -i 's/^\(Date: .*\)$/\1\nValid-Until: Thu, 01 Jan 2015 00:00:00 UTC/' "$dists/Release"
-resign
+resign "$T/repo" bookworm
 sed -i 's/auxiliary_architectures = \[ "armel" \];//' "$T/r.cfg"
 expect_fail 3 "InRelease of '$SERVER_URL' suite 'bookworm' expired on Thu, 01 Jan 2015 00:00:00 UTC \(Valid-Until\).*--ignore-valid-until" until_indexes
 [ -z "$(find "$T/cache" -path '*/releases/*' -type f)" ] || fail "an expired Release was cached"
@@ -25,19 +22,19 @@ grep -q "warning: .*expired on .*accepted because of --ignore-valid-until" "$T/e
 # Valid for a while: fine.
 cp "$T/Release.good" "$dists/Release"
 sed -i 's/^\(Date: .*\)$/\1\nValid-Until: Fri, 01 Jan 2100 00:00:00 UTC/' "$dists/Release"
-resign
+resign "$T/repo" bookworm
 expect_ok until_indexes
 grep -q "valid until Fri, 01 Jan 2100" "$T/err" || fail "summary lacks Valid-Until"
 
 # Malformed Valid-Until.
 cp "$T/Release.good" "$dists/Release"
 sed -i 's/^\(Date: .*\)$/\1\nValid-Until: someday/' "$dists/Release"
-resign
+resign "$T/repo" bookworm
 expect_fail 3 "has a malformed Valid-Until 'someday'" until_indexes
 
 # Architecture the repository does not have (armel asked, only armhf published).
 cp "$T/Release.good" "$dists/Release"
-resign
+resign "$T/repo" bookworm
 write_recipe "$SERVER_URL" "$KEYRING"
 expect_fail 3 "suite 'bookworm' has no architecture 'armel' \(its Release lists: armhf\); fix the source's architectures" until_indexes
 
@@ -49,12 +46,12 @@ expect_fail 3 "has no component 'contrib' \(its Release lists: main\)" until_ind
 # The Release names the component and arch but lists no Packages file for it.
 write_recipe "$SERVER_URL" "$KEYRING"
 sed -i 's/^Architectures: armhf$/Architectures: armhf armel/' "$dists/Release"
-resign
+resign "$T/repo" bookworm
 expect_fail 3 "lists no 'main/binary-armel/Packages' \(.xz, .zst, .gz or plain\)" until_indexes
 
 # A malformed SHA256 line inside the signed text.
 cp "$T/Release.good" "$dists/Release"
 sed -i 's/^ \([0-9a-f]\{64\}\) /  nothex /' "$dists/Release"
-resign
+resign "$T/repo" bookworm
 sed -i 's/auxiliary_architectures = \[ "armel" \];//' "$T/r.cfg"
 expect_fail 3 "InRelease of .*: line [0-9]+ of the signed text is malformed" until_indexes

@@ -42,7 +42,7 @@ old_sha=$(sha256sum "$T/Packages.xz.good" | cut -d' ' -f1)
 sed -i "s/^ $old_sha  *[0-9]* main\/binary-armhf\/Packages.xz$/ $new_sha $new_size main\/binary-armhf\/Packages.xz/" \
 	"$T/repo/dists/bookworm/Release"
 grep -q "$new_sha" "$T/repo/dists/bookworm/Release" || fail "fixture: Release not edited"
-repo_sign "$T/repo" bookworm
+resign "$T/repo" bookworm
 expect_fail 5 "decompresses to [0-9]+ bytes with SHA-256 [0-9a-f]{64}, but the Release says [0-9]+ bytes, $plain_sha for 'main/binary-armhf/Packages'" until_indexes
 [ -z "$(find "$T/cache" -path '*/indexes/*' -type f)" ] || fail "a mismatching index was kept"
 no_temp_files "$T/cache"
@@ -51,6 +51,5 @@ no_temp_files "$T/cache"
 rm "$bin/Packages.xz"
 sed -i "/main\/binary-armhf\/Packages.xz$/d" "$T/repo/dists/bookworm/Release" # back to .gz
 rm "$bin/Packages.gz"
-sleep 1 # the previous InRelease was cached; If-Modified-Since has a one-second resolution
-repo_sign "$T/repo" bookworm
+resign "$T/repo" bookworm
 expect_fail 5 "'main/binary-armhf/Packages.gz' is not on the server \(HTTP 404 at '$SERVER_URL/dists/bookworm/main/binary-armhf/Packages.gz'\)" until_indexes

@@ -77,3 +77,11 @@ until_indexes() {
 requests() {
 	grep -Ec -- "$1" "$SRVLOG" || true
 }
+
+# resign REPO SUITE: repo_sign, at least one second after the previous signing. mkimage asks for
+# InRelease with If-Modified-Since, whose resolution is one second: a file re-signed within the
+# same second as the cached copy would be (correctly, per HTTP) reported unchanged.
+resign() {
+	sleep 1
+	repo_sign "$1" "$2"
+}

@@ -759,7 +759,7 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 	prepare_all(&f, 1);
 	begin_progress(&f, step);
 	run(&f);
-	if (f.progress_on)
+	if (f.progress_on && f.prog.done)
 		progress_end(&f.prog);
 	for (i = 0; i < n && !ret; i++)
 		if (items[i].result && !(items[i].missing_ok && items[i].result == -MKI_E_NOTFOUND))

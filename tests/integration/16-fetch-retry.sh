@@ -65,3 +65,19 @@ echo "/pool/main/pkg1_* status 503 *" >"$RULES"
 expect_fail 5 "cannot download '$url1': HTTP 503, giving up after 4 attempts" fetch
 [ "$(requests 'pkg1_.*status=503')" = 4 ] || fail "expected 4 attempts: $(cat "$SRVLOG")"
 no_temp_files "$T/cache"
+
+# SIGINT while an index download hangs: exit 130, nothing half-written in the cache.
+make_repo
+write_recipe "$SERVER_URL" "$KEYRING"
+echo "*/Packages.xz stall 10 *" >"$RULES"
+MKIMAGE_STALL_TIMEOUT=600 "$MKIMAGE" --until indexes --cache-dir "$T/icache" "$T/r.cfg" 2>"$T/err" &
+pid=$!
+for i in $(seq 1 100); do grep -q "Packages.xz .*stall" "$SRVLOG" && break; sleep 0.1; done
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 130 ] || { cat "$T/err" >&2; fail "interrupted download exited $rc, expected 130"; }
+grep -q "interrupted by signal 2" "$T/err" || fail "no interruption message"
+[ -z "$(find "$T/icache" \( -path '*/objects/*' -o -path '*/indexes/*' \) -type f)" ] ||
+	fail "an interrupted download left a file in the cache"
+no_temp_files "$T/icache"

@@ -7,8 +7,8 @@
  *   objects/sha256/ab/abcd...     verified downloads (.debs, compressed indexes)
  *   indexes/abcd...               decompressed Packages, named by the compressed file's SHA-256
  *   releases/KEY/InRelease        the last verified InRelease (or Release + Release.gpg) of a source
- *   locks/abcd...                 empty lock files (flock), one per object being written
- *   tmp/                          (unused; temp files live next to their final name as .NAME.XXXXXX)
+ *   locks/abcd...                 empty lock files (flock), one per object ever written
+ * Temp files live next to their final name as .NAME.XXXXXX (same directory: rename is atomic).
  */
 #ifndef MKI_CACHE_H
 #define MKI_CACHE_H

@@ -58,7 +58,7 @@ struct syncer {
 	pthread_cond_t cv;
 	struct xfer **todo, **done; /* both sized for every transfer */
 	size_t n_todo, n_done;
-	int stop;
+	int stop, started;
 	CURLM *multi;               /* woken when a sync finishes */
 };
 
@@ -311,13 +311,19 @@ static void *sync_worker(void *arg)
 	return NULL;
 }
 
-static void syncer_start(struct syncer *s, CURLM *multi, size_t n)
+static void syncer_init(struct syncer *s, CURLM *multi, size_t n)
 {
 	s->multi = multi;
 	s->todo = xcalloc(n + 1, sizeof(*s->todo));
 	s->done = xcalloc(n + 1, sizeof(*s->done));
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
+}
+
+/* Threads start with the first file to sync; without any, files are synced inline. */
+static void syncer_start_threads(struct syncer *s)
+{
+	s->started = 1;
 	while (s->n_threads < SYNC_THREADS &&
 	       !pthread_create(&s->th[s->n_threads], NULL, sync_worker, s))
 		s->n_threads++;
@@ -348,6 +354,8 @@ static void sync_later(struct fetcher *f, struct xfer *x)
 
 	x->state = X_SYNCING;
 	f->syncing++;
+	if (!s->started)
+		syncer_start_threads(s);
 	pthread_mutex_lock(&s->mu);
 	if (s->n_threads) {
 		s->todo[s->n_todo++] = x;
@@ -472,7 +480,8 @@ static void finish_error(struct xfer *x, CURLcode code, long http)
 		       code == CURLE_FILE_COULDNT_READ_FILE;
 
 	describe(why, sizeof(why), x, code, http);
-	if (code == CURLE_RANGE_ERROR && x->got && !x->no_range) {
+	if ((code == CURLE_RANGE_ERROR || (code == CURLE_HTTP_RETURNED_ERROR && http == 416)) &&
+	    x->got && !x->no_range) {
 		/* The server cannot resume: start this file again from its first byte. */
 		log_debug("'%s': no range support; downloading it again from the start", what(x));
 		x->no_range = 1;
@@ -720,7 +729,7 @@ static int fetcher_init(struct fetcher *f, struct fetch_item *items, size_t n,
 	curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)st->jobs);
 	curl_multi_setopt(f->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)st->jobs);
 	curl_multi_setopt(f->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	syncer_start(&f->sync, f->multi, n);
+	syncer_init(&f->sync, f->multi, n);
 	return 0;
 }
 

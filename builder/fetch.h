@@ -6,7 +6,8 @@
  * 5xx/408/429, connection reset, timeout, a stall below 1 byte/s for MKIMAGE_STALL_TIMEOUT seconds)
  * are retried with exponential backoff, resuming with a Range request when bytes already arrived
  * and the server honours ranges. Proxies come from the usual environment variables (http_proxy,
- * https_proxy, no_proxy), certificates from the system store.
+ * https_proxy, no_proxy), certificates from the system store. Verified files are fdatasync'ed by
+ * worker threads while other transfers go on, then renamed into place.
  */
 #ifndef MKI_FETCH_H
 #define MKI_FETCH_H

@@ -156,7 +156,7 @@ int cache_lock(const char *cache_dir, const char *key, int wait)
 	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
 		if (errno == EINTR && wait && !mki_interrupted())
 			continue;
-		ret = -errno;
+		ret = errno == EINTR ? -MKI_E_INTERRUPTED : -errno;
 		close(fd);
 		fd = -1;
 		goto out;

@@ -208,6 +208,12 @@ static int start(struct fetcher *f, struct xfer *x)
 		}
 		hash_restart(x);
 	}
+	if (x->got && x->no_range) {
+		int ret = restart_file(x);
+
+		if (ret)
+			return ret;
+	}
 	h = x->h = curl_easy_init();
 	if (!h)
 		return -ENOMEM;
@@ -232,8 +238,6 @@ static int start(struct fetcher *f, struct xfer *x)
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "mkimage/" MKI_VERSION);
 	curl_easy_setopt(h, CURLOPT_FILETIME, 1L);
-	if (x->got && x->no_range && restart_file(x))
-		return -errno;
 	if (x->got)
 		curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->got);
 	if (!it->sha256 && it->if_modified > 0) {
@@ -345,6 +349,7 @@ static void syncer_stop(struct syncer *s)
 	pthread_cond_destroy(&s->cv);
 	free(s->todo);
 	free(s->done);
+	s->todo = s->done = NULL;
 }
 
 /* Hand a verified temp file to the sync threads (or sync it here if there are none). */
@@ -581,6 +586,12 @@ static void abort_all(struct fetcher *f, int err)
 		if (x->state == X_RUNNING || x->state == X_QUEUED)
 			finish_fail(x, err);
 	}
+	/* Files being synced: let the threads finish with them, then drop them too. */
+	syncer_stop(&f->sync);
+	for (i = 0; i < f->n; i++)
+		if (f->x[i].state == X_SYNCING)
+			finish_fail(&f->x[i], err);
+	f->syncing = 0;
 }
 
 static void run(struct fetcher *f)
@@ -593,7 +604,7 @@ static void run(struct fetcher *f)
 
 		if (mki_interrupted()) {
 			abort_all(f, -MKI_E_INTERRUPTED);
-			break;
+			return;
 		}
 		wait = start_due(f);
 		if (!f->running && !f->syncing) {
@@ -676,7 +687,7 @@ static int prepare_all(struct fetcher *f, int wait)
 		if (!ret && f->st->offline && x->state != X_DONE)
 			ret = offline_miss(x);
 		if (ret) {
-			if (ret != -MKI_E_OFFLINE)
+			if (ret != -MKI_E_OFFLINE && ret != -MKI_E_INTERRUPTED)
 				log_error("cannot use the cache for '%s': %s", what(x), mki_strerror(ret));
 			x->it->result = ret;
 			x->state = X_DONE;
@@ -737,11 +748,8 @@ static void fetcher_release(struct fetcher *f)
 {
 	size_t i;
 
-	/* After an interrupt, files may still be syncing: wait for them, then drop them. */
 	syncer_stop(&f->sync);
 	for (i = 0; i < f->n; i++) {
-		if (f->x[i].state == X_SYNCING)
-			finish_fail(&f->x[i], -MKI_E_INTERRUPTED);
 		cache_unlock(f->x[i].lock_fd);
 		free(f->x[i].final);
 	}
@@ -765,9 +773,11 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 	begin_progress(&f, step);
 	run(&f);
 	/* Objects another process was downloading: wait for it, then take over only if it failed. */
-	prepare_all(&f, 1);
-	begin_progress(&f, step);
-	run(&f);
+	if (!mki_interrupted()) {
+		prepare_all(&f, 1);
+		begin_progress(&f, step);
+		run(&f);
+	}
 	if (f.progress_on && f.prog.done)
 		progress_end(&f.prog);
 	for (i = 0; i < n && !ret; i++)

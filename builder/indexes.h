@@ -21,6 +21,10 @@ struct index_release {
 	char *valid_until;        /* NULL if none */
 };
 
+/*
+ * One verified Packages file. Its "Filename:" values are relative to releases[release].src->uri:
+ * build download URLs with fetch_url_join(src->uri, filename), which percent-encodes as apt does.
+ */
 struct index_file {
 	size_t release;  /* index into releases */
 	char *component;

@@ -324,6 +324,7 @@ static int add_source(struct ctx *c, const char *uri, const char *suite, const s
 		strv_push(&src->archs, archs->v[i]);
 	src->keyring = keyring;
 	src->trusted = trusted;
+	src->from_host = c->rs != NULL;
 	src->origin = xstrdup(origin);
 	return 0;
 }
@@ -388,6 +389,12 @@ static int add_entry(struct ctx *c, const struct entry *e)
 
 	if (!e->enabled || !strv_contains(&e->types, "deb"))
 		return 0;
+	for (i = 0; i < e->suites.n; i++)
+		if (str_ends_with(e->suites.v[i], "/")) {
+			log_warn("%s: flat repository '%s' is not supported yet; skipped", e->origin,
+				 e->suites.v[i]);
+			return 0;
+		}
 	pick_archs(c, &c->rs->archs, &e->archs, &archs);
 	pick_components(c, e, &comps);
 	if (!archs.n || !comps.n) {
@@ -399,14 +406,9 @@ static int add_entry(struct ctx *c, const struct entry *e)
 		for (j = 0; j < e->suites.n && !ret; j++) {
 			char *suite = rewrite_suite(c, e->suites.v[j]), *key = NULL;
 
-			if (str_ends_with(suite, "/"))
-				log_warn("%s: flat repository '%s %s' is not supported yet; skipped",
-					 e->origin, e->uris.v[i], suite);
-			else if (!(ret = entry_keyring(c, e, &key)))
+			if (!(ret = entry_keyring(c, e, &key)))
 				ret = add_source(c, e->uris.v[i], suite, &comps, &archs, key,
 						 e->trusted || c->rs->trusted, e->origin);
-			if (!ret && c->out->n)
-				c->out->v[c->out->n - 1].from_host = 1;
 			free(suite);
 		}
 out:
@@ -713,6 +715,7 @@ static int expand_host(struct ctx *c, const struct recipe_source *rs)
 			  rs->suite, rs->components.n ? rs->components.v[0] : "any");
 		ret = -MKI_E_SOURCE;
 	}
+	c->rs = NULL;
 	strv_release(&lists);
 	strv_release(&deb822);
 	free(main_list);

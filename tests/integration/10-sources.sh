@@ -18,7 +18,8 @@ cat >"$apt/sources.list" <<L
 deb-src http://127.0.0.1:1/debian bookworm main
 deb [arch=armhf,arm64 signed-by=$good_key] http://127.0.0.1:1/debian/ bookworm main contrib # trailing
 L
-echo "deb http://127.0.0.1:2/x bookworm-updates main" >"$apt/sources.list.d/a.list"
+printf 'deb http://127.0.0.1:2/x bookworm-updates main\ndeb http://127.0.0.1:6/flat ./\n' \
+	>"$apt/sources.list.d/a.list"
 echo "deb http://127.0.0.1:9/ignored bookworm main" >"$apt/sources.list.d/not-a-list.disabled"
 cat >"$apt/sources.list.d/b.sources" <<S
 Types: deb deb-src
@@ -65,6 +66,8 @@ grep -q "source: http://127.0.0.1:3/security trixie-security \[main\] for armhf,
 	fail "deb822 entry not read"
 grep -Eq "127.0.0.1:(4|5|9)|deb-src" "$T/err" && fail "disabled, foreign-arch or non-source entries used"
 [ "$(grep -c 'source: ' "$T/err")" = 3 ] || fail "expected exactly 3 sources"
+grep -q "warning: $apt/sources.list.d/a.list:2: flat repository './' is not supported yet; skipped" "$T/err" ||
+	fail "flat repository not reported"
 
 # End to end: inline Signed-By key (deb822) and the trusted.gpg.d default both verify a repo.
 printf 'Types: deb\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By:\n%s\n' \

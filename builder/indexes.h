@@ -1,8 +1,14 @@
-/* Indexes: InRelease verified with gpgv, Packages files verified against it and decompressed. */
+/*
+ * Indexes: each source's InRelease (or Release + Release.gpg) verified with gpgv against that
+ * source's keyring only, then its Packages files checked against the signed SHA-256 and size and
+ * decompressed (libarchive) into the cache. Verified indexes are reused while their hash is
+ * unchanged; InRelease is fetched with a conditional GET.
+ */
 #ifndef MKI_INDEXES_H
 #define MKI_INDEXES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "recipe.h"
 #include "settings.h"
@@ -10,16 +16,22 @@
 
 struct index_release {
 	const struct source *src; /* borrowed from the sources list */
-	char inrelease_sha256[65];
+	char inrelease_sha256[65];/* of the signed file as fetched (InRelease, or Release) */
 	char *date;               /* Date: of the Release */
 	char *valid_until;        /* NULL if none */
 };
 
+/*
+ * One verified Packages file. Its "Filename:" values are relative to releases[release].src->uri:
+ * build download URLs with fetch_url_join(src->uri, filename), which percent-encodes as apt does.
+ */
 struct index_file {
 	size_t release;  /* index into releases */
 	char *component;
 	char *arch;      /* a recipe architecture, or "all" */
 	char *path;      /* verified, decompressed Packages file (in the cache) */
+	char *url;       /* the file it came from (for messages) */
+	uint64_t size;   /* of the decompressed file */
 };
 
 struct indexes {
@@ -29,9 +41,26 @@ struct indexes {
 	size_t n_files;
 };
 
-/** Fetch and verify every source's indexes. Errors are logged with the URL and what to do. */
+/**
+ * Fetch and verify every source's indexes. Errors are logged with the URL and what to do:
+ * -MKI_E_SIGNATURE (unsigned, unknown key, bad signature), -MKI_E_EXPIRED (past Valid-Until and
+ * not st->ignore_valid_until), -MKI_E_SOURCE (suite, component or architecture not in the
+ * Release), -MKI_E_PARSE (malformed Release), -MKI_E_INTEGRITY, -MKI_E_NETWORK, -MKI_E_NOTFOUND,
+ * -MKI_E_OFFLINE (st->offline and not cached). `out` belongs to the caller (indexes_release).
+ */
 int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,
 		  const struct settings *st);
 void indexes_release(struct indexes *ix);
+
+/* --- exposed for unit tests ---------------------------------------------------------------- */
+
+/**
+ * The signed text of a clearsigned message, dash-escaping undone. Refuses (returns -MKI_E_PARSE)
+ * anything outside one BEGIN PGP SIGNED MESSAGE ... END PGP SIGNATURE block except whitespace.
+ */
+int indexes_signed_text(const char *msg, size_t len, struct buf *out);
+
+/** Parse an RFC 2822 date of a Release file ("Sat, 10 Jun 2023 08:46:48 UTC") into `*t`. */
+int indexes_parse_date(const char *s, int64_t *t);
 
 #endif

@@ -13,8 +13,10 @@ struct source {
 	char *suite;
 	struct strv components;
 	struct strv archs;      /* the recipe architectures fetched from this source */
-	char *keyring;          /* absolute path; NULL only when trusted */
+	char *keyring;          /* absolute path of a binary keyring; NULL only when trusted */
 	int trusted;
+	int from_host;          /* an architecture its Release lacks is skipped with a warning, as apt
+				   does (the host's sources were not written for this recipe) */
 	char *origin;           /* for messages: "recipes/x.cfg:12", "/etc/apt/sources.list:3", "--source" */
 };
 
@@ -23,12 +25,24 @@ struct sources {
 	size_t n;
 };
 
+/* The host's apt configuration directory; MKIMAGE_APT_ROOT overrides it (tests, chroots). */
+#define SOURCES_APT_ROOT_DEFAULT "/etc/apt"
+
 /**
  * Build the source list: --source overrides (st->sources) if any, else the recipe's sources, with
- * "host" entries expanded from /etc/apt (sources.list, sources.list.d/ *.list and *.sources).
- * Logs and returns -MKI_E_SOURCE on malformed input.
+ * "host" entries expanded from the apt root (sources.list, sources.list.d/ *.list one-line and
+ * *.sources deb822). Host suites named after the host's codename (from os-release beside the apt
+ * root, e.g. /etc/os-release), like "bookworm-updates", are rewritten to the recipe's suite.
+ * Armored keyrings (and inline Signed-By keys) are converted to binary keyrings in st->work_dir.
+ * Logs "WHERE: what is wrong" and returns -MKI_E_SOURCE on malformed input.
  */
 int sources_load(struct sources *out, const struct recipe *r, const struct settings *st);
 void sources_release(struct sources *s);
+
+/**
+ * Decode every ASCII-armored OpenPGP block in `text` into `out` (binary packets, concatenated).
+ * Returns 0, or -MKI_E_PARSE when no well-formed block is found.
+ */
+int sources_dearmor(const char *text, struct buf *out);
 
 #endif

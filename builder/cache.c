@@ -1,0 +1,175 @@
+#include "cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "str.h"
+
+char *cache_object_path(const char *cache_dir, const char *sha256)
+{
+	return xasprintf("%s/objects/sha256/%.2s/%s", cache_dir, sha256, sha256);
+}
+
+int cache_lookup(const char *cache_dir, const char *sha256, uint64_t size, char **path)
+{
+	char *p = cache_object_path(cache_dir, sha256);
+	struct stat st;
+
+	*path = NULL;
+	if (stat(p, &st)) {
+		int err = errno;
+
+		free(p);
+		return err == ENOENT ? 0 : -err;
+	}
+	if (!S_ISREG(st.st_mode) || (size && (uint64_t)st.st_size != size)) {
+		free(p);
+		return 0;
+	}
+	*path = p;
+	return 1;
+}
+
+int cache_mkdirs(const char *path, unsigned mode)
+{
+	char *p, *s;
+	int ret = 0;
+
+	/* Usually only the leaf is missing, or nothing: one call instead of one per component. */
+	if (!mkdir(path, mode) || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	p = xstrdup(path);
+
+	for (s = p + 1; *s && !ret; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, mode) && errno != EEXIST)
+			ret = -errno;
+		*s = '/';
+	}
+	if (!ret && mkdir(p, mode) && errno != EEXIST)
+		ret = -errno;
+	free(p);
+	return ret;
+}
+
+int cache_tmp_open(const char *final, char **tmp)
+{
+	const char *slash = strrchr(final, '/');
+	char *dir;
+	int fd, ret;
+
+	*tmp = NULL;
+	if (!slash)
+		return -EINVAL;
+	dir = xstrndup(final, (size_t)(slash - final));
+	ret = cache_mkdirs(dir, 0755);
+	if (ret) {
+		free(dir);
+		return ret;
+	}
+	/* A dot name never matches an object name, so a crash leaves nothing that looks valid. */
+	*tmp = xasprintf("%s/.%s.XXXXXX", dir, slash + 1);
+	free(dir);
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		free(*tmp);
+		*tmp = NULL;
+		return ret;
+	}
+	fchmod(fd, 0644);
+	return fd;
+}
+
+static void sync_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = xstrndup(path, slash ? (size_t)(slash - path) : 0);
+	int fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+int cache_commit(int fd, const char *tmp, const char *final)
+{
+	int ret = 0;
+
+	if (fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, final))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return ret;
+	}
+	sync_dir_of(final);
+	return 0;
+}
+
+int cache_publish(const char *tmp, const char *final)
+{
+	if (!rename(tmp, final))
+		return 0;
+	unlink(tmp);
+	return -errno;
+}
+
+void cache_discard(int fd, const char *tmp)
+{
+	if (fd >= 0)
+		close(fd);
+	if (tmp)
+		unlink(tmp);
+}
+
+int cache_lock(const char *cache_dir, const char *key, int wait)
+{
+	char *dir = xasprintf("%s/locks", cache_dir), *path = NULL;
+	int fd = -1, ret;
+
+	ret = cache_mkdirs(dir, 0755);
+	if (ret)
+		goto out;
+	path = xasprintf("%s/%s", dir, key);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
+		if (errno == EINTR && wait && !mki_interrupted())
+			continue;
+		ret = errno == EINTR ? -MKI_E_INTERRUPTED : -errno;
+		close(fd);
+		fd = -1;
+		goto out;
+	}
+	ret = fd;
+out:
+	free(dir);
+	free(path);
+	return ret;
+}
+
+void cache_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

@@ -1,0 +1,60 @@
+/*
+ * The content-addressed cache shared by every mkimage process of a user: objects named by their
+ * SHA-256, written through a temp file in the same directory, fsync'ed and renamed only once
+ * verified. Readers never see a torn object; writers of one object serialise on a lock file.
+ *
+ * Layout under the cache directory:
+ *   objects/sha256/ab/abcd...     verified downloads (.debs, compressed indexes)
+ *   indexes/abcd...               decompressed Packages, named by the compressed file's SHA-256
+ *   releases/KEY/InRelease        the last verified InRelease (or Release + Release.gpg) of a source
+ *   locks/abcd...                 empty lock files (flock), one per object ever written
+ * Temp files live next to their final name as .NAME.XXXXXX (same directory: rename is atomic).
+ */
+#ifndef MKI_CACHE_H
+#define MKI_CACHE_H
+
+#include <stdint.h>
+
+/** Path of object `sha256` (64 hex digits) in `cache_dir`; a new string. */
+char *cache_object_path(const char *cache_dir, const char *sha256);
+
+/**
+ * Look up object `sha256`. Returns 1 and sets `*path` (new string) when it exists with `size` bytes
+ * (size 0: any), 0 when it does not, or a negative errno.
+ */
+int cache_lookup(const char *cache_dir, const char *sha256, uint64_t size, char **path);
+
+/**
+ * Create the directories for `final` and open a new temp file next to it (mode 0644).
+ * Returns the fd and sets `*tmp` (new string), or a negative errno.
+ */
+int cache_tmp_open(const char *final, char **tmp);
+
+/**
+ * Make a finished temp file permanent: fsync it, rename it to `final`, fsync the directory.
+ * `fd` is closed in every case. On failure the temp file is removed. Returns 0 or a negative errno.
+ */
+int cache_commit(int fd, const char *tmp, const char *final);
+
+/**
+ * Rename a closed temp file that is verified and already fsync'ed to `final` (no directory sync:
+ * after a crash the object is either complete or absent). On failure the temp file is removed.
+ * Returns 0 or a negative errno.
+ */
+int cache_publish(const char *tmp, const char *final);
+
+/** Remove an unfinished temp file (closing `fd` if >= 0). */
+void cache_discard(int fd, const char *tmp);
+
+/**
+ * Take the writer lock of object `key` (a SHA-256 or any file-name-safe string). With `wait` 0,
+ * returns -EWOULDBLOCK when another process holds it. Returns the lock fd (release with
+ * cache_unlock) or a negative errno.
+ */
+int cache_lock(const char *cache_dir, const char *key, int wait);
+void cache_unlock(int fd);
+
+/** mkdir -p; 0 or a negative errno. */
+int cache_mkdirs(const char *path, unsigned mode);
+
+#endif

@@ -674,10 +674,13 @@ static int check_pins(struct ctx *c)
 			}
 		}
 		nid = pool_str2id(c->pool, a->name, 0);
-		FOR_POOL_SOLVABLES(p)
-			if (nid && pool_id2solvable(c->pool, p)->name == nid &&
-			    MAPTST(&c->considered, p))
+		FOR_POOL_SOLVABLES(p) {
+			Solvable *s = pool_id2solvable(pool, p);
+
+			if (nid && s->name == nid && MAPTST(&c->considered, p) &&
+			    (s->arch == ARCH_ALL || !strcmp(pool_id2str(pool, s->arch), arch)))
 				found = 1;
+		}
 		if (found || !nid || !strv_contains(&c->archs, arch))
 			continue; /* unknown names and archs are reported with the request */
 		list_versions(c, a->name, arch, &b);
@@ -1009,7 +1012,7 @@ static int is_same_lock(const struct ctx *c, Id dep)
 
 static void fmt_rule(const struct ctx *c, Solver *solv, Id rid, struct buf *b)
 {
-	Id src = 0, tgt = 0, dep = 0, what = 0;
+	Id src = 0, tgt = 0, dep = 0, what = 0, how;
 	SolverRuleinfo type = solver_ruleinfo(solv, rid, &src, &tgt, &dep);
 	int job;
 
@@ -1057,10 +1060,10 @@ static void fmt_rule(const struct ctx *c, Solver *solv, Id rid, struct buf *b)
 	}
 	if ((type & SOLVER_RULE_TYPEMASK) == SOLVER_RULE_JOB) {
 		job = solver_rule2jobidx(solv, rid);
-		solver_rule2job(solv, rid, &what);
+		how = solver_rule2job(solv, rid, &what);
 		if (job >= 0 && (size_t)job / 2 < c->job_what.n)
 			buf_addf(b, "%s '%s'",
-				 (c->jobs.elements[job] & SOLVER_JOBMASK) == SOLVER_LOCK
+				 (how & SOLVER_JOBMASK) == SOLVER_LOCK
 					 ? "the recipe excludes"
 					 : "the recipe asks for",
 				 c->job_what.v[job / 2]);

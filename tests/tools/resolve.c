@@ -6,6 +6,9 @@
  *           [--base none|essential|required|important] [--install SPEC]... [--exclude NAME]...
  *           [--recommends] [--allow-older] [--local DEB]... [--long] [-v]
  *           [--lock FILE | --locked FILE] [--inrelease FILE] [--recipe-digest HEX]
+ *
+ * --release SUITE starts another release (repository): the --packages files after it belong to
+ * it (Architecture: all is read once per release, as from one Release file).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,10 +20,12 @@
 #include "log.h"
 #include "resolve.h"
 
+#define MAX_RELEASES 16
+
 struct opts {
 	struct recipe r;
-	struct source src;
-	struct index_release rel;
+	struct source src[MAX_RELEASES];
+	struct index_release rel[MAX_RELEASES];
 	struct indexes ix;
 	struct settings st;
 	const char *lock, *inrelease, *digest;
@@ -38,10 +43,27 @@ static int add_packages(struct opts *o, const char *spec)
 	}
 	o->ix.files = xrealloc(o->ix.files, (o->ix.n_files + 1) * sizeof(*o->ix.files));
 	f = &o->ix.files[o->ix.n_files++];
-	f->release = 0;
+	f->release = o->ix.n_releases ? o->ix.n_releases - 1 : 0;
 	f->component = xstrdup("main");
 	f->arch = xstrndup(spec, (size_t)(eq - spec));
 	f->path = xstrdup(eq + 1);
+	return 0;
+}
+
+static int add_release(struct opts *o, const char *suite)
+{
+	size_t n = o->ix.n_releases;
+
+	if (n >= MAX_RELEASES)
+		return -MKI_E_USAGE;
+	if (n) {
+		o->src[n].uri = xasprintf("file:///release%zu", n);
+		o->src[n].suite = xstrdup(suite);
+	} else {
+		free(o->src[0].suite);
+		o->src[0].suite = xstrdup(suite);
+	}
+	o->ix.n_releases = n + 1;
 	return 0;
 }
 
@@ -82,7 +104,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "exclude", 1, NULL, 'x' }, { "recommends", 0, NULL, 'R' },
 		{ "allow-older", 0, NULL, 'O' }, { "local", 1, NULL, 'L' }, { "long", 0, NULL, 'l' },
 		{ "lock", 1, NULL, 'k' }, { "locked", 1, NULL, 'K' }, { "inrelease", 1, NULL, 'I' },
-		{ "recipe-digest", 1, NULL, 'D' }, { NULL, 0, NULL, 0 },
+		{ "recipe-digest", 1, NULL, 'D' }, { "release", 1, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret = 0;
 
@@ -91,7 +114,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		case 'p': o->r.arch = xstrdup(optarg); break;
 		case 'a': strv_push(&o->r.aux_archs, optarg); break;
 		case 'P': ret = add_packages(o, optarg); break;
-		case 'u': free(o->src.uri); o->src.uri = xstrdup(optarg); break;
+		case 'u': free(o->src[0].uri); o->src[0].uri = xstrdup(optarg); break;
+		case 'S': ret = add_release(o, optarg); break;
 		case 'b': ret = parse_base(optarg, &o->r.base); break;
 		case 'i': ret = add_install(o, optarg); break;
 		case 'x': strv_push(&o->r.excludes, optarg); break;
@@ -120,10 +144,16 @@ static int fill_release(struct opts *o)
 	char line[512];
 	FILE *f;
 
-	o->rel.src = &o->src;
+	size_t i;
+
+	if (!o->ix.n_releases)
+		o->ix.n_releases = 1;
+	for (i = 0; i < o->ix.n_releases; i++)
+		o->rel[i].src = &o->src[i];
+	o->ix.releases = o->rel;
 	if (!o->inrelease)
 		return 0;
-	if (hash_file_hex(o->inrelease, HASH_SHA256, o->rel.inrelease_sha256) ||
+	if (hash_file_hex(o->inrelease, HASH_SHA256, o->rel[0].inrelease_sha256) ||
 	    !(f = fopen(o->inrelease, "re"))) {
 		fprintf(stderr, "cannot read '%s'\n", o->inrelease);
 		return -MKI_E_USAGE;
@@ -131,7 +161,7 @@ static int fill_release(struct opts *o)
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, "Date: ", 6)) {
 			line[strcspn(line, "\n")] = 0;
-			o->rel.date = xstrdup(line + 6);
+			o->rel[0].date = xstrdup(line + 6);
 			break;
 		}
 	fclose(f);
@@ -161,14 +191,12 @@ int main(int argc, char **argv)
 	size_t i;
 	int ret;
 
-	o.src.uri = xstrdup("file:///nonexistent");
-	o.src.suite = xstrdup("test");
+	o.src[0].uri = xstrdup("file:///nonexistent");
+	o.src[0].suite = xstrdup("test");
 	ret = parse_args(&o, argc, argv);
 	if (!ret)
 		ret = fill_release(&o);
 	if (!ret) {
-		o.ix.releases = &o.rel;
-		o.ix.n_releases = 1;
 		if (o.digest)
 			snprintf(o.r.digest, sizeof(o.r.digest), "%s", o.digest);
 		else
@@ -186,9 +214,11 @@ int main(int argc, char **argv)
 		free(o.ix.files[i].path);
 	}
 	free(o.ix.files);
-	free(o.src.uri);
-	free(o.src.suite);
-	free(o.rel.date);
+	for (i = 0; i < MAX_RELEASES; i++) {
+		free(o.src[i].uri);
+		free(o.src[i].suite);
+		free(o.rel[i].date);
+	}
 	free(o.st.lock_file);
 	recipe_release(&o.r);
 	return mki_exit_code(ret);

@@ -311,8 +311,9 @@ static void add_same_lock(struct pkgctx *pc)
 {
 	Pool *pool = pc->c->pool;
 	Solvable *s = pc->s;
-	const char *n = pool_id2str(pool, s->name);
+	char n[MAX_NAME];
 
+	snprintf(n, sizeof(n), "%s", pool_id2str(pool, s->name));
 	pc->same_id = name_arch_id(pool, n, strlen(n), "#same");
 	s->provides = repo_addid_dep(s->repo, s->provides,
 				     pool_rel2id(pool, pc->same_id, s->evr, REL_EQ, 1), 0);
@@ -376,8 +377,11 @@ static int add_relations(struct pkgctx *pc, const struct deb822 *d)
 	size_t i;
 	int ret = 0;
 
-	provide_name(pc, pool_id2str(pc->c->pool, pc->s->name),
-		     strlen(pool_id2str(pc->c->pool, pc->s->name)), pc->s->evr);
+	char name[MAX_NAME];
+
+	/* a copy: interning new strings may move the pool's string space */
+	snprintf(name, sizeof(name), "%s", pool_id2str(pc->c->pool, pc->s->name));
+	provide_name(pc, name, strlen(name), pc->s->evr);
 	if (pc->ma == MA_SAME)
 		add_same_lock(pc);
 	if ((v = deb822_get(d, "Provides")) && (ret = add_provides(pc, v)))
@@ -785,7 +789,7 @@ static int unknown_package(const struct ctx *c, const struct recipe_package *rp)
 static int request_one(struct ctx *c, const struct recipe_package *rp)
 {
 	const char *arch = rp->arch ? rp->arch : c->archs.v[0], *elsewhere = NULL;
-	Id nid = pool_str2id(c->pool, rp->name, 0), virt;
+	Id nid = pool_str2id(c->pool, rp->name, 0), virt, aid;
 	char *desc;
 	int added = 1;
 	Queue q;
@@ -805,9 +809,11 @@ static int request_one(struct ctx *c, const struct recipe_package *rp)
 	desc = xasprintf("%s%s%s%s%s", rp->name, rp->arch ? ":" : "", rp->arch ? rp->arch : "",
 			 rp->version ? "=" : "", rp->version ? rp->version : "");
 	queue_init(&q);
-	if (nid)
-		find_named(c, nid, pool_str2id(c->pool, arch, 1), &q, &elsewhere);
+	/* intern first: new strings may move the pool's string space under `elsewhere` */
 	virt = name_arch_id(c->pool, rp->name, strlen(rp->name), arch);
+	aid = pool_str2id(c->pool, arch, 1);
+	if (nid)
+		find_named(c, nid, aid, &q, &elsewhere);
 	if (q.count)
 		add_job(c, SOLVER_INSTALL | SOLVER_SOLVABLE_ONE_OF, pool_queuetowhatprovides(c->pool, &q),
 			desc);

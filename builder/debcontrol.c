@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "log.h"
@@ -74,9 +75,13 @@ int debcontrol_read(const char *path, char **text, size_t *len)
 	int ret = -MKI_E_PACKAGE, r;
 
 	archive_read_support_format_ar(a);
+	if (access(path, R_OK)) {
+		ret = -errno;
+		log_error("cannot read local package '%s': %s", path, strerror(errno));
+		goto out;
+	}
 	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
-		log_error("cannot open local package '%s': %s", path, archive_error_string(a));
-		ret = archive_errno(a) > 0 ? -archive_errno(a) : -MKI_E_PACKAGE;
+		log_error("'%s' is not a Debian package: %s", path, archive_error_string(a));
 		goto out;
 	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {

@@ -506,14 +506,15 @@ static int load_local(struct ctx *c, const char *path)
 	if (ret == 0) {
 		log_error("'%s': empty control file", path);
 		ret = -MKI_E_PACKAGE;
-	} else if (ret > 0)
+	} else if (ret > 0) {
 		ret = add_stanza(c, c->local_repo, fi, &d, NULL, 1);
-	deb822_close(&d);
+	}
 	if (!ret && c->pool->nsolvables == first) {
-		log_error("local package '%s' is for architecture '%s', not one of the recipe's", path,
-			  "other");
+		log_error("local package '%s' is for architecture '%s', which is not one of the "
+			  "recipe's", path, deb822_get(&d, "Architecture"));
 		ret = -MKI_E_RESOLVE;
 	}
+	deb822_close(&d);
 	return ret;
 }
 

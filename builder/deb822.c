@@ -169,7 +169,9 @@ static int find_field(const struct deb822 *d, const char *name, size_t n)
 	for (i = 0; i < d->n_fields; i++) {
 		const char *f = d->text + d->offs[2 * i];
 
-		if (strlen(f) == n && !strncasecmp(f, name, n))
+		/* name lengths from the layout: value offset - name offset - 1 */
+		if (d->offs[2 * i + 1] - d->offs[2 * i] - 1 == n && (f[0] | 0x20) == (name[0] | 0x20) &&
+		    !strncasecmp(f, name, n))
 			return 1;
 	}
 	return 0;

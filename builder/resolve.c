@@ -160,9 +160,15 @@ static int parse_atom(const char *s, const char *end, struct atom *a)
 static Id name_arch_id(Pool *pool, const char *n, size_t nlen, const char *arch)
 {
 	char buf[MAX_NAME + 72];
+	size_t alen = strlen(arch);
 
-	snprintf(buf, sizeof(buf), "%.*s:%s", (int)nlen, n, arch);
-	return pool_str2id(pool, buf, 1);
+	/* hot path (every dependency of every package): no printf */
+	if (nlen >= MAX_NAME || alen >= 64)
+		return pool_strn2id(pool, n, (unsigned)nlen, 1);
+	memcpy(buf, n, nlen);
+	buf[nlen] = ':';
+	memcpy(buf + nlen + 1, arch, alen);
+	return pool_strn2id(pool, buf, (unsigned)(nlen + 1 + alen), 1);
 }
 
 static Id with_version(Pool *pool, Id name, const struct atom *a)
@@ -369,10 +375,35 @@ static void set_ref(struct ctx *c, Id p, uint32_t file, const struct deb822 *d, 
 		ref->flags |= F_IMPORTANT;
 }
 
-/* The relationship fields, after the solvable's identity is set. */
-static int add_relations(struct pkgctx *pc, const struct deb822 *d)
+/* The fields the resolver reads, found in one pass over the stanza (the hot path). */
+enum fld { F_PACKAGE, F_VERSION, F_ARCH, F_MA, F_ESS, F_PRIO, F_PROVIDES, F_PREDEPENDS,
+	   F_DEPENDS, F_RECOMMENDS, F_CONFLICTS, F_BREAKS, F_N };
+static const char *const fld_names[F_N] = { "Package", "Version", "Architecture", "Multi-Arch",
+	"Essential", "Priority", "Provides", "Pre-Depends", "Depends", "Recommends", "Conflicts",
+	"Breaks" };
+
+static void get_fields(const struct deb822 *d, const char **v)
 {
-	static const char *const negs[] = { "Conflicts", "Breaks" };
+	size_t i;
+	int k;
+
+	memset(v, 0, F_N * sizeof(*v));
+	for (i = 0; i < d->n_fields; i++) {
+		const char *n = d->fields[i].name;
+		int c0 = n[0] | 0x20;
+
+		for (k = 0; k < F_N; k++)
+			if ((fld_names[k][0] | 0x20) == c0 && !strcasecmp(n, fld_names[k])) {
+				v[k] = d->fields[i].value;
+				break;
+			}
+	}
+}
+
+/* The relationship fields, after the solvable's identity is set. */
+static int add_relations(struct pkgctx *pc, const char **f)
+{
+	static const int negs[] = { F_CONFLICTS, F_BREAKS };
 	const char *v;
 	size_t i;
 	int ret = 0;
@@ -384,19 +415,19 @@ static int add_relations(struct pkgctx *pc, const struct deb822 *d)
 	provide_name(pc, name, strlen(name), pc->s->evr);
 	if (pc->ma == MA_SAME)
 		add_same_lock(pc);
-	if ((v = deb822_get(d, "Provides")) && (ret = add_provides(pc, v)))
+	if ((v = f[F_PROVIDES]) && (ret = add_provides(pc, v)))
 		return ret;
-	if ((v = deb822_get(d, "Pre-Depends")) &&
+	if ((v = f[F_PREDEPENDS]) &&
 	    (ret = add_positive(pc, "Pre-Depends", v, &pc->s->requires, SOLVABLE_PREREQMARKER)))
 		return ret;
-	if ((v = deb822_get(d, "Depends")) &&
+	if ((v = f[F_DEPENDS]) &&
 	    (ret = add_positive(pc, "Depends", v, &pc->s->requires, -SOLVABLE_PREREQMARKER)))
 		return ret;
-	if ((v = deb822_get(d, "Recommends")) &&
+	if ((v = f[F_RECOMMENDS]) &&
 	    (ret = add_positive(pc, "Recommends", v, &pc->s->recommends, 0)))
 		return ret;
 	for (i = 0; i < 2; i++)
-		if ((v = deb822_get(d, negs[i])) && (ret = add_negative(pc, negs[i], v)))
+		if ((v = f[negs[i]]) && (ret = add_negative(pc, fld_names[negs[i]], v)))
 			return ret;
 	return 0;
 }
@@ -408,10 +439,14 @@ static int add_relations(struct pkgctx *pc, const struct deb822 *d)
 static int add_stanza(struct ctx *c, Repo *repo, uint32_t file, const struct deb822 *d,
 		      const char *file_arch, int take_all)
 {
-	const char *name = deb822_get(d, "Package"), *ver = deb822_get(d, "Version");
-	const char *arch = deb822_get(d, "Architecture");
+	const char *f[F_N], *name, *ver, *arch;
 	struct pkgctx pc = { .c = c, .file = d->file, .line = d->stanza_line };
 	Id p;
+
+	get_fields(d, f);
+	name = f[F_PACKAGE];
+	ver = f[F_VERSION];
+	arch = f[F_ARCH];
 
 	if (!name || !ver || !arch || !valid_token(name) || !valid_token(ver) || !valid_token(arch)) {
 		log_error("%s:%lu: stanza lacks a valid Package, Version or Architecture", d->file,
@@ -428,11 +463,11 @@ static int add_stanza(struct ctx *c, Repo *repo, uint32_t file, const struct deb
 	pc.s->evr = pool_str2id(c->pool, ver, 1);
 	pc.s->arch = pool_str2id(c->pool, arch, 1);
 	pc.ea = strcmp(arch, "all") ? arch : c->archs.v[0];
-	pc.ma = parse_ma(deb822_get(d, "Multi-Arch"));
+	pc.ma = parse_ma(f[F_MA]);
 	if (!strcmp(arch, "all") && pc.ma == MA_SAME)
 		pc.ma = MA_NO; /* dpkg refuses M-A same for all; treat it as plain */
-	set_ref(c, p, file, d, pc.ma, deb822_get(d, "Essential"), deb822_get(d, "Priority"));
-	return add_relations(&pc, d);
+	set_ref(c, p, file, d, pc.ma, f[F_ESS], f[F_PRIO]);
+	return add_relations(&pc, f);
 }
 
 /* ---- loading ----------------------------------------------------------------------------- */

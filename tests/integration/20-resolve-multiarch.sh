@@ -31,6 +31,9 @@ pkg bb 1.0 armhf
 pkg cc 1.0 armhf
 pkg needsbc 1.0 armhf "Depends: bb | cc"
 pkg req 1.0 armhf "Priority: required"
+pkg mta 1.0 armhf "Multi-Arch: foreign" "Provides: mail-transport-agent"
+pkg mailer 1.0 armel "Depends: mail-transport-agent"
+pkg plainpy 1.0 armel "Depends: python"
 pkg imp 1.0 all "Priority: important"
 pkg newest 1.0 armhf
 pkg newest 1.10 armhf
@@ -48,6 +51,8 @@ scenario first-alternative armhf armel "choosy:armhf=1.0 zeta:armhf=1.0" choosy
 scenario same-own-provides armhf armel "libabi:armhf=1.0 libabi:armel=1.0" libabi libabi:armel
 scenario breaks-alternative armhf armel "breaker:armhf=1.0 needsbc:armhf=1.0 cc:armhf=1.0" \
 	breaker needsbc
+scenario foreign-provides armhf armel "mailer:armel=1.0 mta:armhf=1.0" mailer:armel
+scenario allowed-plain armhf armel "plainpy:armel=1.0 python:armel=3.0 libc:armel=2.0" plainpy:armel
 scenario newest armhf armel "newest:armhf=1.10" newest
 scenario pinned armhf armel "newest:armhf=1.9" newest=1.9
 scenario primary-armel armel armhf "hello:armel=1.0 libc:armel=2.0 docs:all=1.0" docs

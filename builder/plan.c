@@ -17,6 +17,7 @@ static void entry_release(struct plan_entry *e)
 	free(e->source_version);
 	free(e->url);
 	free(e->path);
+	free(e->depends);
 }
 
 void plan_release(struct plan *p)

@@ -19,6 +19,10 @@ struct plan_entry {
 	uint64_t size;
 	char sha256[65];
 	char *path;       /* local file: the verified cache object (fetch) or the local .deb */
+	size_t *depends;  /* indices of the entries this one Pre-Depends on (the first
+			     n_pre_depends), then Depends on; all earlier except inside a cycle */
+	size_t n_depends, n_pre_depends;
+	int pre_depended; /* another entry Pre-Depends on this one: configure it before that */
 };
 
 struct plan {

@@ -1,0 +1,250 @@
+#include "lockfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "hash.h"
+#include "log.h"
+
+#define LOCK_MAX_LINE 8192
+
+void lockfile_release(struct lockfile *lk)
+{
+	size_t i;
+
+	for (i = 0; i < lk->n_sources; i++) {
+		free(lk->sources[i].uri);
+		free(lk->sources[i].suite);
+		free(lk->sources[i].date);
+	}
+	for (i = 0; i < lk->n_pkgs; i++) {
+		free(lk->pkgs[i].name);
+		free(lk->pkgs[i].arch);
+		free(lk->pkgs[i].version);
+	}
+	free(lk->sources);
+	free(lk->pkgs);
+	strv_release(&lk->archs);
+	memset(lk, 0, sizeof(*lk));
+}
+
+static int pkg_cmp(const void *a, const void *b)
+{
+	const struct lock_pkg *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->arch, y->arch);
+	return c ? c : strcmp(x->version, y->version);
+}
+
+static void format_lock(struct lockfile *lk, struct buf *b)
+{
+	size_t i;
+
+	qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
+	buf_adds(b, "# mkimage lock file: the exact package set of a recipe (mkimage --lock).\n"
+		    "# Build it again with 'mkimage --locked'. Generated; do not edit.\n");
+	buf_addf(b, "format: %d\nrecipe: %s\narchitectures:", LOCKFILE_FORMAT, lk->recipe);
+	for (i = 0; i < lk->archs.n; i++)
+		buf_addf(b, " %s", lk->archs.v[i]);
+	buf_adds(b, "\n");
+	for (i = 0; i < lk->n_sources; i++) {
+		const struct lock_source *s = &lk->sources[i];
+
+		buf_addf(b, "source: %s %s sha256=%s date=%s\n", s->uri, s->suite,
+			 s->sha256[0] ? s->sha256 : "-", s->date ? s->date : "-");
+	}
+	for (i = 0; i < lk->n_pkgs; i++) {
+		const struct lock_pkg *p = &lk->pkgs[i];
+
+		buf_addf(b, "%s: %s:%s=%s sha256=%s size=%" PRIu64 "\n",
+			 p->local ? "local" : "package", p->name, p->arch, p->version, p->sha256,
+			 p->size);
+	}
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int lockfile_write(struct lockfile *lk, const char *file)
+{
+	struct buf b = { 0 };
+	char *tmp = xasprintf("%s.tmp.XXXXXX", file);
+	int fd, ret;
+
+	format_lock(lk, &b);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = -errno;
+		log_error("cannot create the lock file '%s': %s", file, strerror(errno));
+		goto out;
+	}
+	ret = write_all(fd, b.p, b.len);
+	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, file))
+		ret = -errno;
+	if (ret) {
+		log_error("cannot write the lock file '%s': %s", file, strerror(-ret));
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	buf_release(&b);
+	return ret;
+}
+
+/* "NAME:ARCH=VERSION" -> parts. */
+static int parse_nav(char *s, struct lock_pkg *p)
+{
+	char *colon = strchr(s, ':'), *eq = strchr(s, '=');
+
+	if (!colon || !eq || eq < colon || colon == s || eq == colon + 1 || !eq[1])
+		return -1;
+	p->name = xstrndup(s, (size_t)(colon - s));
+	p->arch = xstrndup(colon + 1, (size_t)(eq - colon - 1));
+	p->version = xstrdup(eq + 1);
+	return 0;
+}
+
+static int parse_pkg(struct lockfile *lk, char *v, int local)
+{
+	char *nav = strtok_r(v, " ", &v), *sha = strtok_r(NULL, " ", &v), *size = v, *end;
+	struct lock_pkg p = { .local = local };
+
+	if (!nav || !sha || !size || strncmp(sha, "sha256=", 7) || !sha256_hex_valid(sha + 7) ||
+	    strncmp(size, "size=", 5) || parse_nav(nav, &p))
+		goto bad;
+	errno = 0;
+	p.size = strtoull(size + 5, &end, 10);
+	if (errno || *end || end == size + 5)
+		goto bad;
+	memcpy(p.sha256, sha + 7, 65);
+	ALLOC_GROW(lk->pkgs, lk->n_pkgs + 1, lk->alloc_pkgs);
+	lk->pkgs[lk->n_pkgs++] = p;
+	return 0;
+bad:
+	free(p.name);
+	free(p.arch);
+	free(p.version);
+	return -1;
+}
+
+static int parse_source(struct lockfile *lk, char *v)
+{
+	char *uri = strtok_r(v, " ", &v), *suite = strtok_r(NULL, " ", &v);
+	char *sha = strtok_r(NULL, " ", &v), *date = v;
+	struct lock_source s = { 0 };
+
+	if (!uri || !suite || !sha || !date || strncmp(sha, "sha256=", 7) ||
+	    strncmp(date, "date=", 5))
+		return -1;
+	if (strcmp(sha + 7, "-") && !sha256_hex_valid(sha + 7))
+		return -1;
+	if (strcmp(sha + 7, "-"))
+		memcpy(s.sha256, sha + 7, 65);
+	s.uri = xstrdup(uri);
+	s.suite = xstrdup(suite);
+	s.date = xstrdup(date + 5);
+	ALLOC_GROW(lk->sources, lk->n_sources + 1, lk->alloc_sources);
+	lk->sources[lk->n_sources++] = s;
+	return 0;
+}
+
+static int parse_line(struct lockfile *lk, char *line, int *format)
+{
+	char *colon = strstr(line, ": "), *v, *a;
+
+	if (!colon)
+		return -1;
+	*colon = 0;
+	v = colon + 2;
+	if (!strcmp(line, "format"))
+		return (*format = atoi(v)) == LOCKFILE_FORMAT ? 0 : -2;
+	if (!strcmp(line, "recipe")) {
+		if (!sha256_hex_valid(v))
+			return -1;
+		memcpy(lk->recipe, v, 65);
+		return 0;
+	}
+	if (!strcmp(line, "architectures")) {
+		while ((a = strtok_r(v, " ", &v)))
+			strv_push(&lk->archs, a);
+		return lk->archs.n ? 0 : -1;
+	}
+	if (!strcmp(line, "source"))
+		return parse_source(lk, v);
+	if (!strcmp(line, "package") || !strcmp(line, "local"))
+		return parse_pkg(lk, v, !strcmp(line, "local"));
+	return -1;
+}
+
+int lockfile_read(struct lockfile *lk, const char *file)
+{
+	FILE *f = fopen(file, "re");
+	char line[LOCK_MAX_LINE];
+	int ret = 0, format = 0, r;
+	unsigned long n = 0;
+	size_t len;
+
+	memset(lk, 0, sizeof(*lk));
+	if (!f) {
+		ret = -errno;
+		log_error("cannot read the lock file '%s': %s (write it with 'mkimage --lock')", file,
+			  strerror(errno));
+		return ret;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		n++;
+		len = strlen(line);
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		else if (!feof(f)) {
+			log_error("%s:%lu: line too long", file, n);
+			ret = -MKI_E_LOCK;
+			break;
+		}
+		if (!len || line[0] == '#')
+			continue;
+		r = parse_line(lk, line, &format);
+		if (r == -2)
+			log_error("%s:%lu: unsupported lock format (this mkimage reads format %d)",
+				  file, n, LOCKFILE_FORMAT);
+		else if (r)
+			log_error("%s:%lu: malformed lock line", file, n);
+		if (r)
+			ret = -MKI_E_LOCK;
+	}
+	fclose(f);
+	if (!ret && (!format || !lk->recipe[0] || !lk->archs.n)) {
+		log_error("'%s' is not a complete lock file (format, recipe or architectures missing)",
+			  file);
+		ret = -MKI_E_LOCK;
+	}
+	if (ret)
+		lockfile_release(lk);
+	return ret;
+}

@@ -305,15 +305,6 @@ static int timed(struct build *b, enum stage_id id, int ret)
 	return ret;
 }
 
-/* RFC 2822 "Sat, 10 Jun 2023 08:56:12 UTC" -> seconds, or -1. */
-static int64_t parse_release_date(const char *s)
-{
-	struct tm tm = { 0 };
-	const char *p = s ? strptime(s, "%a, %d %b %Y %H:%M:%S", &tm) : NULL;
-
-	return p ? (int64_t)timegm(&tm) : -1;
-}
-
 /*
  * Without SOURCE_DATE_EPOCH every timestamp comes from the newest signed Release Date, so the
  * same indexes (the same lock) give the same image, whenever it is built.
@@ -326,8 +317,7 @@ static void default_sde(struct options *o, const struct indexes *ix)
 	if (o->st.source_date_epoch >= 0)
 		return;
 	for (i = 0; i < ix->n_releases; i++) {
-		t = parse_release_date(ix->releases[i].date);
-		if (t > newest)
+		if (ix->releases[i].date && !indexes_parse_date(ix->releases[i].date, &t) && t > newest)
 			newest = t;
 	}
 	o->st.source_date_epoch = newest;

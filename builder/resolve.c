@@ -35,6 +35,7 @@
 #include "debcontrol.h"
 #include "deb822.h"
 #include "err.h"
+#include "fetch.h"
 #include "hash.h"
 #include "lockfile.h"
 #include "log.h"
@@ -1188,7 +1189,8 @@ static int fill_remote(const struct srcfile *sf, const struct deb822 *d, struct 
 		return -MKI_E_PARSE;
 	}
 	memcpy(e->sha256, sha, 65);
-	e->url = xasprintf("%s/%s", sf->rel->src->uri, fn);
+	/* Filename is a path; "1%3a2.0" in it must reach the server as written (apt quotes too). */
+	e->url = fetch_url_join(sf->rel->src->uri, fn);
 	return 0;
 }
 

@@ -30,11 +30,9 @@ static int fail(struct deb *d, int code, const char *fmt, ...) __attribute__((fo
 static int fail(struct deb *d, int code, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(d->err, sizeof(d->err), "'%s': ", d->path);
 
 	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < sizeof(d->err))
-		vsnprintf(d->err + n, sizeof(d->err) - (size_t)n, fmt, ap);
+	vsnprintf(d->err, sizeof(d->err), fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -223,7 +221,7 @@ int deb_open(struct deb **out, const char *path)
 	archive_read_support_format_ar(d->ar);
 	if (archive_read_open_filename(d->ar, path, 256 << 10) != ARCHIVE_OK) {
 		r = errno ? -errno : -MKI_E_PACKAGE;
-		fail(d, r, "cannot open: %s", archive_error_string(d->ar));
+		fail(d, r, "cannot open as a .deb (ar archive): %s", archive_error_string(d->ar));
 		return r;
 	}
 	r = check_debian_binary(d);

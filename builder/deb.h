@@ -2,7 +2,7 @@
  * The .deb reader (libarchive): the ar container, the debian-binary 2.x check, the control
  * archive read into memory (bounded) and the data archive streamed entry by entry.
  *
- * Nothing here logs: a failure is described in deb_error() (package file and member named) so
+ * Nothing here logs: a failure is described in deb_error() (the member named) so
  * that a worker thread can hand the text to the thread that reports errors in plan order.
  */
 #ifndef MKI_DEB_H
@@ -63,7 +63,7 @@ const struct deb_member *deb_member(const struct deb *d, const char *name);
 int deb_next(struct deb *d, struct deb_entry *e);
 /** Read the current entry's bytes; returns bytes read, 0 at its end, or a negative code. */
 ssize_t deb_read(struct deb *d, void *buf, size_t n);
-/** Description of the last failure ("FILE: what went wrong"); "" if none. */
+/** Description of the last failure (member and what went wrong; the caller names the file). */
 const char *deb_error(const struct deb *d);
 void deb_entry_release(struct deb_entry *e);
 void deb_free(struct deb *d);

@@ -61,6 +61,7 @@ struct pkg {
 	struct lentry *list;
 	size_t n_list, alloc_list;
 	struct strv conffiles, md5s;
+	struct buf md5sums; /* generated as dpkg does when the package ships none */
 };
 
 struct ctx {
@@ -177,6 +178,28 @@ static int read_data(struct pkg *k, struct pfile *f, uint64_t *mem)
 	return 0;
 }
 
+/* dpkg computes md5sums for packages that ship none (dpkg --audit wants them). */
+static void make_md5sums(struct pkg *k)
+{
+	char hex[65];
+	struct hash h;
+	size_t i;
+
+	buf_adds(&k->md5sums, "");
+	for (i = 0; i < k->n_files; i++) {
+		const struct pfile *f = &k->files[i];
+		const char *p = f->e.path;
+
+		if (f->e.type != MF_REG || hash_init(&h, HASH_MD5))
+			continue;
+		while (*p == '.' || *p == '/')
+			p++;
+		hash_update(&h, f->data ? f->data : "", (size_t)f->e.size);
+		hash_final_hex(&h, hex);
+		buf_addf(&k->md5sums, "%s  %s\n", hex, p);
+	}
+}
+
 static int decode(struct pkg *k)
 {
 	struct deb_entry e = { 0 };
@@ -198,6 +221,8 @@ static int decode(struct pkg *k)
 	}
 	if (r < 0 && !k->errmsg)
 		pkg_fail(k, r, "%s", deb_error(k->deb));
+	if (!r && !deb_member(k->deb, "md5sums"))
+		make_md5sums(k);
 	deb_entry_release(&e);
 	return r < 0 ? r : 0;
 }
@@ -229,6 +254,7 @@ static void pkg_release(struct pkg *k)
 	free(k->list);
 	strv_release(&k->conffiles);
 	strv_release(&k->md5s);
+	buf_release(&k->md5sums);
 	free(k->dpkg_name);
 	free(k->errmsg);
 }
@@ -845,10 +871,15 @@ static int apply_dir(struct ctx *c, struct pkg *k, const struct pfile *f, const 
 
 	if (exists && S_ISLNK(st->st_mode)) {
 		/* dpkg keeps a symlink to a directory where a package ships a directory. */
-		r = resolve_dir(c, pl->tree, &canon, NULL);
+		struct buf bad = { 0 };
+
+		r = resolve_dir(c, pl->tree, &canon, &bad);
+		if (r && r != -ENOTDIR)
+			r = resolve_error(k, pl->tree, r, bad.p ? bad.p : "");
 		buf_release(&canon);
-		if (!r)
-			return 0;
+		buf_release(&bad);
+		if (r != -ENOTDIR)
+			return r;
 	}
 	if (exists && !S_ISDIR(st->st_mode)) {
 		log_error("package '%s' ships directory '/%s' where '%s' has a non-directory",
@@ -1187,6 +1218,11 @@ static int write_info(struct ctx *c, struct pkg *k)
 	r = own_file(c, path, list.p, list.len, 0644);
 	free(path);
 	buf_release(&list);
+	if (!r && k->md5sums.p) {
+		path = xasprintf("var/lib/dpkg/info/%s.md5sums", k->dpkg_name);
+		r = own_file(c, path, k->md5sums.p, k->md5sums.len, 0644);
+		free(path);
+	}
 	for (i = 0; !r && dpkgdb_info_members[i]; i++) {
 		const struct deb_member *m = deb_member(k->deb, dpkgdb_info_members[i]);
 

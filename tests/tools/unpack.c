@@ -29,7 +29,7 @@ static int entry_from_deb(struct plan_entry *e, const char *file)
 	int r = deb_open(&d, file);
 
 	if (r) {
-		log_error("%s", deb_error(d));
+		log_error("'%s': %s", file, deb_error(d));
 		goto out;
 	}
 	r = deb_control_parse(&c, deb_member(d, "control")->data, &why);

@@ -1,0 +1,107 @@
+# Hostile and broken .debs: each is refused with exit 6, a message naming the package and the
+# path, and nothing is written outside the staging tree.
+. "$(dirname "$0")/lib.sh"
+UNPACK=${UNPACK:-$TOP/build/tools/unpack}
+[ -x "$UNPACK" ] || fail "test driver $UNPACK missing (make tools)"
+OUT=$T/outside
+mkdir -p "$OUT" "$T/debs"
+touch "$OUT/.keep"
+
+ctl() { printf 'Package: %s\\nVersion: 1.0\\nArchitecture: armhf\\nMaintainer: t <t@example.org>\\nDescription: t\\n' "$1"; }
+
+# mkdeb NAME 'MEMBERS-JSON' [EXTRA-JSON-FIELDS]: a hand-made .deb in $T/debs/NAME.deb
+mkdeb() {
+	python3 "$TOP/tests/integration/unpack_mkdeb.py" <<J
+{"out": "$T/debs/$1.deb", "control": "$(ctl "$1")", "members": $2 ${3:+, $3}}
+J
+	echo "$T/debs/$1.deb"
+}
+
+# refused CASE PATTERN DEB...: unpacking must exit 6 with PATTERN on stderr, and leave the
+# outside alone (no stray file anywhere under $T but in that case's staging tree).
+refused() {
+	local case=$1 pattern=$2 w=$T/w-$1
+	shift 2
+	mkdir -p "$w"
+	expect_fail 6 "$pattern" "$UNPACK" "$w" "$@"
+	[ "$(ls -A "$OUT")" = .keep ] || fail "$case: something was written to $OUT"
+	[ -z "$(find "$T" -name 'pwned*' -not -path "$T/w-*/root/*" -not -path "$T/src/*")" ] ||
+		fail "$case: a file landed outside the staging tree: $(find "$T" -name 'pwned*')"
+	note "$case: refused"
+}
+
+D='{"name": "./", "type": "dir"}, {"name": "./usr/", "type": "dir"}'
+
+deb=$(mkdeb dotdot "[$D, {\"name\": \"./usr/../../../outside/pwned\", \"data\": \"x\"}]")
+refused dotdot "package 'dotdot': path './usr/\.\./\.\./\.\./outside/pwned' climbs out of the root" "$deb"
+
+deb=$(mkdeb absolute "[$D, {\"name\": \"$OUT/pwned\", \"data\": \"x\"}]")
+refused absolute "package 'absolute': absolute path '$OUT/pwned' in data.tar" "$deb"
+
+# A symlink in one package, then a file written "through" it by another.
+link=$(mkdeb linkrel "[$D, {\"name\": \"./usr/evil\", \"type\": \"symlink\", \"target\": \"../../../outside\"}]")
+thru=$(mkdeb through "[$D, {\"name\": \"./usr/evil/\", \"type\": \"dir\"}, {\"name\": \"./usr/evil/pwned\", \"data\": \"x\"}]")
+refused symlink-relative "package 'through': 'usr/evil' leads outside the root through a symlink" "$link" "$thru"
+
+# An absolute link means the staging root's /: the host's $OUT is never reached.
+link=$(mkdeb linkabs "[$D, {\"name\": \"./usr/abs\", \"type\": \"symlink\", \"target\": \"$OUT\"}]")
+thru=$(mkdeb through2 "[$D, {\"name\": \"./usr/abs/pwned\", \"data\": \"x\"}]")
+refused symlink-absolute "package 'through2': cannot unpack 'usr/abs/pwned': directory '/[^']*' does not exist" "$link" "$thru"
+
+deb=$(mkdeb hardout "[$D, {\"name\": \"./usr/h\", \"type\": \"hardlink\", \"target\": \"../../../outside/.keep\"}]")
+refused hardlink-outside "package 'hardout': hard link './usr/h' points outside the package" "$deb"
+
+deb=$(mkdeb hardabs "[$D, {\"name\": \"./usr/h\", \"type\": \"hardlink\", \"target\": \"$OUT/.keep\"}]")
+refused hardlink-absolute "package 'hardabs': hard link './usr/h' points outside the package" "$deb"
+
+deb=$(mkdeb hardmiss "[$D, {\"name\": \"./usr/h\", \"type\": \"hardlink\", \"target\": \"./usr/nothere\"}]")
+refused hardlink-missing "package 'hardmiss': hard link './usr/h' points to './usr/nothere', which the package has not shipped" "$deb"
+
+d=$(deb_new trunc 1.0 armhf)
+deb_file "$d" usr/share/trunc/big "$(head -c 200000 /dev/urandom | base64)"
+deb=$(deb_build "$d" "$T/debs")
+head -c -3000 "$deb" >"$T/debs/trunc-cut.deb"
+refused truncated "package 'trunc' \('$T/debs/trunc-cut.deb'\): .*(truncated|Truncated)" "$T/debs/trunc-cut.deb"
+
+deb=$(mkdeb badver "[$D]" '"debian_binary": "3.0\n"')
+refused debian-binary "'$deb': unsupported debian-binary format '3.0' \(expected 2.x\)" "$deb"
+
+deb=$(mkdeb lz4 "[$D]" '"data_name": "data.tar.lz4"')
+refused compression "package 'lz4' .*member 'data.tar.lz4' uses an unknown compression" "$deb"
+
+deb=$(mkdeb ctlbad "[$D]" '"control_name": "control.tar.bz2"')
+refused control-compression "member 'control.tar.bz2' uses an unknown compression" "$deb"
+
+# File vs directory, both ways.
+a=$(mkdeb dirpkg "[$D, {\"name\": \"./usr/x/\", \"type\": \"dir\"}]")
+b=$(mkdeb filepkg "[$D, {\"name\": \"./usr/x\", \"data\": \"x\"}]")
+refused file-over-dir "package 'filepkg' ships a non-directory at '/usr/x', where 'dirpkg' has a directory" "$a" "$b"
+refused dir-over-file "package 'dirpkg' ships directory '/usr/x' where 'filepkg' has a non-directory" "$b" "$a"
+
+# Overlapping files without Replaces.
+d=$(deb_new first 1.0 armhf); deb_file "$d" usr/share/common/f "one"
+a=$(deb_build "$d" "$T/debs")
+d=$(deb_new second 1.0 armhf); deb_file "$d" usr/share/common/f "two"
+b=$(deb_build "$d" "$T/debs")
+refused overlap "package 'second' tries to overwrite '/usr/share/common/f', which is also in package 'first' \(no Replaces: first\)" "$a" "$b"
+
+# Replaces with a version that does not match is no Replaces at all.
+d=$(deb_new second 2.0 armhf "Replaces: first (<< 1.0)"); deb_file "$d" usr/share/common/f "two"
+b=$(deb_build "$d" "$T/debs")
+refused overlap-old-replaces "package 'second' tries to overwrite '/usr/share/common/f', which is also in package 'first'" "$a" "$b"
+
+# M-A same instances that differ in a shared file.
+d=$(deb_new libx 1.0 armhf "Multi-Arch: same"); deb_file "$d" usr/share/doc/libx/NEWS "armhf text"
+a=$(deb_build "$d" "$T/debs")
+d=$(deb_new libx 1.0 armel "Multi-Arch: same"); deb_file "$d" usr/share/doc/libx/NEWS "armel text"
+b=$(deb_build "$d" "$T/debs")
+refused ma-same-differ "M-A same packages 'libx:armhf' and 'libx:armel' ship different contents for '/usr/share/doc/libx/NEWS'" "$a" "$b"
+
+# Same bytes but a different mode is a difference too.
+d=$(deb_new libx 1.0 armel "Multi-Arch: same"); deb_file "$d" usr/share/doc/libx/NEWS "armhf text" 0755
+b=$(deb_build "$d" "$T/debs")
+refused ma-same-mode "M-A same packages 'libx:armhf' and 'libx:armel' ship different contents for '/usr/share/doc/libx/NEWS'" "$a" "$b"
+
+# Not a .deb at all.
+echo "hello" >"$T/debs/text.deb"
+refused not-a-deb "'$T/debs/text.deb': cannot open as a \.deb" "$T/debs/text.deb"

@@ -34,6 +34,8 @@
 
 #define UNPACK_MEM_MAX (1ull << 30) /* decoded file data of one package held in memory */
 #define SYMLINK_MAX 40              /* symlinks followed while resolving one path (as Linux) */
+#define DECODE_AHEAD 16             /* packages decoded ahead of the one being applied, per worker */
+#define DECODE_BUDGET (256ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
 
 struct pfile {
 	struct deb_entry e;
@@ -62,6 +64,7 @@ struct pkg {
 	size_t n_list, alloc_list;
 	struct strv conffiles, md5s;
 	struct buf md5sums; /* generated as dpkg does when the package ships none */
+	uint64_t mem;       /* decoded file data held */
 };
 
 struct ctx {
@@ -219,6 +222,7 @@ static int decode(struct pkg *k)
 		memset(&e, 0, sizeof(e));
 		r = read_data(k, f, &mem);
 	}
+	k->mem = mem;
 	if (r < 0 && !k->errmsg)
 		pkg_fail(k, r, "%s", deb_error(k->deb));
 	if (!r && !deb_member(k->deb, "md5sums"))
@@ -266,8 +270,17 @@ struct pool {
 	pthread_cond_t cv;
 	struct pkg *pkgs;
 	size_t n, next, applied, window;
+	uint64_t inflight; /* decoded bytes not yet applied */
 	int stop;
 };
+
+/* Decode package p->next now? Always the next one to apply; others within both bounds. */
+static int pool_may_decode(const struct pool *p)
+{
+	if (p->next == p->applied)
+		return 1;
+	return p->next < p->applied + p->window && p->inflight < DECODE_BUDGET;
+}
 
 static void *worker(void *arg)
 {
@@ -276,7 +289,7 @@ static void *worker(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
-		while (!p->stop && p->next < p->n && p->next >= p->applied + p->window)
+		while (!p->stop && p->next < p->n && !pool_may_decode(p))
 			pthread_cond_wait(&p->cv, &p->mu);
 		if (p->stop || p->next >= p->n) {
 			pthread_mutex_unlock(&p->mu);
@@ -286,6 +299,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		p->pkgs[i].err = decode(&p->pkgs[i]);
 		pthread_mutex_lock(&p->mu);
+		p->inflight += p->pkgs[i].mem;
 		p->pkgs[i].ready = 1;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
@@ -304,6 +318,7 @@ static void pool_done(struct pool *p, size_t i)
 {
 	pthread_mutex_lock(&p->mu);
 	p->applied = i + 1;
+	p->inflight -= p->pkgs[i].mem;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -625,14 +640,18 @@ static int write_node(struct ctx *c, const struct pfile *f, const struct place *
 	return 0;
 }
 
-/* Create the object of `f` under a temporary name, then rename it over `pl->name`. */
+/*
+ * Create the object of `f`: straight at `pl->name` when nothing is there (no rename to pay),
+ * else under a temporary name renamed over the old object, as dpkg does.
+ */
 static int create_object(struct ctx *c, struct pkg *k, const struct pfile *f,
-			 const struct place *pl, struct manifest_entry **first)
+			 const struct place *pl, int exists, struct manifest_entry **first)
 {
-	char *tmp = xasprintf("%s.dpkg-new", pl->name);
+	char *tmp = exists ? xasprintf("%s.dpkg-new", pl->name) : xstrdup(pl->name);
 	int r = 0, skipped = 0;
 
-	unlinkat(pl->dirfd, tmp, 0);
+	if (exists)
+		unlinkat(pl->dirfd, tmp, 0);
 	switch (f->e.type) {
 	case MF_REG:
 		r = write_reg(c, f, pl, tmp);
@@ -648,14 +667,15 @@ static int create_object(struct ctx *c, struct pkg *k, const struct pfile *f,
 		break;
 	default:
 		r = write_node(c, f, pl, tmp, &skipped);
-		if (skipped)
+		if (skipped && exists)
 			unlinkat(pl->dirfd, pl->name, 0);
 		break;
 	}
-	if (!r && !skipped && renameat(pl->dirfd, tmp, pl->dirfd, pl->name))
+	if (!r && !skipped && exists && renameat(pl->dirfd, tmp, pl->dirfd, pl->name))
 		r = -errno;
 	if (r && r != -MKI_E_PACKAGE) {
-		unlinkat(pl->dirfd, tmp, 0);
+		if (exists)
+			unlinkat(pl->dirfd, tmp, 0);
 		log_error("package '%s': cannot create '/%s': %s", k->dpkg_name, pl->tree,
 			  mki_strerror(r));
 	}
@@ -822,8 +842,8 @@ static void drop_from_list(struct pkg *q, const char *tree)
 
 /*
  * `k` ships `f` where an owned object already is: 1 when it is the identical file of another
- * arch instance (keep it, share it), 0 when `k` may overwrite it (its owners forget the path),
- * or a logged error.
+ * arch instance (keep it, share it), 2 when its owners replace `k` (keep it, `k` does not get
+ * it), 0 when `k` may overwrite it (its owners forget the path), or a logged error.
  */
 static int check_overwrite(struct ctx *c, struct pkg *k, const struct pfile *f,
 			   const struct place *pl, struct manifest_entry *me)
@@ -839,6 +859,18 @@ static int check_overwrite(struct ctx *c, struct pkg *k, const struct pfile *f,
 			  "versions must match and shared files be identical)", me->owners.v[0],
 			  k->dpkg_name, pl->tree);
 		return -MKI_E_CONFLICT;
+	}
+	for (i = 0; i < me->owners.n; i++) {
+		const struct pkg *q = pkg_by_name(c, me->owners.v[i]);
+
+		if (!q || !replaces(q, k))
+			break;
+	}
+	if (i == me->owners.n) {
+		/* dpkg: the installed owner replaces the package being unpacked; keep its file. */
+		log_debug("package '%s': '/%s' kept from '%s', which replaces it", k->dpkg_name,
+			  pl->tree, me->owners.v[0]);
+		return 2;
 	}
 	for (i = 0; i < me->owners.n; i++) {
 		const struct pkg *q = pkg_by_name(c, me->owners.v[i]);
@@ -933,11 +965,11 @@ static int apply_nondir(struct ctx *c, struct pkg *k, const struct pfile *f,
 	r = exists ? check_overwrite(c, k, f, pl, me) : 0;
 	if (r < 0)
 		return r;
-	if (r == 1) {
+	if (r == 1)
 		owner_add(me, k->dpkg_name);
-		return 0;
-	}
-	r = create_object(c, k, f, pl, &first);
+	if (r)
+		return r == 1 ? 0 : r;
+	r = create_object(c, k, f, pl, exists, &first);
 	if (r)
 		return r;
 	if (f->e.type == MF_SYMLINK)
@@ -1007,8 +1039,10 @@ static int apply_entry(struct ctx *c, struct pkg *k, const struct pfile *f)
 		r = apply_nondir(c, k, f, &pl, &st, exists);
 	if (exists && S_ISLNK(st.st_mode))
 		cache_drop(c); /* a replaced link may change how cached directories resolve */
-	if (r)
+	if (r) {
+		r = r > 0 ? 0 : r; /* 2: the file stays another package's, not listed for `k` */
 		goto out;
+	}
 	list_add(k, norm, pl.tree, f->e.type);
 	if (f->e.type == MF_REG)
 		note_conffile(k, k->list[k->n_list - 1].pkgpath, f);
@@ -1435,7 +1469,7 @@ static int run_pool(struct ctx *c, const struct settings *st)
 
 	pool.pkgs = c->pkgs;
 	pool.n = c->n_pkgs;
-	pool.window = n + 1;
+	pool.window = DECODE_AHEAD * n;
 	for (i = 0; i < n; i++)
 		if (!pthread_create(&threads[i], NULL, worker, &pool))
 			started++;

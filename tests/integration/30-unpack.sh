@@ -121,6 +121,14 @@ dpkg --admindir="$DB" -L libx:armel | grep -qx /usr/share/doc/libx/NEWS || fail 
 dpkg --admindir="$DB" -S /usr/share/doc/libx/NEWS | grep -q 'libx:armhf, libx:armel' ||
 	fail "dpkg -S does not see the shared file in both: $(dpkg --admindir="$DB" -S /usr/share/doc/libx/NEWS)"
 
+# Replaces the other way round: the replacing package first, the replaced one keeps nothing.
+mkdir "$T/wr"
+expect_ok "$UNPACK" -a armhf "$T/wr" "$second" "$first"
+[ "$(cat "$T/wr/root/usr/share/common/f")" = two ] || fail "replaced package overwrote the file"
+grep -qx /usr/share/common/f "$T/wr/root/var/lib/dpkg/info/first.list" &&
+	fail "replaced package lists a file it did not get"
+grep -q $'^usr/share/common/f\t.*\tsecond\t-$' "$T/wr/manifest" || fail "owner is not 'second'"
+
 # The multiarch lint, beside the manifest.
 grep -qx "armel	libx:armel	/usr/share/doc/libx/NEWS	shared" "$T/w/multiarch-lint" ||
 	fail "lint lacks the shared doc file"

@@ -4,10 +4,12 @@
 #include <archive_entry.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "manifest.h"
@@ -15,6 +17,7 @@
 
 struct deb {
 	const char *path;
+	int fd;
 	struct archive *ar;    /* the outer ar container */
 	struct archive *inner; /* data.tar while it is being read */
 	const char *member;    /* ar member being read, for messages */
@@ -217,13 +220,14 @@ int deb_open(struct deb **out, const char *path)
 
 	*out = d;
 	d->path = path;
+	d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0)
+		return fail(d, -errno, "cannot open: %s", strerror(errno));
 	d->ar = archive_read_new();
 	archive_read_support_format_ar(d->ar);
-	if (archive_read_open_filename(d->ar, path, 256 << 10) != ARCHIVE_OK) {
-		r = errno ? -errno : -MKI_E_PACKAGE;
-		fail(d, r, "cannot open as a .deb (ar archive): %s", archive_error_string(d->ar));
-		return r;
-	}
+	if (archive_read_open_fd(d->ar, d->fd, 256 << 10) != ARCHIVE_OK)
+		return fail(d, -MKI_E_PACKAGE, "cannot open as a .deb (ar archive): %s",
+			    archive_error_string(d->ar));
 	r = check_debian_binary(d);
 	if (!r)
 		r = read_control(d);
@@ -376,6 +380,8 @@ void deb_free(struct deb *d)
 		archive_read_free(d->inner);
 	if (d->ar)
 		archive_read_free(d->ar);
+	if (d->fd >= 0)
+		close(d->fd);
 	for (i = 0; i < d->n_members; i++) {
 		free(d->members[i].name);
 		free(d->members[i].data);

@@ -91,3 +91,26 @@ dpkg --admindir="$DB" -S /usr/share/doc/libc6/copyright | grep -q 'libc6:armhf, 
 	fail "/lib/ld-linux-armhf.so.3 does not resolve through lib -> usr/lib"
 grep -q $'^usr/bin/mount\tf\t4755\t0\t0' "$T/w/manifest" || fail "mount is not setuid root in the manifest"
 grep -q "libc6:armel" "$T/w/multiarch-lint" || fail "multiarch lint has nothing for libc6:armel"
+
+# One worker gives the same manifest and database as two.
+mkdir "$T/w1"
+expect_ok "$UNPACK" -j 1 -a armhf -a armel "$T/w1" "${DEBS[@]}"
+cmp "$T/w/manifest" "$T/w1/manifest" || fail "manifest differs between -j1 and -j2"
+diff -r "$DB" "$T/w1/root/var/lib/dpkg" || fail "dpkg database differs between -j1 and -j2"
+
+# An ordinary user gets the same manifest: root ownership and setuid bits from the tar headers.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	U=$(mktemp -d /tmp/mki-32-user.XXXXXX)
+	chmod 755 "$U"
+	cp "${DEBS[@]}" "$U/"
+	mkdir "$U/w" && chown 65534:65534 "$U/w"
+	udebs=()
+	for d in "${DEBS[@]}"; do udebs+=("$U/$(basename "$d")"); done
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$UNPACK" -a armhf -a armel "$U/w" \
+		"${udebs[@]}" >"$T/out" 2>"$T/err" || rc=$?
+	cmp -s "$T/w/manifest" "$U/w/manifest"; same=$?
+	rm -rf "$U"
+	[ $rc = 0 ] || { cat "$T/err" >&2; fail "unprivileged unpack exited $rc"; }
+	[ $same = 0 ] || fail "unprivileged manifest differs from root's"
+fi

@@ -10,6 +10,7 @@
  */
 #include "unpack.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -120,6 +121,19 @@ static int check_field(struct pkg *k, const char *field, const char *want)
 	return 0;
 }
 
+/* Debian policy 5.6.1 (names) and dpkg's architecture syntax: these name files in info/. */
+static int valid_name(const char *s, const char *extra)
+{
+	const char *p;
+
+	if (!s || !s[0] || !(islower((unsigned char)s[0]) || isdigit((unsigned char)s[0])))
+		return 0;
+	for (p = s; *p; p++)
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && !strchr(extra, *p))
+			return 0;
+	return 1;
+}
+
 static int parse_conffiles(struct pkg *k)
 {
 	const struct deb_member *cf = deb_member(k->deb, "conffiles");
@@ -155,6 +169,11 @@ static int parse_control(struct pkg *k)
 		r = check_field(k, "Version", k->pe->version);
 	if (!r)
 		r = check_field(k, "Architecture", k->pe->arch);
+	if (!r && (!valid_name(deb_control_get(&k->ctl, "Package"), "+-.") ||
+		   !valid_name(deb_control_get(&k->ctl, "Architecture"), "-")))
+		r = pkg_fail(k, -MKI_E_PACKAGE, "invalid package name '%s' or architecture '%s'",
+			     deb_control_get(&k->ctl, "Package"),
+			     deb_control_get(&k->ctl, "Architecture"));
 	return r ? r : parse_conffiles(k);
 }
 
@@ -345,17 +364,18 @@ static unsigned worker_count(const struct settings *st, size_t n)
 
 /* --- path resolution inside the root ------------------------------------------------------- */
 
-static int open_beneath(int rootfd, const char *canon)
+/* Open directory `canon` (a canonical tree path) with `flags`; no symlink may be on the way. */
+static int open_beneath(int rootfd, const char *canon, int flags)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.flags = (uint64_t)(flags | O_DIRECTORY | O_CLOEXEC),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd = syscall(SYS_openat2, rootfd, *canon ? canon : ".", &how, sizeof(how));
 
 	/* Without openat2 (kernel < 5.6) the walk that produced `canon` vouches for it. */
 	if (fd < 0 && errno == ENOSYS)
-		fd = openat(rootfd, *canon ? canon : ".", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(rootfd, *canon ? canon : ".", flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
 }
 
@@ -489,7 +509,7 @@ static int locate(struct ctx *c, struct pkg *k, const char *norm, struct place *
 	if (!c->cache_key || strcmp(c->cache_key, parent)) {
 		cache_drop(c);
 		r = resolve_dir(c, parent, &canon, &bad);
-		if (!r && (c->cache_fd = open_beneath(c->rootfd, canon.p)) < 0)
+		if (!r && (c->cache_fd = open_beneath(c->rootfd, canon.p, O_PATH)) < 0)
 			r = c->cache_fd;
 		if (r) {
 			r = resolve_error(k, norm, r, bad.p ? bad.p : "");
@@ -1081,14 +1101,21 @@ static int own_dirs(struct ctx *c, const char *path)
 	char *p = xstrdup(path), *s = p;
 	struct stat st;
 	char saved;
-	int r = 0;
-
+	int r = 0, missing;
 
 	for (;;) {
 		s = strchrnul(s, '/');
 		saved = *s;
 		*s = 0;
-		if (fstatat(c->rootfd, p, &st, AT_SYMLINK_NOFOLLOW)) {
+		missing = fstatat(c->rootfd, p, &st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+		if (!missing && !S_ISDIR(st.st_mode)) {
+			/* a package put something else there: never follow it */
+			log_error("cannot create '/%s': a package shipped '/%s' as a non-directory",
+				  path, p);
+			free(p);
+			return -MKI_E_PACKAGE;
+		}
+		if (missing == -ENOENT) {
 			if (mkdirat(c->rootfd, p, 0755)) {
 				r = -errno;
 				break;
@@ -1170,28 +1197,37 @@ static int merged_usr(struct ctx *c, const struct strv *archs)
 	return r;
 }
 
-/* Write `path` (canonical, parent exists) atomically, 0:0, recorded in the manifest unowned. */
+/* Write `path` (its parent a real directory) atomically, 0:0, recorded in the manifest unowned. */
 static int own_file(struct ctx *c, const char *path, const char *data, size_t len, uint32_t mode)
 {
-	char *tmp = xasprintf("%s.mki-tmp", path);
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	char *parent = xstrndup(path, slash ? (size_t)(slash - path) : 0);
+	char *tmp = xasprintf("%s.mki-tmp", name);
 	struct timespec ts[2] = { { .tv_sec = c->mtime }, { .tv_sec = c->mtime } };
-	int fd = openat(c->rootfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int r = fd < 0 ? -errno : write_all(fd, data, len);
+	int dfd = open_beneath(c->rootfd, parent, O_PATH), fd = -1, r = dfd < 0 ? dfd : 0;
 
+	if (!r) {
+		unlinkat(dfd, tmp, 0);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		r = fd < 0 ? -errno : write_all(fd, data, len);
+	}
 	if (!r && c->can_chown && fchown(fd, 0, 0))
 		note_chown_failed(c, errno);
 	if (!r && (fchmod(fd, mode) || futimens(fd, ts)))
 		r = -errno;
 	if (fd >= 0 && close(fd) && !r)
 		r = -errno;
-	if (!r && renameat(c->rootfd, tmp, c->rootfd, path))
+	if (!r && renameat(dfd, tmp, dfd, name))
 		r = -errno;
-	if (r) {
-		unlinkat(c->rootfd, tmp, 0);
+	if (r && dfd >= 0)
+		unlinkat(dfd, tmp, 0);
+	if (r)
 		log_error("cannot write '/%s' in the staging tree: %s", path, strerror(-r));
-	} else {
+	else
 		own_entry(c, path, MF_REG, mode)->size = len;
-	}
+	if (dfd >= 0)
+		close(dfd);
+	free(parent);
 	free(tmp);
 	return r;
 }
@@ -1347,15 +1383,22 @@ static int finish_dirs(struct ctx *c)
 	manifest_sort(c->m);
 	for (i = c->m->n; i-- > 0;) {
 		const struct manifest_entry *me = c->m->v[i];
-		const char *p = *me->path ? me->path : ".";
+		const char *p = me->path;
+		struct timespec ts[2] = { { .tv_sec = me->mtime }, { .tv_sec = me->mtime } };
+		int fd;
 
 		if (me->type != MF_DIR)
 			continue;
-		if (fchmodat(c->rootfd, p, me->mode, 0)) {
-			log_error("cannot set the mode of '/%s': %s", me->path, strerror(errno));
-			return -errno;
+		fd = open_beneath(c->rootfd, p, O_RDONLY);
+		if (fd < 0 || fchmod(fd, me->mode) || futimens(fd, ts)) {
+			int err = fd < 0 ? -fd : errno;
+
+			log_error("cannot set the mode of '/%s': %s", me->path, strerror(err));
+			if (fd >= 0)
+				close(fd);
+			return -err;
 		}
-		set_times(c->rootfd, p, me->mtime);
+		close(fd);
 	}
 	return 0;
 }

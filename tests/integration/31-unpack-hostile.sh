@@ -105,3 +105,15 @@ refused ma-same-mode "M-A same packages 'libx:armhf' and 'libx:armel' ship diffe
 # Not a .deb at all.
 echo "hello" >"$T/debs/text.deb"
 refused not-a-deb "'$T/debs/text.deb': cannot open as a \.deb" "$T/debs/text.deb"
+
+# A package name that would name files outside info/.
+python3 "$TOP/tests/integration/unpack_mkdeb.py" <<J
+{"out": "$T/debs/badname.deb", "members": [$D],
+ "control": "Package: ../../../outside/pwned\\nVersion: 1\\nArchitecture: armhf\\nMaintainer: t <t@e.org>\\nDescription: x\\n"}
+J
+refused bad-name "invalid package name '\.\./\.\./\.\./outside/pwned'" "$T/debs/badname.deb"
+
+# The dpkg database directory as a symlink out of the tree: the database is never written
+# through it.
+deb=$(mkdeb dbevil "[$D, {\"name\": \"./var/\", \"type\": \"dir\"}, {\"name\": \"./var/lib/\", \"type\": \"dir\"}, {\"name\": \"./var/lib/dpkg\", \"type\": \"symlink\", \"target\": \"$OUT\"}]")
+refused dpkg-db-symlink "cannot create '/var/lib/dpkg/info': a package shipped '/var/lib/dpkg' as a non-directory" "$deb"

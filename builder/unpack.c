@@ -977,6 +977,14 @@ static int apply_nondir(struct ctx *c, struct pkg *k, const struct pfile *f,
 	struct manifest_entry *me = manifest_get(c->m, pl->tree), *first = NULL;
 	int r;
 
+	if (exists && S_ISDIR(st->st_mode) && f->e.type == MF_SYMLINK) {
+		/* dpkg keeps a directory where a package ships a symlink (dir_to_symlink's reason) */
+		log_debug("package '%s': directory '/%s' kept, not replaced by a symlink",
+			  k->dpkg_name, pl->tree);
+		if (me)
+			owner_add(me, k->dpkg_name);
+		return 0;
+	}
 	if (exists && S_ISDIR(st->st_mode)) {
 		log_error("package '%s' ships a non-directory at '/%s', where '%s' has a directory",
 			  k->dpkg_name, pl->tree, first_owner(me));

@@ -129,6 +129,16 @@ grep -qx /usr/share/common/f "$T/wr/root/var/lib/dpkg/info/first.list" &&
 	fail "replaced package lists a file it did not get"
 grep -q $'^usr/share/common/f\t.*\tsecond\t-$' "$T/wr/manifest" || fail "owner is not 'second'"
 
+# A symlink shipped where a directory is leaves the directory alone, as dpkg does.
+d=$(deb_new dirx 1.0 armhf); deb_file "$d" usr/share/x/f "f"
+a=$(deb_build "$d" "$P")
+d=$(deb_new linkx 1.0 armhf); mkdir -p "$d/usr/share"; ln -s elsewhere "$d/usr/share/x"
+b=$(deb_build "$d" "$P")
+mkdir "$T/wd"
+expect_ok "$UNPACK" -a armhf "$T/wd" "$a" "$b"
+[ -d "$T/wd/root/usr/share/x" ] && [ ! -L "$T/wd/root/usr/share/x" ] || fail "directory replaced by a symlink"
+grep -qx /usr/share/x "$T/wd/root/var/lib/dpkg/info/linkx.list" || fail "linkx.list lacks /usr/share/x"
+
 # The multiarch lint, beside the manifest.
 grep -qx "armel	libx:armel	/usr/share/doc/libx/NEWS	shared" "$T/w/multiarch-lint" ||
 	fail "lint lacks the shared doc file"

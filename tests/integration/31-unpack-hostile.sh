@@ -78,6 +78,10 @@ b=$(mkdeb filepkg "[$D, {\"name\": \"./usr/x\", \"data\": \"x\"}]")
 refused file-over-dir "package 'filepkg' ships a non-directory at '/usr/x', where 'dirpkg' has a directory" "$a" "$b"
 refused dir-over-file "package 'dirpkg' ships directory '/usr/x' where 'filepkg' has a non-directory" "$b" "$a"
 
+# A package without the directory entries its files need (dpkg fails the same way).
+deb=$(mkdeb noparent "[{\"name\": \"./\", \"type\": \"dir\"}, {\"name\": \"./usr/share/np/file\", \"data\": \"x\"}]")
+refused missing-parent "package 'noparent': cannot unpack 'usr/share/np/file': directory '/usr/share' does not exist" "$deb"
+
 # Overlapping files without Replaces.
 d=$(deb_new first 1.0 armhf); deb_file "$d" usr/share/common/f "one"
 a=$(deb_build "$d" "$T/debs")

@@ -1424,13 +1424,21 @@ static int has_component(const char *path, const char *comp)
 	return 0;
 }
 
-static void lint_pkg(struct ctx *c, const struct pkg *k, struct buf *out, unsigned *count)
+struct lint {
+	struct buf out;
+	const struct strv *archs;
+	unsigned *count, shared;
+};
+
+static void lint_pkg(struct ctx *c, const struct pkg *k, struct lint *l)
 {
 	const struct arch *a = arch_find(k->pe->arch);
-	size_t i;
+	size_t i, ai;
 
 	if (!k->ma_same || !a)
 		return;
+	for (ai = 0; ai < l->archs->n && strcmp(l->archs->v[ai], a->name); ai++)
+		;
 	for (i = 0; i < k->n_list; i++) {
 		const struct manifest_entry *me;
 
@@ -1440,35 +1448,43 @@ static void lint_pkg(struct ctx *c, const struct pkg *k, struct buf *out, unsign
 		me = manifest_get(c->m, k->list[i].treepath);
 		if (!me)
 			continue;
-		buf_addf(out, "%s\t%s\t/%s\t%s\n", a->name, k->dpkg_name, k->list[i].treepath,
+		buf_addf(&l->out, "%s\t%s\t/%s\t%s\n", a->name, k->dpkg_name, k->list[i].treepath,
 			 me->owners.n > 1 ? "shared" : "alone");
-		(*count)++;
+		l->count[ai < l->archs->n ? ai : l->archs->n]++;
+		l->shared += me->owners.n > 1;
 	}
 }
 
-static int write_lint(struct ctx *c, const char *file)
+/* Per arch, files of M-A same packages outside that arch's triplet directories. */
+static int write_lint(struct ctx *c, const char *file, const struct strv *archs)
 {
-	struct buf b = { 0 };
-	unsigned count = 0;
+	struct lint l = { .archs = archs, .count = xcalloc(archs->n + 1, sizeof(unsigned)) };
+	struct buf sum = { 0 };
 	FILE *f;
 	size_t i;
+	int r = 0;
 
-	buf_adds(&b, "# arch\tpackage\tpath outside the arch's triplet directories\tshared\n");
+	buf_adds(&l.out, "# arch\tpackage\tpath outside the arch's triplet directories\tshared\n");
 	for (i = 0; i < c->n_pkgs; i++)
-		lint_pkg(c, &c->pkgs[i], &b, &count);
+		lint_pkg(c, &c->pkgs[i], &l);
 	f = fopen(file, "we");
-	if (!f || fwrite(b.p, 1, b.len, f) != b.len) {
+	if (!f || fwrite(l.out.p, 1, l.out.len, f) != l.out.len)
+		r = -EIO;
+	if (f && fclose(f))
+		r = -EIO;
+	if (r)
 		log_error("cannot write the multiarch lint '%s': %s", file, strerror(errno));
-		if (f)
-			fclose(f);
-		buf_release(&b);
-		return -EIO;
-	}
-	fclose(f);
-	buf_release(&b);
-	log_info("multiarch lint: %u file%s of M-A same packages outside their triplet "
-		 "directories (listed in '%s')", count, count == 1 ? "" : "s", file);
-	return 0;
+	buf_adds(&sum, "");
+	for (i = 0; i < archs->n; i++)
+		buf_addf(&sum, "%s%s %u", i ? ", " : "", archs->v[i], l.count[i]);
+	if (!r)
+		log_info("multiarch lint: files of M-A same packages outside their triplet "
+			 "directories: %s (%u shared by several archs; listed in '%s')", sum.p,
+			 l.shared, file);
+	buf_release(&sum);
+	buf_release(&l.out);
+	free(l.count);
+	return r;
 }
 
 /* --- the stage ----------------------------------------------------------------------------- */
@@ -1588,7 +1604,7 @@ static int finish(struct ctx *c, struct stage *out, const struct strv *archs)
 	if (!r)
 		r = finish_dirs(c);
 	if (!r)
-		r = write_lint(c, out->lint_file);
+		r = write_lint(c, out->lint_file, archs);
 	if (!r && (r = manifest_save(c->m, out->manifest_file)))
 		log_error("cannot save the manifest '%s': %s", out->manifest_file, strerror(-r));
 	if (!r && c->nodes_skipped)

@@ -294,10 +294,20 @@ static void copy_xattrs(struct deb_entry *e, struct archive_entry *ae)
 	}
 }
 
+/* Names as bytes; a pax UTF-8 name the C locale cannot represent is taken as UTF-8 bytes. */
+static const char *name_of(const char *(*raw)(struct archive_entry *),
+			   const char *(*utf8)(struct archive_entry *), struct archive_entry *ae)
+{
+	const char *s = raw(ae);
+
+	return s ? s : utf8(ae);
+}
+
 static int fill_entry(struct deb *d, struct deb_entry *e, struct archive_entry *ae)
 {
-	const char *path = archive_entry_pathname(ae);
-	const char *hard = archive_entry_hardlink(ae), *sym = archive_entry_symlink(ae);
+	const char *path = name_of(archive_entry_pathname, archive_entry_pathname_utf8, ae);
+	const char *hard = name_of(archive_entry_hardlink, archive_entry_hardlink_utf8, ae);
+	const char *sym = name_of(archive_entry_symlink, archive_entry_symlink_utf8, ae);
 
 	if (!path || !*path || strlen(path) >= DEB_PATH_MAX)
 		return fail(d, -MKI_E_PACKAGE, "data.tar entry with an empty or overlong name");

@@ -584,7 +584,7 @@ static void manifest_fill(struct manifest_entry *me, const struct deb_entry *e)
 	free(me->target);
 	me->target = NULL;
 	me->type = e->type;
-	me->mode = e->mode;
+	me->mode = e->type == MF_SYMLINK ? 0777 : e->mode; /* what Linux gives every symlink */
 	me->uid = e->uid;
 	me->gid = e->gid;
 	me->mtime = e->mtime;
@@ -813,8 +813,8 @@ static int same_object(const struct manifest_entry *me, const struct pfile *f,
 	ssize_t n;
 	int fd, same;
 
-	if (me->type != f->e.type || me->mode != f->e.mode || me->uid != f->e.uid ||
-	    me->gid != f->e.gid)
+	if (me->type != f->e.type || me->uid != f->e.uid || me->gid != f->e.gid ||
+	    (f->e.type != MF_SYMLINK && me->mode != f->e.mode))
 		return 0;
 	if (f->e.type == MF_SYMLINK || f->e.type == MF_HARDLINK)
 		return !strcmp(me->target ? me->target : "", f->e.target);

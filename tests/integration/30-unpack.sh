@@ -47,7 +47,16 @@ python3 "$TOP/tests/integration/unpack_mkdeb.py" <<J
   {"name": "./usr/games/score", "data": "0", "mode": 1460, "uid": 1000, "gid": 60}]}
 J
 
-DEBS="$base $P/libx_1.0_armhf.deb $P/libx_1.0_armel.deb $first $second $P/nodes.deb"
+# utf8: a pax data.tar with UTF-8 names, compressed with bzip2.
+python3 "$TOP/tests/integration/unpack_mkdeb.py" <<J
+{"out": "$P/utf8.deb", "pax": true, "data_name": "data.tar.bz2",
+ "control": "Package: utf8\\nVersion: 1\\nArchitecture: all\\nMaintainer: t <t@e.org>\\nDescription: u\\n",
+ "members": [{"name": "./", "type": "dir"}, {"name": "./usr/", "type": "dir"},
+  {"name": "./usr/share/", "type": "dir"}, {"name": "./usr/share/caf\u00e9.txt", "data": "x"},
+  {"name": "./usr/share/l\u00e9", "type": "symlink", "target": "caf\u00e9.txt", "mode": 420}]}
+J
+
+DEBS="$base $P/libx_1.0_armhf.deb $P/libx_1.0_armel.deb $first $second $P/nodes.deb $P/utf8.deb"
 mkdir "$T/w"
 expect_ok "$UNPACK" -a armhf -a armel "$T/w" $DEBS
 R=$T/w/root
@@ -71,6 +80,9 @@ want usr/games "d 2755 0 60 1700000000 0 0 0 - nodes"
 want usr/games/score "f 2664 1000 60 1700000000 0 0 1 - nodes"
 want usr/share/doc/libx/NEWS "f 0644 0 0 $(awk -F'\t' '$1 == "usr/share/doc/libx/NEWS" { print $6 }' "$M") 0 0 9 - libx:armhf,libx:armel"
 want usr/share/common/f "f 0644 0 0 $(awk -F'\t' '$1 == "usr/share/common/f" { print $6 }' "$M") 0 0 3 - second"
+want usr/share/caf%c3%a9.txt "f 0644 0 0 1700000000 0 0 1 - utf8"
+want usr/share/l%c3%a9 "l 0777 0 0 1700000000 0 0 0 caf%c3%a9.txt utf8"
+[ "$(cat "$R/usr/share/café.txt")" = x ] || fail "UTF-8 name not unpacked"
 grep -q "^usr/lib/arm-linux-gnueabi/libx.so.1	f	.*	libx:armel	-$" "$M" || fail "armel library not owned by libx:armel"
 
 # The tree itself.
@@ -112,11 +124,11 @@ grep -qx "Multi-Arch: foreign" "$T/st" || fail "status lacks Multi-Arch"
 grep -qx "Depends: libx (>= 1.0)" "$T/st" || fail "status lacks Depends"
 [ "$(sed -n 2p "$T/st")" = "Essential: yes" ] || fail "status field order differs from dpkg's"
 [ "$(grep '^Package:' "$DB/status" | tr '\n' ' ')" = \
-	"Package: basepkg Package: first Package: libx Package: libx Package: nodes Package: second " ] ||
+	"Package: basepkg Package: first Package: libx Package: libx Package: nodes Package: second Package: utf8 " ] ||
 	fail "status not sorted by name"
 dpkg --admindir="$DB" --audit >"$T/audit" 2>&1 || true
 grep -q "unpacked but not yet configured" "$T/audit" || fail "dpkg --audit: $(cat "$T/audit")"
-[ "$(grep -c '^ [a-z]' "$T/audit")" = 6 ] || fail "dpkg --audit lists other problems: $(cat "$T/audit")"
+[ "$(grep -c '^ [a-z]' "$T/audit")" = 7 ] || fail "dpkg --audit lists other problems: $(cat "$T/audit")"
 dpkg --admindir="$DB" -L libx:armel | grep -qx /usr/share/doc/libx/NEWS || fail "dpkg -L libx:armel"
 dpkg --admindir="$DB" -S /usr/share/doc/libx/NEWS | grep -q 'libx:armhf, libx:armel' ||
 	fail "dpkg -S does not see the shared file in both: $(dpkg --admindir="$DB" -S /usr/share/doc/libx/NEWS)"
@@ -138,6 +150,20 @@ mkdir "$T/wd"
 expect_ok "$UNPACK" -a armhf "$T/wd" "$a" "$b"
 [ -d "$T/wd/root/usr/share/x" ] && [ ! -L "$T/wd/root/usr/share/x" ] || fail "directory replaced by a symlink"
 grep -qx /usr/share/x "$T/wd/root/var/lib/dpkg/info/linkx.list" || fail "linkx.list lacks /usr/share/x"
+
+# Every compression dpkg accepts, for control.tar and data.tar.
+for z in "control.tar data.tar" "control.tar.zst data.tar.gz" "control.tar.gz data.tar.lzma" \
+	"control.tar.xz data.tar.zst" "control.tar.zst data.tar.bz2"; do
+	set -- $z
+	python3 "$TOP/tests/integration/unpack_mkdeb.py" <<J
+{"out": "$P/z.deb", "control_name": "$1", "data_name": "$2",
+ "control": "Package: z\\nVersion: 1\\nArchitecture: armhf\\nMaintainer: t <t@e.org>\\nDescription: z\\n",
+ "members": [{"name": "./", "type": "dir"}, {"name": "./etc/", "type": "dir"}, {"name": "./etc/z", "data": "$2"}]}
+J
+	rm -rf "$T/wz" && mkdir "$T/wz"
+	expect_ok "$UNPACK" "$T/wz" "$P/z.deb"
+	[ "$(cat "$T/wz/root/etc/z")" = "$2" ] || fail "$1 + $2: content not unpacked"
+done
 
 # The multiarch lint, beside the manifest.
 grep -qx "armel	libx:armel	/usr/share/doc/libx/NEWS	shared" "$T/w/multiarch-lint" ||
@@ -164,7 +190,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	rc=0
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$UNPACK" -a armhf -a armel "$U/w" \
 		"$U/basepkg_1.0_armhf.deb" "$U/libx_1.0_armhf.deb" "$U/libx_1.0_armel.deb" \
-		"$U/first_1.0_armhf.deb" "$U/second_1.0_armhf.deb" "$U/nodes.deb" >"$T/out" 2>"$T/err" || rc=$?
+		"$U/first_1.0_armhf.deb" "$U/second_1.0_armhf.deb" "$U/nodes.deb" "$U/utf8.deb" >"$T/out" 2>"$T/err" || rc=$?
 	cmp -s "$M" "$U/w/manifest"; same=$?
 	[ ! -e "$U/w/root/dev/null-test" ]; nodev=$?
 	uid=$(stat -c %u "$U/w/root/usr/bin/tool" 2>/dev/null || echo none)

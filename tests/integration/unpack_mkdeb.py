@@ -3,7 +3,7 @@
 dpkg-deb refuses to build. Reads a JSON spec on stdin:
 
 {"out": "x.deb", "control": "Package: x\\n...", "debian_binary": "2.0\\n",
- "control_name": "control.tar.xz", "data_name": "data.tar.xz", "truncate": 0,
+ "control_name": "control.tar.xz", "data_name": "data.tar.xz", "truncate": 0, "pax": false,
  "members": [{"name": "./usr/", "type": "dir"}, {"name": "./usr/f", "data": "hi", "mode": 420},
              {"name": "./l", "type": "symlink", "target": "/etc"},
              {"name": "./h", "type": "hardlink", "target": "./usr/f"},
@@ -19,9 +19,9 @@ TYPES = {"file": tarfile.REGTYPE, "dir": tarfile.DIRTYPE, "symlink": tarfile.SYM
          "fifo": tarfile.FIFOTYPE}
 
 
-def tar_bytes(members):
+def tar_bytes(members, fmt=tarfile.GNU_FORMAT):
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tf:
+    with tarfile.open(fileobj=buf, mode="w", format=fmt) as tf:
         for m in members:
             ti = tarfile.TarInfo(m["name"])
             ti.type = TYPES[m.get("type", "file")]
@@ -67,7 +67,8 @@ def main():
     out = b"!<arch>\n"
     out += ar_member("debian-binary", spec.get("debian_binary", "2.0\n").encode())
     out += ar_member(cname, compress(cname, control))
-    out += ar_member(dname, compress(dname, tar_bytes(spec["members"])))
+    fmt = tarfile.PAX_FORMAT if spec.get("pax") else tarfile.GNU_FORMAT
+    out += ar_member(dname, compress(dname, tar_bytes(spec["members"], fmt)))
     if spec.get("truncate"):
         out = out[: len(out) - spec["truncate"]]
     with open(spec["out"], "wb") as f:

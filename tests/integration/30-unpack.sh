@@ -53,7 +53,8 @@ python3 "$TOP/tests/integration/unpack_mkdeb.py" <<J
  "control": "Package: utf8\\nVersion: 1\\nArchitecture: all\\nMaintainer: t <t@e.org>\\nDescription: u\\n",
  "members": [{"name": "./", "type": "dir"}, {"name": "./usr/", "type": "dir"},
   {"name": "./usr/share/", "type": "dir"}, {"name": "./usr/share/caf\u00e9.txt", "data": "x"},
-  {"name": "./usr/share/l\u00e9", "type": "symlink", "target": "caf\u00e9.txt", "mode": 420}]}
+  {"name": "./usr/share/l\u00e9", "type": "symlink", "target": "caf\u00e9.txt", "mode": 420},
+  {"name": "./usr/share/tagged", "data": "t", "xattrs": {"user.mki": "hello"}}]}
 J
 
 DEBS="$base $P/libx_1.0_armhf.deb $P/libx_1.0_armel.deb $first $second $P/nodes.deb $P/utf8.deb"
@@ -83,6 +84,9 @@ want usr/share/common/f "f 0644 0 0 $(awk -F'\t' '$1 == "usr/share/common/f" { p
 want usr/share/caf%c3%a9.txt "f 0644 0 0 1700000000 0 0 1 - utf8"
 want usr/share/l%c3%a9 "l 0777 0 0 1700000000 0 0 0 caf%c3%a9.txt utf8"
 [ "$(cat "$R/usr/share/café.txt")" = x ] || fail "UTF-8 name not unpacked"
+grep -q $'^usr/share/tagged\tf\t.*\tutf8\tuser.mki=68656c6c6f$' "$M" || fail "xattr not in the manifest"
+python3 -c 'import os, sys; sys.exit(os.getxattr(sys.argv[1], "user.mki") != b"hello")' \
+	"$R/usr/share/tagged" 2>/dev/null || note "user xattrs not supported on disk here (manifest has it)"
 grep -q "^usr/lib/arm-linux-gnueabi/libx.so.1	f	.*	libx:armel	-$" "$M" || fail "armel library not owned by libx:armel"
 
 # The tree itself.

@@ -8,7 +8,8 @@ dpkg-deb refuses to build. Reads a JSON spec on stdin:
              {"name": "./l", "type": "symlink", "target": "/etc"},
              {"name": "./h", "type": "hardlink", "target": "./usr/f"},
              {"name": "./dev/null", "type": "chr", "major": 1, "minor": 3},
-             {"name": "./fifo", "type": "fifo"}]}
+             {"name": "./fifo", "type": "fifo"},
+             {"name": "./x", "data": "", "xattrs": {"user.k": "v"}}]}   (xattrs need "pax": true)
 
 The compression follows the member name's suffix; an unknown suffix stores the tar as is.
 """
@@ -31,6 +32,7 @@ def tar_bytes(members, fmt=tarfile.GNU_FORMAT):
             ti.mtime = m.get("mtime", 1700000000)
             ti.linkname = m.get("target", "")
             ti.devmajor, ti.devminor = m.get("major", 0), m.get("minor", 0)
+            ti.pax_headers = {"SCHILY.xattr." + k: v for k, v in m.get("xattrs", {}).items()}
             data = m.get("data", "").encode()
             ti.size = len(data) if ti.type == tarfile.REGTYPE else 0
             tf.addfile(ti, io.BytesIO(data) if ti.size else None)

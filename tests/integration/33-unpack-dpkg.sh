@@ -45,3 +45,15 @@ lst "$K" >"$T/dpkg.lst"
 lst "$T/w/root" >"$T/ours.lst"
 diff "$T/dpkg.lst" "$T/ours.lst" || fail "tree differs from dpkg's"
 [ "$(wc -l <"$T/ours.lst")" -gt 250 ] || fail "suspiciously few paths compared"
+
+# dpkg configures what we unpacked: a conffile in place with its real md5 counts as unmodified.
+d=$(deb_new cfp 1.0 "$(dpkg --print-architecture)")
+deb_file "$d" etc/cfp.conf "a=1"
+echo /etc/cfp.conf >"$d/DEBIAN/conffiles"
+deb=$(deb_build "$d" "$T/debs")
+mkdir "$T/wc"
+expect_ok "$UNPACK" -a "$(dpkg --print-architecture)" "$T/wc" "$deb"
+dpkg --root="$T/wc/root" --configure -a >"$T/conf.log" 2>&1 || { cat "$T/conf.log" >&2; fail "dpkg --configure failed"; }
+dpkg --admindir="$T/wc/root/var/lib/dpkg" -l cfp | grep -q '^ii  cfp' || fail "cfp not installed after configure"
+[ -z "$(find "$T/wc/root/etc" -name '*.dpkg-*')" ] || fail "configure left conffile copies: $(find "$T/wc/root/etc")"
+[ "$(cat "$T/wc/root/etc/cfp.conf")" = "a=1" ] || fail "conffile changed by configure"

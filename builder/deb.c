@@ -28,7 +28,8 @@ struct deb {
 	char err[768];
 };
 
-static int fail(struct deb *d, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct deb *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static int fail(struct deb *d, int code, const char *fmt, ...)
 {
@@ -45,8 +46,8 @@ static int fail_archive(struct deb *d, struct archive *a, const char *what)
 {
 	const char *s = archive_error_string(a);
 
-	return fail(d, -MKI_E_PACKAGE, "%s in member '%s': %s (truncated or corrupt package?)", what,
-		    d->member ? d->member : "?", s ? s : "unexpected end of file");
+	return fail(d, -MKI_E_PACKAGE, "%s in member '%s': %s (truncated or corrupt package?)",
+		    what, d->member ? d->member : "?", s ? s : "unexpected end of file");
 }
 
 /* Feed an ar member's bytes to a nested reader without copying. */
@@ -61,8 +62,9 @@ static ssize_t member_read(struct archive *a, void *opaque, const void **buf)
 	if (r == ARCHIVE_EOF)
 		return 0;
 	if (r != ARCHIVE_OK) {
-		archive_set_error(a, EIO, "%s", archive_error_string(d->ar) ? archive_error_string(d->ar)
-									    : "read error");
+		archive_set_error(a, EIO, "%s",
+				  archive_error_string(d->ar) ? archive_error_string(d->ar)
+							      : "read error");
 		return -1;
 	}
 	return (ssize_t)size;
@@ -95,8 +97,8 @@ static int open_inner(struct deb *d, const char *prefix, struct archive **out)
 	r = add_filter(a, d->member + strlen(prefix), !strcmp(prefix, "data.tar"));
 	if (r == 1) {
 		archive_read_free(a);
-		return fail(d, -MKI_E_PACKAGE, "member '%s' uses an unknown compression (dpkg accepts "
-			    "%s)", d->member, !strcmp(prefix, "data.tar")
+		return fail(d, -MKI_E_PACKAGE, "member '%s' uses an unknown compression (dpkg "
+			    "accepts %s)", d->member, !strcmp(prefix, "data.tar")
 			    ? "none, .gz, .xz, .zst, .bz2, .lzma" : "none, .gz, .xz, .zst");
 	}
 	archive_read_support_format_tar(a);
@@ -141,13 +143,14 @@ static int check_debian_binary(struct deb *d)
 	if (r <= 0)
 		return r < 0 ? r : fail(d, -MKI_E_PACKAGE, "empty ar archive, not a .deb");
 	if (strcmp(d->member, "debian-binary"))
-		return fail(d, -MKI_E_PACKAGE, "first member is '%s', not 'debian-binary': not a .deb",
-			    d->member);
+		return fail(d, -MKI_E_PACKAGE,
+			    "first member is '%s', not 'debian-binary': not a .deb", d->member);
 	n = archive_read_data(d->ar, buf, sizeof(buf) - 1);
 	if (n < 0)
 		return fail_archive(d, d->ar, "cannot read");
 	if (n < 4 || strncmp(buf, "2.", 2) || !isdigit((unsigned char)buf[2]) || !strchr(buf, '\n'))
-		return fail(d, -MKI_E_PACKAGE, "unsupported debian-binary format '%.*s' (expected 2.x)",
+		return fail(d, -MKI_E_PACKAGE,
+			    "unsupported debian-binary format '%.*s' (expected 2.x)",
 			    (int)strcspn(buf, "\n"), buf);
 	return 0;
 }
@@ -194,7 +197,8 @@ static int read_control(struct deb *d)
 	if (r <= 0)
 		return r < 0 ? r : fail(d, -MKI_E_PACKAGE, "no control.tar member (truncated?)");
 	if (strncmp(d->member, "control.tar", 11))
-		return fail(d, -MKI_E_PACKAGE, "expected 'control.tar' member, found '%s'", d->member);
+		return fail(d, -MKI_E_PACKAGE, "expected 'control.tar' member, found '%s'",
+			    d->member);
 	r = open_inner(d, "control.tar", &a);
 	while (!r) {
 		int h = archive_read_next_header(a, &ae);
@@ -437,13 +441,15 @@ int deb_control_parse(struct deb_control *c, const char *text, const char **why)
 			continue;
 		if (*line == ' ' || *line == '\t') {
 			if (!c->n)
-				return (*why = "continuation line before any field", -MKI_E_PACKAGE);
+				return (*why = "continuation line before any field",
+					-MKI_E_PACKAGE);
 			field_continue(c, line, (size_t)(end - line));
 			continue;
 		}
 		colon = memchr(line, ':', (size_t)(end - line));
 		if (!colon || colon == line)
-			return (*why = "line is neither 'Field: value' nor a continuation", -MKI_E_PACKAGE);
+			return (*why = "line is neither 'Field: value' nor a continuation",
+				-MKI_E_PACKAGE);
 		for (v = colon + 1; v < end && (*v == ' ' || *v == '\t'); v++)
 			;
 		field_add(c, line, (size_t)(colon - line), v, (size_t)(end - v));

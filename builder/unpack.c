@@ -35,7 +35,7 @@
 
 #define UNPACK_MEM_MAX (1ull << 30) /* decoded file data of one package held in memory */
 #define SYMLINK_MAX 40              /* symlinks followed while resolving one path (as Linux) */
-#define DECODE_AHEAD 16             /* packages decoded ahead of the one being applied, per worker */
+#define DECODE_AHEAD 16             /* packages decoded ahead of the applied one, per worker */
 #define DECODE_BUDGET (256ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
 
 struct pfile {
@@ -129,7 +129,8 @@ static int valid_name(const char *s, const char *extra)
 	if (!s || !s[0] || !(islower((unsigned char)s[0]) || isdigit((unsigned char)s[0])))
 		return 0;
 	for (p = s; *p; p++)
-		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && !strchr(extra, *p))
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) &&
+		    !strchr(extra, *p))
 			return 0;
 	return 1;
 }
@@ -148,8 +149,8 @@ static int parse_conffiles(struct pkg *k)
 		if (!len)
 			continue;
 		if (line[0] != '/')
-			return pkg_fail(k, -MKI_E_PACKAGE, "conffile '%.*s' is not an absolute path",
-					(int)len, line);
+			return pkg_fail(k, -MKI_E_PACKAGE,
+					"conffile '%.*s' is not an absolute path", (int)len, line);
 		strv_push_take(&k->conffiles, xstrndup(line, len));
 		strv_push(&k->md5s, "newconffile");
 	}
@@ -194,7 +195,8 @@ static int read_data(struct pkg *k, struct pfile *f, uint64_t *mem)
 		if (n < 0)
 			return pkg_fail(k, (int)n, "%s", deb_error(k->deb));
 		if (!n)
-			return pkg_fail(k, -MKI_E_PACKAGE, "'%s': data ends early (truncated)", f->e.path);
+			return pkg_fail(k, -MKI_E_PACKAGE, "'%s': data ends early (truncated)",
+					f->e.path);
 		done += (size_t)n;
 	}
 	return 0;
@@ -375,7 +377,8 @@ static int open_beneath(int rootfd, const char *canon, int flags)
 
 	/* Without openat2 (kernel < 5.6) the walk that produced `canon` vouches for it. */
 	if (fd < 0 && errno == ENOSYS)
-		fd = openat(rootfd, *canon ? canon : ".", flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(rootfd, *canon ? canon : ".",
+			    flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
 }
 
@@ -485,15 +488,17 @@ static int resolve_error(struct pkg *k, const char *path, int r, const char *bad
 			  "package?)", k->dpkg_name, path);
 	else if (r == -ENOENT)
 		log_error("package '%s': cannot unpack '%s': directory '/%s' does not exist (the "
-			  "package lacks it, or a symlink points nowhere)", k->dpkg_name, path, bad);
+			  "package lacks it, or a symlink points nowhere)",
+			  k->dpkg_name, path, bad);
 	else if (r == -ENOTDIR)
-		log_error("package '%s': cannot unpack '%s': '/%s' is not a directory", k->dpkg_name,
-			  path, bad);
+		log_error("package '%s': cannot unpack '%s': '/%s' is not a directory",
+			  k->dpkg_name, path, bad);
 	else if (r == -ELOOP)
-		log_error("package '%s': cannot unpack '%s': too many levels of symlinks", k->dpkg_name,
-			  path);
+		log_error("package '%s': cannot unpack '%s': too many levels of symlinks",
+			  k->dpkg_name, path);
 	else
-		log_error("package '%s': cannot unpack '%s': %s", k->dpkg_name, path, mki_strerror(r));
+		log_error("package '%s': cannot unpack '%s': %s", k->dpkg_name, path,
+			  mki_strerror(r));
 	return r == -ENOMEM ? r : -MKI_E_PACKAGE;
 }
 
@@ -730,7 +735,8 @@ static int write_link(struct ctx *c, struct pkg *k, const struct pfile *f,
 		r = -MKI_E_PACKAGE;
 	} else if (!*first || ((*first)->type != MF_REG && (*first)->type != MF_HARDLINK)) {
 		log_error("package '%s': hard link '%s' points to '%s', which the package has not "
-			  "shipped before it as a regular file", k->dpkg_name, f->e.path, f->e.target);
+			  "shipped before it as a regular file",
+			  k->dpkg_name, f->e.path, f->e.target);
 		r = -MKI_E_PACKAGE;
 	} else if (linkat(c->rootfd, le->treepath, pl->dirfd, tmp, 0)) {
 		r = -errno;
@@ -875,9 +881,9 @@ static int check_overwrite(struct ctx *c, struct pkg *k, const struct pfile *f,
 	if (shared_instance(c, k, me)) {
 		if (same_object(me, f, pl))
 			return 1;
-		log_error("M-A same packages '%s' and '%s' ship different contents for '/%s' (their "
-			  "versions must match and shared files be identical)", me->owners.v[0],
-			  k->dpkg_name, pl->tree);
+		log_error("M-A same packages '%s' and '%s' ship different contents for '/%s' "
+			  "(their versions must match and shared files be identical)",
+			  me->owners.v[0], k->dpkg_name, pl->tree);
 		return -MKI_E_CONFLICT;
 	}
 	for (i = 0; i < me->owners.n; i++) {
@@ -896,9 +902,9 @@ static int check_overwrite(struct ctx *c, struct pkg *k, const struct pfile *f,
 		const struct pkg *q = pkg_by_name(c, me->owners.v[i]);
 
 		if (!q || !replaces(k, q)) {
-			log_error("package '%s' tries to overwrite '/%s', which is also in package '%s' "
-				  "(no Replaces: %s)", k->dpkg_name, pl->tree, me->owners.v[i],
-				  q ? q->pe->name : me->owners.v[i]);
+			log_error("package '%s' tries to overwrite '/%s', which is also in "
+				  "package '%s' (no Replaces: %s)", k->dpkg_name, pl->tree,
+				  me->owners.v[i], q ? q->pe->name : me->owners.v[i]);
 			return -MKI_E_CONFLICT;
 		}
 	}
@@ -978,7 +984,7 @@ static int apply_nondir(struct ctx *c, struct pkg *k, const struct pfile *f,
 	int r;
 
 	if (exists && S_ISDIR(st->st_mode) && f->e.type == MF_SYMLINK) {
-		/* dpkg keeps a directory where a package ships a symlink (dir_to_symlink's reason) */
+		/* dpkg keeps a directory where a package ships a symlink */
 		log_debug("package '%s': directory '/%s' kept, not replaced by a symlink",
 			  k->dpkg_name, pl->tree);
 		if (me)
@@ -1307,7 +1313,8 @@ static int write_info(struct ctx *c, struct pkg *k)
 		if (!m)
 			continue;
 		path = xasprintf("var/lib/dpkg/info/%s.%s", k->dpkg_name, m->name);
-		r = own_file(c, path, m->data, m->len, dpkgdb_info_is_script(m->name) ? 0755 : 0644);
+		r = own_file(c, path, m->data, m->len,
+			     dpkgdb_info_is_script(m->name) ? 0755 : 0644);
 		free(path);
 	}
 	return r;
@@ -1324,9 +1331,10 @@ static int write_triggers(struct ctx *c)
 		const struct deb_member *t = deb_member(c->pkgs[i].deb, "triggers");
 		const char *why = NULL;
 
-		if (t && (r = dpkgdb_add_triggers(&file, &expl, t->data, c->pkgs[i].dpkg_name, &why)))
-			log_error("package '%s': bad triggers control file: %s", c->pkgs[i].dpkg_name,
-				  why);
+		if (t &&
+		    (r = dpkgdb_add_triggers(&file, &expl, t->data, c->pkgs[i].dpkg_name, &why)))
+			log_error("package '%s': bad triggers control file: %s",
+				  c->pkgs[i].dpkg_name, why);
 	}
 	buf_adds(&b, "");
 	for (i = 0; i < file.n; i++)

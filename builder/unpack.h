@@ -10,7 +10,7 @@
 struct stage {
 	char *root;               /* absolute path of the staging tree: <work_dir>/root */
 	char *manifest_file;      /* <work_dir>/manifest: the manifest as saved after unpacking */
-	char *lint_file;          /* <work_dir>/multiarch-lint: per-arch files outside triplet paths */
+	char *lint_file;          /* <work_dir>/multiarch-lint: files outside triplet paths */
 	struct manifest manifest;
 };
 

@@ -95,7 +95,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind < 1) {
-		fprintf(stderr, "usage: unpack [-j N] [-a ARCH]... [--no-merged-usr] WORKDIR DEB...\n");
+		fprintf(stderr,
+			"usage: unpack [-j N] [-a ARCH]... [--no-merged-usr] WORKDIR DEB...\n");
 		return 2;
 	}
 	if (sde && *sde)

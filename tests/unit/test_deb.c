@@ -31,7 +31,8 @@ START_TEST(control_parse)
 	ck_assert_str_eq(deb_control_get(&c, "description"), "short\n long line\n .\n more");
 	ck_assert_ptr_null(deb_control_get(&c, "Depends"));
 	deb_control_release(&c);
-	ck_assert_int_eq(deb_control_parse(&c, "Package: x\nno colon here\n", &why), -MKI_E_PACKAGE);
+	ck_assert_int_eq(deb_control_parse(&c, "Package: x\nno colon here\n", &why),
+			 -MKI_E_PACKAGE);
 	ck_assert_ptr_nonnull(why);
 	deb_control_release(&c);
 	ck_assert_int_eq(deb_control_parse(&c, " continuation first\n", &why), -MKI_E_PACKAGE);
@@ -79,7 +80,8 @@ START_TEST(triggers)
 	ck_assert_str_eq(expl.v[0], "ldconfig p:armhf/noawait");
 	ck_assert_int_eq(dpkgdb_add_triggers(&file, &expl, "interest ../etc\n", "p", &why),
 			 -MKI_E_PACKAGE);
-	ck_assert_int_eq(dpkgdb_add_triggers(&file, &expl, "interest\n", "p", &why), -MKI_E_PACKAGE);
+	ck_assert_int_eq(dpkgdb_add_triggers(&file, &expl, "interest\n", "p", &why),
+			 -MKI_E_PACKAGE);
 	strv_release(&file);
 	strv_release(&expl);
 }

@@ -4,7 +4,8 @@
 # The package set: $MKI_BENCH_DEBS (a directory of .debs), else the local bookworm mirror pool
 # of the arm-board bench if present, else the small real set of the unpack tests.
 # The staging tree goes to tmpfs (/dev/shm) when there is one, and to $TMPDIR (or /var/tmp),
-# whose filesystem's inode allocation may dominate on a busy disk.
+# whose filesystem's inode allocation may dominate on a busy disk: there the reference is plain
+# `tar -x` of every data.tar onto the same disk.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 UNPACK=$TOP/build/tools/unpack
@@ -34,6 +35,9 @@ for i in 1 2 3; do
 	if [ -d /dev/shm ]; then u+=("$(unpack_into /dev/shm/mki-bench-unpack.$$)"); fi
 done
 d=$(unpack_into "$W/disk")
+# Extraction reference on the same disk: what plain tar pays to create the same inodes.
+mkdir "$W/tar"
+x=$(t bash -c 'for d in $DEBS_LIST; do dpkg-deb --fsys-tarfile "$d" | tar -x --no-same-owner -C "$0" -f - 2>/dev/null || true; done' "$W/tar")
 fs=$(median "${s[@]}") fp=$(median "${p[@]}")
 echo "floor, serial:          $fs s"
 echo "floor, 2-way parallel:  $fp s"
@@ -41,4 +45,6 @@ if [ ${#u[@]} -gt 0 ]; then
 	fu=$(median "${u[@]}")
 	echo "mkimage unpack (tmpfs): $fu s = $(ratio "$fu" "$fs")x serial floor, $(ratio "$fu" "$fp")x 2-way floor (goal <= 1.25x)"
 fi
-echo "mkimage unpack ($(df --output=fstype "$W" | tail -1) disk, 1 run): $d s = $(ratio "$d" "$fp")x 2-way floor"
+fst=$(df --output=fstype "$W" | tail -1)
+echo "tar -x of every data.tar ($fst disk, serial, 1 run): $x s"
+echo "mkimage unpack ($fst disk, 1 run): $d s = $(ratio "$d" "$fp")x 2-way floor, $(ratio "$d" "$x")x serial tar -x"

@@ -48,6 +48,12 @@ link=$(mkdeb linkabs "[$D, {\"name\": \"./usr/abs\", \"type\": \"symlink\", \"ta
 thru=$(mkdeb through2 "[$D, {\"name\": \"./usr/abs/pwned\", \"data\": \"x\"}]")
 refused symlink-absolute "package 'through2': cannot unpack 'usr/abs/pwned': directory '/[^']*' does not exist" "$link" "$thru"
 
+deb=$(mkdeb loop "[$D, {\"name\": \"./usr/a\", \"type\": \"symlink\", \"target\": \"b\"}, {\"name\": \"./usr/b\", \"type\": \"symlink\", \"target\": \"a\"}, {\"name\": \"./usr/a/pwned\", \"data\": \"x\"}]")
+refused symlink-loop "package 'loop': cannot unpack 'usr/a/pwned': too many levels of symlinks" "$deb"
+
+deb=$(mkdeb harddir "[$D, {\"name\": \"./usr/h\", \"type\": \"hardlink\", \"target\": \"./usr\"}]")
+refused hardlink-dir "package 'harddir': hard link './usr/h' points to './usr', which the package has not shipped before it as a regular file" "$deb"
+
 deb=$(mkdeb hardout "[$D, {\"name\": \"./usr/h\", \"type\": \"hardlink\", \"target\": \"../../../outside/.keep\"}]")
 refused hardlink-outside "package 'hardout': hard link './usr/h' points outside the package" "$deb"
 

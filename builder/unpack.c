@@ -33,7 +33,7 @@
 #include "log.h"
 #include "str.h"
 
-#define UNPACK_MEM_MAX (1ull << 30) /* decoded file data of one package held in memory */
+#define UNPACK_FILE_MAX (1ull << 30) /* one file's contents, held in memory while written */
 #define SYMLINK_MAX 40              /* symlinks followed while resolving one path (as Linux) */
 #define DECODE_AHEAD 16             /* packages decoded ahead of the applied one, per worker */
 #define DECODE_BUDGET (256ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
@@ -66,6 +66,8 @@ struct pkg {
 	struct strv conffiles, md5s;
 	struct buf md5sums; /* generated as dpkg does when the package ships none */
 	uint64_t mem;       /* decoded file data held */
+	uint64_t held;      /* what the pool counts for it between decode and apply */
+	int stream;         /* too big to decode ahead: the applying thread streams it */
 };
 
 struct ctx {
@@ -76,6 +78,7 @@ struct ctx {
 	int can_chown;
 	int64_t mtime;          /* for what unpack itself creates */
 	unsigned nodes_skipped; /* device nodes the kernel would not let us create */
+	uint64_t stream_max;    /* packages decoding to more bytes are streamed, not decoded ahead */
 	char *cache_key;        /* package path of the last parent directory resolved ... */
 	char *cache_tree;       /* ... its canonical tree path ... */
 	int cache_fd;           /* ... and an O_PATH fd on it */
@@ -178,17 +181,16 @@ static int parse_control(struct pkg *k)
 	return r ? r : parse_conffiles(k);
 }
 
-static int read_data(struct pkg *k, struct pfile *f, uint64_t *mem)
+static int read_data(struct pkg *k, struct pfile *f)
 {
 	size_t done = 0;
 	ssize_t n;
 
 	if (f->e.type != MF_REG || !f->e.size)
 		return 0;
-	*mem += f->e.size;
-	if (*mem > UNPACK_MEM_MAX)
-		return pkg_fail(k, -MKI_E_LIMIT, "more than %llu MiB of file data in one package",
-				UNPACK_MEM_MAX >> 20);
+	if (f->e.size > UNPACK_FILE_MAX)
+		return pkg_fail(k, -MKI_E_LIMIT, "'%s' is larger than %llu MiB", f->e.path,
+				UNPACK_FILE_MAX >> 20);
 	f->data = xmalloc((size_t)f->e.size);
 	while (done < f->e.size) {
 		n = deb_read(k->deb, f->data + done, (size_t)f->e.size - done);
@@ -203,52 +205,80 @@ static int read_data(struct pkg *k, struct pfile *f, uint64_t *mem)
 }
 
 /* dpkg computes md5sums for packages that ship none (dpkg --audit wants them). */
-static void make_md5sums(struct pkg *k)
+static void add_md5sum(struct pkg *k, const struct pfile *f)
 {
+	const char *p = f->e.path;
 	char hex[65];
 	struct hash h;
-	size_t i;
 
-	buf_adds(&k->md5sums, "");
-	for (i = 0; i < k->n_files; i++) {
-		const struct pfile *f = &k->files[i];
-		const char *p = f->e.path;
-
-		if (f->e.type != MF_REG || hash_init(&h, HASH_MD5))
-			continue;
-		while (*p == '.' || *p == '/')
-			p++;
-		hash_update(&h, f->data ? f->data : "", (size_t)f->e.size);
-		hash_final_hex(&h, hex);
-		buf_addf(&k->md5sums, "%s  %s\n", hex, p);
-	}
+	if (f->e.type != MF_REG || deb_member(k->deb, "md5sums") || hash_init(&h, HASH_MD5))
+		return;
+	while (*p == '.' || *p == '/')
+		p++;
+	hash_update(&h, f->data ? f->data : "", (size_t)f->e.size);
+	hash_final_hex(&h, hex);
+	buf_addf(&k->md5sums, "%s  %s\n", hex, p);
 }
 
-static int decode(struct pkg *k)
+/* Append the next data.tar entry with its contents to k->files: 1, 0 at the end, or an error. */
+static int next_file(struct pkg *k)
 {
 	struct deb_entry e = { 0 };
-	uint64_t mem = 0;
-	int r = deb_open(&k->deb, k->pe->path);
+	struct pfile *f;
+	int r = deb_next(k->deb, &e);
 
+	if (r <= 0) {
+		deb_entry_release(&e);
+		return r < 0 ? pkg_fail(k, r, "%s", deb_error(k->deb)) : 0;
+	}
+	ALLOC_GROW(k->files, k->n_files + 1, k->alloc_files);
+	f = &k->files[k->n_files++];
+	f->e = e;
+	f->data = NULL;
+	r = read_data(k, f);
+	if (!r) {
+		k->mem += f->e.size;
+		add_md5sum(k, f);
+	}
+	return r ? r : 1;
+}
+
+static int open_pkg(struct pkg *k)
+{
+	int r;
+
+	deb_free(k->deb);
+	k->deb = NULL;
+	r = deb_open(&k->deb, k->pe->path);
 	if (r)
 		return pkg_fail(k, r == -MKI_E_LIMIT ? r : -MKI_E_PACKAGE, "%s", deb_error(k->deb));
-	r = parse_control(k);
-	while (!r && (r = deb_next(k->deb, &e)) == 1) {
-		struct pfile *f;
+	buf_release(&k->md5sums);
+	buf_adds(&k->md5sums, "");
+	return 0;
+}
 
-		ALLOC_GROW(k->files, k->n_files + 1, k->alloc_files);
-		f = &k->files[k->n_files++];
-		f->e = e;
-		f->data = NULL;
-		memset(&e, 0, sizeof(e));
-		r = read_data(k, f, &mem);
+static void pkg_drop_files(struct pkg *k);
+
+/*
+ * Worker: the whole package into memory, or, past `stream_max` bytes, nothing: k->stream
+ * then tells the applying thread to stream it itself, one file at a time.
+ */
+static int decode(struct pkg *k, uint64_t stream_max)
+{
+	int r = open_pkg(k);
+
+	if (!r)
+		r = parse_control(k);
+	if (r)
+		return r;
+	while ((r = next_file(k)) == 1) {
+		if (k->mem > stream_max) {
+			pkg_drop_files(k);
+			k->mem = 0;
+			k->stream = 1;
+			return 0;
+		}
 	}
-	k->mem = mem;
-	if (r < 0 && !k->errmsg)
-		pkg_fail(k, r, "%s", deb_error(k->deb));
-	if (!r && !deb_member(k->deb, "md5sums"))
-		make_md5sums(k);
-	deb_entry_release(&e);
 	return r < 0 ? r : 0;
 }
 
@@ -292,6 +322,7 @@ struct pool {
 	struct pkg *pkgs;
 	size_t n, next, applied, window;
 	uint64_t inflight; /* decoded bytes not yet applied */
+	uint64_t stream_max; /* a package decoding to more is streamed by the applying thread */
 	int stop;
 };
 
@@ -318,9 +349,10 @@ static void *worker(void *arg)
 		}
 		i = p->next++;
 		pthread_mutex_unlock(&p->mu);
-		p->pkgs[i].err = decode(&p->pkgs[i]);
+		p->pkgs[i].err = decode(&p->pkgs[i], p->stream_max);
 		pthread_mutex_lock(&p->mu);
-		p->inflight += p->pkgs[i].mem;
+		p->pkgs[i].held = p->pkgs[i].mem;
+		p->inflight += p->pkgs[i].held;
 		p->pkgs[i].ready = 1;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
@@ -339,7 +371,7 @@ static void pool_done(struct pool *p, size_t i)
 {
 	pthread_mutex_lock(&p->mu);
 	p->applied = i + 1;
-	p->inflight -= p->pkgs[i].mem;
+	p->inflight -= p->pkgs[i].held;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -1086,11 +1118,28 @@ out:
 	return r;
 }
 
+/* A package too big to hold: read it again here and apply one file at a time. */
+static int apply_stream(struct ctx *c, struct pkg *k)
+{
+	int r = open_pkg(k);
+
+	log_debug("package '%s': streamed (too big to decode ahead)", k->dpkg_name);
+	while (!r && (r = next_file(k)) == 1) {
+		r = apply_entry(c, k, &k->files[k->n_files - 1]);
+		pkg_drop_files(k);
+	}
+	if (r < 0 && k->errmsg)
+		log_error("%s", k->errmsg);
+	return r < 0 ? r : 0;
+}
+
 static int apply_pkg(struct ctx *c, struct pkg *k)
 {
 	size_t i;
 	int r = 0;
 
+	if (k->stream)
+		return apply_stream(c, k);
 	for (i = 0; i < k->n_files && !r; i++)
 		r = apply_entry(c, k, &k->files[i]);
 	return r;
@@ -1545,6 +1594,7 @@ static int run_pool(struct ctx *c, const struct settings *st)
 	pool.pkgs = c->pkgs;
 	pool.n = c->n_pkgs;
 	pool.window = DECODE_AHEAD * n;
+	pool.stream_max = c->stream_max;
 	for (i = 0; i < n; i++)
 		if (!pthread_create(&threads[i], NULL, worker, &pool))
 			started++;
@@ -1621,6 +1671,14 @@ static int finish(struct ctx *c, struct stage *out, const struct strv *archs)
 	return r;
 }
 
+/* The test suite lowers the threshold (MKI_TEST_STREAM_BYTES) to stream every package. */
+static uint64_t stream_threshold(void)
+{
+	const char *s = getenv("MKI_TEST_STREAM_BYTES");
+
+	return s && *s ? strtoull(s, NULL, 10) : DECODE_BUDGET;
+}
+
 int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 		const struct settings *st)
 {
@@ -1634,6 +1692,7 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	manifest_init(&out->manifest);
 	c.m = &out->manifest;
 	c.mtime = st->source_date_epoch >= 0 ? st->source_date_epoch : 0;
+	c.stream_max = stream_threshold();
 	plan_archs(p, r, &archs);
 	ret = check_plan(p);
 	if (!ret)

@@ -48,6 +48,15 @@ link=$(mkdeb linkabs "[$D, {\"name\": \"./usr/abs\", \"type\": \"symlink\", \"ta
 thru=$(mkdeb through2 "[$D, {\"name\": \"./usr/abs/pwned\", \"data\": \"x\"}]")
 refused symlink-absolute "package 'through2': cannot unpack 'usr/abs/pwned': directory '/[^']*' does not exist" "$link" "$thru"
 
+# ... and when the link's target exists inside the staging root, that is where the file goes.
+link=$(mkdeb linketc "[$D, {\"name\": \"./etc/\", \"type\": \"dir\"}, {\"name\": \"./usr/etc\", \"type\": \"symlink\", \"target\": \"/etc\"}]")
+thru=$(mkdeb through3 "[$D, {\"name\": \"./usr/etc/pwned-inside\", \"data\": \"x\"}]")
+mkdir "$T/w-inside"
+expect_ok "$UNPACK" "$T/w-inside" "$link" "$thru"
+[ -f "$T/w-inside/root/etc/pwned-inside" ] || fail "file through an absolute link not in the root's /etc"
+grep -q $'^etc/pwned-inside\tf\t' "$T/w-inside/manifest" || fail "manifest lacks etc/pwned-inside"
+[ ! -e /etc/pwned-inside ] || fail "wrote to the host's /etc"
+
 deb=$(mkdeb loop "[$D, {\"name\": \"./usr/a\", \"type\": \"symlink\", \"target\": \"b\"}, {\"name\": \"./usr/b\", \"type\": \"symlink\", \"target\": \"a\"}, {\"name\": \"./usr/a/pwned\", \"data\": \"x\"}]")
 refused symlink-loop "package 'loop': cannot unpack 'usr/a/pwned': too many levels of symlinks" "$deb"
 

@@ -899,6 +899,31 @@ static void drop_from_list(struct pkg *q, const char *tree)
 }
 
 /*
+ * `tree` is about to be replaced: its other hard links keep the old inode, so the first of them
+ * becomes the group's regular file and the rest point to it.
+ */
+static void detach_hardlinks(struct ctx *c, const char *tree)
+{
+	struct manifest_entry *lead = NULL;
+	size_t i;
+
+	for (i = 0; i < c->m->n; i++) {
+		struct manifest_entry *e = c->m->v[i];
+
+		if (e->type != MF_HARDLINK || !e->target || strcmp(e->target, tree))
+			continue;
+		free(e->target);
+		e->target = NULL;
+		if (lead) {
+			e->target = xstrdup(lead->path);
+		} else {
+			e->type = MF_REG;
+			lead = e;
+		}
+	}
+}
+
+/*
  * `k` ships `f` where an owned object already is: 1 when it is the identical file of another
  * arch instance (keep it, share it), 2 when its owners replace `k` (keep it, `k` does not get
  * it), 0 when `k` may overwrite it (its owners forget the path), or a logged error.
@@ -942,6 +967,8 @@ static int check_overwrite(struct ctx *c, struct pkg *k, const struct pfile *f,
 	}
 	for (i = 0; i < me->owners.n; i++)
 		drop_from_list(pkg_by_name(c, me->owners.v[i]), pl->tree);
+	if (me->type == MF_REG)
+		detach_hardlinks(c, pl->tree);
 	log_debug("package '%s' replaces '/%s' of '%s'", k->dpkg_name, pl->tree, me->owners.v[0]);
 	strv_release(&me->owners);
 	return 0;

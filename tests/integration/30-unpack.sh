@@ -145,6 +145,19 @@ grep -qx /usr/share/common/f "$T/wr/root/var/lib/dpkg/info/first.list" &&
 	fail "replaced package lists a file it did not get"
 grep -q $'^usr/share/common/f\t.*\tsecond\t-$' "$T/wr/manifest" || fail "owner is not 'second'"
 
+# A replaced file that has hard links: the links keep the old inode, the manifest follows.
+d=$(deb_new hl 1.0 armhf); deb_file "$d" usr/share/hl/a "old"
+ln "$d/usr/share/hl/a" "$d/usr/share/hl/b"; ln "$d/usr/share/hl/a" "$d/usr/share/hl/c"
+a=$(deb_build "$d" "$P")
+d=$(deb_new hlnew 1.0 armhf "Replaces: hl"); deb_file "$d" usr/share/hl/a "new"
+b=$(deb_build "$d" "$P")
+mkdir "$T/wh"
+expect_ok "$UNPACK" -a armhf "$T/wh" "$a" "$b"
+[ "$(cat "$T/wh/root/usr/share/hl/a")" = new ] && [ "$(cat "$T/wh/root/usr/share/hl/c")" = old ] ||
+	fail "hard links after replacement"
+grep -q $'^usr/share/hl/b\tf\t.*\t-\thl\t-$' "$T/wh/manifest" || fail "b did not become the group's file"
+grep -q $'^usr/share/hl/c\th\t.*\tusr/share/hl/b\thl\t-$' "$T/wh/manifest" || fail "c does not link to b"
+
 # A symlink shipped where a directory is leaves the directory alone, as dpkg does.
 d=$(deb_new dirx 1.0 armhf); deb_file "$d" usr/share/x/f "f"
 a=$(deb_build "$d" "$P")

@@ -335,6 +335,18 @@ static int fill_entry(struct deb *d, struct deb_entry *e, struct archive_entry *
 	return 0;
 }
 
+static void close_archives(struct deb *d)
+{
+	if (d->inner)
+		archive_read_free(d->inner);
+	if (d->ar)
+		archive_read_free(d->ar);
+	if (d->fd >= 0)
+		close(d->fd);
+	d->inner = d->ar = NULL;
+	d->fd = -1;
+}
+
 int deb_next(struct deb *d, struct deb_entry *e)
 {
 	struct archive_entry *ae;
@@ -348,6 +360,7 @@ int deb_next(struct deb *d, struct deb_entry *e)
 	r = archive_read_next_header(d->inner, &ae);
 	if (r == ARCHIVE_EOF) {
 		d->data_done = 1;
+		close_archives(d); /* decompressor state can be large; the members stay */
 		return 0;
 	}
 	if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
@@ -390,12 +403,7 @@ void deb_free(struct deb *d)
 
 	if (!d)
 		return;
-	if (d->inner)
-		archive_read_free(d->inner);
-	if (d->ar)
-		archive_read_free(d->ar);
-	if (d->fd >= 0)
-		close(d->fd);
+	close_archives(d);
 	for (i = 0; i < d->n_members; i++) {
 		free(d->members[i].name);
 		free(d->members[i].data);

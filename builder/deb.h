@@ -58,7 +58,8 @@ const struct deb_member *deb_members(const struct deb *d, size_t *n);
 const struct deb_member *deb_member(const struct deb *d, const char *name);
 /**
  * Next data.tar entry into `e` (previous contents released). Returns 1 for an entry, 0 at the
- * end of data.tar, or a negative code. The first call opens data.tar.
+ * end of data.tar (the file and decompressors are then released; members stay), or a negative
+ * code. The first call opens data.tar.
  */
 int deb_next(struct deb *d, struct deb_entry *e);
 /** Read the current entry's bytes; returns bytes read, 0 at its end, or a negative code. */

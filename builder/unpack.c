@@ -36,7 +36,8 @@
 #define UNPACK_FILE_MAX (1ull << 30) /* one file's contents, held in memory while written */
 #define SYMLINK_MAX 40              /* symlinks followed while resolving one path (as Linux) */
 #define DECODE_AHEAD 16             /* packages decoded ahead of the applied one, per worker */
-#define DECODE_BUDGET (256ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
+#define DECODE_BUDGET (64ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
+#define STREAM_OVER (32ull << 20)   /* a package decoding to more is streamed, not held */
 
 struct pfile {
 	struct deb_entry e;
@@ -1703,7 +1704,7 @@ static uint64_t stream_threshold(void)
 {
 	const char *s = getenv("MKI_TEST_STREAM_BYTES");
 
-	return s && *s ? strtoull(s, NULL, 10) : DECODE_BUDGET;
+	return s && *s ? strtoull(s, NULL, 10) : STREAM_OVER;
 }
 
 int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,

@@ -33,15 +33,20 @@
 #include "log.h"
 #include "str.h"
 
-#define UNPACK_FILE_MAX (1ull << 30) /* one file's contents, held in memory while written */
 #define SYMLINK_MAX 40              /* symlinks followed while resolving one path (as Linux) */
 #define DECODE_AHEAD 16             /* packages decoded ahead of the applied one, per worker */
 #define DECODE_BUDGET (64ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
 #define STREAM_OVER (32ull << 20)   /* a package decoding to more is streamed, not held */
+#define LAZY_OVER (1ull << 20)      /* streamed: files larger are copied in chunks, never held */
+#define CHUNK (128u << 10)
 
 struct pfile {
 	struct deb_entry e;
-	char *data; /* MF_REG contents */
+	char *data; /* MF_REG contents, unless lazy */
+	int lazy;   /* 1: contents still in data.tar, read while written; 2: all read */
+	struct hash md5_ctx; /* lazy: MD5 of what was read so far */
+	uint64_t consumed;   /* lazy: bytes read */
+	char md5[65];        /* lazy == 2: MD5 of the contents */
 };
 
 /* One line of info/PKG.list and where it landed in the tree. */
@@ -189,9 +194,6 @@ static int read_data(struct pkg *k, struct pfile *f)
 
 	if (f->e.type != MF_REG || !f->e.size)
 		return 0;
-	if (f->e.size > UNPACK_FILE_MAX)
-		return pkg_fail(k, -MKI_E_LIMIT, "'%s' is larger than %llu MiB", f->e.path,
-				UNPACK_FILE_MAX >> 20);
 	f->data = xmalloc((size_t)f->e.size);
 	while (done < f->e.size) {
 		n = deb_read(k->deb, f->data + done, (size_t)f->e.size - done);
@@ -205,24 +207,79 @@ static int read_data(struct pkg *k, struct pfile *f)
 	return 0;
 }
 
+/* MD5 of a regular file's contents (a lazy one must have been read to its end). */
+static int file_md5(const struct pfile *f, char *hex)
+{
+	struct hash h;
+
+	if (f->lazy) {
+		memcpy(hex, f->md5, sizeof(f->md5));
+		return f->lazy == 2 ? 0 : -1;
+	}
+	if (hash_init(&h, HASH_MD5))
+		return -1;
+	hash_update(&h, f->data ? f->data : "", (size_t)f->e.size);
+	hash_final_hex(&h, hex);
+	return 0;
+}
+
 /* dpkg computes md5sums for packages that ship none (dpkg --audit wants them). */
 static void add_md5sum(struct pkg *k, const struct pfile *f)
 {
 	const char *p = f->e.path;
 	char hex[65];
-	struct hash h;
 
-	if (f->e.type != MF_REG || deb_member(k->deb, "md5sums") || hash_init(&h, HASH_MD5))
+	if (f->e.type != MF_REG || deb_member(k->deb, "md5sums") || file_md5(f, hex))
 		return;
 	while (*p == '.' || *p == '/')
 		p++;
-	hash_update(&h, f->data ? f->data : "", (size_t)f->e.size);
-	hash_final_hex(&h, hex);
 	buf_addf(&k->md5sums, "%s  %s\n", hex, p);
 }
 
-/* Append the next data.tar entry with its contents to k->files: 1, 0 at the end, or an error. */
-static int next_file(struct pkg *k)
+/* Read on in a lazy file's contents, straight from data.tar; 0 at its end. Errors are logged. */
+static ssize_t lazy_read(struct pkg *k, struct pfile *f, char *buf, size_t n)
+{
+	ssize_t got;
+
+	if (n > f->e.size - f->consumed)
+		n = (size_t)(f->e.size - f->consumed);
+	if (!n)
+		return 0;
+	got = deb_read(k->deb, buf, n);
+	if (got <= 0) {
+		log_error("package '%s' ('%s'): %s", k->dpkg_name, k->pe->path,
+			  got ? deb_error(k->deb) : "data ends early (truncated)");
+		return -MKI_E_PACKAGE;
+	}
+	hash_update(&f->md5_ctx, buf, (size_t)got);
+	f->consumed += (uint64_t)got;
+	if (f->consumed == f->e.size) {
+		hash_final_hex(&f->md5_ctx, f->md5);
+		f->lazy = 2;
+	}
+	return got;
+}
+
+/* Read what is left of a lazy file (its MD5 is then known). */
+static int lazy_drain(struct pkg *k, struct pfile *f)
+{
+	char *buf;
+	ssize_t n = 0;
+
+	if (f->lazy != 1)
+		return 0;
+	buf = xmalloc(CHUNK);
+	while ((n = lazy_read(k, f, buf, CHUNK)) > 0)
+		;
+	free(buf);
+	return (int)n;
+}
+
+/*
+ * Append the next data.tar entry to k->files with its contents, or, for a regular file larger
+ * than `lazy_over`, lazily (read later, while written): 1, 0 at the end, or an error.
+ */
+static int next_file(struct pkg *k, uint64_t lazy_over)
 {
 	struct deb_entry e = { 0 };
 	struct pfile *f;
@@ -234,8 +291,12 @@ static int next_file(struct pkg *k)
 	}
 	ALLOC_GROW(k->files, k->n_files + 1, k->alloc_files);
 	f = &k->files[k->n_files++];
+	memset(f, 0, sizeof(*f));
 	f->e = e;
-	f->data = NULL;
+	if (f->e.type == MF_REG && f->e.size > lazy_over) {
+		f->lazy = 1;
+		return hash_init(&f->md5_ctx, HASH_MD5) ? -ENOMEM : 1;
+	}
 	r = read_data(k, f);
 	if (!r) {
 		k->mem += f->e.size;
@@ -272,8 +333,8 @@ static int decode(struct pkg *k, uint64_t stream_max)
 		r = parse_control(k);
 	if (r)
 		return r;
-	while ((r = next_file(k)) == 1) {
-		if (k->mem > stream_max) {
+	while ((r = next_file(k, stream_max)) == 1) {
+		if (k->mem > stream_max || k->files[k->n_files - 1].lazy) {
 			pkg_drop_files(k);
 			k->mem = 0;
 			k->stream = 1;
@@ -290,6 +351,8 @@ static void pkg_drop_files(struct pkg *k)
 	for (i = 0; i < k->n_files; i++) {
 		deb_entry_release(&k->files[i].e);
 		free(k->files[i].data);
+		if (k->files[i].lazy == 1)
+			hash_release(&k->files[i].md5_ctx);
 	}
 	free(k->files);
 	k->files = NULL;
@@ -659,7 +722,20 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-static int write_reg(struct ctx *c, const struct pfile *f, const struct place *pl,
+/* Copy a lazy file from data.tar to `fd` in chunks. */
+static int write_lazy(struct pkg *k, struct pfile *f, int fd)
+{
+	char *buf = xmalloc(CHUNK);
+	ssize_t n;
+	int r = 0;
+
+	while (!r && (n = lazy_read(k, f, buf, CHUNK)) != 0)
+		r = n < 0 ? (int)n : write_all(fd, buf, (size_t)n);
+	free(buf);
+	return r;
+}
+
+static int write_reg(struct ctx *c, struct pkg *k, struct pfile *f, const struct place *pl,
 		     const char *tmp)
 {
 	int fd = openat(pl->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -667,7 +743,7 @@ static int write_reg(struct ctx *c, const struct pfile *f, const struct place *p
 
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, f->data, (size_t)f->e.size);
+	r = f->lazy ? write_lazy(k, f, fd) : write_all(fd, f->data, (size_t)f->e.size);
 	if (!r)
 		r = meta_fd(c, fd, &f->e);
 	if (close(fd) && !r)
@@ -675,10 +751,10 @@ static int write_reg(struct ctx *c, const struct pfile *f, const struct place *p
 	return r;
 }
 
-static int write_link(struct ctx *c, struct pkg *k, const struct pfile *f,
+static int write_link(struct ctx *c, struct pkg *k, struct pfile *f,
 		      const struct place *pl, const char *tmp, struct manifest_entry **first);
 
-static int write_node(struct ctx *c, const struct pfile *f, const struct place *pl,
+static int write_node(struct ctx *c, struct pfile *f, const struct place *pl,
 		      const char *tmp, int *skipped)
 {
 	mode_t t = f->e.type == MF_CHR ? S_IFCHR : f->e.type == MF_BLK ? S_IFBLK : S_IFIFO;
@@ -702,7 +778,7 @@ static int write_node(struct ctx *c, const struct pfile *f, const struct place *
  * Create the object of `f`: straight at `pl->name` when nothing is there (no rename to pay),
  * else under a temporary name renamed over the old object, as dpkg does.
  */
-static int create_object(struct ctx *c, struct pkg *k, const struct pfile *f,
+static int create_object(struct ctx *c, struct pkg *k, struct pfile *f,
 			 const struct place *pl, int exists, struct manifest_entry **first)
 {
 	char *tmp = exists ? xasprintf("%s.dpkg-new", pl->name) : xstrdup(pl->name);
@@ -712,7 +788,7 @@ static int create_object(struct ctx *c, struct pkg *k, const struct pfile *f,
 		unlinkat(pl->dirfd, tmp, 0);
 	switch (f->e.type) {
 	case MF_REG:
-		r = write_reg(c, f, pl, tmp);
+		r = write_reg(c, k, f, pl, tmp);
 		break;
 	case MF_SYMLINK:
 		if (symlinkat(f->e.target, pl->dirfd, tmp))
@@ -753,7 +829,7 @@ static struct lentry *list_find(struct pkg *k, const char *pkgpath)
 	return NULL;
 }
 
-static int write_link(struct ctx *c, struct pkg *k, const struct pfile *f,
+static int write_link(struct ctx *c, struct pkg *k, struct pfile *f,
 		      const struct place *pl, const char *tmp, struct manifest_entry **first)
 {
 	char *norm = f->e.target[0] == '/' ? NULL : manifest_normalize(f->e.target);
@@ -845,11 +921,35 @@ static int replaces(const struct pkg *k, const struct pkg *q)
 }
 
 /* Same bytes, type, mode and owner as what is already on disk for `me`? */
-static int same_object(const struct manifest_entry *me, const struct pfile *f,
+/* Same contents as the open file `fd`? A lazy file is read on while compared. */
+static int same_bytes(struct pkg *k, struct pfile *f, int fd)
+{
+	char *buf, *old;
+	ssize_t n;
+	uint64_t off = 0;
+	int same = 1;
+
+	if (!f->lazy) {
+		buf = xmalloc((size_t)f->e.size + 1);
+		n = pread(fd, buf, (size_t)f->e.size + 1, 0);
+		same = n == (ssize_t)f->e.size && !memcmp(buf, f->data, (size_t)f->e.size);
+		free(buf);
+		return same;
+	}
+	buf = xmalloc(CHUNK);
+	old = xmalloc(CHUNK);
+	while (same && (n = lazy_read(k, f, buf, CHUNK)) > 0) {
+		same = pread(fd, old, (size_t)n, (off_t)off) == n && !memcmp(buf, old, (size_t)n);
+		off += (uint64_t)n;
+	}
+	free(buf);
+	free(old);
+	return same && f->lazy == 2;
+}
+
+static int same_object(struct pkg *k, const struct manifest_entry *me, struct pfile *f,
 		       const struct place *pl)
 {
-	char *buf;
-	ssize_t n;
 	int fd, same;
 
 	if (me->type != f->e.type || me->uid != f->e.uid || me->gid != f->e.gid ||
@@ -864,10 +964,7 @@ static int same_object(const struct manifest_entry *me, const struct pfile *f,
 	fd = openat(pl->dirfd, pl->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	buf = xmalloc((size_t)f->e.size + 1);
-	n = pread(fd, buf, (size_t)f->e.size + 1, 0);
-	same = n == (ssize_t)f->e.size && !memcmp(buf, f->data, (size_t)f->e.size);
-	free(buf);
+	same = same_bytes(k, f, fd);
 	close(fd);
 	return same;
 }
@@ -929,7 +1026,7 @@ static void detach_hardlinks(struct ctx *c, const char *tree)
  * arch instance (keep it, share it), 2 when its owners replace `k` (keep it, `k` does not get
  * it), 0 when `k` may overwrite it (its owners forget the path), or a logged error.
  */
-static int check_overwrite(struct ctx *c, struct pkg *k, const struct pfile *f,
+static int check_overwrite(struct ctx *c, struct pkg *k, struct pfile *f,
 			   const struct place *pl, struct manifest_entry *me)
 {
 	size_t i;
@@ -937,7 +1034,7 @@ static int check_overwrite(struct ctx *c, struct pkg *k, const struct pfile *f,
 	if (!me || !me->owners.n || strv_contains(&me->owners, k->dpkg_name))
 		return 0;
 	if (shared_instance(c, k, me)) {
-		if (same_object(me, f, pl))
+		if (same_object(k, me, f, pl))
 			return 1;
 		log_error("M-A same packages '%s' and '%s' ship different contents for '/%s' "
 			  "(their versions must match and shared files be identical)",
@@ -980,7 +1077,7 @@ static const char *first_owner(const struct manifest_entry *me)
 	return me && me->owners.n ? me->owners.v[0] : "no package";
 }
 
-static int apply_dir(struct ctx *c, struct pkg *k, const struct pfile *f, const struct place *pl,
+static int apply_dir(struct ctx *c, struct pkg *k, struct pfile *f, const struct place *pl,
 		     const struct stat *st, int exists)
 {
 	struct manifest_entry *me = manifest_get(c->m, pl->tree);
@@ -1024,20 +1121,17 @@ static int apply_dir(struct ctx *c, struct pkg *k, const struct pfile *f, const 
 static void note_conffile(struct pkg *k, const char *pkgpath, const struct pfile *f)
 {
 	char hex[65];
-	struct hash h;
 	size_t i;
 
 	for (i = 0; i < k->conffiles.n; i++) {
-		if (strcmp(k->conffiles.v[i], pkgpath) || hash_init(&h, HASH_MD5))
+		if (strcmp(k->conffiles.v[i], pkgpath) || file_md5(f, hex))
 			continue;
-		hash_update(&h, f->data ? f->data : "", (size_t)f->e.size);
-		hash_final_hex(&h, hex);
 		free(k->md5s.v[i]);
 		k->md5s.v[i] = xstrdup(hex);
 	}
 }
 
-static int apply_nondir(struct ctx *c, struct pkg *k, const struct pfile *f,
+static int apply_nondir(struct ctx *c, struct pkg *k, struct pfile *f,
 			const struct place *pl, const struct stat *st, int exists)
 {
 	struct manifest_entry *me = manifest_get(c->m, pl->tree), *first = NULL;
@@ -1109,7 +1203,7 @@ static void list_add(struct pkg *k, const char *norm, const char *tree, char typ
 	le->type = type;
 }
 
-static int apply_entry(struct ctx *c, struct pkg *k, const struct pfile *f)
+static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 {
 	struct place pl = { .dirfd = -1 };
 	char *norm = NULL;
@@ -1138,7 +1232,7 @@ static int apply_entry(struct ctx *c, struct pkg *k, const struct pfile *f)
 		goto out;
 	}
 	list_add(k, norm, pl.tree, f->e.type);
-	if (f->e.type == MF_REG)
+	if (f->e.type == MF_REG && !(r = lazy_drain(k, f)))
 		note_conffile(k, k->list[k->n_list - 1].pkgpath, f);
 out:
 	free(pl.tree);
@@ -1152,8 +1246,14 @@ static int apply_stream(struct ctx *c, struct pkg *k)
 	int r = open_pkg(k);
 
 	log_debug("package '%s': streamed (too big to decode ahead)", k->dpkg_name);
-	while (!r && (r = next_file(k)) == 1) {
-		r = apply_entry(c, k, &k->files[k->n_files - 1]);
+	while (!r && (r = next_file(k, c->stream_max < LAZY_OVER ? c->stream_max : LAZY_OVER)) == 1) {
+		struct pfile *f = &k->files[k->n_files - 1];
+
+		r = apply_entry(c, k, f);
+		if (!r && f->lazy)
+			r = lazy_drain(k, f);
+		if (!r && f->lazy)
+			add_md5sum(k, f);
 		pkg_drop_files(k);
 	}
 	if (r < 0 && k->errmsg)

@@ -136,3 +136,11 @@ refused bad-name "invalid package name '\.\./\.\./\.\./outside/pwned'" "$T/debs/
 # through it.
 deb=$(mkdeb dbevil "[$D, {\"name\": \"./var/\", \"type\": \"dir\"}, {\"name\": \"./var/lib/\", \"type\": \"dir\"}, {\"name\": \"./var/lib/dpkg\", \"type\": \"symlink\", \"target\": \"$OUT\"}]")
 refused dpkg-db-symlink "cannot create '/var/lib/dpkg/info': a package shipped '/var/lib/dpkg' as a non-directory" "$deb"
+
+# The same refusals when packages are streamed file by file (as packages too big to decode
+# ahead are), files copied in chunks straight from data.tar.
+MKI_TEST_STREAM_BYTES=0 refused streamed-truncated "package 'trunc' .*(truncated|Truncated)" \
+	"$T/debs/trunc-cut.deb"
+MKI_TEST_STREAM_BYTES=0 refused streamed-ma-same "M-A same packages 'libx:armhf' and 'libx:armel' ship different contents for '/usr/share/doc/libx/NEWS'" \
+	"$T/debs/libx_1.0_armhf.deb" "$T/debs/libx_1.0_armel.deb"
+MKI_TEST_STREAM_BYTES=0 refused streamed-dotdot "climbs out of the root" "$T/debs/dotdot.deb"

@@ -45,6 +45,8 @@ struct ext4w {
 	uint64_t need_inodes;
 	uint64_t blocks;       /* filesystem size in blocks */
 	uint8_t *buf;          /* COPY_BLOCKS blocks */
+	int img_fd;            /* the temporary image, for file data (libext2fs never caches it) */
+	int kernel_copy;       /* copy_file_range() works between source and image */
 	struct progress progress;
 };
 
@@ -606,33 +608,76 @@ static int allocate_data(struct ext4w *w, ext2_ino_t ino, int fd, uint64_t size,
 	return 0;
 }
 
-/* Copy one extent from the source in whole-block runs; bytes past EOF are zero. */
-static int copy_extent(struct ext4w *w, int fd, const struct ext2fs_extent *x, const char *path)
+/* Through user space in whole-block runs, when the kernel cannot copy for us. */
+static int copy_by_hand(struct ext4w *w, int fd, uint64_t src, uint64_t dst, uint64_t len,
+			const char *path)
 {
-	uint64_t done = 0, n;
-	ssize_t got;
-	errcode_t err;
+	ssize_t got = 0;
+	size_t n;
 
-	while (done < x->e_len) {
-		n = x->e_len - done < COPY_BLOCKS ? x->e_len - done : COPY_BLOCKS;
-		got = pread(fd, w->buf, n * BLOCK_SIZE, (off_t)((x->e_lblk + done) * BLOCK_SIZE));
-		if (got < 0) {
-			int e = errno;
+	while (len) {
+		n = len < COPY_BLOCKS * BLOCK_SIZE ? (size_t)len : COPY_BLOCKS * BLOCK_SIZE;
+		got = pread(fd, w->buf, n, (off_t)src);
+		if (got <= 0)
+			break; /* the file shrank: the rest stays zero */
+		if (pwrite(w->img_fd, w->buf, (size_t)got, (off_t)dst) != got) {
+			int e = errno ? errno : EIO;
 
-			log_error("cannot read '%s': %s", path, strerror(e));
+			log_error("cannot write the data of '%s' into '%s': %s", path, w->tmp, strerror(e));
 			return -e;
 		}
-		memset(w->buf + got, 0, n * BLOCK_SIZE - (size_t)got);
-		err = io_channel_write_blk64(w->fs->io, x->e_pblk + done, (int)n, w->buf);
-		if (err)
-			return lib_fail("cannot write the data of", path, err);
 		progress_add(&w->progress, (uint64_t)got);
-		done += n;
+		src += (uint64_t)got;
+		dst += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	if (got < 0) {
+		int e = errno;
+
+		log_error("cannot read '%s': %s", path, strerror(e));
+		return -e;
 	}
 	return 0;
 }
 
-static int copy_data(struct ext4w *w, ext2_ino_t ino, int fd, const char *path)
+/*
+ * Copy one extent's bytes from the source into its blocks. The kernel copies (and may share
+ * extents on reflink filesystems); the image file is fresh and sparse, so the tail of the last
+ * block is already zero.
+ */
+static int copy_extent(struct ext4w *w, int fd, uint64_t size, const struct ext2fs_extent *x,
+		       const char *path)
+{
+	uint64_t start = x->e_lblk * BLOCK_SIZE, len = (uint64_t)x->e_len * BLOCK_SIZE;
+	loff_t src = (loff_t)start, dst = (loff_t)(x->e_pblk * BLOCK_SIZE);
+	ssize_t got;
+
+	if (start >= size)
+		return 0;
+	if (len > size - start)
+		len = size - start;
+	while (len && w->kernel_copy) {
+		got = copy_file_range(fd, &src, w->img_fd, &dst, len, 0);
+		if (got < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+				errno == EOPNOTSUPP)) {
+			w->kernel_copy = 0;
+			break;
+		}
+		if (got < 0) {
+			int e = errno;
+
+			log_error("cannot copy '%s' into '%s': %s", path, w->tmp, strerror(e));
+			return -e;
+		}
+		if (got == 0)
+			return 0; /* the file shrank: the rest stays zero */
+		progress_add(&w->progress, (uint64_t)got);
+		len -= (uint64_t)got;
+	}
+	return copy_by_hand(w, fd, (uint64_t)src, (uint64_t)dst, len, path);
+}
+
+static int copy_data(struct ext4w *w, ext2_ino_t ino, int fd, uint64_t size, const char *path)
 {
 	ext2_extent_handle_t h = NULL;
 	struct ext2fs_extent x;
@@ -643,7 +688,7 @@ static int copy_data(struct ext4w *w, ext2_ino_t ino, int fd, const char *path)
 		err = ext2fs_extent_get(h, EXT2_EXTENT_ROOT, &x);
 	while (!err && !ret) {
 		if ((x.e_flags & EXT2_EXTENT_FLAGS_LEAF) && x.e_len)
-			ret = copy_extent(w, fd, &x, path);
+			ret = copy_extent(w, fd, size, &x, path);
 		if (!ret)
 			err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT, &x);
 	}
@@ -683,7 +728,7 @@ static int add_file(struct ext4w *w, size_t i)
 	if (!ret)
 		ret = allocate_data(w, w->ino[i], fd, (uint64_t)st.st_size, path);
 	if (!ret && st.st_size)
-		ret = copy_data(w, w->ino[i], fd, path);
+		ret = copy_data(w, w->ino[i], fd, (uint64_t)st.st_size, path);
 	if (!ret)
 		ret = link_name(w, w->ino[imgtree_parent(w->t, i)], imgtree_name(w->t, i),
 				w->ino[i], EXT2_FT_REG_FILE, path);
@@ -849,27 +894,23 @@ static int finish(struct ext4w *w)
 	return 0;
 }
 
-static int commit(const char *tmp, const char *output)
+static int commit(int fd, const char *tmp, const char *output)
 {
-	int fd = open(tmp, O_RDWR | O_CLOEXEC);
 	mode_t mask = umask(0);
 
 	umask(mask);
-	if (fd < 0 || fsync(fd) || fchmod(fd, 0666 & ~mask) || rename(tmp, output)) {
+	if (fsync(fd) || fchmod(fd, 0666 & ~mask) || rename(tmp, output)) {
 		int err = errno;
 
 		log_error("cannot write '%s': %s", output, strerror(err));
-		if (fd >= 0)
-			close(fd);
 		return -err;
 	}
-	close(fd);
 	return 0;
 }
 
 static int write_ext4(const struct imgtree *t, const struct image_params *p)
 {
-	struct ext4w w = { .t = t, .p = p };
+	struct ext4w w = { .t = t, .p = p, .img_fd = -1, .kernel_copy = 1 };
 	int ret;
 
 	w.tmp = xasprintf("%s.tmp-%d", p->output, (int)getpid());
@@ -879,6 +920,10 @@ static int write_ext4(const struct imgtree *t, const struct image_params *p)
 	ret = estimate(&w);
 	if (!ret)
 		ret = create_fs(&w);
+	if (!ret && (w.img_fd = open(w.tmp, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		ret = -errno;
+		log_error("cannot open '%s': %s", w.tmp, strerror(errno));
+	}
 	if (!ret) {
 		progress_begin(&w.progress, "image", w.need_blocks * BLOCK_SIZE, 1);
 		ret = populate(&w);
@@ -887,8 +932,10 @@ static int write_ext4(const struct imgtree *t, const struct image_params *p)
 	if (!ret)
 		ret = finish(&w);
 	if (!ret)
-		ret = commit(w.tmp, p->output);
+		ret = commit(w.img_fd, w.tmp, p->output);
 	close_fs(&w);
+	if (w.img_fd >= 0)
+		close(w.img_fd);
 	if (ret)
 		unlink(w.tmp);
 	free(w.tmp);

@@ -951,11 +951,12 @@ int image_write(const struct stage *s, const struct image_params *p)
 	int ret = imgtree_build(&t, s, p);
 
 	if (ret)
-		return ret;
+		return ret > -MKI_E_BASE ? -MKI_E_IMAGE : ret;
 	if (p->im->format == IMAGE_TAR)
 		ret = tarout_write(&t, p);
 	else
 		ret = write_ext4(&t, p);
 	imgtree_release(&t);
-	return ret;
+	/* An errno here (already logged) is still an image failure to the caller: exit status 8. */
+	return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
 }

@@ -25,9 +25,10 @@ struct image_params {
  * from p->seed unless the recipe sets them. Same inputs give the same bytes.
  *
  * The output is written beside p->output under a temporary name and renamed over it when
- * complete; on any failure nothing is left behind. Returns 0, -MKI_E_NOSPACE (logged with the
- * size the tree needs) when a fixed size is too small, -MKI_E_IMAGE for an inconsistent
- * manifest or a library failure, -MKI_E_INTERRUPTED, or a negative errno.
+ * complete; on any failure nothing is left behind (an existing output stays as it was).
+ * Returns 0, -MKI_E_NOSPACE (logged with the size the tree needs) when a fixed size is too
+ * small, -MKI_E_INTERRUPTED, or -MKI_E_IMAGE for everything else (inconsistent manifest,
+ * unreadable tree, library or I/O failure; logged with the path concerned).
  */
 int image_write(const struct stage *s, const struct image_params *p);
 

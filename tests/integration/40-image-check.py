@@ -2,6 +2,8 @@
 """Compare an ext4 image with a manifest (mkimage's text form), field by field, with debugfs.
 
 usage: 40-image-check.py IMAGE MANIFEST TREE SDE [SKIP_PREFIX...]
+       40-image-check.py --list IMAGE PATHS   (print "path type mode uid gid size target" for
+                                              each path in the file PATHS, for diffing images)
 Every entry is checked for type, mode, owner, mtime (clamped to SDE), link count (for files),
 size and content (regular files, compared with TREE), link target, device numbers and
 xattrs. Files over 64 MiB are checked for size only. Entries under a SKIP_PREFIX are only counted (the caller checks big directories).
@@ -53,7 +55,33 @@ def debugfs(image, cmds):
     return [p.split(b'\n', 1)[1] if b'\n' in p else b'' for p in parts]
 
 
+def listing(image, pathsfile):
+    paths = [p for p in open(pathsfile, 'rb').read().split(b'\n') if p]
+    cmds = []
+    for p in paths:
+        cmds += [b'stat ' + quote(p), b'cat ' + quote(p)]
+    outs = debugfs(image, cmds)
+    for i, p in enumerate(paths):
+        st, body = outs[2 * i], outs[2 * i + 1]
+        kind = field(st, rb'Type: ([a-zA-Z ]+?)\s{2,}')
+        size = field(st, rb'Size: (\d+)') if kind != 'directory' else '-'
+        target = b'-'
+        if kind == 'symlink':
+            fast = re.search(rb'Fast link dest: "(.*)"', st, re.S)
+            target = fast.group(1) if fast else body
+        dev = field(st, rb'Device major/minor number: ([0-9:]+)') or '-'
+        sys.stdout.buffer.write(b' '.join([p, str(kind).encode(),
+                                           str(field(st, rb'Mode:\s+(\d+)')).encode(),
+                                           str(field(st, rb'User:\s+(-?\d+)')).encode(),
+                                           str(field(st, rb'Group:\s+(\d+)')).encode(),
+                                           size.encode(), dev.encode(),
+                                           str(field(st, rb'Links: (\d+)')).encode(),
+                                           target]) + b'\n')
+
+
 def main():
+    if sys.argv[1] == '--list':
+        return listing(sys.argv[2], sys.argv[3])
     image, mfile, tree, sde = sys.argv[1:5]
     sde = int(sde)
     skip = [p.encode() for p in sys.argv[5:]]

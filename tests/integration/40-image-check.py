@@ -21,6 +21,8 @@ TYPES = {'f': 'regular', 'd': 'directory', 'l': 'symlink', 'c': 'character speci
 
 
 def unescape(s):
+    if s == b'%':
+        return b''  # the root
     return re.sub(rb'%([0-9a-fA-F]{2})', lambda m: bytes([int(m.group(1), 16)]), s)
 
 

@@ -145,11 +145,10 @@ static int walk(struct walk *w, const char *root, const char *rel)
 	return ret;
 }
 
-/* The root entry is left to the writer's default (0755 root:root): the manifest's text form
- * has no line for the empty path. */
 static int scan_tree(struct manifest *m, const char *root)
 {
 	struct walk w = { .m = m };
+	struct manifest_entry *e;
 	struct stat st;
 	size_t i;
 	int ret;
@@ -158,6 +157,12 @@ static int scan_tree(struct manifest *m, const char *root)
 		fprintf(stderr, "mkfs: %s is not a directory\n", root);
 		return -ENOTDIR;
 	}
+	e = manifest_add(m, "");
+	e->type = MF_DIR;
+	e->mode = st.st_mode & 07777;
+	e->uid = st.st_uid;
+	e->gid = st.st_gid;
+	e->mtime = st.st_mtime;
 	ret = walk(&w, root, "");
 	for (i = 0; i < w.n_seen; i++)
 		free(w.seen[i].path);

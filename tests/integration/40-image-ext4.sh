@@ -3,7 +3,7 @@
 # symlink target, hard-link groups, setuid/setgid/sticky, xattrs, owners and device nodes that
 # exist only in the manifest. Read back with debugfs field by field; e2fsck -fn must be clean.
 . "$(dirname "$0")/lib.sh"
-MKFS=$TOP/build/tools/mkfs
+MKFS=${MKFS:-$TOP/build/tools/mkfs}
 CHECK=$(dirname "$0")/40-image-check.py
 SDE=1700000000
 # Unprivileged when we can switch users; as an ordinary user we already are one.

@@ -2,7 +2,7 @@
 # cwd, umask, TMPDIR or the order the tree was created in; the UUID and hash seed follow the
 # seed (or the recipe), timestamps follow SOURCE_DATE_EPOCH.
 . "$(dirname "$0")/lib.sh"
-MKFS=$TOP/build/tools/mkfs
+MKFS=${MKFS:-$TOP/build/tools/mkfs}
 SDE=1600000000
 export TZ=UTC
 

@@ -1,7 +1,7 @@
 # Every failure of the image writer: a specific message, exit status 8, nothing left behind and
 # an existing output untouched.
 . "$(dirname "$0")/lib.sh"
-MKFS=$TOP/build/tools/mkfs
+MKFS=${MKFS:-$TOP/build/tools/mkfs}
 
 tree=$T/tree
 mkdir -p "$tree/data" "$T/o"

@@ -2,7 +2,7 @@
 # mkimage lists the same names, types, modes, owners, sizes, device numbers, link counts and
 # link targets under debugfs. Runs only as root (the tree needs device nodes and owners).
 . "$(dirname "$0")/lib.sh"
-MKFS=$TOP/build/tools/mkfs
+MKFS=${MKFS:-$TOP/build/tools/mkfs}
 if [ "$(id -u)" != 0 ]; then
 	note "skipped: needs root to make a tree with owners and device nodes"
 	exit 0

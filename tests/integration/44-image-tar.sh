@@ -1,7 +1,7 @@
 # The tar output: pax, sorted, numeric owners, clamped mtimes, xattrs, manifest-only device
 # nodes, and a hard-link group whose first name in sorted order is a link in the manifest.
 . "$(dirname "$0")/lib.sh"
-MKFS=$TOP/build/tools/mkfs
+MKFS=${MKFS:-$TOP/build/tools/mkfs}
 export TZ=UTC
 tree=$T/tree
 mkdir -p "$tree/a" "$tree/z" "$tree/dev"

@@ -56,6 +56,9 @@ for l in lines:
         f[3], f[4], f[2] = b'1000', b'100', b'0750'
     if f[0] == b'usr/bin/suid':
         f[11] = b'security.capability=0100000200200000000000000000000000000000'
+    if f[0] == b'etc/p1':
+        f[11] = (b'system.posix_acl_access=02000000010006' + b'00ffffffff' + b'0200040' + b'0e8030000'
+                 + b'04000400ffffffff' + b'10000400ffffffff' + b'20000400ffffffff')
     if f[0] == b'etc':
         f[3], f[4] = b'4294967294', b'70000'
     out.append(b'\t'.join(f))
@@ -119,6 +122,9 @@ i3=$(debugfs -R "stat /big/h3" "$T/img/root.ext4" 2>/dev/null | sed -n 's/^Inode
 debugfs -R "ea_get -f $T/cap /usr/bin/suid security.capability" "$T/img/root.ext4" >/dev/null 2>&1
 [ "$(od -An -tx1 "$T/cap" | tr -d ' \n')" = 0100000200200000000000000000000000000000 ] ||
 	fail "security.capability value differs"
+# A POSIX ACL is stored in ext4's on-disk ACL form (version 1, short entries without ids).
+debugfs -R "stat /etc/p1" "$T/img/root.ext4" 2>/dev/null | grep -q 'system.posix_acl_access (28) = 01 00 00 00 01 00 06 00 02 00 04 00 e8 03 00 00 04 00 04 00 10 00 04 00 20 00 04 00 $' ||
+	fail "POSIX ACL not in ext4's on-disk form"
 # An image with an explicit size is exactly that size, and sparse on disk.
 as_user "$MKFS" "$tree" "$T/img/fixed.ext4" --manifest "$T/manifest" --sde $SDE --size 1500M 2>"$T/err" ||
 	{ cat "$T/err"; fail "fixed-size image failed"; }

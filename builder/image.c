@@ -41,6 +41,7 @@ struct ext4w {
 	char *tmp;             /* temporary image beside the output */
 	ext2_ino_t *ino;       /* per node */
 	uint64_t *dir_bytes;   /* per directory node: bytes of directory entries */
+	uint32_t *subdirs;     /* per directory node: subdirectories */
 	uint64_t need_blocks;  /* data, directories, symlinks, xattr blocks */
 	uint64_t need_inodes;
 	uint64_t blocks;       /* filesystem size in blocks */
@@ -118,6 +119,11 @@ static int check_name(const struct imgtree *t, size_t i)
 {
 	size_t len = strlen(imgtree_name(t, i));
 
+	if (t->v[i].e->type != MF_DIR && t->v[i].nlink > EXT2_LINK_MAX) {
+		log_error("'%s' has %u names; an ext4 inode holds at most %d links", t->v[i].e->path,
+			  t->v[i].nlink, EXT2_LINK_MAX);
+		return -MKI_E_IMAGE;
+	}
 	if (len > EXT2_NAME_LEN) {
 		log_error("'%s': a name of %zu bytes is longer than ext4's %d", t->v[i].e->path, len,
 			  EXT2_NAME_LEN);
@@ -167,6 +173,8 @@ static int estimate(struct ext4w *w)
 		w->need_blocks += n;
 		if (i)
 			w->dir_bytes[imgtree_parent(t, i)] += dirent_len(strlen(imgtree_name(t, i)));
+		if (i && t->v[i].e->type == MF_DIR)
+			w->subdirs[imgtree_parent(t, i)]++;
 		w->need_inodes += t->v[i].e->type != MF_HARDLINK;
 	}
 	for (i = 0; i < t->n; i++)
@@ -213,6 +221,34 @@ static void derive_uuid(const char *seed, const char *what, char out[37])
 	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11], d[12],
 		 d[13], d[14], d[15]);
+}
+
+static int uuid_valid(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 36; i++) {
+		int dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (!s[i] || (dash ? s[i] != '-' : !strchr("0123456789abcdefABCDEF", s[i])))
+			return 0;
+	}
+	return !s[36];
+}
+
+static int check_ids(const struct recipe_image *im)
+{
+	if (im->uuid && !uuid_valid(im->uuid)) {
+		log_error("image.uuid '%s' is not a UUID (like 0a1b2c3d-0000-4000-8000-00112233aabb)",
+			  im->uuid);
+		return -MKI_E_IMAGE;
+	}
+	if (im->hash_seed && !uuid_valid(im->hash_seed)) {
+		log_error("image.hash_seed '%s' is not a UUID (like 0a1b2c3d-0000-4000-8000-00112233aabb)",
+			  im->hash_seed);
+		return -MKI_E_IMAGE;
+	}
+	return 0;
 }
 
 static char *find_mke2fs(void)
@@ -280,8 +316,7 @@ static int lib_fail(const char *what, const char *path, errcode_t err)
 {
 	if (err == EXT2_ET_BLOCK_ALLOC_FAIL || err == EXT2_ET_INODE_ALLOC_FAIL ||
 	    err == EXT2_ET_DIR_NO_SPACE_FOR_CSUM || err == ENOSPC) {
-		log_error("%s '%s': the image is full (the size estimate was too low; set image.size)",
-			  what, path);
+		log_error("%s '%s': the image is full; raise image.size (or use \"auto\")", what, path);
 		return -MKI_E_NOSPACE;
 	}
 	log_error("%s '%s': %s", what, path, error_message(err));
@@ -438,13 +473,14 @@ static void apply_meta(struct ext2_inode_large *in, const struct imgtree_node *n
 	set_times(in, nd->mtime, sde);
 }
 
-static int read_inode(struct ext4w *w, ext2_ino_t ino, struct ext2_inode_large *in)
+static int read_inode(struct ext4w *w, ext2_ino_t ino, struct ext2_inode_large *in,
+		      const char *path)
 {
 	errcode_t err;
 
 	memset(in, 0, INODE_SIZE);
 	err = ext2fs_read_inode_full(w->fs, ino, (struct ext2_inode *)in, INODE_SIZE);
-	return err ? lib_fail("cannot read inode of", "", err) : 0;
+	return err ? lib_fail("cannot read back the inode of", path, err) : 0;
 }
 
 static int write_inode(struct ext4w *w, ext2_ino_t ino, struct ext2_inode_large *in,
@@ -458,7 +494,7 @@ static int write_inode(struct ext4w *w, ext2_ino_t ino, struct ext2_inode_large 
 static int update_meta(struct ext4w *w, size_t i)
 {
 	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
-	int ret = read_inode(w, w->ino[i], &u.in);
+	int ret = read_inode(w, w->ino[i], &u.in, w->t->v[i].e->path);
 
 	if (ret)
 		return ret;
@@ -494,35 +530,14 @@ static int new_inode(struct ext4w *w, size_t i, int mark)
 
 /* --- directories --------------------------------------------------------------------------- */
 
-/* Turn a fresh one-block directory into an empty htree: a dx root over one empty leaf. */
-static int make_htree(struct ext4w *w, size_t i, ext2_ino_t parent)
+/* Block 0 of an htree: "." and "..", then the dx root pointing at leaf block 1 (for all hashes). */
+static void fill_dx_root(uint8_t *root, ext2_ino_t ino, ext2_ino_t parent, int hash_version)
 {
-	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
-	ext2_ino_t ino = w->ino[i];
-	char *leaf = NULL;
-	uint8_t *root = NULL;
-	struct ext2_dir_entry *de;
-	struct ext2_dx_root_info *info;
-	struct ext2_dx_countlimit *cl;
-	ext2_extent_handle_t h = NULL;
-	blk64_t root_blk = 0, leaf_blk = 0;
-	errcode_t err;
-	int ret = read_inode(w, ino, &u.in);
+	struct ext2_dir_entry *de = (struct ext2_dir_entry *)root;
+	struct ext2_dx_root_info *info = (struct ext2_dx_root_info *)(root + 24);
+	struct ext2_dx_countlimit *cl = (struct ext2_dx_countlimit *)(root + 32);
 
-	if (ret)
-		return ret;
-	err = ext2fs_bmap2(w->fs, ino, (struct ext2_inode *)&u.in, NULL, 0, 0, NULL, &root_blk);
-	if (!err)
-		err = ext2fs_new_block2(w->fs, root_blk + 1, NULL, &leaf_blk);
-	if (!err)
-		err = ext2fs_new_dir_block(w->fs, 0, 0, &leaf);
-	if (!err)
-		err = ext2fs_write_dir_block4(w->fs, leaf_blk, leaf, 0, ino);
-	if (err)
-		goto out;
-	ext2fs_block_alloc_stats2(w->fs, leaf_blk, +1);
-	root = xcalloc(1, BLOCK_SIZE);
-	de = (struct ext2_dir_entry *)root;
+	memset(root, 0, BLOCK_SIZE);
 	de->inode = ino;
 	de->rec_len = 12;
 	ext2fs_dirent_set_name_len(de, 1);
@@ -534,32 +549,60 @@ static int make_htree(struct ext4w *w, size_t i, ext2_ino_t parent)
 	ext2fs_dirent_set_name_len(de, 2);
 	ext2fs_dirent_set_file_type(de, EXT2_FT_DIR);
 	de->name[0] = de->name[1] = '.';
-	info = (struct ext2_dx_root_info *)(root + 24);
-	info->hash_version = w->fs->super->s_def_hash_version;
+	info->hash_version = (__u8)hash_version;
 	info->info_length = 8;
-	cl = (struct ext2_dx_countlimit *)(root + 32);
+	/* metadata_csum keeps a dx tail after the entries */
 	cl->limit = (BLOCK_SIZE - 32 - sizeof(struct ext2_dx_tail)) / sizeof(struct ext2_dx_entry);
 	cl->count = 1;
 	((struct ext2_dx_entry *)cl)->block = 1;
+}
+
+/*
+ * Turn a fresh one-block directory into an empty htree: a dx root over one empty leaf. From
+ * then on ext2fs_link() adds entries through the index, splitting leaves as they fill.
+ */
+static int make_htree(struct ext4w *w, size_t i, ext2_ino_t parent)
+{
+	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
+	const char *path = w->t->v[i].e->path;
+	ext2_ino_t ino = w->ino[i];
+	char *leaf = NULL;
+	uint8_t *root = xmalloc(BLOCK_SIZE);
+	ext2_extent_handle_t h = NULL;
+	blk64_t root_blk = 0, leaf_blk = 0;
+	errcode_t err = 0;
+	int ret = read_inode(w, ino, &u.in, path);
+
+	if (ret)
+		goto out;
+	err = ext2fs_bmap2(w->fs, ino, (struct ext2_inode *)&u.in, NULL, 0, 0, NULL, &root_blk);
+	if (!err)
+		err = ext2fs_new_block2(w->fs, root_blk + 1, NULL, &leaf_blk);
+	if (!err)
+		err = ext2fs_new_dir_block(w->fs, 0, 0, &leaf);
+	if (!err)
+		err = ext2fs_write_dir_block4(w->fs, leaf_blk, leaf, 0, ino);
+	if (err)
+		goto out;
+	ext2fs_block_alloc_stats2(w->fs, leaf_blk, +1);
+	fill_dx_root(root, ino, parent, w->fs->super->s_def_hash_version);
 	err = ext2fs_write_dir_block4(w->fs, root_blk, root, 0, ino);
 	if (!err)
 		err = ext2fs_extent_open2(w->fs, ino, (struct ext2_inode *)&u.in, &h);
 	if (!err)
 		err = ext2fs_extent_set_bmap(h, 1, leaf_blk, 0);
-	if (err)
+	if (err || (ret = read_inode(w, ino, &u.in, path)))
 		goto out;
-	ret = read_inode(w, ino, &u.in);
 	u.in.i_flags |= EXT2_INDEX_FL;
 	u.in.i_size = 2 * BLOCK_SIZE;
 	ext2fs_iblk_set(w->fs, (struct ext2_inode *)&u.in, 2);
-	if (!ret)
-		ret = write_inode(w, ino, &u.in, w->t->v[i].e->path);
+	ret = write_inode(w, ino, &u.in, path);
 out:
 	if (h)
 		ext2fs_extent_free(h);
 	ext2fs_free_mem(&leaf);
 	free(root);
-	return err ? lib_fail("cannot index directory", w->t->v[i].e->path, err) : ret;
+	return err ? lib_fail("cannot index directory", path, err) : ret;
 }
 
 static int add_dir(struct ext4w *w, size_t i)
@@ -853,13 +896,31 @@ static int stamp_reserved(struct ext4w *w)
 	for (ino = 1; ino <= EXT2_FIRST_INO(w->fs->super) && !ret; ino++) {
 		ext2_ino_t at = ino == EXT2_FIRST_INO(w->fs->super) ? lost : ino;
 
-		if (!at || (ret = read_inode(w, at, &u.in)))
+		if (!at || (ret = read_inode(w, at, &u.in, "(reserved inode)")))
 			continue;
 		if (!u.in.i_mode && !u.in.i_mtime && !u.in.i_ctime && !u.in.i_atime)
 			continue; /* never used: stays all zero */
 		if (at != EXT2_ROOT_INO)
 			set_times(&u.in, w->t->sde, w->t->sde);
 		ret = write_inode(w, at, &u.in, "(reserved)");
+	}
+	return ret;
+}
+
+/* dir_nlink: a directory with too many subdirectories for the 16-bit count says 1. */
+static int fix_dir_nlink(struct ext4w *w)
+{
+	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < w->t->n && !ret; i++) {
+		if (w->t->v[i].e->type != MF_DIR || w->subdirs[i] + 2 <= EXT2_LINK_MAX)
+			continue;
+		ret = read_inode(w, w->ino[i], &u.in, w->t->v[i].e->path);
+		u.in.i_links_count = 1;
+		if (!ret)
+			ret = write_inode(w, w->ino[i], &u.in, w->t->v[i].e->path);
 	}
 	return ret;
 }
@@ -880,8 +941,10 @@ static void stamp_super(struct ext4w *w)
 static int finish(struct ext4w *w)
 {
 	errcode_t err;
-	int ret = stamp_reserved(w);
+	int ret = fix_dir_nlink(w);
 
+	if (!ret)
+		ret = stamp_reserved(w);
 	if (ret)
 		return ret;
 	stamp_super(w);
@@ -916,8 +979,11 @@ static int write_ext4(const struct imgtree *t, const struct image_params *p)
 	w.tmp = xasprintf("%s.tmp-%d", p->output, (int)getpid());
 	w.ino = xcalloc(t->n, sizeof(*w.ino));
 	w.dir_bytes = xcalloc(t->n, sizeof(*w.dir_bytes));
+	w.subdirs = xcalloc(t->n, sizeof(*w.subdirs));
 	w.buf = xmalloc(COPY_BLOCKS * BLOCK_SIZE);
-	ret = estimate(&w);
+	ret = check_ids(p->im);
+	if (!ret)
+		ret = estimate(&w);
 	if (!ret)
 		ret = create_fs(&w);
 	if (!ret && (w.img_fd = open(w.tmp, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) < 0) {
@@ -941,6 +1007,7 @@ static int write_ext4(const struct imgtree *t, const struct image_params *p)
 	free(w.tmp);
 	free(w.ino);
 	free(w.dir_bytes);
+	free(w.subdirs);
 	free(w.buf);
 	return ret;
 }

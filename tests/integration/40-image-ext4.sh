@@ -131,4 +131,18 @@ as_user "$MKFS" "$tree" "$T/img/fixed.ext4" --manifest "$T/manifest" --sde $SDE 
 [ "$(stat -c %s "$T/img/fixed.ext4")" = $((1500 * 1024 * 1024)) ] || fail "fixed size not honoured"
 [ "$(stat -c %b "$T/img/fixed.ext4")" -lt $((200 * 1024 * 2)) ] || fail "image file is not sparse"
 e2fsck -fn "$T/img/fixed.ext4" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "fixed image: e2fsck"; }
+
+# 65 001 subdirectories: past ext4's 16-bit link count, so dir_nlink's "1" (e2fsck agrees).
+python3 - "$T/many" <<'PY'
+import sys
+with open(sys.argv[1], 'w') as out:
+    out.write('%\td\t0755\t0\t0\t0\t0\t0\t0\t-\t-\t-\nmany\td\t0755\t0\t0\t0\t0\t0\t0\t-\t-\t-\n')
+    for i in range(65001):
+        out.write('many/d%05d\td\t0755\t0\t0\t0\t0\t0\t0\t-\t-\t-\n' % i)
+PY
+mkdir "$T/empty"
+as_user "$MKFS" "$T/empty" "$T/img/many.ext4" --manifest "$T/many" --sde $SDE 2>"$T/err" ||
+	{ cat "$T/err"; fail "65 001 subdirectories"; }
+e2fsck -fn "$T/img/many.ext4" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "many subdirs: e2fsck"; }
+debugfs -R "stat /many" "$T/img/many.ext4" 2>/dev/null | grep -q '^Links: 1 ' || fail "many/ link count is not 1"
 true

@@ -53,6 +53,16 @@ bad_manifest "target too long" "a symlink target of 4096 bytes is longer than ex
 	"$(tab data/l l 0777 0 0 0 0 0 0 "$(printf 't%.0s' $(seq 4096))" - -)"
 bad_manifest "unknown type" "'data/q' has an unknown type" "$(tab data/q q 0644 0 0 0 0 0 0 - - -)"
 
+# More names for one inode than ext4's link count holds.
+{ cat "$T/m"; for i in $(seq 65000); do tab "data/l$i" h 0644 0 0 0 0 0 0 small - -; done; } >"$T/bad"
+expect_fail 8 "'small' has 65001 names; an ext4 inode holds at most 65000 links" \
+	"$MKFS" "$tree" "$T/o/img" --manifest "$T/bad"
+left_clean "too many links"
+expect_fail 8 "image.uuid 'not-a-uuid' is not a UUID" "$MKFS" "$tree" "$T/o/img" --uuid not-a-uuid
+left_clean "bad uuid"
+expect_fail 8 "image.hash_seed '1234' is not a UUID" "$MKFS" "$tree" "$T/o/img" --hash-seed 1234
+left_clean "bad hash seed"
+
 # The tree is data, never a path to follow: a regular file in the manifest that is a symlink or
 # a directory in the tree is refused.
 ln -s /etc/passwd "$tree/escape"

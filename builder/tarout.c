@@ -151,15 +151,15 @@ out:
 	return ret;
 }
 
-static int write_all(struct tarw *w, const char *tmp)
+static int write_all(struct tarw *w, int fd, const char *tmp)
 {
 	size_t i;
 	int ret = 0;
 
 	if (archive_write_set_format_pax(w->a) != ARCHIVE_OK ||
 	    archive_write_add_filter_none(w->a) != ARCHIVE_OK ||
-	    archive_write_open_filename(w->a, tmp) != ARCHIVE_OK)
-		return ar_fail(w, "cannot create", tmp);
+	    archive_write_open_fd(w->a, fd) != ARCHIVE_OK)
+		return ar_fail(w, "cannot start", tmp);
 	for (i = 0; i < w->t->n && !ret; i++) {
 		if (w->t->v[i].e->type == MF_SOCK) {
 			log_debug("tar: skipping socket '%s' (tar cannot hold sockets)",
@@ -175,21 +175,17 @@ static int write_all(struct tarw *w, const char *tmp)
 	return ret;
 }
 
-static int commit(const char *tmp, const char *output)
+static int commit(int fd, const char *tmp, const char *output)
 {
-	int fd = open(tmp, O_RDWR | O_CLOEXEC);
 	mode_t mask = umask(0);
 
 	umask(mask);
-	if (fd < 0 || fsync(fd) || fchmod(fd, 0666 & ~mask) || rename(tmp, output)) {
+	if (fsync(fd) || fchmod(fd, 0666 & ~mask) || rename(tmp, output)) {
 		int err = errno;
 
 		log_error("cannot write '%s': %s", output, strerror(err));
-		if (fd >= 0)
-			close(fd);
 		return -err;
 	}
-	close(fd);
 	return 0;
 }
 
@@ -197,15 +193,22 @@ int tarout_write(const struct imgtree *t, const struct image_params *p)
 {
 	struct tarw w = { .t = t, .output = p->output };
 	char *tmp = xasprintf("%s.tmp-%d", p->output, (int)getpid());
-	int ret;
+	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600), ret;
 
+	if (fd < 0) {
+		ret = -errno;
+		log_error("cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return ret;
+	}
 	w.a = archive_write_new();
 	w.buf = xmalloc(CHUNK);
-	ret = w.a ? write_all(&w, tmp) : -ENOMEM;
+	ret = w.a ? write_all(&w, fd, tmp) : -ENOMEM;
 	if (w.a)
 		archive_write_free(w.a);
 	if (!ret)
-		ret = commit(tmp, p->output);
+		ret = commit(fd, tmp, p->output);
+	close(fd);
 	if (ret)
 		unlink(tmp);
 	free(w.buf);

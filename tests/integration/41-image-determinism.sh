@@ -39,6 +39,13 @@ for fmt in ext4 tar; do
 	a=$(sha256sum <"$T/o1/img.$fmt") b=$(sha256sum <"$T/o2/img.$fmt")
 	[ "$a" = "$b" ] || fail "$fmt: two builds of the same tree differ"
 done
+# Who runs the writer does not matter either.
+if [ "$(id -u)" = 0 ]; then
+	chmod 755 "$T" && mkdir -m 777 "$T/o3"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$MKFS" "$T/a" "$T/o3/img.ext4" --sde $SDE \
+		--seed 0123abcd 2>>"$T/log" || { cat "$T/log"; fail "as nobody: failed"; }
+	cmp -s "$T/o1/img.ext4" "$T/o3/img.ext4" || fail "root and nobody write different images"
+fi
 e2fsck -fn "$T/o1/img.ext4" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "e2fsck"; }
 # umask applies to the output file's mode, never to its contents.
 [ "$(stat -c %a "$T/o2/img.ext4")" = 600 ] || fail "umask 077 not applied to the output mode"

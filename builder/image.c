@@ -30,6 +30,7 @@
 #define COPY_BLOCKS 256u       /* 1 MiB per write */
 #define MIN_BLOCKS 4096u       /* 16 MiB: room for a 4 MiB journal and the metadata */
 #define MAX_SIZE_TRIES 6
+#define WRITEBACK_BYTES (32u << 20)
 
 static const char features[] = "none,has_journal,ext_attr,resize_inode,dir_index,filetype,"
 	"extent,64bit,flex_bg,sparse_super,large_file,huge_file,dir_nlink,extra_isize,metadata_csum";
@@ -48,6 +49,7 @@ struct ext4w {
 	uint8_t *buf;          /* COPY_BLOCKS blocks */
 	int img_fd;            /* the temporary image, for file data (libext2fs never caches it) */
 	int kernel_copy;       /* copy_file_range() works between source and image */
+	uint64_t unflushed;    /* bytes copied since writeback was last started */
 	struct progress progress;
 };
 
@@ -734,6 +736,19 @@ static int copy_extent(struct ext4w *w, int fd, uint64_t size, const struct ext2
 	return copy_by_hand(w, fd, (uint64_t)src, (uint64_t)dst, len, path);
 }
 
+/*
+ * Start writing the copied data out while we go on populating, so the fsync before the rename
+ * finds little left to do (it waits for the disk, populating does not).
+ */
+static void start_writeback(struct ext4w *w, uint64_t bytes)
+{
+	w->unflushed += bytes;
+	if (w->unflushed < WRITEBACK_BYTES)
+		return;
+	sync_file_range(w->img_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	w->unflushed = 0;
+}
+
 static int copy_data(struct ext4w *w, ext2_ino_t ino, int fd, uint64_t size, const char *path)
 {
 	ext2_extent_handle_t h = NULL;
@@ -753,6 +768,8 @@ static int copy_data(struct ext4w *w, ext2_ino_t ino, int fd, uint64_t size, con
 		ext2fs_extent_free(h);
 	if (err && err != EXT2_ET_EXTENT_NO_NEXT && err != EXT2_ET_NO_CURRENT_NODE)
 		return lib_fail("cannot map the blocks of", path, err);
+	if (!ret)
+		start_writeback(w, size);
 	return ret;
 }
 
@@ -988,6 +1005,7 @@ static int commit(int fd, const char *tmp, const char *output)
 static int write_ext4(const struct imgtree *t, const struct image_params *p)
 {
 	struct ext4w w = { .t = t, .p = p, .img_fd = -1, .kernel_copy = 1 };
+	double t0 = log_now();
 	int ret;
 
 	w.tmp = xasprintf("%s.tmp-%d", p->output, (int)getpid());
@@ -998,8 +1016,11 @@ static int write_ext4(const struct imgtree *t, const struct image_params *p)
 	ret = check_ids(p->im);
 	if (!ret)
 		ret = estimate(&w);
+	log_debug("image: the tree needs %" PRIu64 " blocks and %" PRIu64 " inodes (%.2fs)",
+		  w.need_blocks, w.need_inodes, log_now() - t0);
 	if (!ret)
 		ret = create_fs(&w);
+	log_debug("image: empty filesystem of %" PRIu64 " blocks (%.2fs)", w.blocks, log_now() - t0);
 	if (!ret && (w.img_fd = open(w.tmp, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) < 0) {
 		ret = -errno;
 		log_error("cannot open '%s': %s", w.tmp, strerror(errno));
@@ -1009,10 +1030,13 @@ static int write_ext4(const struct imgtree *t, const struct image_params *p)
 		ret = populate(&w);
 		progress_end(&w.progress);
 	}
+	log_debug("image: populated (%.2fs)", log_now() - t0);
 	if (!ret)
 		ret = finish(&w);
+	log_debug("image: closed (%.2fs)", log_now() - t0);
 	if (!ret)
 		ret = commit(w.img_fd, w.tmp, p->output);
+	log_debug("image: committed (%.2fs)", log_now() - t0);
 	close_fs(&w);
 	if (w.img_fd >= 0)
 		close(w.img_fd);

@@ -874,10 +874,32 @@ static int add_xattrs(struct ext4w *w, size_t i)
 	return 0;
 }
 
+/* mke2fs made /lost+found; a manifest entry for it describes that directory. */
+static int is_lost_found(const struct ext4w *w, size_t i)
+{
+	return !strcmp(w->t->v[i].e->path, "lost+found");
+}
+
+static int reuse_lost_found(struct ext4w *w, size_t i)
+{
+	errcode_t err;
+
+	if (w->t->v[i].e->type != MF_DIR) {
+		log_error("manifest: 'lost+found' must be a directory in an ext4 image");
+		return -MKI_E_IMAGE;
+	}
+	err = ext2fs_lookup(w->fs, EXT2_ROOT_INO, "lost+found", 10, NULL, &w->ino[i]);
+	return err ? lib_fail("cannot find", "lost+found", err) : update_meta(w, i);
+}
+
 static int add_node(struct ext4w *w, size_t i)
 {
 	int ret;
 
+	if (is_lost_found(w, i)) {
+		ret = reuse_lost_found(w, i);
+		return ret ? ret : add_xattrs(w, i);
+	}
 	switch (w->t->v[i].e->type) {
 	case MF_DIR: ret = i ? add_dir(w, i) : update_meta(w, i); break;
 	case MF_REG: ret = add_file(w, i); break;
@@ -896,25 +918,6 @@ static int add_hardlink(struct ext4w *w, size_t i)
 	return link_name(w, w->ino[imgtree_parent(w->t, i)], imgtree_name(w->t, i), w->ino[i],
 			 dirent_type(w->t->v[nd->link].e->type), nd->e->path);
 }
-
-static int populate(struct ext4w *w)
-{
-	size_t i;
-	int ret = 0;
-
-	w->ino[0] = EXT2_ROOT_INO;
-	for (i = 0; i < w->t->n && !ret; i++) {
-		ret = add_node(w, i);
-		if (!ret && mki_interrupted())
-			ret = -MKI_E_INTERRUPTED;
-	}
-	for (i = 1; i < w->t->n && !ret; i++)
-		if (w->t->v[i].e->type == MF_HARDLINK)
-			ret = add_hardlink(w, i);
-	return ret;
-}
-
-/* --- finishing ----------------------------------------------------------------------------- */
 
 /* mke2fs's own inodes (root, resize, journal, lost+found) carry the epoch too. */
 static int stamp_reserved(struct ext4w *w)
@@ -937,6 +940,25 @@ static int stamp_reserved(struct ext4w *w)
 	}
 	return ret;
 }
+
+static int populate(struct ext4w *w)
+{
+	size_t i;
+	int ret = stamp_reserved(w);
+
+	w->ino[0] = EXT2_ROOT_INO;
+	for (i = 0; i < w->t->n && !ret; i++) {
+		ret = add_node(w, i);
+		if (!ret && mki_interrupted())
+			ret = -MKI_E_INTERRUPTED;
+	}
+	for (i = 1; i < w->t->n && !ret; i++)
+		if (w->t->v[i].e->type == MF_HARDLINK)
+			ret = add_hardlink(w, i);
+	return ret;
+}
+
+/* --- finishing ----------------------------------------------------------------------------- */
 
 /* dir_nlink: a directory with too many subdirectories for the 16-bit count says 1. */
 static int fix_dir_nlink(struct ext4w *w)
@@ -974,8 +996,6 @@ static int finish(struct ext4w *w)
 	errcode_t err;
 	int ret = fix_dir_nlink(w);
 
-	if (!ret)
-		ret = stamp_reserved(w);
 	if (ret)
 		return ret;
 	stamp_super(w);

@@ -175,6 +175,11 @@ static int resolve_link(struct imgtree *t, size_t i)
 	return 0;
 }
 
+static const char *name_of(const struct imgtree *t, size_t i)
+{
+	return imgtree_name(t, i);
+}
+
 static int check_nodes(struct imgtree *t)
 {
 	size_t i;
@@ -190,6 +195,10 @@ static int check_nodes(struct imgtree *t)
 		ret = check_type(t->v[i].e);
 		if (ret)
 			return ret;
+		if (!*name_of(t, i) || !strcmp(name_of(t, i), ".") || !strcmp(name_of(t, i), "..")) {
+			log_error("manifest: '%s' is not a usable path", t->v[i].e->path);
+			return -MKI_E_IMAGE;
+		}
 		if (parent < 0 || t->v[parent].e->type != MF_DIR) {
 			log_error("manifest: the parent of '%s' is %s", t->v[i].e->path,
 				  parent < 0 ? "missing" : "not a directory");

@@ -146,3 +146,11 @@ as_user "$MKFS" "$T/empty" "$T/img/many.ext4" --manifest "$T/many" --sde $SDE 2>
 e2fsck -fn "$T/img/many.ext4" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "many subdirs: e2fsck"; }
 debugfs -R "stat /many" "$T/img/many.ext4" 2>/dev/null | grep -q '^Links: 1 ' || fail "many/ link count is not 1"
 true
+
+# A manifest that lists lost+found (a tree copied from an ext4 root) describes mke2fs's one.
+mkdir -p "$T/lf/lost+found" && echo x >"$T/lf/lost+found/#12" && chmod -R a+rX "$T/lf"
+as_user "$MKFS" "$T/lf" "$T/img/lf.ext4" --sde $SDE 2>"$T/err" || { cat "$T/err"; fail "lost+found tree"; }
+e2fsck -fn "$T/img/lf.ext4" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "lost+found: e2fsck"; }
+[ "$(debugfs -R "ls /" "$T/img/lf.ext4" 2>/dev/null | grep -o 'lost+found' | wc -l)" = 1 ] ||
+	fail "lost+found listed twice"
+debugfs -R "cat /lost+found/#12" "$T/img/lf.ext4" 2>/dev/null | grep -qx x || fail "lost+found content"

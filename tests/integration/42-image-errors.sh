@@ -51,6 +51,9 @@ bad_manifest "name too long" "a name of 256 bytes is longer than ext4's 255" \
 	"$(tab "data/$(printf 'x%.0s' $(seq 256))" p 0644 0 0 0 0 0 0 - - -)"
 bad_manifest "target too long" "a symlink target of 4096 bytes is longer than ext4's 4095" \
 	"$(tab data/l l 0777 0 0 0 0 0 0 "$(printf 't%.0s' $(seq 4096))" - -)"
+bad_manifest "dot-dot name" "manifest: 'data/..' is not a usable path" "$(tab data/.. p 0644 0 0 0 0 0 0 - - -)"
+bad_manifest "empty name" "manifest: 'data/' is not a usable path" "$(tab data/ p 0644 0 0 0 0 0 0 - - -)"
+bad_manifest "lost+found not a dir" "'lost\+found' must be a directory" "$(tab lost+found p 0644 0 0 0 0 0 0 - - -)"
 bad_manifest "unknown type" "'data/q' has an unknown type" "$(tab data/q q 0644 0 0 0 0 0 0 - - -)"
 
 # More names for one inode than ext4's link count holds.

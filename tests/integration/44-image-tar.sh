@@ -6,6 +6,7 @@ export TZ=UTC
 tree=$T/tree
 mkdir -p "$tree/a" "$tree/z" "$tree/dev"
 echo data >"$tree/z/file"
+truncate -s 10M "$tree/holes"
 echo new >"$tree/newer"
 touch -d @1800000000 "$tree/newer"
 python3 -c "import os; os.setxattr('$tree/z/file', 'user.note', b'hello')"
@@ -34,3 +35,5 @@ tar --xattrs --xattrs-include='*' -xpf "$T/out.tar" -C "$T/x" 2>/dev/null
 [ "$(stat -c %h "$T/x/a/link")" = 2 ] || fail "extracted hard link count"
 [ "$(python3 -c "import os; print(os.getxattr('$T/x/a/link', 'user.note').decode())")" = hello ] ||
 	fail "extracted xattr"
+cmp "$T/x/holes" "$tree/holes" || fail "an all-hole file extracts differently"
+[ "$(stat -c %s "$T/out.tar")" -lt 1000000 ] || fail "an all-hole file was stored with its zeros"

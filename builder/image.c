@@ -960,6 +960,72 @@ static int populate(struct ext4w *w)
 
 /* --- finishing ----------------------------------------------------------------------------- */
 
+/* Zero the dx entries past `count` in an index block whose count/limit header is at `at`. */
+static void scrub_dx(char *buf, unsigned at)
+{
+	struct ext2_dx_countlimit *cl = (struct ext2_dx_countlimit *)(buf + at);
+	unsigned from = at + ext2fs_le16_to_cpu(cl->count) * 8, to = at + ext2fs_le16_to_cpu(cl->limit) * 8;
+
+	if (from < to && to <= BLOCK_SIZE)
+		memset(buf + from, 0, to - from);
+}
+
+/* Zero what follows each name in a leaf: padding and free space (the checksum tail is kept). */
+static void scrub_leaf(ext2_filsys fs, char *buf)
+{
+	unsigned off = 0, rec_len, start;
+	struct ext2_dir_entry *de;
+
+	while (off + 8 <= BLOCK_SIZE - sizeof(struct ext2_dir_entry_tail)) {
+		de = (struct ext2_dir_entry *)(buf + off);
+		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
+		    off + rec_len > BLOCK_SIZE - sizeof(struct ext2_dir_entry_tail))
+			return;
+		if (!de->inode)
+			de->name_len = 0;
+		start = 8 + ext2fs_dirent_name_len(de);
+		if (start < rec_len)
+			memset(buf + off + start, 0, rec_len - start);
+		off += rec_len;
+	}
+}
+
+/*
+ * libext2fs 1.47.0 splits htree leaves into an uninitialised buffer (link.c, dx_split_leaf), so
+ * heap bytes would reach the image after names and in free space. Zero them in every block of
+ * the directory and write it back (checksums are recomputed on write).
+ */
+static int scrub_htree(struct ext4w *w, size_t i)
+{
+	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
+	const char *path = w->t->v[i].e->path;
+	char *buf = xmalloc(BLOCK_SIZE);
+	struct ext2_dir_entry *de = (struct ext2_dir_entry *)buf;
+	blk64_t lblk, pblk, n;
+	unsigned rec_len;
+	errcode_t err = 0;
+	int ret = read_inode(w, w->ino[i], &u.in, path);
+
+	n = EXT2_I_SIZE(&u.in) / BLOCK_SIZE;
+	for (lblk = 0; !ret && !err && lblk < n; lblk++) {
+		err = ext2fs_bmap2(w->fs, w->ino[i], (struct ext2_inode *)&u.in, NULL, 0, lblk, NULL,
+				   &pblk);
+		if (!err)
+			err = ext2fs_read_dir_block4(w->fs, pblk, buf, 0, w->ino[i]);
+		if (err)
+			break;
+		if (lblk == 0)
+			scrub_dx(buf, 32);
+		else if (!de->inode && !ext2fs_get_rec_len(w->fs, de, &rec_len) && rec_len == BLOCK_SIZE)
+			scrub_dx(buf, 8);
+		else
+			scrub_leaf(w->fs, buf);
+		err = ext2fs_write_dir_block4(w->fs, pblk, buf, 0, w->ino[i]);
+	}
+	free(buf);
+	return err ? lib_fail("cannot clean directory", path, err) : ret;
+}
+
 /* dir_nlink: a directory with too many subdirectories for the 16-bit count says 1. */
 static int fix_dir_nlink(struct ext4w *w)
 {
@@ -995,7 +1061,11 @@ static int finish(struct ext4w *w)
 {
 	errcode_t err;
 	int ret = fix_dir_nlink(w);
+	size_t i;
 
+	for (i = 1; i < w->t->n && !ret; i++)
+		if (w->t->v[i].e->type == MF_DIR && wants_htree(w->dir_bytes[i]) && !is_lost_found(w, i))
+			ret = scrub_htree(w, i);
 	if (ret)
 		return ret;
 	stamp_super(w);

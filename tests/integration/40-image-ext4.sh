@@ -72,9 +72,14 @@ open(sys.argv[2], 'wb').write(b'\n'.join(out) + b'\n')
 EOF
 
 mkdir -m 777 "$T/img"
-as_user "$MKFS" "$tree" "$T/img/root.ext4" --manifest "$T/manifest" --sde $SDE --seed feed \
-	--label testroot --device /dev/console:char:5:1:600:0:5 2>"$T/err" ||
-	{ cat "$T/err"; fail "the unprivileged writer failed"; }
+for perturb in 85 170; do # what fills fresh heap memory must never reach the image
+	MALLOC_PERTURB_=$perturb as_user "$MKFS" "$tree" "$T/img/root-$perturb.ext4" \
+		--manifest "$T/manifest" --sde $SDE --seed feed --label testroot \
+		--device /dev/console:char:5:1:600:0:5 2>"$T/err" ||
+		{ cat "$T/err"; fail "the unprivileged writer failed"; }
+done
+cmp "$T/img/root-85.ext4" "$T/img/root-170.ext4" || fail "uninitialised bytes reach the image"
+mv "$T/img/root-85.ext4" "$T/img/root.ext4" && rm "$T/img/root-170.ext4"
 [ "$(stat -c %U "$T/img/root.ext4")" = nobody ] || [ "$(id -u)" != 0 ] || fail "not written as nobody"
 ls "$T/img" | grep -v '^root.ext4$' && fail "temporary files left beside the image"
 e2fsck -fn "$T/img/root.ext4" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "e2fsck -fn is not clean"; }

@@ -1,5 +1,6 @@
 # Reproducibility: the same tree gives sha256-identical ext4 and tar output whatever the time,
-# cwd, umask, TMPDIR or the order the tree was created in; the UUID and hash seed follow the
+# cwd, umask, TMPDIR, the order the tree was created in or what fills fresh heap memory
+# (MALLOC_PERTURB_: no uninitialised byte reaches the output); the UUID and hash seed follow the
 # seed (or the recipe), timestamps follow SOURCE_DATE_EPOCH.
 . "$(dirname "$0")/lib.sh"
 MKFS=${MKFS:-$TOP/build/tools/mkfs}
@@ -33,9 +34,9 @@ build() { # build OUT FORMAT TREE [ARGS]
 }
 mkdir -p "$T/o1" "$T/o2" "$T/tmp2"
 for fmt in ext4 tar; do
-	build "$T/o1/img.$fmt" $fmt "$T/a"
+	MALLOC_PERTURB_=85 build "$T/o1/img.$fmt" $fmt "$T/a"
 	sleep 1
-	(cd "$T/tmp2" && umask 077 && TMPDIR=$T/tmp2 build "$T/o2/img.$fmt" $fmt "$T/b")
+	(cd "$T/tmp2" && umask 077 && TMPDIR=$T/tmp2 MALLOC_PERTURB_=170 build "$T/o2/img.$fmt" $fmt "$T/b")
 	a=$(sha256sum <"$T/o1/img.$fmt") b=$(sha256sum <"$T/o2/img.$fmt")
 	[ "$a" = "$b" ] || fail "$fmt: two builds of the same tree differ"
 done

@@ -57,7 +57,7 @@ awk '{print $6}' "$T/list" | sed 's|/$||' >"$T/names"
 LC_ALL=C sort -c "$T/names" || fail "tar: entries are not in sorted path order"
 [ "$(head -n 1 "$T/names")" = . ] || fail "tar: the root entry is not first"
 grep -aq -e 'atime=' -e 'ctime=' -e 'uname=' "$T/o1/img.tar" && fail "tar: atime, ctime or owner names stored"
-grep -q '^-rw-r--r-- 0/0  *52428805 2017-07-14 02:40 ./var/log/sparse$' "$T/list" ||
+grep -Eq "^-rw-r--r-- $(id -u)/$(id -g) +52428805 2017-07-14 02:40 ./var/log/sparse$" "$T/list" ||
 	{ cat "$T/list"; fail "tar: sparse file entry"; }
 [ "$(stat -c %s "$T/o1/img.tar")" -lt 2000000 ] || fail "tar: sparse file stored with its holes"
 mkdir "$T/x" && tar -xf "$T/o1/img.tar" -C "$T/x" 2>/dev/null

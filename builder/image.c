@@ -1130,6 +1130,8 @@ static int write_ext4(const struct imgtree *t, const struct image_params *p)
 	close_fs(&w);
 	if (w.img_fd >= 0)
 		close(w.img_fd);
+	if (ret == -MKI_E_INTERRUPTED)
+		log_error("interrupted: the unfinished image '%s' is removed", w.tmp);
 	if (ret)
 		unlink(w.tmp);
 	free(w.tmp);

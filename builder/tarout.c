@@ -209,6 +209,8 @@ int tarout_write(const struct imgtree *t, const struct image_params *p)
 	if (!ret)
 		ret = commit(fd, tmp, p->output);
 	close(fd);
+	if (ret == -MKI_E_INTERRUPTED)
+		log_error("interrupted: the unfinished archive '%s' is removed", tmp);
 	if (ret)
 		unlink(tmp);
 	free(w.buf);

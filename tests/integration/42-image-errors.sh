@@ -76,6 +76,24 @@ bad_manifest "dir in tree" "'adir' is a regular file in the manifest but not in 
 	"$(tab adir f 0644 0 0 0 0 0 0 - - -)"
 rm -r "$tree/escape" "$tree/adir"
 
+# Interrupted: exit 130 and nothing left. No timing: the writer blocks reading its manifest from
+# a FIFO (its signal handler is installed by then), gets SIGINT, then the manifest, and stops at
+# the first entry it would write.
+for fmt in ext4 tar; do
+	mkfifo "$T/fifo"
+	"$MKFS" "$tree" "$T/o/img" --manifest "$T/fifo" --format $fmt 2>"$T/err" &
+	pid=$!
+	exec 3>"$T/fifo"
+	kill -INT $pid
+	cat "$T/m" >&3
+	exec 3>&-
+	rc=0 && wait $pid || rc=$?
+	rm "$T/fifo"
+	[ "$rc" = 130 ] || { cat "$T/err"; fail "$fmt: interrupted writer exited $rc, not 130"; }
+	grep -q "interrupted: the unfinished .* is removed" "$T/err" || { cat "$T/err"; fail "$fmt: no message"; }
+	left_clean "interrupted $fmt"
+done
+
 # An unwritable place for the output.
 if [ "$(id -u)" != 0 ]; then
 	chmod 555 "$T/o"

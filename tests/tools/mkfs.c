@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,11 @@ static int parse_device(struct recipe_image *im, const char *spec)
 	return 0;
 }
 
+static void on_signal(int sig)
+{
+	mki_set_interrupted(sig);
+}
+
 static void usage(void)
 {
 	fputs("usage: mkfs TREE OUTPUT [--manifest FILE] [--format ext4|tar] [--size N|auto]\n"
@@ -208,8 +214,12 @@ int main(int argc, char **argv)
 	struct image_params p = { .im = &im, .source_date_epoch = -1 };
 	struct stage s = { 0 };
 	const char *mfile = NULL, *save = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
 	int c, ret;
 
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': mfile = optarg; break;

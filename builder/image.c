@@ -342,6 +342,13 @@ static int open_fs(struct ext4w *w)
 	 * the tests run e2fsck -fn on every image.
 	 */
 	w->fs->flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
+	/*
+	 * mke2fs records whether the building host's char is signed (for htree hashes); always
+	 * say signed, as x86 does, so the image does not depend on the host's architecture.
+	 */
+	w->fs->super->s_flags &= ~EXT2_FLAGS_UNSIGNED_HASH;
+	w->fs->super->s_flags |= EXT2_FLAGS_SIGNED_HASH;
+	ext2fs_mark_super_dirty(w->fs);
 	/* libext2fs reads 0 as "now": the one field that cannot say 0 says 1 second. */
 	w->fs->now = w->t->sde > 0 ? (time_t)w->t->sde : 1;
 	return 0;

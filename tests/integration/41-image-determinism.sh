@@ -83,6 +83,13 @@ build "$T/o1/fixed.ext4" ext4 "$T/a" --uuid 11111111-2222-4333-8444-555555555555
 # Another epoch: another image; without one, the newest mtime in the manifest is the epoch.
 build "$T/o1/sde2.ext4" ext4 "$T/a" --sde 1600000001
 cmp -s "$T/o1/img.ext4" "$T/o1/sde2.ext4" && fail "SOURCE_DATE_EPOCH does not reach the image"
+# SOURCE_DATE_EPOCH=0 is an epoch like any other (libext2fs reads 0 as "now" - not here).
+build "$T/o1/zero1.ext4" ext4 "$T/a" --sde 0
+sleep 1
+build "$T/o1/zero2.ext4" ext4 "$T/a" --sde 0
+cmp -s "$T/o1/zero1.ext4" "$T/o1/zero2.ext4" || fail "SOURCE_DATE_EPOCH=0: two builds differ"
+debugfs -R "stat /usr/share/blob" "$T/o1/zero1.ext4" 2>/dev/null | grep -q '^ ctime: 0x00000000:00000000' ||
+	fail "SOURCE_DATE_EPOCH=0: ctime is not 0"
 "$MKFS" "$T/a" "$T/o1/nosde.ext4" --seed 0123abcd 2>>"$T/log" || fail "no SDE: failed"
 dumpe2fs -h "$T/o1/nosde.ext4" 2>/dev/null | grep -q '^Filesystem created:.*Jul 14 02:40:00 2017' ||
 	fail "without SDE the epoch is not the newest manifest mtime"

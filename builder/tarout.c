@@ -91,7 +91,8 @@ static int copy_data(struct tarw *w, int fd, off_t size, const char *path)
 	return 0;
 }
 
-static void set_meta(struct archive_entry *ae, const struct imgtree_node *nd)
+/* `carrier`: this name carries the inode (not a hard link to an earlier name). */
+static void set_meta(struct archive_entry *ae, const struct imgtree_node *nd, int carrier)
 {
 	const struct manifest_entry *e = nd->e;
 	size_t k;
@@ -100,7 +101,7 @@ static void set_meta(struct archive_entry *ae, const struct imgtree_node *nd)
 	archive_entry_set_uid(ae, e->uid);
 	archive_entry_set_gid(ae, e->gid);
 	archive_entry_set_mtime(ae, nd->mtime, 0);
-	if (e->type == MF_SYMLINK)
+	if (e->type == MF_SYMLINK && carrier)
 		archive_entry_set_symlink(ae, e->target);
 	if (e->type == MF_CHR || e->type == MF_BLK) {
 		archive_entry_set_rdevmajor(ae, e->major);
@@ -122,7 +123,7 @@ static int write_node(struct tarw *w, size_t i)
 	int fd = -1, ret = 0;
 
 	archive_entry_set_pathname(ae, name);
-	set_meta(ae, &w->t->v[owner]);
+	set_meta(ae, &w->t->v[owner], nd->first == i);
 	if (nd->first != i) {
 		first = tar_name(w->t, nd->first);
 		archive_entry_set_hardlink(ae, first);

@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 	struct image_params p = { .im = &im, .source_date_epoch = -1 };
 	struct stage s = { 0 };
 	const char *mfile = NULL, *save = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	int c, ret;
 
 	sigemptyset(&sa.sa_mask);

@@ -1,0 +1,123 @@
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "imgtree.h"
+
+static struct manifest_entry *add(struct manifest *m, const char *path, char type, int64_t mtime)
+{
+	struct manifest_entry *e = manifest_add(m, path);
+
+	e->type = type;
+	e->mode = type == MF_DIR ? 0755 : 0644;
+	e->mtime = mtime;
+	return e;
+}
+
+static void stage_init(struct stage *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->root = strdup("/");
+	manifest_init(&s->manifest);
+}
+
+static void stage_done(struct stage *s)
+{
+	manifest_release(&s->manifest);
+	free(s->root);
+}
+
+START_TEST(sorted_clamped_linked)
+{
+	char path[] = "/dev/console";
+	struct recipe_device dev = { .path = path, .type = 'c', .major = 5, .minor = 1,
+				     .mode = 0600 };
+	struct recipe_image im = { .devices = &dev, .n_devices = 1 };
+	struct image_params p = { .im = &im, .source_date_epoch = 1000 };
+	struct imgtree t;
+	struct stage s;
+	long z, a;
+
+	stage_init(&s);
+	add(&s.manifest, "z", MF_DIR, 5);
+	add(&s.manifest, "z/file", MF_REG, 2000);
+	add(&s.manifest, "a", MF_HARDLINK, 5)->target = strdup("z/file");
+	add(&s.manifest, "z/b", MF_HARDLINK, 5)->target = strdup("/z/file");
+	ck_assert_int_eq(imgtree_build(&t, &s, &p), 0);
+	/* root and dev come from the imgtree itself; sorted bytewise */
+	ck_assert_uint_eq(t.n, 7);
+	ck_assert_str_eq(t.v[0].e->path, "");
+	ck_assert_str_eq(t.v[1].e->path, "a");
+	ck_assert_str_eq(t.v[2].e->path, "dev");
+	ck_assert_str_eq(t.v[3].e->path, "dev/console");
+	ck_assert_int_eq(t.v[3].e->type, MF_CHR);
+	z = imgtree_find(&t, "z/file");
+	a = imgtree_find(&t, "a");
+	ck_assert_int_ge(z, 0);
+	ck_assert_int_eq(t.v[z].mtime, 1000); /* clamped */
+	ck_assert_uint_eq(t.v[z].nlink, 3);
+	ck_assert_uint_eq(t.v[a].link, (size_t)z);
+	ck_assert_uint_eq(t.v[z].first, (size_t)a); /* tar: "a" carries the data */
+	ck_assert_str_eq(imgtree_name(&t, (size_t)z), "file");
+	ck_assert_uint_eq(imgtree_parent(&t, (size_t)z), (size_t)imgtree_find(&t, "z"));
+	imgtree_release(&t);
+	stage_done(&s);
+}
+END_TEST
+
+START_TEST(epoch_from_manifest)
+{
+	struct recipe_image im = { 0 };
+	struct image_params p = { .im = &im, .source_date_epoch = -1 };
+	struct imgtree t;
+	struct stage s;
+
+	stage_init(&s);
+	add(&s.manifest, "", MF_DIR, 10);
+	add(&s.manifest, "f", MF_REG, 1234);
+	ck_assert_int_eq(imgtree_build(&t, &s, &p), 0);
+	ck_assert_int_eq(t.sde, 1234);
+	ck_assert_int_eq(t.v[1].mtime, 1234);
+	imgtree_release(&t);
+	stage_done(&s);
+}
+END_TEST
+
+START_TEST(inconsistent)
+{
+	struct recipe_image im = { 0 };
+	struct image_params p = { .im = &im, .source_date_epoch = 0 };
+	struct imgtree t;
+	struct stage s;
+
+	stage_init(&s);
+	add(&s.manifest, "x/y", MF_FIFO, 0);
+	ck_assert_int_eq(imgtree_build(&t, &s, &p), -MKI_E_IMAGE);
+	stage_done(&s);
+
+	stage_init(&s);
+	add(&s.manifest, "d", MF_DIR, 0);
+	add(&s.manifest, "h", MF_HARDLINK, 0)->target = strdup("d");
+	ck_assert_int_eq(imgtree_build(&t, &s, &p), -MKI_E_IMAGE);
+	stage_done(&s);
+
+	stage_init(&s);
+	add(&s.manifest, "l", MF_SYMLINK, 0);
+	ck_assert_int_eq(imgtree_build(&t, &s, &p), -MKI_E_IMAGE);
+	stage_done(&s);
+}
+END_TEST
+
+Suite *imgtree_suite(void)
+{
+	Suite *s = suite_create("imgtree");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, sorted_clamped_linked);
+	tcase_add_test(tc, epoch_from_manifest);
+	tcase_add_test(tc, inconsistent);
+	suite_add_tcase(s, tc);
+	return s;
+}

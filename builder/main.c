@@ -440,7 +440,8 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	struct build b = { 0 };
 	struct recipe r = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
+	/* SA_RESTART: a signal only sets a flag; blocking reads in the stages must not see EINTR. */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	int ret, loaded = 0;
 
 	o.started = log_now();

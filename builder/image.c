@@ -674,6 +674,31 @@ static int allocate_data(struct ext4w *w, ext2_ino_t ino, int fd, uint64_t size,
 	return 0;
 }
 
+/*
+ * pwrite() all `n` bytes: a short write (the disk filled up mid-buffer) is continued, so the
+ * next attempt reports the real cause (ENOSPC) instead of a stale errno. 0 or -1 with errno.
+ */
+static int pwrite_all(int fd, const void *buf, size_t n, off_t off)
+{
+	const char *p = buf;
+	ssize_t k;
+
+	while (n) {
+		k = pwrite(fd, p, n, off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+		off += k;
+	}
+	return 0;
+}
+
 /* Through user space in whole-block runs, when the kernel cannot copy for us. */
 static int copy_by_hand(struct ext4w *w, int fd, uint64_t src, uint64_t dst, uint64_t len,
 			const char *path)
@@ -686,8 +711,8 @@ static int copy_by_hand(struct ext4w *w, int fd, uint64_t src, uint64_t dst, uin
 		got = pread(fd, w->buf, n, (off_t)src);
 		if (got <= 0)
 			break; /* the file shrank: the rest stays zero */
-		if (pwrite(w->img_fd, w->buf, (size_t)got, (off_t)dst) != got) {
-			int e = errno ? errno : EIO;
+		if (pwrite_all(w->img_fd, w->buf, (size_t)got, (off_t)dst)) {
+			int e = errno;
 
 			log_error("cannot write the data of '%s' into '%s': %s", path, w->tmp, strerror(e));
 			return -e;

@@ -445,6 +445,8 @@ int main(int argc, char **argv)
 	int ret, loaded = 0;
 
 	o.started = log_now();
+	/* The caller's umask must not leak into the tree, the scripts or the outputs. */
+	umask(022);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ret = parse_args(&o, argc, argv);

@@ -19,6 +19,7 @@
 #include "plan.h"
 #include "recipe.h"
 #include "resolve.h"
+#include "sandbox.h"
 #include "settings.h"
 #include "sources.h"
 #include "unpack.h"
@@ -54,6 +55,7 @@ static void usage(FILE *f)
 	      "      --plan              resolve and print the plan, then stop\n"
 	      "      --until STAGE       stop after STAGE: sources, indexes, resolve, fetch, unpack, hooks\n"
 	      "      --keep-staging      keep the staging tree and print where it is\n"
+	      "      --single-id         without subordinate ids, build with one id anyway\n"
 	      "      --check             validate RECIPE and print it normalized, then stop\n"
 	      "  -v, --verbose           more output (repeat for debug)\n"
 	      "  -q, --quiet             errors only\n"
@@ -110,7 +112,7 @@ static char *default_cache_dir(void)
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_LOCK, O_LOCKED, O_PLAN, O_UNTIL,
-	       O_KEEP, O_CHECK };
+	       O_KEEP, O_CHECK, O_SINGLE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -124,6 +126,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "until", required_argument, NULL, O_UNTIL },
 		{ "keep-staging", no_argument, NULL, O_KEEP },
 		{ "check", no_argument, NULL, O_CHECK },
+		{ "single-id", no_argument, NULL, O_SINGLE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -167,6 +170,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 			break;
 		case O_KEEP: o->st.keep_staging = 1; break;
 		case O_CHECK: o->check = 1; break;
+		case O_SINGLE: o->st.single_id = 1; break;
 		case 'v': verbosity++; break;
 		case 'q': verbosity = -10; break;
 		case 'h': usage(stdout); exit(0);
@@ -324,6 +328,12 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	ret = stop_after(o, ST_RESOLVE, ret);
 	if (!ret)
 		ret = stop_after(o, ST_FETCH, fetch_plan(&b->plan, &o->st, &b->fetch));
+	/* Unpack, hooks and the image writer run in one user namespace (DESIGN.md section 4). */
+	if (!ret) {
+		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
+
+		ret = sandbox_enter(&so);
+	}
 	if (!ret)
 		ret = stop_after(o, ST_UNPACK, unpack_plan(&b->stage, &b->plan, r, &o->st));
 	if (!ret)

@@ -92,8 +92,8 @@ static int write_file(const char *path, const char *text)
 static int run_idmap_tool(const char *tool, pid_t pid, unsigned long outer, unsigned long sub,
 			  unsigned count)
 {
-	char a[6][24];
-	const char *argv[8] = { tool, a[0], "0", a[1], "1", a[2], a[3], NULL };
+	char a[4][24];
+	const char *argv[9] = { tool, a[0], "0", a[1], "1", "1", a[2], a[3], NULL };
 	struct buf err = { 0 };
 	struct proc_opts po = { .stdin_fd = -1, .err = &err, .limit = 4096 };
 	int status = 0, ret;

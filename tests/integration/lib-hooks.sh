@@ -89,3 +89,48 @@ fixture_tree() {
 	done <"$d/order"
 	rm -rf "$c"
 }
+
+# fixture_shift TREE USER: re-own TREE as USER's build namespace sees it (id 0 = USER, id N =
+# the Nth id of USER's subordinate range), as if USER's own build had unpacked it.
+fixture_shift() {
+	local tree=$1 user=$2 su sg
+	su=$(awk -F: -v u="$user" '$1 == u { print $2; exit }' /etc/subuid)
+	sg=$(awk -F: -v u="$user" '$1 == u { print $2; exit }' /etc/subgid)
+	python3 - "$tree" "$(id -u "$user")" "$(id -g "$user")" "$su" "$sg" <<'PY'
+import os, sys
+root = sys.argv[1]
+uid, gid, su, sg = map(int, sys.argv[2:6])
+def shift(p):
+    st = os.lstat(p)
+    os.lchown(p, uid if st.st_uid == 0 else su + st.st_uid - 1,
+              gid if st.st_gid == 0 else sg + st.st_gid - 1)
+    if not os.path.islink(p):
+        os.chmod(p, st.st_mode & 0o7777)
+shift(root)
+for d, dirs, files in os.walk(root):
+    for n in dirs + files:
+        shift(os.path.join(d, n))
+PY
+}
+
+# test_user NAME [nosubids]: a throwaway system user (removed at exit) with a subordinate id
+# range of 65536, or none.
+test_user() {
+	local name=$1
+	userdel "$name" >/dev/null 2>&1 || true
+	useradd -M -d /nonexistent -s /usr/sbin/nologin "$name" >/dev/null
+	_USERS="${_USERS:-} $name"
+	trap '_cleanup; for u in $_USERS; do userdel "$u" >/dev/null 2>&1 || true; done' EXIT
+	if [ "${2:-}" = nosubids ]; then
+		sed -i "/^$name:/d" /etc/subuid /etc/subgid
+	elif ! grep -q "^$name:" /etc/subuid; then
+		usermod --add-subuids 300000-365535 --add-subgids 300000-365535 "$name"
+	fi
+}
+
+# as_user NAME CMD...: run CMD as NAME with a clean, unprivileged credential set.
+as_user() {
+	local name=$1
+	shift
+	setpriv --reuid "$name" --regid "$name" --clear-groups env HOME=/nonexistent "$@"
+}

@@ -63,6 +63,23 @@ static void env_with(const struct ctx *c, const char *const *extra, struct strv 
 		strv_push(out, extra[i]);
 }
 
+/* dpkg reports a failing script long before its summary: show each one with its context. */
+static void log_dpkg_errors(const char *out)
+{
+	const char *hit = out, *from, *to;
+	int n;
+
+	while (out && (hit = strstr(hit, "dpkg: error processing"))) {
+		for (from = hit, n = 0; from > out && n < 4; from--)
+			n += from[-1] == '\n';
+		from += from > out;
+		for (to = hit, n = 0; *to && n < 2; to++)
+			n += *to == '\n';
+		log_error("dpkg reported:\n%.*s", (int)(to - from), from);
+		hit = to;
+	}
+}
+
 /* Run argv in the target (root != NULL) or on the host; log the failure in the caller's words. */
 static int run(const struct ctx *c, const char *root, const char *const *argv,
 	       const char *const *extra_env, unsigned timeout, const char *what)
@@ -83,6 +100,8 @@ static int run(const struct ctx *c, const char *root, const char *const *argv,
 	else if (!ret && status)
 		log_error("%s failed with exit status %d; last lines of its output:\n%s", what, status,
 			  sandbox_tail(out.p, TAIL_LINES));
+	if (!ret && status && !strcmp(argv[0], "dpkg"))
+		log_dpkg_errors(out.p);
 	if (!ret && status)
 		ret = -MKI_E_HOOK;
 	strv_release(&env);

@@ -146,8 +146,8 @@ int main(int argc, char **argv)
 		ret = hooks_reconcile(&s, st.source_date_epoch, NULL);
 	if (!ret)
 		ret = hooks_run(&s, &p, &r, &st);
-	if (!ret && manifest)
-		ret = manifest_save(&s.manifest, manifest);
+	if (!ret && manifest && (ret = manifest_save(&s.manifest, manifest)))
+		fprintf(stderr, "configure: cannot write '%s': %s\n", manifest, mki_strerror(ret));
 	for (i = 0; !ret && !exec_failed && i < execs.n; i++)
 		exec_failed = exec_in(s.root, execs.v[i]);
 	if (have_recipe)

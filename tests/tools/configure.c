@@ -2,12 +2,14 @@
  * Test driver for the hooks stage: configure an unpacked tree (dpkg status "install ok unpacked")
  * in the sandbox, run a recipe's hooks, and write the reconciled manifest.
  *
- *   configure [-v] [--recipe FILE] [--single-id] [--manifest FILE] [--exec 'CMD ARG...']... TREE
+ *   configure [-v] [--recipe FILE] [--single-id] [--manifest FILE] [--exec 'CMD ARG...']...
+ *             [--exec-only] TREE
  *
  * The plan is read from TREE/var/lib/dpkg/status (in its order) and the architectures from
  * TREE/var/lib/dpkg/arch (primary first). The manifest before configuration is the tree as seen
  * inside the sandbox. Each --exec runs after everything else, chrooted into the tree; its output
- * goes to stdout and a failure is exit status 1. Exit status otherwise as mkimage's.
+ * goes to stdout and a failure is exit status 1. --exec-only skips configuration and hooks (the
+ * execs run in the sandbox with the archs registered). Exit status otherwise as mkimage's.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -96,7 +98,8 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "recipe", required_argument, NULL, 'r' }, { "manifest", required_argument, NULL, 'm' },
 		{ "exec", required_argument, NULL, 'e' }, { "single-id", no_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 },
+		{ "exec-only", no_argument, NULL, 'x' }, { "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct recipe r = { 0 };
 	struct plan p = { 0 };
@@ -105,7 +108,7 @@ int main(int argc, char **argv)
 	struct sandbox_opts so = { 0 };
 	struct strv execs = { 0 };
 	const char *recipe = NULL, *manifest = NULL, *sde = getenv("SOURCE_DATE_EPOCH");
-	int c, ret = 0, have_recipe = 0, exec_failed = 0;
+	int c, ret = 0, have_recipe = 0, exec_failed = 0, exec_only = 0;
 	size_t i;
 
 	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
@@ -114,6 +117,7 @@ int main(int argc, char **argv)
 		case 'm': manifest = optarg; break;
 		case 'e': strv_push(&execs, optarg); break;
 		case 's': st.single_id = so.allow_single_id = 1; break;
+		case 'x': exec_only = 1; break;
 		case 'v': log_set_level(LOG_DEBUG); break;
 		default: return 2;
 		}
@@ -142,9 +146,11 @@ int main(int argc, char **argv)
 	}
 	if (!ret)
 		ret = sandbox_enter(&so);
-	if (!ret)
+	for (i = 0; !ret && exec_only && i < p.archs.n; i++)
+		ret = sandbox_add_arch(p.archs.v[i]);
+	if (!ret && !exec_only)
 		ret = hooks_reconcile(&s, st.source_date_epoch, NULL);
-	if (!ret)
+	if (!ret && !exec_only)
 		ret = hooks_run(&s, &p, &r, &st);
 	if (!ret && manifest && (ret = manifest_save(&s.manifest, manifest)))
 		fprintf(stderr, "configure: cannot write '%s': %s\n", manifest, mki_strerror(ret));

@@ -81,8 +81,9 @@ install: mkimage
 # Build, test and run-time packages. Bench-only peers are in BENCH_DEPS.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
 	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev check gpg gpgv dpkg-dev apt-utils apt \
-	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang git
-BENCH_DEPS := mmdebstrap time
+	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang git \
+	libcap2-bin file
+BENCH_DEPS := mmdebstrap time bc
 
 deps:
 	@$(call apt_install,$(DEB_DEPS))

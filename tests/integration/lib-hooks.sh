@@ -7,6 +7,7 @@
 
 MKI_TEST_DEBS=${MKI_TEST_DEBS:-/var/tmp/mkimage-hooks-debs}
 CONFIGURE=${CONFIGURE:-$TOP/build/tools/configure}
+[ -x "$CONFIGURE" ] || fail "test driver $CONFIGURE missing: run make tools"
 
 # fixture_debs SET PRIMARY "ARCHS" PACKAGE...: download the dependency closure of PACKAGE... for the
 # architectures ARCHS (primary first) into $MKI_TEST_DEBS/SET/debs; the unpack order (apt's

@@ -23,6 +23,7 @@
 #include "sandbox.h"
 
 #define TAIL_LINES 20
+#define CONFIGURE_TIMEOUT_MIN 1800
 #define SCRIPT_MAX (16u << 20)
 #define XATTR_LIST_MAX_BYTES 65536
 #define TARGET_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -86,7 +87,8 @@ static int run(const struct ctx *c, const char *root, const char *const *argv,
 {
 	struct strv env = { 0 };
 	struct buf out = { 0 };
-	struct sandbox_cmd cmd = { .root = root, .argv = argv, .timeout = timeout, .out = &out };
+	struct sandbox_cmd cmd = { .root = root, .argv = argv, .timeout = timeout, .out = &out,
+				   .network = !root };
 	int status = 0, ret;
 
 	env_with(c, extra_env, &env);
@@ -318,6 +320,12 @@ static int audit(const struct ctx *c)
 	return ret;
 }
 
+/* A hang guard for the whole configuration: never shorter than half an hour under emulation. */
+static unsigned configure_timeout(const struct recipe *r)
+{
+	return r->hook_timeout > CONFIGURE_TIMEOUT_MIN ? r->hook_timeout : CONFIGURE_TIMEOUT_MIN;
+}
+
 static int configure(const struct ctx *c)
 {
 	static const char *const argv[] = { "dpkg", "--configure", "-a", NULL };
@@ -337,7 +345,7 @@ static int configure(const struct ctx *c)
 		log_info("preinst scripts: %.1f s", log_now() - t0);
 	t0 = log_now();
 	if (!ret)
-		ret = run(c, c->s->root, argv, NULL, c->r->hook_timeout, "'dpkg --configure -a'");
+		ret = run(c, c->s->root, argv, NULL, configure_timeout(c->r), "'dpkg --configure -a'");
 	if (!ret)
 		log_info("dpkg --configure -a: %.1f s", log_now() - t0);
 	if (!ret)

@@ -326,6 +326,11 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		return ret ? ret : 1;
 	}
 	ret = stop_after(o, ST_RESOLVE, ret);
+	if (!ret && o->until >= ST_UNPACK) {
+		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
+
+		ret = sandbox_check(&so); /* before downloading: no subordinate ids is said up front */
+	}
 	if (!ret)
 		ret = stop_after(o, ST_FETCH, fetch_plan(&b->plan, &o->st, &b->fetch));
 	/* Unpack, hooks and the image writer run in one user namespace (DESIGN.md section 4). */

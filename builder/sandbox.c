@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -141,7 +144,7 @@ static int write_maps(pid_t pid)
 }
 
 /* Decide which map we can have, and say up front when it is not the full one. */
-static int choose_ids(const struct sandbox_opts *o)
+static int choose_ids_once(const struct sandbox_opts *o)
 {
 	struct passwd *pw = getpwuid(getuid());
 	const char *name = pw ? pw->pw_name : NULL;
@@ -185,6 +188,23 @@ static int choose_ids(const struct sandbox_opts *o)
 		 "the packages give them, but maintainer scripts cannot chown", name ? name : "?");
 	info.ids = SANDBOX_IDS_SINGLE;
 	return 0;
+}
+
+/* Decided once per process, so checking early and entering later say things once. */
+static int choose_ids(const struct sandbox_opts *o)
+{
+	static int chosen, result;
+
+	if (!chosen) {
+		result = choose_ids_once(o);
+		chosen = 1;
+	}
+	return result;
+}
+
+int sandbox_check(const struct sandbox_opts *o)
+{
+	return entered ? 0 : choose_ids(o);
 }
 
 static void explain_unshare_failure(int err)
@@ -544,6 +564,23 @@ static void exec_command(const struct sandbox_cmd *c, int outfd)
 	_exit(127);
 }
 
+/* A new network namespace has only a loopback, and it starts down. */
+static void loopback_up(void)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+			log_debug("sandbox: cannot bring up lo: %s", strerror(errno));
+	}
+	close(fd);
+}
+
 /* pid 1 of the command's namespace: mount, start the command, reap everything, exit with it. */
 static void ns_init(const struct sandbox_cmd *c, int outfd)
 {
@@ -553,6 +590,8 @@ static void ns_init(const struct sandbox_cmd *c, int outfd)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (!c->network)
+		loopback_up();
 	if (c->root && setup_mounts(c->root))
 		_exit(125);
 	cmd = fork();
@@ -648,6 +687,9 @@ static int wait_ns(pid_t pid, int fd, const struct sandbox_cmd *c, int *status)
 int sandbox_run(const struct sandbox_cmd *c, int *status)
 {
 	struct clone_args_v0 ca = { .flags = CLONE_NEWPID | CLONE_NEWNS, .exit_signal = SIGCHLD };
+
+	if (!c->network)
+		ca.flags |= CLONE_NEWNET;
 	int pipefd[2], ret;
 	long pid;
 

@@ -36,6 +36,13 @@ struct sandbox_info {
 };
 
 /**
+ * Check, without entering, that the namespace can have the id map it needs (call before long
+ * work such as downloads, so a missing subordinate range is said up front). -MKI_E_SANDBOX with
+ * how to fix it; the decision is kept for sandbox_enter().
+ */
+int sandbox_check(const struct sandbox_opts *o);
+
+/**
  * Move this process into a new user, mount, uts and ipc namespace (a helper process writes the id
  * maps with newuidmap/newgidmap), become root there and make every mount private. Must be called
  * single-threaded. Without a subordinate id range, fails with -MKI_E_SANDBOX and says how to add
@@ -63,11 +70,12 @@ struct sandbox_cmd {
 	unsigned timeout;              /* seconds, 0: none */
 	struct buf *out;               /* stdout+stderr; the last `limit` bytes are kept; NULL: discarded */
 	size_t limit;                  /* 0: 64 KiB */
-	int echo;                      /* also log the output at debug level, line by line */
+	int network;                   /* share the build's network; else only a loopback (default) */
 };
 
 /**
- * Run a command in a fresh pid + mount namespace (stdin /dev/null). With a root: /proc, a minimal
+ * Run a command in a fresh pid + mount (+ network, unless `network`) namespace, stdin /dev/null, in
+ * its own session. With a root: /proc, a minimal
  * /dev (null zero full random urandom tty console, devpts + ptmx, shm, fd links), tmpfs /run and
  * /tmp are mounted in that namespace only, then chroot. Its pid 1 is killed when the command ends
  * or times out, so no process survives it. `*status` gets the exit code, 128+signal, or 124 on

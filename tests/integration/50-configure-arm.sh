@@ -17,6 +17,7 @@ chown daemon:daemon /etc/hook-owned
 chmod 0640 /etc/hook-owned
 rm /etc/debian_version
 echo "$(uname -m) $HOME $LC_ALL $DEBIAN_FRONTEND" >/etc/hook-env
+sed -n '3,$p' /proc/net/dev | cut -d: -f1 | tr -d ' ' >/etc/hook-net
 H
 cat >"$T/hooks/outside.sh" <<'H'
 #!/bin/sh
@@ -53,6 +54,8 @@ file -L "$T/tree/usr/bin/hello" | grep -q 'ARM' || fail "hello is not an ARM bin
 # the hooks ran, in order, with the documented environment
 [ "$(cat "$T/tree/etc/hook-env")" = "armv7l /root C.UTF-8 noninteractive" ] ||
 	fail "inside hook environment: $(cat "$T/tree/etc/hook-env")"
+[ "$(cat "$T/tree/etc/hook-net")" = "lo" ] ||
+	fail "inside hooks have network interfaces: $(cat "$T/tree/etc/hook-net")"
 [ "$(cat "$T/tree/etc/outside-saw")" = "armhf|armhf armel" ] ||
 	fail "outside hook environment: $(cat "$T/tree/etc/outside-saw")"
 

@@ -317,7 +317,7 @@ static void add_hex(struct buf *b, const uint8_t *p, size_t n)
  * ":NAME:M::MAGIC:MASK:INTERP:FP" for the first 20 bytes of the ELF header: ident (class, data,
  * version; OS ABI ignored), e_type EXEC or DYN, e_machine.
  */
-static char *binfmt_line(const struct arch *a, const char *interp)
+char *sandbox_binfmt_line(const struct arch *a, const char *interp)
 {
 	uint8_t magic[20] = { 0x7f, 'E', 'L', 'F', a->elf_class, a->elf_data, 1 };
 	uint8_t mask[20] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0xff, 0xff,
@@ -382,7 +382,7 @@ static int register_private(const struct arch *a)
 		ret = -MKI_E_SANDBOX;
 		goto out;
 	}
-	line = binfmt_line(a, interp);
+	line = sandbox_binfmt_line(a, interp);
 	ret = write_file(BINFMT_DIR "/register", line);
 	if (ret)
 		log_error("cannot register '%s' for %s binaries in the private binfmt_misc: %s",

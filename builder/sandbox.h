@@ -59,6 +59,12 @@ const struct sandbox_info *sandbox_get(void);
  * machine (armel, armhf) share one entry. -MKI_E_SANDBOX with what to install otherwise.
  */
 int sandbox_add_arch(const char *arch);
+struct arch;
+/**
+ * The binfmt_misc registration for `a`'s ELF binaries (ident, e_type EXEC or DYN, e_machine) run
+ * by `interp` with flags FP: ":mkimage-QEMU:M::MAGIC:MASK:INTERP:FP". New string.
+ */
+char *sandbox_binfmt_line(const struct arch *a, const char *interp);
 /** Whether `arch` runs through qemu (registered by sandbox_add_arch()). */
 int sandbox_arch_emulated(const char *arch);
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "hooks.h"
 #include "sandbox.h"
 
@@ -16,6 +17,29 @@ START_TEST(tail_lines)
 	ck_assert_str_eq(sandbox_tail("a\nb\nc\n", 10), "a\nb\nc\n");
 	ck_assert_str_eq(sandbox_tail("", 3), "");
 	ck_assert_str_eq(sandbox_tail(NULL, 3), "");
+}
+END_TEST
+
+/* The entry DESIGN.md section 4 proved for arm (armel and armhf), and the big-endian layout. */
+START_TEST(binfmt_lines)
+{
+	char *l = sandbox_binfmt_line(arch_find("armhf"), "/usr/bin/qemu-arm-static");
+
+	ck_assert_str_eq(l, ":mkimage-qemu-arm:M::"
+			    "\\x7f\\x45\\x4c\\x46\\x01\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+			    "\\x00\\x00\\x02\\x00\\x28\\x00:"
+			    "\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff"
+			    "\\xff\\xff\\xfe\\xff\\xff\\xff:/usr/bin/qemu-arm-static:FP");
+	free(l);
+	l = sandbox_binfmt_line(arch_find("riscv64"), "/q");
+	ck_assert_ptr_nonnull(strstr(l, "\\x7f\\x45\\x4c\\x46\\x02\\x01\\x01"));
+	ck_assert_ptr_nonnull(strstr(l, "\\x02\\x00\\xf3\\x00:"));
+	free(l);
+	l = sandbox_binfmt_line(arch_find("s390x"), "/q");
+	ck_assert_ptr_nonnull(strstr(l, "\\x02\\x02\\x01\\x00"));
+	ck_assert_ptr_nonnull(strstr(l, "\\x00\\x02\\x00\\x16:")); /* e_type 2, e_machine 22, BE */
+	ck_assert_ptr_nonnull(strstr(l, "\\xff\\xfe\\xff\\xff:/q:FP"));
+	free(l);
 }
 END_TEST
 
@@ -88,6 +112,7 @@ Suite *hooks_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, tail_lines);
+	tcase_add_test(tc, binfmt_lines);
 	tcase_add_test(tc, reconcile_tree);
 	suite_add_tcase(s, tc);
 	return s;

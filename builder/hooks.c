@@ -222,6 +222,7 @@ static int run_preinst(const struct ctx *c, const struct plan_entry *e)
 {
 	char *dn = plan_entry_dpkg_name(e), *script, *host, *what, *ev[6];
 	const char *argv[3];
+	double t0;
 	struct stat sb;
 	int ret = 0;
 
@@ -239,7 +240,9 @@ static int run_preinst(const struct ctx *c, const struct plan_entry *e)
 	ev[4] = xstrdup("DPKG_ADMINDIR=/var/lib/dpkg");
 	ev[5] = NULL;
 	what = xasprintf("the preinst of '%s' (%s)", dn, e->version);
+	t0 = log_now();
 	ret = run(c, c->s->root, argv, (const char *const *)ev, c->r->hook_timeout, what);
+	log_debug("%s: %.2f s", what, log_now() - t0);
 	for (int i = 0; ev[i]; i++)
 		free(ev[i]);
 	free(what);

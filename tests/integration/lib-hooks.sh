@@ -58,7 +58,7 @@ fixture_tree() {
 	for f in bin sbin lib; do ln -s "usr/$f" "$tree/$f"; done
 	if grep -q ':amd64' "$d/order"; then mkdir -p "$tree/usr/lib64"; ln -s usr/lib64 "$tree/lib64"; fi
 	: >"$admin/status"; : >"$admin/available"; : >"$admin/diversions"; : >"$admin/statoverride"
-	awk '{ sub(/.*:/, "", $1); if (!seen[$1]++) print $1 }' "$d/order" >"$admin/arch"
+	awk '{ sub(/.*:/, "", $1); if ($1 != "all" && !seen[$1]++) print $1 }' "$d/order" >"$admin/arch"
 	c=$(mktemp -d "$T/ctl.XXXXXX")
 	while read -r pkg; do
 		name=${pkg%%:*} arch=${pkg#*:}
@@ -134,4 +134,21 @@ as_user() {
 	local name=$1
 	shift
 	setpriv --reuid "$name" --regid "$name" --clear-groups env HOME=/nonexistent "$@"
+}
+
+# fixture_arm_board: the recipes/arm-board.cfg package set (Essential + Priority: required of
+# armhf, busybox, hello:armel, libc6:armel) as set "arm-board"; about 100 packages.
+fixture_arm_board() {
+	local req
+	fixture_debs arm armhf "armhf armel" base-passwd
+	req=$(APT_CONFIG=$MKI_TEST_DEBS/arm/apt/apt.conf apt-cache dumpavail | awk 'BEGIN { RS = ""; FS = "\n" }
+		/\nPriority: required/ || /\nEssential: yes/ { a = ""; p = "";
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^Package: /) p = substr($i, 10)
+				if ($i ~ /^Architecture: /) a = substr($i, 15)
+			}
+			if (a == "armhf" || a == "all") print p }' | sort -u)
+	[ -n "$req" ] || fail "no required packages found in the arm lists"
+	# shellcheck disable=SC2086
+	fixture_debs arm-board armhf "armhf armel" $req busybox hello:armel libc6:armel
 }

@@ -97,10 +97,12 @@ static int run(const struct ctx *c, const char *root, const char *const *argv,
 	if (!ret && out.len)
 		log_debug("%s:\n%s", what, out.p);
 	if (!ret && status == 124)
-		log_error("%s did not finish within %u s and was killed; last lines of its output:\n%s",
-			  what, timeout, sandbox_tail(out.p, TAIL_LINES));
+		log_error("%s did not finish within %u s and was killed; %s%s", what, timeout,
+			  out.len ? "last lines of its output:\n" : "it printed nothing",
+			  sandbox_tail(out.p, TAIL_LINES));
 	else if (!ret && status)
-		log_error("%s failed with exit status %d; last lines of its output:\n%s", what, status,
+		log_error("%s failed with exit status %d; %s%s", what, status,
+			  out.len ? "last lines of its output:\n" : "it printed nothing",
 			  sandbox_tail(out.p, TAIL_LINES));
 	if (!ret && status && !strcmp(argv[0], "dpkg"))
 		log_dpkg_errors(out.p);

@@ -22,6 +22,7 @@
 #include "recipe.h"
 #include "report.h"
 #include "resolve.h"
+#include "sandbox.h"
 #include "sbom.h"
 #include "settings.h"
 #include "sources.h"
@@ -61,6 +62,7 @@ static void usage(FILE *f)
 	      "      --plan              resolve and print the plan, then stop\n"
 	      "      --until STAGE       stop after STAGE: sources, indexes, resolve, fetch, unpack, hooks\n"
 	      "      --keep-staging      keep the staging tree and print where it is\n"
+	      "      --single-id         without subordinate ids, build with one id anyway\n"
 	      "      --check             validate RECIPE and print it normalized, then stop\n"
 	      "  -v, --verbose           more output (repeat for debug)\n"
 	      "  -q, --quiet             errors only\n"
@@ -117,7 +119,7 @@ static char *default_cache_dir(void)
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_LOCK, O_LOCKED, O_PLAN, O_UNTIL,
-	       O_KEEP, O_CHECK };
+	       O_KEEP, O_CHECK, O_SINGLE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -131,6 +133,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "until", required_argument, NULL, O_UNTIL },
 		{ "keep-staging", no_argument, NULL, O_KEEP },
 		{ "check", no_argument, NULL, O_CHECK },
+		{ "single-id", no_argument, NULL, O_SINGLE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -174,6 +177,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 			break;
 		case O_KEEP: o->st.keep_staging = 1; break;
 		case O_CHECK: o->check = 1; break;
+		case O_SINGLE: o->st.single_id = 1; break;
 		case 'v': verbosity++; break;
 		case 'q': verbosity = -10; break;
 		case 'h': usage(stdout); exit(0);
@@ -376,6 +380,25 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	return ret;
 }
 
+/*
+ * The image's UUID and hash seed derive from what the lock pins: the recipe and every package's
+ * sha256. Same recipe + lock gives the same seed; any package change gives another filesystem.
+ */
+static void plan_seed(const struct recipe *r, const struct plan *p, char *seed)
+{
+	struct hash h;
+	size_t i;
+
+	if (hash_init(&h, HASH_SHA256) < 0) {
+		memcpy(seed, r->digest, 65);
+		return;
+	}
+	hash_update(&h, r->digest, strlen(r->digest));
+	for (i = 0; i < p->n; i++)
+		hash_update(&h, p->v[i].sha256, strlen(p->v[i].sha256));
+	hash_final_hex(&h, seed);
+}
+
 static int build_image(struct options *o, const struct recipe *r, struct build *b)
 {
 	struct image_params ip = { 0 };
@@ -394,8 +417,19 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		default_sde(o, &b->indexes);
 	if (!ret)
 		ret = stop_after(o, ST_RESOLVE, timed(b, ST_RESOLVE, resolve_stage(o, r, b)));
+	if (!ret && o->until >= ST_UNPACK) {
+		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
+
+		ret = sandbox_check(&so); /* before downloading: no subordinate ids is said up front */
+	}
 	if (!ret)
 		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_plan(&b->plan, &o->st, &b->fetch)));
+	/* Unpack, hooks and the image writer run in one user namespace (DESIGN.md section 4). */
+	if (!ret) {
+		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
+
+		ret = sandbox_enter(&so);
+	}
 	if (!ret)
 		ret = stop_after(o, ST_UNPACK,
 				 timed(b, ST_UNPACK, unpack_plan(&b->stage, &b->plan, r, &o->st)));
@@ -407,7 +441,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	ip.im = &r->image;
 	ip.output = o->output;
 	ip.source_date_epoch = o->st.source_date_epoch;
-	memcpy(ip.seed, r->digest, sizeof(ip.seed));
+	plan_seed(r, &b->plan, ip.seed);
 	ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
 	if (!ret)
 		ret = write_outputs(o, r, b);

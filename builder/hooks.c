@@ -38,11 +38,14 @@ struct ctx {
 	const struct recipe *r;
 	const struct settings *st;
 	struct strv env; /* the clean environment of every target command */
+	struct strv hook_env; /* what hooks learn beyond it: MKIMAGE_NAME, _ARCH, _ARCHS */
 	int policy_saved, policy_installed, ssd_diverted;
 };
 
 static void env_init(struct ctx *c)
 {
+	char *archs = strv_join(&c->p->archs, " ");
+
 	strv_push(&c->env, TARGET_PATH);
 	strv_push(&c->env, "HOME=/root");
 	strv_push(&c->env, "LC_ALL=C.UTF-8");
@@ -51,6 +54,11 @@ static void env_init(struct ctx *c)
 	if (c->st->source_date_epoch >= 0)
 		strv_push_take(&c->env, xasprintf("SOURCE_DATE_EPOCH=%lld",
 						  (long long)c->st->source_date_epoch));
+	strv_push_take(&c->hook_env, xasprintf("MKIMAGE_NAME=%s", c->r->name));
+	strv_push_take(&c->hook_env, xasprintf("MKIMAGE_ARCH=%s",
+					       c->p->primary ? c->p->primary : c->r->arch));
+	strv_push_take(&c->hook_env, xasprintf("MKIMAGE_ARCHS=%s", archs));
+	free(archs);
 }
 
 /* The environment plus `extra` (NULL-terminated), as a new vector. */
@@ -403,7 +411,7 @@ static int hook_inside(const struct ctx *c, const struct recipe_hook *h, const c
 	close(fd);
 	fd = -1;
 	argv[0] = tmpl + strlen(c->s->root);
-	ret = run(c, c->s->root, argv, NULL, h->timeout, what);
+	ret = run(c, c->s->root, argv, (const char *const *)c->hook_env.v, h->timeout, what);
 	unlink(tmpl);
 out:
 	if (fd >= 0) {
@@ -418,17 +426,15 @@ out:
 static int hook_outside(const struct ctx *c, const struct recipe_hook *h, const char *what)
 {
 	const char *argv[] = { h->script, NULL };
-	char *archs = strv_join(&c->p->archs, " "), *ev[4];
-	int ret, i;
+	struct strv ev = { 0 };
+	size_t i;
+	int ret;
 
-	ev[0] = xasprintf("MKIMAGE_ROOT=%s", c->s->root);
-	ev[1] = xasprintf("MKIMAGE_ARCH=%s", c->p->primary ? c->p->primary : c->r->arch);
-	ev[2] = xasprintf("MKIMAGE_ARCHS=%s", archs);
-	ev[3] = NULL;
-	ret = run(c, NULL, argv, (const char *const *)ev, h->timeout, what);
-	for (i = 0; ev[i]; i++)
-		free(ev[i]);
-	free(archs);
+	for (i = 0; i < c->hook_env.n; i++)
+		strv_push(&ev, c->hook_env.v[i]);
+	strv_push_take(&ev, xasprintf("MKIMAGE_ROOT=%s", c->s->root));
+	ret = run(c, NULL, argv, (const char *const *)ev.v, h->timeout, what);
+	strv_release(&ev);
 	return ret;
 }
 
@@ -450,6 +456,23 @@ static int run_hooks(const struct ctx *c)
 		free(what);
 	}
 	return ret;
+}
+
+/*
+ * Logs and caches that record the wall clock of this build, not the system: without them two
+ * builds of one lock are byte-identical. dpkg, update-alternatives and ldconfig recreate them on
+ * the device (mmdebstrap drops the same files).
+ */
+static void scrub_build_traces(int rootfd)
+{
+	static const char *const traces[] = { "var/log/dpkg.log", "var/log/alternatives.log",
+		"var/log/apt/history.log", "var/log/apt/term.log", "var/log/apt/eipp.log.xz",
+		"var/cache/ldconfig/aux-cache", NULL };
+	const char *const *t;
+
+	for (t = traces; *t; t++)
+		if (unlinkat(rootfd, *t, 0) && errno != ENOENT)
+			log_warn("cannot remove build trace '/%s': %s", *t, strerror(errno));
 }
 
 int hooks_run(struct stage *s, const struct plan *p, const struct recipe *r,
@@ -480,12 +503,15 @@ int hooks_run(struct stage *s, const struct plan *p, const struct recipe *r,
 	if (!ret && ret2)
 		ret = -MKI_E_HOOK;
 	if (!ret)
+		scrub_build_traces(rootfd);
+	if (!ret)
 		ret = hooks_reconcile(s, st->source_date_epoch, &ch);
 	if (!ret)
 		log_info("manifest reconciled: %zu new, %zu changed, %zu removed", ch.added,
 			 ch.changed, ch.removed);
 	close(rootfd);
 	strv_release(&c.env);
+	strv_release(&c.hook_env);
 	return ret;
 }
 

@@ -27,6 +27,7 @@
 #include "settings.h"
 #include "sources.h"
 #include "unpack.h"
+#include "verify.h"
 
 enum stage_id { ST_SOURCES, ST_INDEXES, ST_RESOLVE, ST_FETCH, ST_UNPACK, ST_HOOKS, ST_IMAGE };
 static const char *const stage_names[] = { "sources", "indexes", "resolve", "fetch", "unpack",
@@ -38,7 +39,7 @@ struct options {
 	char *output;
 	char *sbom_file, *report_file; /* beside the output */
 	double started;
-	int check, plan, lock_only;
+	int check, plan, lock_only, verify;
 	enum stage_id until;
 };
 
@@ -63,6 +64,8 @@ static void usage(FILE *f)
 	      "      --until STAGE       stop after STAGE: sources, indexes, resolve, fetch, unpack, hooks\n"
 	      "      --keep-staging      keep the staging tree and print where it is\n"
 	      "      --single-id         without subordinate ids, build with one id anyway\n"
+	      "      --verify-reproducible  build a second time from the same plan and fail,\n"
+	      "                          naming the first difference, unless the images are identical\n"
 	      "      --check             validate RECIPE and print it normalized, then stop\n"
 	      "  -v, --verbose           more output (repeat for debug)\n"
 	      "  -q, --quiet             errors only\n"
@@ -119,7 +122,7 @@ static char *default_cache_dir(void)
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_LOCK, O_LOCKED, O_PLAN, O_UNTIL,
-	       O_KEEP, O_CHECK, O_SINGLE };
+	       O_KEEP, O_CHECK, O_SINGLE, O_VERIFY };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -134,6 +137,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "keep-staging", no_argument, NULL, O_KEEP },
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "single-id", no_argument, NULL, O_SINGLE },
+		{ "verify-reproducible", no_argument, NULL, O_VERIFY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -178,6 +182,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_KEEP: o->st.keep_staging = 1; break;
 		case O_CHECK: o->check = 1; break;
 		case O_SINGLE: o->st.single_id = 1; break;
+		case O_VERIFY: o->verify = 1; break;
 		case 'v': verbosity++; break;
 		case 'q': verbosity = -10; break;
 		case 'h': usage(stdout); exit(0);
@@ -399,6 +404,41 @@ static void plan_seed(const struct recipe *r, const struct plan *p, char *seed)
 	hash_final_hex(&h, seed);
 }
 
+/*
+ * --verify-reproducible: unpack, configure and write the image a second time from the same plan
+ * in a separate work directory, then compare. Same namespace, same cache: what differs can only
+ * come from the build itself.
+ */
+static int verify_again(struct options *o, const struct recipe *r, struct build *b,
+			const struct image_params *first)
+{
+	struct settings st2 = o->st;
+	struct image_params ip = *first;
+	struct stage again = { 0 };
+	char *out2 = xasprintf("%s.verify", o->output);
+	int ret;
+
+	st2.work_dir = xasprintf("%s/verify", o->st.work_dir);
+	ip.output = out2;
+	ret = make_dirs(st2.work_dir);
+	if (!ret)
+		ret = unpack_plan(&again, &b->plan, r, &st2);
+	if (!ret)
+		ret = hooks_run(&again, &b->plan, r, &st2);
+	if (!ret)
+		ret = image_write(&again, &ip);
+	if (!ret) {
+		manifest_sort(&b->stage.manifest);
+		manifest_sort(&again.manifest);
+		ret = verify_builds(&b->stage, o->output, &again, out2);
+	}
+	unlink(out2);
+	stage_release(&again);
+	free(st2.work_dir);
+	free(out2);
+	return ret;
+}
+
 static int build_image(struct options *o, const struct recipe *r, struct build *b)
 {
 	struct image_params ip = { 0 };
@@ -443,6 +483,8 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	ip.source_date_epoch = o->st.source_date_epoch;
 	plan_seed(r, &b->plan, ip.seed);
 	ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
+	if (!ret && o->verify)
+		ret = verify_again(o, r, b, &ip);
 	if (!ret)
 		ret = write_outputs(o, r, b);
 	if (!ret)

@@ -23,10 +23,11 @@ cleanup() {
 trap cleanup EXIT
 sleep 0.5
 
-# mmdebstrap needs the host to run armhf binaries: register qemu-arm (flag F) for this run only.
+# mmdebstrap needs the host to run armhf binaries: register qemu-arm (flags PF: the -P wrapper
+# expects argv[0] preserved) for this run only.
 if [ "$(id -u)" = 0 ] && ! ls /proc/sys/fs/binfmt_misc/ 2>/dev/null | grep -q arm; then
 	mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-	sed -n 's/^:qemu-arm:\(.*\):[A-Z]*$/:mkimage-bench-arm:\1:F/p' /usr/lib/binfmt.d/qemu-arm.conf \
+	sed -n 's/^:qemu-arm:\(.*\):[A-Z]*$/:mkimage-bench-arm:\1:PF/p' /usr/lib/binfmt.d/qemu-arm.conf \
 		>/proc/sys/fs/binfmt_misc/register
 	registered=1
 fi

@@ -103,8 +103,8 @@ install: mkimage
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
 	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev check gpg gpgv dpkg-dev apt-utils apt \
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
-	libclang-rt-14-dev git
-BENCH_DEPS := mmdebstrap time
+	libclang-rt-14-dev git libcap2-bin file
+BENCH_DEPS := mmdebstrap time bc
 
 deps:
 	@$(call apt_install,$(DEB_DEPS))

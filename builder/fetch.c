@@ -16,6 +16,7 @@
 
 #include "cache.h"
 #include "err.h"
+#include "fsutil.h"
 #include "hash.h"
 #include "log.h"
 #include "str.h"
@@ -135,21 +136,6 @@ static int check_first_bytes(struct xfer *x)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int over_limit(struct xfer *x, size_t n)
 {
 	uint64_t limit = x->it->size ? x->it->size : FETCH_MAX_UNSIZED;
@@ -179,7 +165,7 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *data)
 	if (!ret)
 		ret = over_limit(x, n);
 	if (!ret)
-		ret = write_all(x->fd, p, n);
+		ret = fsutil_write_all(x->fd, p, n);
 	if (ret) {
 		if (ret != -MKI_E_INTEGRITY && ret != -MKI_E_LIMIT)
 			log_error("cannot write '%s': %s", x->tmp, mki_strerror(ret));

@@ -10,24 +10,36 @@
 
 #include "str.h"
 
+int fsutil_write_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int write_file_atomic(const char *file, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%d", file, (int)getpid());
-	const char *p = data;
 	int fd, ret = 0;
-	ssize_t n;
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		ret = -errno;
 		goto out;
 	}
-	while (len && (n = write(fd, p, len)) > 0) {
-		p += n;
-		len -= (size_t)n;
-	}
-	if (len || fsync(fd))
-		ret = errno ? -errno : -EIO;
+	ret = fsutil_write_all(fd, data, len);
+	if (!ret && fsync(fd))
+		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, file))

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+/** write(2) all of `n` bytes, retrying short writes and EINTR. 0 or -errno. */
+int fsutil_write_all(int fd, const void *data, size_t n);
 /** Write `len` bytes to `file` through a temp name beside it, fsync, rename. 0 or -errno. */
 int write_file_atomic(const char *file, const void *data, size_t len);
 /** mkdir -p with mode 0755. 0 or -errno. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "hash.h"
 #include "log.h"
 
@@ -71,22 +72,6 @@ static void format_lock(struct lockfile *lk, struct buf *b)
 	}
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int lockfile_write(struct lockfile *lk, const char *file)
 {
 	struct buf b = { 0 };
@@ -100,7 +85,7 @@ int lockfile_write(struct lockfile *lk, const char *file)
 		log_error("cannot create the lock file '%s': %s", file, strerror(errno));
 		goto out;
 	}
-	ret = write_all(fd, b.p, b.len);
+	ret = fsutil_write_all(fd, b.p, b.len);
 	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
 		ret = -errno;
 	if (close(fd) && !ret)

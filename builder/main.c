@@ -22,10 +22,12 @@
 #include "recipe.h"
 #include "report.h"
 #include "resolve.h"
+#include "sandbox.h"
 #include "sbom.h"
 #include "settings.h"
 #include "sources.h"
 #include "unpack.h"
+#include "verify.h"
 
 enum stage_id { ST_SOURCES, ST_INDEXES, ST_RESOLVE, ST_FETCH, ST_UNPACK, ST_HOOKS, ST_IMAGE };
 static const char *const stage_names[] = { "sources", "indexes", "resolve", "fetch", "unpack",
@@ -37,7 +39,7 @@ struct options {
 	char *output;
 	char *sbom_file, *report_file; /* beside the output */
 	double started;
-	int check, plan, lock_only;
+	int check, plan, lock_only, verify;
 	enum stage_id until;
 };
 
@@ -61,6 +63,9 @@ static void usage(FILE *f)
 	      "      --plan              resolve and print the plan, then stop\n"
 	      "      --until STAGE       stop after STAGE: sources, indexes, resolve, fetch, unpack, hooks\n"
 	      "      --keep-staging      keep the staging tree and print where it is\n"
+	      "      --single-id         without subordinate ids, build with one id anyway\n"
+	      "      --verify-reproducible  build a second time from the same plan and fail,\n"
+	      "                          naming the first difference, unless the images are identical\n"
 	      "      --check             validate RECIPE and print it normalized, then stop\n"
 	      "  -v, --verbose           more output (repeat for debug)\n"
 	      "  -q, --quiet             errors only\n"
@@ -117,7 +122,7 @@ static char *default_cache_dir(void)
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_LOCK, O_LOCKED, O_PLAN, O_UNTIL,
-	       O_KEEP, O_CHECK };
+	       O_KEEP, O_CHECK, O_SINGLE, O_VERIFY };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -131,6 +136,8 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "until", required_argument, NULL, O_UNTIL },
 		{ "keep-staging", no_argument, NULL, O_KEEP },
 		{ "check", no_argument, NULL, O_CHECK },
+		{ "single-id", no_argument, NULL, O_SINGLE },
+		{ "verify-reproducible", no_argument, NULL, O_VERIFY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -174,6 +181,8 @@ static int parse_args(struct options *o, int argc, char **argv)
 			break;
 		case O_KEEP: o->st.keep_staging = 1; break;
 		case O_CHECK: o->check = 1; break;
+		case O_SINGLE: o->st.single_id = 1; break;
+		case O_VERIFY: o->verify = 1; break;
 		case 'v': verbosity++; break;
 		case 'q': verbosity = -10; break;
 		case 'h': usage(stdout); exit(0);
@@ -376,6 +385,60 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	return ret;
 }
 
+/*
+ * The image's UUID and hash seed derive from what the lock pins: the recipe and every package's
+ * sha256. Same recipe + lock gives the same seed; any package change gives another filesystem.
+ */
+static void plan_seed(const struct recipe *r, const struct plan *p, char *seed)
+{
+	struct hash h;
+	size_t i;
+
+	if (hash_init(&h, HASH_SHA256) < 0) {
+		memcpy(seed, r->digest, 65);
+		return;
+	}
+	hash_update(&h, r->digest, strlen(r->digest));
+	for (i = 0; i < p->n; i++)
+		hash_update(&h, p->v[i].sha256, strlen(p->v[i].sha256));
+	hash_final_hex(&h, seed);
+}
+
+/*
+ * --verify-reproducible: unpack, configure and write the image a second time from the same plan
+ * in a separate work directory, then compare. Same namespace, same cache: what differs can only
+ * come from the build itself.
+ */
+static int verify_again(struct options *o, const struct recipe *r, struct build *b,
+			const struct image_params *first)
+{
+	struct settings st2 = o->st;
+	struct image_params ip = *first;
+	struct stage again = { 0 };
+	char *out2 = xasprintf("%s.verify", o->output);
+	int ret;
+
+	st2.work_dir = xasprintf("%s/verify", o->st.work_dir);
+	ip.output = out2;
+	ret = make_dirs(st2.work_dir);
+	if (!ret)
+		ret = unpack_plan(&again, &b->plan, r, &st2);
+	if (!ret)
+		ret = hooks_run(&again, &b->plan, r, &st2);
+	if (!ret)
+		ret = image_write(&again, &ip);
+	if (!ret) {
+		manifest_sort(&b->stage.manifest);
+		manifest_sort(&again.manifest);
+		ret = verify_builds(&b->stage, o->output, &again, out2);
+	}
+	unlink(out2);
+	stage_release(&again);
+	free(st2.work_dir);
+	free(out2);
+	return ret;
+}
+
 static int build_image(struct options *o, const struct recipe *r, struct build *b)
 {
 	struct image_params ip = { 0 };
@@ -394,8 +457,19 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		default_sde(o, &b->indexes);
 	if (!ret)
 		ret = stop_after(o, ST_RESOLVE, timed(b, ST_RESOLVE, resolve_stage(o, r, b)));
+	if (!ret && o->until >= ST_UNPACK) {
+		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
+
+		ret = sandbox_check(&so); /* before downloading: no subordinate ids is said up front */
+	}
 	if (!ret)
 		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_plan(&b->plan, &o->st, &b->fetch)));
+	/* Unpack, hooks and the image writer run in one user namespace (DESIGN.md section 4). */
+	if (!ret) {
+		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
+
+		ret = sandbox_enter(&so);
+	}
 	if (!ret)
 		ret = stop_after(o, ST_UNPACK,
 				 timed(b, ST_UNPACK, unpack_plan(&b->stage, &b->plan, r, &o->st)));
@@ -407,8 +481,10 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	ip.im = &r->image;
 	ip.output = o->output;
 	ip.source_date_epoch = o->st.source_date_epoch;
-	memcpy(ip.seed, r->digest, sizeof(ip.seed));
+	plan_seed(r, &b->plan, ip.seed);
 	ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
+	if (!ret && o->verify)
+		ret = verify_again(o, r, b, &ip);
 	if (!ret)
 		ret = write_outputs(o, r, b);
 	if (!ret)
@@ -445,6 +521,8 @@ int main(int argc, char **argv)
 	int ret, loaded = 0;
 
 	o.started = log_now();
+	/* The caller's umask must not leak into the tree, the scripts or the outputs. */
+	umask(022);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ret = parse_args(&o, argc, argv);

@@ -609,6 +609,23 @@ static int parse_device(struct ctx *c, const config_setting_t *g, struct recipe_
 	return ret;
 }
 
+/* "../images/x.ext4" against the recipe's directory, without the ".." when the directory exists. */
+static char *resolve_output(const char *dir, const char *out)
+{
+	char *joined = out[0] == '/' ? xstrdup(out) : xasprintf("%s/%s", dir, out);
+	char *slash = strrchr(joined, '/'), *real, *res;
+
+	*slash = 0;
+	real = realpath(joined[0] ? joined : "/", NULL);
+	*slash = '/';
+	if (!real)
+		return joined;
+	res = xasprintf("%s/%s", strcmp(real, "/") ? real : "", slash + 1);
+	free(real);
+	free(joined);
+	return res;
+}
+
 static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
 {
 	struct recipe_image *im = &c->r->image;
@@ -646,7 +663,7 @@ static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
 		ret = fail(c, config_setting_get_member(g, "label"),
 			   "image 'label' is %zu bytes; ext4 labels hold at most 16", strlen(im->label));
 	if (!ret && out)
-		im->output = out[0] == '/' ? xstrdup(out) : xasprintf("%s/%s", c->r->dir, out);
+		im->output = resolve_output(c->r->dir, out);
 	free(fmt);
 	free(size);
 	free(out);

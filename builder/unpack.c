@@ -29,6 +29,7 @@
 #include "deb.h"
 #include "dpkgdb.h"
 #include "err.h"
+#include "fsutil.h"
 #include "hash.h"
 #include "log.h"
 #include "str.h"
@@ -706,22 +707,6 @@ static void owner_add(struct manifest_entry *me, const char *owner)
 
 /* --- writing objects ----------------------------------------------------------------------- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Copy a lazy file from data.tar to `fd` in chunks. */
 static int write_lazy(struct pkg *k, struct pfile *f, int fd)
 {
@@ -730,7 +715,7 @@ static int write_lazy(struct pkg *k, struct pfile *f, int fd)
 	int r = 0;
 
 	while (!r && (n = lazy_read(k, f, buf, CHUNK)) != 0)
-		r = n < 0 ? (int)n : write_all(fd, buf, (size_t)n);
+		r = n < 0 ? (int)n : fsutil_write_all(fd, buf, (size_t)n);
 	free(buf);
 	return r;
 }
@@ -743,7 +728,7 @@ static int write_reg(struct ctx *c, struct pkg *k, struct pfile *f, const struct
 
 	if (fd < 0)
 		return -errno;
-	r = f->lazy ? write_lazy(k, f, fd) : write_all(fd, f->data, (size_t)f->e.size);
+	r = f->lazy ? write_lazy(k, f, fd) : fsutil_write_all(fd, f->data, (size_t)f->e.size);
 	if (!r)
 		r = meta_fd(c, fd, &f->e);
 	if (close(fd) && !r)
@@ -1400,7 +1385,7 @@ static int own_file(struct ctx *c, const char *path, const char *data, size_t le
 	if (!r) {
 		unlinkat(dfd, tmp, 0);
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		r = fd < 0 ? -errno : write_all(fd, data, len);
+		r = fd < 0 ? -errno : fsutil_write_all(fd, data, len);
 	}
 	if (!r && c->can_chown && fchown(fd, 0, 0))
 		note_chown_failed(c, errno);

@@ -68,7 +68,7 @@ sed -En 's/^Inst ([^ ]+) \(([^ ]+) [^[]*\[([^]]+)\].*/\1 \2 \3/p' "$dir/sim.txt"
 		echo "$name:$arch=$version"
 	done | sort >"$dir/packages.txt"
 [ -s "$dir/packages.txt" ] || { echo "mkmirror: apt chose no packages" >&2; exit 1; }
-(cd "$dir/repo/pool/main" && xargs -a "$dir/packages.txt" apt-get download -qq >/dev/null)
+(cd "$dir/repo/pool/main" && xargs -a "$dir/packages.txt" apt-get download -qq -o APT::Sandbox::User=root >/dev/null)
 # Debian's archive sets Priority and Section by override, not from the .deb: keep them as Debian
 # has them, so "required" means the same here as there.
 python3 - "$dir/apt/state/lists" "$suite" >"$dir/override" <<'PY'

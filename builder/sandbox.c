@@ -1,0 +1,737 @@
+/*
+ * The rootless sandbox. The build process itself moves into a new user namespace (a helper that
+ * stays outside writes the id maps, as newuidmap must run from the parent namespace); each target
+ * command then runs in its own pid + mount namespace created with clone3, so its mounts vanish
+ * with it and killing its pid 1 ends every process it started.
+ */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "err.h"
+#include "log.h"
+#include "proc.h"
+
+#define BINFMT_DIR "/proc/sys/fs/binfmt_misc"
+#define MAX_SUBIDS 65536u
+#define MAX_EMULATED 16
+
+static struct sandbox_info info;
+static int entered;
+static const struct arch *emulated[MAX_EMULATED];
+static size_t n_emulated;
+
+const struct sandbox_info *sandbox_get(void)
+{
+	return entered ? &info : NULL;
+}
+
+/* --- id maps ---------------------------------------------------------------------------- */
+
+/* The first "NAME:START:COUNT" (or "UID:START:COUNT") line of `file` for this user. */
+static int find_subid(const char *file, const char *name, unsigned long id, unsigned long *start,
+		      unsigned long *count)
+{
+	char line[512], idstr[32];
+	FILE *f = fopen(file, "re");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	snprintf(idstr, sizeof(idstr), "%lu", id);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2, *end;
+
+		if (!c1 || !(c2 = strchr(c1 + 1, ':')))
+			continue;
+		*c1 = 0;
+		if (strcmp(line, name ? name : "") && strcmp(line, idstr))
+			continue;
+		errno = 0;
+		*start = strtoul(c1 + 1, &end, 10);
+		if (errno || end != c2)
+			continue;
+		*count = strtoul(c2 + 1, &end, 10);
+		found = !errno && *count > 0;
+	}
+	fclose(f);
+	return found;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+	size_t len = strlen(text);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		ret = -errno ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
+static int run_idmap_tool(const char *tool, pid_t pid, unsigned long outer, unsigned long sub,
+			  unsigned count)
+{
+	char a[4][24];
+	const char *argv[9] = { tool, a[0], "0", a[1], "1", "1", a[2], a[3], NULL };
+	struct buf err = { 0 };
+	struct proc_opts po = { .stdin_fd = -1, .err = &err, .limit = 4096 };
+	int status = 0, ret;
+
+	snprintf(a[0], sizeof(a[0]), "%d", (int)pid);
+	snprintf(a[1], sizeof(a[1]), "%lu", outer);
+	snprintf(a[2], sizeof(a[2]), "%lu", sub);
+	snprintf(a[3], sizeof(a[3]), "%u", count);
+	ret = proc_run(argv, &po, &status);
+	if (ret || status)
+		log_error("'%s' could not map ids for the build namespace: %s", tool,
+			  ret ? strerror(-ret) : err.p ? err.p : "failed");
+	buf_release(&err);
+	return ret || status ? -1 : 0;
+}
+
+/* Runs in the helper, outside the new namespace: give `pid` its uid and gid maps. */
+static int write_maps(pid_t pid)
+{
+	char path[64], map[64];
+
+	switch (info.ids) {
+	case SANDBOX_IDS_ROOT:
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+		if (write_file(path, "0 0 4294967295\n"))
+			return -1;
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+		return write_file(path, "0 0 4294967295\n") ? -1 : 0;
+	case SANDBOX_IDS_FULL:
+		if (run_idmap_tool("newuidmap", pid, info.outer_uid, info.sub_uid, info.sub_count))
+			return -1;
+		return run_idmap_tool("newgidmap", pid, info.outer_gid, info.sub_gid, info.sub_count);
+	default:
+		snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+		if (write_file(path, "deny"))
+			return -1;
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+		snprintf(map, sizeof(map), "0 %lu 1\n", (unsigned long)info.outer_uid);
+		if (write_file(path, map))
+			return -1;
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+		snprintf(map, sizeof(map), "0 %lu 1\n", (unsigned long)info.outer_gid);
+		return write_file(path, map) ? -1 : 0;
+	}
+}
+
+/* Decide which map we can have, and say up front when it is not the full one. */
+static int choose_ids_once(const struct sandbox_opts *o)
+{
+	struct passwd *pw = getpwuid(getuid());
+	const char *name = pw ? pw->pw_name : NULL;
+	unsigned long us = 0, uc = 0, gs = 0, gc = 0;
+	char *tool = NULL;
+
+	info.outer_uid = getuid();
+	info.outer_gid = getgid();
+	if (info.outer_uid == 0) {
+		info.ids = SANDBOX_IDS_ROOT;
+		return 0;
+	}
+	if (find_subid("/etc/subuid", name, info.outer_uid, &us, &uc) &&
+	    find_subid("/etc/subgid", name, info.outer_uid, &gs, &gc)) {
+		if (!(tool = proc_which("newuidmap")) || (free(tool), !(tool = proc_which("newgidmap")))) {
+			log_error("newuidmap/newgidmap not found: install the 'uidmap' package");
+			return -MKI_E_SANDBOX;
+		}
+		free(tool);
+		info.ids = SANDBOX_IDS_FULL;
+		info.sub_uid = (uid_t)us;
+		info.sub_gid = (gid_t)gs;
+		info.sub_count = (unsigned)(uc < gc ? uc : gc);
+		if (info.sub_count > MAX_SUBIDS)
+			info.sub_count = MAX_SUBIDS;
+		if (info.sub_count < 65535)
+			log_warn("only %u subordinate ids for '%s': ids above %u (e.g. nobody, 65534) "
+				 "cannot be used inside the build", info.sub_count, name ? name : "?",
+				 info.sub_count);
+		return 0;
+	}
+	if (!o->allow_single_id) {
+		log_error("user '%s' has no subordinate id range in /etc/subuid and /etc/subgid, so "
+			  "packages cannot be configured with their real owners (chown root:shadow "
+			  "fails); add one as root: usermod --add-subuids 100000-165535 "
+			  "--add-subgids 100000-165535 %s (or accept a single-id build with "
+			  "--single-id)", name ? name : "?", name ? name : "USER");
+		return -MKI_E_SANDBOX;
+	}
+	log_warn("no subordinate ids for '%s': building with a single id; files keep the owners "
+		 "the packages give them, but maintainer scripts cannot chown", name ? name : "?");
+	info.ids = SANDBOX_IDS_SINGLE;
+	return 0;
+}
+
+/* Decided once per process, so checking early and entering later say things once. */
+static int choose_ids(const struct sandbox_opts *o)
+{
+	static int chosen, result;
+
+	if (!chosen) {
+		result = choose_ids_once(o);
+		chosen = 1;
+	}
+	return result;
+}
+
+int sandbox_check(const struct sandbox_opts *o)
+{
+	return entered ? 0 : choose_ids(o);
+}
+
+static void explain_unshare_failure(int err)
+{
+	log_error("cannot create a user namespace: %s", strerror(err));
+	if (err == EINVAL)
+		log_error("the build must enter its namespace before it starts threads");
+	else
+		log_error("user namespaces may be disabled: check 'sysctl user.max_user_namespaces', "
+			  "'kernel.unprivileged_userns_clone' (Debian kernels before 5.10) and "
+			  "'kernel.apparmor_restrict_unprivileged_userns' (Ubuntu >= 23.10)");
+}
+
+/* Unshare, let the helper map our ids, and wait for it. */
+static int unshare_with_helper(void)
+{
+	int pipefd[2], wst = 0, ret = 0;
+	pid_t self = getpid(), helper;
+	char go = 'g';
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	helper = fork();
+	if (helper < 0) {
+		ret = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return ret;
+	}
+	if (helper == 0) {
+		close(pipefd[1]);
+		if (read(pipefd[0], &go, 1) != 1)
+			_exit(1);
+		_exit(write_maps(self) ? 1 : 0);
+	}
+	close(pipefd[0]);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC) < 0) {
+		ret = -errno;
+		explain_unshare_failure(errno);
+	} else if (write(pipefd[1], &go, 1) != 1) {
+		ret = -EPIPE;
+	}
+	close(pipefd[1]);
+	while (waitpid(helper, &wst, 0) < 0 && errno == EINTR)
+		;
+	if (!ret && (!WIFEXITED(wst) || WEXITSTATUS(wst)))
+		ret = -MKI_E_SANDBOX;
+	return ret;
+}
+
+static void mount_binfmt(void)
+{
+	if (mount("binfmt_misc", BINFMT_DIR, "binfmt_misc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) == 0) {
+		info.binfmt_private = 1;
+		return;
+	}
+	log_debug("no private binfmt_misc (%s): kernel < 6.7?; host registrations will be used",
+		  strerror(errno));
+}
+
+int sandbox_enter(const struct sandbox_opts *o)
+{
+	int ret;
+
+	if (entered)
+		return 0;
+	ret = choose_ids(o);
+	if (ret)
+		return ret;
+	ret = unshare_with_helper();
+	if (ret) {
+		if (ret == -MKI_E_SANDBOX)
+			log_error("could not set up the id maps of the build namespace");
+		return ret == -MKI_E_SANDBOX ? ret : -MKI_E_SANDBOX;
+	}
+	if (setresgid(0, 0, 0) || setresuid(0, 0, 0) ||
+	    (info.ids != SANDBOX_IDS_SINGLE && setgroups(0, NULL))) {
+		log_error("cannot become root in the build namespace: %s", strerror(errno));
+		return -MKI_E_SANDBOX;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		log_error("cannot make mounts private in the build namespace: %s", strerror(errno));
+		return -MKI_E_SANDBOX;
+	}
+	if (sethostname("localhost", 9) < 0)
+		log_debug("sethostname: %s", strerror(errno));
+	mount_binfmt();
+	info.binfmt_dir = xstrdup(BINFMT_DIR);
+	entered = 1;
+	log_debug("sandbox: ids %s, binfmt_misc %s",
+		  info.ids == SANDBOX_IDS_FULL	 ? "full subordinate range"
+		  : info.ids == SANDBOX_IDS_ROOT ? "identity (root)"
+						 : "single",
+		  info.binfmt_private ? "private" : "host");
+	return 0;
+}
+
+/* --- binfmt_misc ------------------------------------------------------------------------- */
+
+static void add_hex(struct buf *b, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf_addf(b, "\\x%02x", p[i]);
+}
+
+/*
+ * ":NAME:M::MAGIC:MASK:INTERP:FP" for the first 20 bytes of the ELF header: ident (class, data,
+ * version; OS ABI ignored), e_type EXEC or DYN, e_machine.
+ */
+char *sandbox_binfmt_line(const struct arch *a, const char *interp)
+{
+	uint8_t magic[20] = { 0x7f, 'E', 'L', 'F', a->elf_class, a->elf_data, 1 };
+	uint8_t mask[20] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0xff, 0xff,
+			     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff };
+	struct buf b = { 0 };
+	int le = a->elf_data == 1;
+
+	magic[le ? 16 : 17] = 2;
+	if (!le) {
+		mask[16] = 0xff;
+		mask[17] = 0xfe;
+	}
+	magic[le ? 18 : 19] = (uint8_t)(a->elf_machine & 0xff);
+	magic[le ? 19 : 18] = (uint8_t)(a->elf_machine >> 8);
+	buf_addf(&b, ":mkimage-%s:M::", a->qemu);
+	add_hex(&b, magic, sizeof(magic));
+	buf_adds(&b, ":");
+	add_hex(&b, mask, sizeof(mask));
+	buf_addf(&b, ":%s:FP", interp);
+	return buf_detach(&b);
+}
+
+/* A host registration for `a` that is enabled and has flag F (works after chroot). */
+static int host_registration_ok(const struct arch *a)
+{
+	char *path = xasprintf("%s/%s", BINFMT_DIR, a->qemu), line[256];
+	FILE *f = fopen(path, "re");
+	int enabled = 0, fixed = 0;
+
+	free(path);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strcmp(line, "enabled\n"))
+			enabled = 1;
+		if (str_starts_with(line, "flags:") && strchr(line + 6, 'F'))
+			fixed = 1;
+	}
+	fclose(f);
+	return enabled && fixed;
+}
+
+static const struct arch *emulated_same_elf(const struct arch *a)
+{
+	size_t i;
+
+	for (i = 0; i < n_emulated; i++)
+		if (emulated[i]->elf_machine == a->elf_machine &&
+		    emulated[i]->elf_class == a->elf_class && emulated[i]->elf_data == a->elf_data)
+			return emulated[i];
+	return NULL;
+}
+
+static int register_private(const struct arch *a)
+{
+	char *name = xasprintf("%s-static", a->qemu), *interp = proc_which(name), *line = NULL;
+	int ret = 0;
+
+	if (!interp) {
+		log_error("cannot run %s binaries: '%s' not found; install the 'qemu-user-static' "
+			  "package", a->name, name);
+		ret = -MKI_E_SANDBOX;
+		goto out;
+	}
+	line = sandbox_binfmt_line(a, interp);
+	ret = write_file(BINFMT_DIR "/register", line);
+	if (ret)
+		log_error("cannot register '%s' for %s binaries in the private binfmt_misc: %s",
+			  interp, a->name, strerror(-ret));
+	else
+		log_debug("binfmt: %s", line);
+	ret = ret ? -MKI_E_SANDBOX : 0;
+out:
+	free(name);
+	free(interp);
+	free(line);
+	return ret;
+}
+
+int sandbox_add_arch(const char *arch)
+{
+	const struct arch *a = arch_find(arch);
+	int ret;
+
+	if (!a) {
+		log_error("unknown architecture '%s'", arch);
+		return -MKI_E_SANDBOX;
+	}
+	if (arch_runs_natively(a) || emulated_same_elf(a))
+		return 0;
+	if (!entered || !a->qemu) {
+		log_error(!entered ? "internal: sandbox_add_arch before sandbox_enter"
+				   : "no qemu-user emulator exists for architecture '%s'", arch);
+		return -MKI_E_SANDBOX;
+	}
+	if (n_emulated == MAX_EMULATED)
+		return -MKI_E_LIMIT;
+	if (info.binfmt_private)
+		ret = register_private(a);
+	else if (host_registration_ok(a))
+		ret = 0;
+	else {
+		log_error("cannot run %s binaries: this kernel has no private binfmt_misc (Linux >= "
+			  "6.7) and the host has no '%s' registration with flag F; as root install "
+			  "'qemu-user-static' and 'binfmt-support', or use a newer kernel", arch,
+			  a->qemu);
+		ret = -MKI_E_SANDBOX;
+	}
+	if (!ret)
+		emulated[n_emulated++] = a;
+	return ret;
+}
+
+int sandbox_arch_emulated(const char *arch)
+{
+	const struct arch *a = arch_find(arch);
+	size_t i;
+
+	for (i = 0; a && i < n_emulated; i++)
+		if (emulated[i]->elf_machine == a->elf_machine &&
+		    emulated[i]->elf_class == a->elf_class)
+			return 1;
+	return 0;
+}
+
+/* --- running commands -------------------------------------------------------------------- */
+
+struct mnt {
+	const char *src, *dir, *type;
+	unsigned long flags;
+	const char *data;
+};
+
+/* Mount onto `rel` inside the tree without following a symlink the tree might have there. */
+static int mount_in(int rootfd, const struct mnt *m)
+{
+	char target[64];
+	int fd, ret = 0;
+
+	if (mkdirat(rootfd, m->dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(rootfd, m->dir, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	if (mount(m->src, target, m->type, m->flags, m->data) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Bind a host device node onto an empty file in the tree's tmpfs /dev. */
+static int bind_dev(int devfd, const char *name)
+{
+	char src[64], target[64];
+	int fd, ret = 0;
+
+	snprintf(src, sizeof(src), "/dev/%s", name);
+	fd = openat(devfd, name, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -errno;
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	if (mount(src, target, NULL, MS_BIND, NULL) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int setup_dev(int rootfd)
+{
+	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", NULL };
+	static const char *const optional[] = { "tty", "console", NULL };
+	static const char *const links[][2] = { { "fd", "/proc/self/fd" },
+		{ "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
+		{ "stderr", "/proc/self/fd/2" }, { "ptmx", "pts/ptmx" } };
+	struct mnt pts = { "devpts", "dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+			   info.ids == SANDBOX_IDS_SINGLE ? "newinstance,ptmxmode=0666,mode=0620"
+				: "newinstance,ptmxmode=0666,mode=0620,gid=5" };
+	struct mnt shm = { "tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777" };
+	int devfd, ret = 0, i;
+
+	devfd = openat(rootfd, "dev", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (devfd < 0)
+		return -errno;
+	for (i = 0; !ret && nodes[i]; i++)
+		ret = bind_dev(devfd, nodes[i]);
+	for (i = 0; !ret && optional[i]; i++)
+		if (bind_dev(devfd, optional[i]))
+			unlinkat(devfd, optional[i], 0);
+	for (i = 0; !ret && i < (int)(sizeof(links) / sizeof(links[0])); i++)
+		if (symlinkat(links[i][1], devfd, links[i][0]) < 0)
+			ret = -errno;
+	close(devfd);
+	if (!ret)
+		ret = mount_in(rootfd, &pts);
+	if (!ret)
+		ret = mount_in(rootfd, &shm);
+	return ret;
+}
+
+static int setup_mounts(const char *root)
+{
+	const struct mnt m[] = {
+		{ "proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
+		{ "tmpfs", "dev", "tmpfs", MS_NOSUID, "mode=0755" },
+		{ "tmpfs", "run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" },
+		{ "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777" },
+	};
+	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), ret = 0;
+	size_t i;
+
+	if (rootfd < 0)
+		return -errno;
+	for (i = 0; !ret && i < sizeof(m) / sizeof(m[0]); i++) {
+		ret = mount_in(rootfd, &m[i]);
+		if (ret)
+			log_error("sandbox: cannot mount %s on '%s/%s': %s", m[i].type, root, m[i].dir,
+				  strerror(-ret));
+		else if (i == 1 && (ret = setup_dev(rootfd)))
+			log_error("sandbox: cannot populate '%s/dev': %s", root, strerror(-ret));
+	}
+	close(rootfd);
+	return ret;
+}
+
+/* The command itself: never returns. */
+static void exec_command(const struct sandbox_cmd *c, int outfd)
+{
+	extern char **environ;
+	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	setsid();
+	if (c->root && (chroot(c->root) < 0 || chdir(c->cwd ? c->cwd : "/") < 0)) {
+		log_error("sandbox: cannot enter '%s': %s", c->root, strerror(errno));
+		_exit(127);
+	}
+	if (!c->root && c->cwd && chdir(c->cwd) < 0)
+		_exit(127);
+	if (in < 0 || dup2(in, 0) < 0 || dup2(outfd, 1) < 0 || dup2(outfd, 2) < 0)
+		_exit(127);
+	environ = (char **)(uintptr_t)c->env;
+	execvp(c->argv[0], (char *const *)(uintptr_t)c->argv);
+	dprintf(2, "mkimage: cannot execute '%s': %s\n", c->argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* A new network namespace has only a loopback, and it starts down. */
+static void loopback_up(void)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+			log_debug("sandbox: cannot bring up lo: %s", strerror(errno));
+	}
+	close(fd);
+}
+
+/* pid 1 of the command's namespace: mount, start the command, reap everything, exit with it. */
+static void ns_init(const struct sandbox_cmd *c, int outfd)
+{
+	int wst = 0, status = 0;
+	pid_t cmd, pid;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (!c->network)
+		loopback_up();
+	if (c->root && setup_mounts(c->root))
+		_exit(125);
+	cmd = fork();
+	if (cmd < 0)
+		_exit(125);
+	if (cmd == 0)
+		exec_command(c, outfd);
+	close(outfd);
+	for (;;) {
+		pid = wait(&wst);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0 || pid == cmd)
+			break;
+	}
+	if (pid == cmd)
+		status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	else
+		status = 125;
+	/* Exiting kills whatever the command left behind in this pid namespace. */
+	_exit(status);
+}
+
+struct clone_args_v0 {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+/* Keep only the last `limit` bytes of `b` (plus a little slack, to move rarely). */
+static void tail_add(struct buf *b, const char *p, size_t n, size_t limit)
+{
+	buf_add(b, p, n);
+	if (b->len > 2 * limit) {
+		memmove(b->p, b->p + b->len - limit, limit);
+		b->len = limit;
+		b->p[limit] = 0;
+	}
+}
+
+static void tail_trim(struct buf *b, size_t limit)
+{
+	if (b->len > limit) {
+		memmove(b->p, b->p + b->len - limit, limit);
+		b->len = limit;
+		b->p[limit] = 0;
+	}
+}
+
+/* Pump output until the namespace's init exits; kill it on timeout or interruption. */
+static int wait_ns(pid_t pid, int fd, const struct sandbox_cmd *c, int *status)
+{
+	struct buf sink = { 0 };
+	struct buf *out = c->out ? c->out : &sink;
+	size_t limit = c->limit ? c->limit : 65536;
+	double deadline = c->timeout ? log_now() + c->timeout : 0;
+	int wst = 0, timed_out = 0, interrupted = 0, done = 0;
+	char chunk[8192];
+
+	while (!done || fd >= 0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (fd >= 0 && poll(&p, 1, 100) > 0) {
+			n = read(fd, chunk, sizeof(chunk));
+			if (n > 0)
+				tail_add(out, chunk, (size_t)n, limit);
+			else if (n == 0 || errno != EINTR) {
+				close(fd);
+				fd = -1;
+			}
+		} else if (fd < 0) {
+			struct timespec ts = { 0, 20 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+		if (!done && waitpid(pid, &wst, WNOHANG) == pid)
+			done = 1;
+		if (!done && deadline && log_now() > deadline && !timed_out) {
+			timed_out = 1;
+			kill(pid, SIGKILL);
+		}
+		if (!done && mki_interrupted() && !interrupted) {
+			interrupted = 1;
+			kill(pid, SIGKILL);
+		}
+	}
+	tail_trim(out, limit);
+	buf_release(&sink);
+	if (interrupted)
+		return -MKI_E_INTERRUPTED;
+	*status = timed_out ? 124 : WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	return 0;
+}
+
+int sandbox_run(const struct sandbox_cmd *c, int *status)
+{
+	struct clone_args_v0 ca = { .flags = CLONE_NEWPID | CLONE_NEWNS, .exit_signal = SIGCHLD };
+
+	if (!c->network)
+		ca.flags |= CLONE_NEWNET;
+	int pipefd[2], ret;
+	long pid;
+
+	if (!entered) {
+		log_error("internal: sandbox_run before sandbox_enter");
+		return -MKI_E_SANDBOX;
+	}
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid < 0) {
+		ret = -errno;
+		log_error("cannot create a pid namespace for '%s': %s", c->argv[0], strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		ns_init(c, pipefd[1]);
+	}
+	close(pipefd[1]);
+	ret = wait_ns((pid_t)pid, pipefd[0], c, status);
+	if (!ret && *status == 125)
+		log_debug("'%s' exited 125 (also what a failed sandbox set-up returns)", c->argv[0]);
+	return ret;
+}
+
+const char *sandbox_tail(const char *text, unsigned lines)
+{
+	const char *p;
+	size_t len;
+
+	if (!text)
+		return "";
+	len = strlen(text);
+	while (len && text[len - 1] == '\n')
+		len--;
+	if (!lines)
+		return text + len;
+	for (p = text + len; p > text; p--)
+		if (p[-1] == '\n' && !--lines)
+			return p;
+	return text;
+}

@@ -1,0 +1,96 @@
+/*
+ * The rootless sandbox (DESIGN.md section 4): one user + mount + uts + ipc namespace that the build
+ * enters before unpacking and stays in until the image is written, with the full subordinate id
+ * range mapped (or the identity map when really root), a private binfmt_misc instance with
+ * qemu-user registered for the foreign architectures, and chrooted runs of target programs, each
+ * in a fresh pid + mount namespace whose init is killed afterwards, so nothing outlives a command
+ * and none of the mounts (/proc, /dev, /run, /tmp) ever lands in the tree.
+ */
+#ifndef MKI_SANDBOX_H
+#define MKI_SANDBOX_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "str.h"
+
+enum sandbox_idmap {
+	SANDBOX_IDS_NONE,   /* not entered */
+	SANDBOX_IDS_FULL,   /* 0 = the user, 1..N = its /etc/subuid range (N <= 65536) */
+	SANDBOX_IDS_ROOT,   /* really root: identity map of every id */
+	SANDBOX_IDS_SINGLE, /* only 0 = the user: chown to other ids fails inside */
+};
+
+struct sandbox_opts {
+	int allow_single_id; /* go on with a single-id map when no subordinate range exists */
+};
+
+/** What sandbox_enter() set up; read-only for callers. */
+struct sandbox_info {
+	enum sandbox_idmap ids;
+	uid_t outer_uid, sub_uid; /* sub_*: first subordinate id (SANDBOX_IDS_FULL) */
+	gid_t outer_gid, sub_gid;
+	unsigned sub_count;
+	int binfmt_private; /* a private binfmt_misc instance is mounted */
+	char *binfmt_dir;   /* where it is mounted (or the host's, for the fallback) */
+};
+
+/**
+ * Check, without entering, that the namespace can have the id map it needs (call before long
+ * work such as downloads, so a missing subordinate range is said up front). -MKI_E_SANDBOX with
+ * how to fix it; the decision is kept for sandbox_enter().
+ */
+int sandbox_check(const struct sandbox_opts *o);
+
+/**
+ * Move this process into a new user, mount, uts and ipc namespace (a helper process writes the id
+ * maps with newuidmap/newgidmap), become root there and make every mount private. Must be called
+ * single-threaded. Without a subordinate id range, fails with -MKI_E_SANDBOX and says how to add
+ * one, unless `o->allow_single_id`. Idempotent: a second call does nothing.
+ */
+int sandbox_enter(const struct sandbox_opts *o);
+/** The state after sandbox_enter(); borrowed, NULL before. */
+const struct sandbox_info *sandbox_get(void);
+
+/**
+ * Make binaries of the Debian architecture `arch` runnable: nothing for an arch the CPU runs
+ * natively; else register qemu-user (static) with flags FP in the private binfmt_misc instance
+ * (kernel >= 6.7), or accept a host registration that has flag F. Architectures sharing an ELF
+ * machine (armel, armhf) share one entry. -MKI_E_SANDBOX with what to install otherwise.
+ */
+int sandbox_add_arch(const char *arch);
+struct arch;
+/**
+ * The binfmt_misc registration for `a`'s ELF binaries (ident, e_type EXEC or DYN, e_machine) run
+ * by `interp` with flags FP: ":mkimage-QEMU:M::MAGIC:MASK:INTERP:FP". New string.
+ */
+char *sandbox_binfmt_line(const struct arch *a, const char *interp);
+/** Whether `arch` runs through qemu (registered by sandbox_add_arch()). */
+int sandbox_arch_emulated(const char *arch);
+
+struct sandbox_cmd {
+	const char *root;              /* chroot into this tree; NULL: run on the host filesystem */
+	const char *const *argv;       /* argv[0] is resolved inside the root (or PATH of `env`) */
+	const char *const *env;        /* the whole environment (nothing is inherited) */
+	const char *cwd;               /* inside the root; NULL: "/" (or unchanged when root is NULL) */
+	unsigned timeout;              /* seconds, 0: none */
+	struct buf *out;               /* stdout+stderr; the last `limit` bytes are kept; NULL: discarded */
+	size_t limit;                  /* 0: 64 KiB */
+	int network;                   /* share the build's network; else only a loopback (default) */
+};
+
+/**
+ * Run a command in a fresh pid + mount (+ network, unless `network`) namespace, stdin /dev/null, in
+ * its own session. With a root: /proc, a minimal
+ * /dev (null zero full random urandom tty console, devpts + ptmx, shm, fd links), tmpfs /run and
+ * /tmp are mounted in that namespace only, then chroot. Its pid 1 is killed when the command ends
+ * or times out, so no process survives it. `*status` gets the exit code, 128+signal, or 124 on
+ * timeout. Returns 0 when the command ran (whatever its status), or a negative errno when the
+ * namespace or mounts could not be set up (logged).
+ */
+int sandbox_run(const struct sandbox_cmd *c, int *status);
+
+/** The last `lines` lines of `text` (a pointer into it). */
+const char *sandbox_tail(const char *text, unsigned lines);
+
+#endif

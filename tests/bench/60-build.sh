@@ -1,0 +1,83 @@
+# The whole build, side by side: mmdebstrap (root mode, minbase, armhf+armel, same packages and
+# hooks) followed by `mke2fs -t ext4 -d`, against mkimage on recipes/arm-board.cfg with a warm
+# cache, both from the same local signed mirror of real bookworm packages on 127.0.0.1.
+# Prints medians of REPS runs (default 3), per-stage medians for mkimage, peak RSS and ratios.
+set -eu
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+REPS=${REPS:-3}
+MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/arm-board
+W=$(mktemp -d /var/tmp/mkimage-bench.XXXXXX)
+PKGS="busybox hello:armel libc6:armel libstdc++6:armel zlib1g:armel"
+"$TOP/tests/mkmirror.sh" "$MIRROR" armhf,armel $PKGS
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
+server=$!
+URL=http://127.0.0.1:$port
+registered=
+cleanup() {
+	kill "$server" 2>/dev/null || true
+	[ -z "$registered" ] || echo -1 >/proc/sys/fs/binfmt_misc/mkimage-bench-arm 2>/dev/null || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
+sleep 0.5
+
+# mmdebstrap needs the host to run armhf binaries: register qemu-arm (flags PF: the -P wrapper
+# expects argv[0] preserved) for this run only.
+if [ "$(id -u)" = 0 ] && ! ls /proc/sys/fs/binfmt_misc/ 2>/dev/null | grep -q arm; then
+	mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+	sed -n 's/^:qemu-arm:\(.*\):[A-Z]*$/:mkimage-bench-arm:\1:PF/p' /usr/lib/binfmt.d/qemu-arm.conf \
+		>/proc/sys/fs/binfmt_misc/register
+	registered=1
+fi
+
+measure() { # measure NAME CMD...: appends "wall maxrss_kb" to $W/NAME.times
+	local name=$1
+	shift
+	/usr/bin/time -f "%e %M" -o "$W/t" "$@" >"$W/$name.log" 2>&1 || { tail -20 "$W/$name.log"; exit 1; }
+	cat "$W/t" >>"$W/$name.times"
+}
+
+peer() {
+	rm -rf "$W/tree" "$W/peer.ext4"
+	mmdebstrap --quiet --mode=root --variant=minbase --architectures=armhf,armel \
+		--include="$(echo $PKGS | tr ' ' ',')" --keyring="$MIRROR/key.gpg" \
+		--customize-hook="chroot \"\$1\" sh < $TOP/hooks/hostname.sh" \
+		--customize-hook="chroot \"\$1\" sh < $TOP/hooks/serial-console.sh" \
+		--customize-hook="chroot \"\$1\" sh < $TOP/hooks/service-user.sh" \
+		bookworm "$W/tree" "deb [signed-by=$MIRROR/key.gpg] $URL bookworm main" &&
+	size=$(du -sm "$W/tree" | cut -f1) &&
+	mke2fs -q -t ext4 -d "$W/tree" "$W/peer.ext4" "$((size * 13 / 10 + 64))M"
+}
+
+ours() {
+	"$TOP/mkimage" -q --cache-dir "$W/cache" --source "$URL bookworm main signed-by=$MIRROR/key.gpg" \
+		--output "$W/ours.ext4" "$TOP/recipes/arm-board.cfg" && cp "$W/ours.report.json" "$W/report.$1.json"
+}
+
+export SOURCE_DATE_EPOCH=1700000000
+ours warmup >/dev/null  # fills the cache: the measured runs are warm
+for i in $(seq 1 "$REPS"); do
+	measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' MIRROR=$MIRROR TOP=$TOP URL=$URL; peer"
+	measure ours bash -c "$(declare -f ours); W=$W MIRROR=$MIRROR TOP=$TOP URL=$URL; ours $i"
+done
+
+python3 - "$W" "$REPS" <<'PY'
+import json, statistics, sys
+w, reps = sys.argv[1], int(sys.argv[2])
+def times(name):
+    rows = [l.split() for l in open(f"{w}/{name}.times")]
+    return statistics.median(float(r[0]) for r in rows), max(int(r[1]) for r in rows) / 1024
+pw, prss = times("peer")
+ow, orss = times("ours")
+print(f"{'':34}{'median s':>10}{'peak RSS MiB':>14}")
+print(f"{'mmdebstrap + mke2fs -d':34}{pw:10.2f}{prss:14.1f}")
+print(f"{'mkimage (warm cache)':34}{ow:10.2f}{orss:14.1f}")
+print(f"whole build: mkimage is {pw / ow:.1f}x faster (ratio mkimage/peer = {ow / pw:.3f})")
+stages = {}
+for i in range(1, reps + 1):
+    for k, v in json.load(open(f"{w}/report.{i}.json"))["stages"].items():
+        stages.setdefault(k, []).append(v)
+print("mkimage per stage (median s): " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in stages.items()))
+PY

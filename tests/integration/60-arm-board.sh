@@ -1,0 +1,58 @@
+# End to end: the flagship recipe, built from a local signed mirror of real bookworm armhf + armel
+# packages on 127.0.0.1, configured under QEMU, hooks run, checked from the outside.
+. "$(dirname "$0")/lib.sh"
+
+MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/arm-board
+"$TOP/tests/mkmirror.sh" "$MIRROR" armhf,armel busybox hello:armel libc6:armel libstdc++6:armel zlib1g:armel
+serve "$MIRROR/repo"
+
+out=$T/out-images
+mkdir -p "$out"
+export SOURCE_DATE_EPOCH=1700000000
+expect_ok "$MKIMAGE" --source "$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg" \
+	--output "$out/arm-board.ext4" "$TOP/recipes/arm-board.cfg"
+img=$out/arm-board.ext4
+for f in arm-board.ext4 arm-board.lock arm-board.spdx.json arm-board.report.json; do
+	[ -s "$out/$f" ] || fail "missing output $f"
+done
+ls "$out" | grep -q tmp && fail "temporary files left beside the image"
+
+e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck -fn reports problems"; }
+
+dbg() { debugfs -R "$1" "$img" 2>/dev/null; }
+dbg "stat /usr/lib/arm-linux-gnueabihf/libc.so.6" | grep -q "Type: regular" || fail "no armhf libc"
+dbg "stat /usr/lib/arm-linux-gnueabi/libc.so.6" | grep -q "Type: regular" || fail "no armel libc"
+[ "$(dbg "cat /var/lib/dpkg/arch")" = "$(printf 'armhf\narmel')" ] || fail "dpkg arch file is wrong"
+dbg "stat /dev/console" | grep -q "Type: character special" || fail "no /dev/console device node"
+
+# The dpkg database is complete and configured.
+mkdir -p "$T/root" && debugfs -R "rdump /var $T/root" "$img" >/dev/null 2>&1
+audit=$(dpkg --admindir="$T/root/var/lib/dpkg" --audit 2>&1) || true
+[ -z "$audit" ] || { echo "$audit" >&2; fail "dpkg --audit is not clean"; }
+grep -c '^Status: install ok installed' "$T/root/var/lib/dpkg/status" >"$T/n"
+[ "$(cat "$T/n")" -ge 90 ] || fail "only $(cat "$T/n") packages installed"
+
+# The hooks ran: hostname, serial console, and the service user owning its home.
+[ "$(dbg "cat /etc/hostname")" = "arm-board" ] || fail "hostname hook did not run"
+dbg "cat /etc/inittab" | grep -q ttyAMA0 || fail "serial console hook did not run"
+uid=$(dbg "cat /etc/passwd" | awk -F: '$1=="appsvc"{print $3}')
+[ -n "$uid" ] || fail "service user appsvc missing"
+dbg "stat /var/lib/appsvc" | grep -Eq "User: +$uid +Group: +[0-9]+ " || fail "appsvc home not owned by appsvc"
+dbg "stat /etc/shadow" | grep -Eq "User: +0 +Group: +42 " || fail "/etc/shadow is not root:shadow"
+
+# Binaries of both architectures run from the image's own tree (armhf busybox, armel hello).
+mkdir -p "$T/sys" && debugfs -R "rdump /usr $T/sys" "$img" >/dev/null 2>&1
+ln -s usr/lib "$T/sys/lib"
+qemu-arm-static -L "$T/sys" "$T/sys/usr/bin/busybox" true || fail "armhf busybox does not run"
+[ "$(qemu-arm-static -L "$T/sys" "$T/sys/usr/bin/hello")" = "Hello, world!" ] || fail "armel hello does not run"
+
+# SBOM and lock name every package with its architecture.
+python3 - "$out/arm-board.spdx.json" "$out/arm-board.lock" <<'PY' || fail "SBOM check failed"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["spdxVersion"] == "SPDX-2.3"
+pk = [p for p in doc["packages"] if p["SPDXID"] != "SPDXRef-Image"]
+assert len(pk) >= 90, len(pk)
+assert any(p["name"] == "hello" and "arch=armel" in p["externalRefs"][0]["referenceLocator"] for p in pk)
+assert all(len(p["checksums"][0]["checksumValue"]) == 64 for p in pk)
+PY

@@ -1,0 +1,23 @@
+# --verify-reproducible builds a second time from the same plan: identical images pass; a hook
+# that writes the wall clock into the tree fails with exit 8, naming the file and the field.
+. "$(dirname "$0")/lib.sh"
+
+MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/pc-legacy
+"$TOP/tests/mkmirror.sh" "$MIRROR" amd64,i386 busybox hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386
+serve "$MIRROR/repo"
+SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
+export SOURCE_DATE_EPOCH=1700000000
+
+mkdir -p "$T/r/hooks" "$T/r/recipes"
+cp "$TOP"/hooks/*.sh "$T/r/hooks/"
+sed 's/^  output = .*//' "$TOP/recipes/pc-legacy.cfg" >"$T/r/recipes/good.cfg"
+expect_ok "$MKIMAGE" --verify-reproducible --source "$SRC" --output "$T/good.ext4" "$T/r/recipes/good.cfg"
+grep -q "reproducible: a second build gave a byte-identical image" "$T/err" ||
+	fail "no reproducibility verdict"
+[ ! -e "$T/good.ext4.verify" ] || fail "the second image was left behind"
+
+printf '#!/bin/sh\ndate +%%s.%%N >/etc/build-stamp\n' >"$T/r/hooks/stamp.sh"
+sed 's|^hooks = (|hooks = (\n  { name = "stamp"; script = "../hooks/stamp.sh"; where = "inside"; },|' "$T/r/recipes/good.cfg" \
+	>"$T/r/recipes/bad.cfg"
+expect_fail 8 "not reproducible: '/etc/build-stamp' differs in its contents" \
+	"$MKIMAGE" --verify-reproducible --source "$SRC" --output "$T/bad.ext4" "$T/r/recipes/bad.cfg"

@@ -16,6 +16,20 @@
 
 static char root[64];
 
+/* The private apt root goes away with the fuzzer. */
+static void remove_root(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/sources.list.d/f.sources", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sources.list.d", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/sources.list", root);
+	unlink(path);
+	rmdir(root);
+}
+
 static void put(const char *name, const uint8_t *data, size_t n)
 {
 	char path[128];
@@ -47,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(sub, sizeof(sub), "%s/sources.list.d", root);
 		mkdir(sub, 0700);
 		setenv("MKIMAGE_APT_ROOT", root, 1);
+		atexit(remove_root);
 		log_set_level(LOG_QUIET);
 	}
 	put("sources.list", data, first);

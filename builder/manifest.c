@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "log.h"
 
 static uint64_t fnv1a(const char *s)
@@ -225,27 +226,17 @@ static void put_entry(FILE *f, const struct manifest_entry *e)
 
 int manifest_save(const struct manifest *m, const char *file)
 {
-	char *tmp = xasprintf("%s.tmp.%d", file, (int)getpid());
-	FILE *f = fopen(tmp, "we");
-	size_t i;
-	int ret = 0;
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
 
-	if (!f) {
-		ret = -errno;
-		goto out;
-	}
+	if (!f)
+		return -errno;
 	for (i = 0; i < m->n; i++)
 		put_entry(f, m->v[i]);
-	if (fflush(f) || ferror(f) || fsync(fileno(f)))
-		ret = -errno ? -errno : -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, file))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-out:
-	free(tmp);
+	ret = fclose(f) ? -errno : write_file_atomic(file, text, len);
+	free(text);
 	return ret;
 }
 

@@ -27,6 +27,16 @@ int fsutil_write_all(int fd, const void *data, size_t n)
 	return 0;
 }
 
+int fsutil_commit(int fd, const char *tmp, const char *output)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	if (fsync(fd) || fchmod(fd, 0666 & ~mask) || rename(tmp, output))
+		return -errno;
+	return 0;
+}
+
 int write_file_atomic(const char *file, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%d", file, (int)getpid());

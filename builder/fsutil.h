@@ -8,6 +8,11 @@
 int fsutil_write_all(int fd, const void *data, size_t n);
 /** Write `len` bytes to `file` through a temp name beside it, fsync, rename. 0 or -errno. */
 int write_file_atomic(const char *file, const void *data, size_t len);
+/**
+ * Finish a temp file written beside `output`: fsync, mode 0666 less the umask (mkstemp made it
+ * 0600), rename over `output`. 0 or -errno; the caller removes `tmp` on failure.
+ */
+int fsutil_commit(int fd, const char *tmp, const char *output);
 /** mkdir -p with mode 0755. 0 or -errno. */
 int make_dirs(const char *path);
 /** rm -rf without following symlinks; read-only directories are made writable first. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "hash.h"
 #include "imgtree.h"
 #include "log.h"
@@ -1110,18 +1111,14 @@ static int finish(struct ext4w *w)
 	return 0;
 }
 
+/* Publish the finished temp file as `output`; the writer owns the message. */
 static int commit(int fd, const char *tmp, const char *output)
 {
-	mode_t mask = umask(0);
+	int ret = fsutil_commit(fd, tmp, output);
 
-	umask(mask);
-	if (fsync(fd) || fchmod(fd, 0666 & ~mask) || rename(tmp, output)) {
-		int err = errno;
-
-		log_error("cannot write '%s': %s", output, strerror(err));
-		return -err;
-	}
-	return 0;
+	if (ret)
+		log_error("cannot write '%s': %s", output, strerror(-ret));
+	return ret;
 }
 
 static int write_ext4(const struct imgtree *t, const struct image_params *p)

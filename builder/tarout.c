@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "log.h"
 #include "str.h"
 
@@ -176,18 +177,14 @@ static int write_all(struct tarw *w, int fd, const char *tmp)
 	return ret;
 }
 
+/* Publish the finished temp file as `output`; the writer owns the message. */
 static int commit(int fd, const char *tmp, const char *output)
 {
-	mode_t mask = umask(0);
+	int ret = fsutil_commit(fd, tmp, output);
 
-	umask(mask);
-	if (fsync(fd) || fchmod(fd, 0666 & ~mask) || rename(tmp, output)) {
-		int err = errno;
-
-		log_error("cannot write '%s': %s", output, strerror(err));
-		return -err;
-	}
-	return 0;
+	if (ret)
+		log_error("cannot write '%s': %s", output, strerror(-ret));
+	return ret;
 }
 
 int tarout_write(const struct imgtree *t, const struct image_params *p)

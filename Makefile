@@ -14,6 +14,9 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-p
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE $(WARN) -MMD -MP \
 	-DMKI_VERSION='"$(VERSION)"' $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
+# The host's multiarch directory: where native tools are mounted inside the sandbox (accel.h).
+HOST_MULTIARCH := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch)
+CFLAGS += -DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"'
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) -lpthread
 ifeq ($(WERROR),1)
 CFLAGS += -Werror
@@ -32,14 +35,19 @@ endif
 # Objects go to their own directory per flavour so a sanitizer build never mixes with a plain one.
 OUT := build$(if $(SANITIZE),-san)$(if $(filter 1,$(FUZZ)),-fuzz)
 SRCS := $(wildcard builder/*.c)
-LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out builder/main.c,$(SRCS)))
+LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out builder/main.c builder/mkimage-exec.c,$(SRCS)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/unit/%.o,$(UNIT_SRCS)) $(OUT)/unit/main.o
 
-all: mkimage
+all: mkimage mkimage-exec
 
 mkimage: $(OUT)/main.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The binfmt_misc interpreter runs inside the target tree, where no host library exists: static.
+mkimage-exec: builder/mkimage-exec.c builder/accel.h builder/plan.h builder/str.h
+	$(CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static \
+		-DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"' -o $@ $<
 
 $(OUT)/%.o: builder/%.c | $(OUT)
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -88,7 +96,7 @@ $(OUT) $(OUT)/unit $(OUT)/tools $(OUT)/fuzz:
 unit: $(OUT)/unit-tests
 	$(OUT)/unit-tests
 
-integration: mkimage tools
+integration: mkimage mkimage-exec tools
 	tests/integration/run.sh
 
 check: unit integration
@@ -96,8 +104,9 @@ check: unit integration
 bench: bench-deps mkimage
 	tests/bench/run.sh
 
-install: mkimage
+install: mkimage mkimage-exec
 	install -D -m 0755 mkimage $(DESTDIR)$(BINDIR)/mkimage
+	install -D -m 0755 mkimage-exec $(DESTDIR)$(PREFIX)/lib/mkimage/mkimage-exec
 
 # Build, test and run-time packages. Bench-only peers are in BENCH_DEPS.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
@@ -128,7 +137,7 @@ format:
 	clang-format -i builder/*.c builder/*.h tests/unit/*.c
 
 clean:
-	rm -rf build build-san build-fuzz mkimage
+	rm -rf build build-san build-fuzz mkimage mkimage-exec
 
 .PHONY: all tools fuzzers fuzz unit integration check bench bench-deps install deps format clean
 -include $(wildcard $(OUT)/*.d $(OUT)/unit/*.d)

@@ -17,6 +17,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "accel.h"
 #include "arch.h"
 #include "err.h"
 #include "log.h"
@@ -34,12 +35,13 @@
 
 struct ctx {
 	struct stage *s;
-	const struct plan *p;
+	const struct plan *p, *twins;
 	const struct recipe *r;
 	const struct settings *st;
 	struct strv env; /* the clean environment of every target command */
 	struct strv hook_env; /* what hooks learn beyond it: MKIMAGE_NAME, _ARCH, _ARCHS */
 	int policy_saved, policy_installed, ssd_diverted;
+	struct accel accel; /* native tools, while maintainer scripts run */
 };
 
 static void env_init(struct ctx *c)
@@ -101,6 +103,10 @@ static int run(const struct ctx *c, const char *root, const char *const *argv,
 
 	env_with(c, extra_env, &env);
 	cmd.env = (const char *const *)env.v;
+	if (root && c->accel.active) {
+		cmd.bind_src = c->accel.dir;
+		cmd.bind_dir = ACCEL_MOUNT;
+	}
 	ret = sandbox_run(&cmd, &status);
 	if (!ret && out.len)
 		log_debug("%s:\n%s", what, out.p);
@@ -339,11 +345,31 @@ static unsigned configure_timeout(const struct recipe *r)
 	return r->hook_timeout > CONFIGURE_TIMEOUT_MIN ? r->hook_timeout : CONFIGURE_TIMEOUT_MIN;
 }
 
-static int configure(const struct ctx *c)
+static int configure_scripts(struct ctx *c)
 {
 	static const char *const argv[] = { "dpkg", "--configure", "-a", NULL };
-	char *dpkg = xasprintf("%s/usr/bin/dpkg", c->s->root);
 	double t0 = log_now();
+	int ret = 0, ret2;
+
+	if (!c->st->no_native_tools)
+		ret = accel_prepare(&c->accel, c->p, c->twins, c->s->root,
+				    c->st->work_dir);
+	if (!ret)
+		ret = run_preinsts(c);
+	if (!ret)
+		log_info("preinst scripts: %.1f s", log_now() - t0);
+	t0 = log_now();
+	if (!ret)
+		ret = run(c, c->s->root, argv, NULL, configure_timeout(c->r), "'dpkg --configure -a'");
+	if (!ret)
+		log_info("dpkg --configure -a: %.1f s", log_now() - t0);
+	ret2 = accel_release(&c->accel);
+	return ret ? ret : ret2;
+}
+
+static int configure(struct ctx *c)
+{
+	char *dpkg = xasprintf("%s/usr/bin/dpkg", c->s->root);
 	int ret;
 
 	if (access(dpkg, F_OK) < 0) {
@@ -353,14 +379,7 @@ static int configure(const struct ctx *c)
 		return -MKI_E_NOTYET;
 	}
 	free(dpkg);
-	ret = run_preinsts(c);
-	if (!ret)
-		log_info("preinst scripts: %.1f s", log_now() - t0);
-	t0 = log_now();
-	if (!ret)
-		ret = run(c, c->s->root, argv, NULL, configure_timeout(c->r), "'dpkg --configure -a'");
-	if (!ret)
-		log_info("dpkg --configure -a: %.1f s", log_now() - t0);
+	ret = configure_scripts(c);
 	if (!ret)
 		ret = check_status(c);
 	if (!ret)
@@ -475,11 +494,11 @@ static void scrub_build_traces(int rootfd)
 			log_warn("cannot remove build trace '/%s': %s", *t, strerror(errno));
 }
 
-int hooks_run(struct stage *s, const struct plan *p, const struct recipe *r,
-	      const struct settings *st)
+int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
+	      const struct recipe *r, const struct settings *st)
 {
 	struct sandbox_opts so = { .allow_single_id = st->single_id };
-	struct ctx c = { .s = s, .p = p, .r = r, .st = st };
+	struct ctx c = { .s = s, .p = p, .twins = twins, .r = r, .st = st };
 	struct hooks_changes ch = { 0 };
 	int rootfd = -1, ret, ret2;
 

@@ -12,15 +12,15 @@
 /**
  * Configure every package of the unpacked tree `s->root` and run the recipe's hooks, inside the
  * sandbox (entered here if main did not already): register qemu for the plan's foreign archs and
- * check that each arch's libc runs; install the guards (usr/sbin/policy-rc.d exiting 101,
+ * check that each arch's libc runs; set up native tools from `twins` (accel.h; may be empty); install the guards (usr/sbin/policy-rc.d exiting 101,
  * start-stop-daemon replaced by a no-op); run `preinst install` of every package in plan order,
  * base-passwd first; run the target's `dpkg --configure -a` (triggers included) and require every
  * package "install ok installed" and `dpkg --audit` clean; run the hooks in recipe order; remove
  * the guards; reconcile `s->manifest` with the tree. A failing or hanging script or hook is
  * -MKI_E_HOOK (logged with its name, status and last lines of output).
  */
-int hooks_run(struct stage *s, const struct plan *p, const struct recipe *r,
-	      const struct settings *st);
+int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
+	      const struct recipe *r, const struct settings *st);
 
 struct hooks_changes {
 	size_t added, changed, removed;

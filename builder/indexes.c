@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "cache.h"
 #include "err.h"
 #include "fetch.h"
@@ -57,6 +58,7 @@ struct rel {
 
 struct ctx {
 	const struct settings *st;
+	const char *native_arch; /* the host's arch, fetched for native tools (accel.h); or NULL */
 	struct rel *rels;
 	size_t n;
 	struct indexes *out;
@@ -666,6 +668,7 @@ struct want {
 	char *comp, *arch, *url, *derived;
 	const struct rel_entry *file, *plain;
 	int reuse;
+	int native_tools;
 	struct fetch_item item;
 };
 
@@ -808,6 +811,10 @@ static int want_release_files(struct ctx *c, struct wants *w, size_t ri)
 					       r->src->archs.v[j]);
 		if (!ret && all)
 			ret = add_want(c, w, ri, r->src->components.v[i], "all");
+		if (!ret && c->native_arch && strv_contains(&ri_->archs, c->native_arch) &&
+		    pick_file(r, r->src->components.v[i], c->native_arch) &&
+		    !(ret = add_want(c, w, ri, r->src->components.v[i], c->native_arch)))
+			w->v[w->n - 1].native_tools = 1;
 	}
 	return ret;
 }
@@ -968,6 +975,7 @@ static void emit(struct ctx *c, const struct wants *w)
 		f->path = xstrdup(w->v[i].derived);
 		f->url = xstrdup(w->v[i].url);
 		f->size = stat(f->path, &st) ? 0 : (uint64_t)st.st_size;
+		f->native_tools = w->v[i].native_tools;
 	}
 }
 
@@ -1010,6 +1018,29 @@ static int process(struct ctx *c, struct wants *w)
 	return ret;
 }
 
+/*
+ * The host's arch when some recipe arch is emulated and the host's is not a recipe arch: its
+ * index names the host builds of the plan's programs (accel.h). Never given to the resolver.
+ */
+static const char *native_tools_arch(const struct recipe *r, const struct settings *st)
+{
+	struct strv archs = { 0 };
+	const char *host = arch_host();
+	int emulated = 0;
+	size_t i;
+
+	recipe_all_archs(r, &archs);
+	for (i = 0; i < archs.n; i++) {
+		const struct arch *a = arch_find(archs.v[i]);
+
+		emulated |= a && !arch_runs_natively(a);
+	}
+	if (strv_contains(&archs, host) || st->no_native_tools)
+		emulated = 0;
+	strv_release(&archs);
+	return emulated ? host : NULL;
+}
+
 int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,
 		  const struct settings *st)
 {
@@ -1019,6 +1050,7 @@ int indexes_fetch(struct indexes *out, const struct sources *s, const struct rec
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
+	c.native_arch = native_tools_arch(r, st);
 	c.rels = xcalloc(s->n + 1, sizeof(*c.rels));
 	for (i = 0; i < s->n && !ret; i++)
 		ret = rel_init(&c, &c.rels[i], &s->v[i], i);

@@ -32,6 +32,7 @@ struct index_file {
 	char *path;      /* verified, decompressed Packages file (in the cache) */
 	char *url;       /* the file it came from (for messages) */
 	uint64_t size;   /* of the decompressed file */
+	int native_tools;/* the host's arch, only for native tools (accel.h); not for resolving */
 };
 
 struct indexes {

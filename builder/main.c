@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accel.h"
 #include "err.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -64,6 +65,8 @@ static void usage(FILE *f)
 	      "      --until STAGE       stop after STAGE: sources, indexes, resolve, fetch, unpack, hooks\n"
 	      "      --keep-staging      keep the staging tree and print where it is\n"
 	      "      --single-id         without subordinate ids, build with one id anyway\n"
+	      "      --no-native-tools   emulate every target program while configuring, even\n"
+	      "                          those the host has in the very same version\n"
 	      "      --verify-reproducible  build a second time from the same plan and fail,\n"
 	      "                          naming the first difference, unless the images are identical\n"
 	      "      --check             validate RECIPE and print it normalized, then stop\n"
@@ -122,7 +125,7 @@ static char *default_cache_dir(void)
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_LOCK, O_LOCKED, O_PLAN, O_UNTIL,
-	       O_KEEP, O_CHECK, O_SINGLE, O_VERIFY };
+	       O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -137,6 +140,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "keep-staging", no_argument, NULL, O_KEEP },
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "single-id", no_argument, NULL, O_SINGLE },
+		{ "no-native-tools", no_argument, NULL, O_NO_NATIVE },
 		{ "verify-reproducible", no_argument, NULL, O_VERIFY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -182,6 +186,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_KEEP: o->st.keep_staging = 1; break;
 		case O_CHECK: o->check = 1; break;
 		case O_SINGLE: o->st.single_id = 1; break;
+		case O_NO_NATIVE: o->st.no_native_tools = 1; break;
 		case O_VERIFY: o->verify = 1; break;
 		case 'v': verbosity++; break;
 		case 'q': verbosity = -10; break;
@@ -298,6 +303,7 @@ struct build {
 	struct sources sources;
 	struct indexes indexes;
 	struct plan plan;
+	struct plan twins; /* host-arch builds of the plan's tools (accel.h) */
 	struct stage stage;
 	struct fetch_stats fetch;
 	struct report rep;
@@ -424,7 +430,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 	if (!ret)
 		ret = unpack_plan(&again, &b->plan, r, &st2);
 	if (!ret)
-		ret = hooks_run(&again, &b->plan, r, &st2);
+		ret = hooks_run(&again, &b->plan, &b->twins, r, &st2);
 	if (!ret)
 		ret = image_write(&again, &ip);
 	if (!ret) {
@@ -437,6 +443,31 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 	free(st2.work_dir);
 	free(out2);
 	return ret;
+}
+
+/*
+ * The plan's packages, then their host-arch twins for the native tools. The twins only make
+ * configuring faster: when they cannot be had, the build goes on emulating everything, saying so.
+ */
+static int fetch_stage(struct options *o, struct build *b)
+{
+	struct fetch_stats ts = { 0 };
+	int ret = fetch_plan(&b->plan, &o->st, &b->fetch);
+
+	if (ret || o->until < ST_HOOKS || o->st.no_native_tools)
+		return ret;
+	ret = accel_select(&b->indexes, &b->plan, &b->twins);
+	if (!ret && b->twins.n)
+		ret = fetch_plan(&b->twins, &o->st, &ts);
+	b->fetch.bytes_downloaded += ts.bytes_downloaded;
+	b->fetch.files_downloaded += ts.files_downloaded;
+	b->fetch.files_cached += ts.files_cached;
+	if (ret == -MKI_E_INTERRUPTED)
+		return ret;
+	if (ret)
+		log_warn("native tools: the host-architecture packages are not available (%s); "
+			 "every target program will be emulated", mki_strerror(ret));
+	return 0;
 }
 
 static int build_image(struct options *o, const struct recipe *r, struct build *b)
@@ -463,7 +494,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		ret = sandbox_check(&so); /* before downloading: no subordinate ids is said up front */
 	}
 	if (!ret)
-		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_plan(&b->plan, &o->st, &b->fetch)));
+		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_stage(o, b)));
 	/* Unpack, hooks and the image writer run in one user namespace (DESIGN.md section 4). */
 	if (!ret) {
 		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
@@ -475,7 +506,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 				 timed(b, ST_UNPACK, unpack_plan(&b->stage, &b->plan, r, &o->st)));
 	if (!ret)
 		ret = stop_after(o, ST_HOOKS,
-				 timed(b, ST_HOOKS, hooks_run(&b->stage, &b->plan, r, &o->st)));
+				 timed(b, ST_HOOKS, hooks_run(&b->stage, &b->plan, &b->twins, r, &o->st)));
 	if (ret)
 		return ret;
 	ip.im = &r->image;
@@ -496,6 +527,7 @@ static void build_release(struct build *b)
 {
 	stage_release(&b->stage);
 	plan_release(&b->plan);
+	plan_release(&b->twins);
 	indexes_release(&b->indexes);
 	sources_release(&b->sources);
 }

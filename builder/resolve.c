@@ -491,7 +491,8 @@ static int takes_all(const struct indexes *ix, size_t i, const char *primary)
 
 	for (j = 0; j < ix->n_files; j++) {
 		g = &ix->files[j];
-		if (g->release != f->release || strcmp(g->component, f->component))
+		if (g->release != f->release || strcmp(g->component, f->component) ||
+		    g->native_tools)
 			continue;
 		if (!strcmp(g->arch, "all"))
 			return j == i;

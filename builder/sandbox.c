@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -397,6 +398,47 @@ out:
 	return ret;
 }
 
+/* Replace the private registration of `a` by one run by `interp` (NULL: its qemu again). */
+static int reregister(const struct arch *a, const char *interp)
+{
+	char *entry = xasprintf("%s/mkimage-%s", BINFMT_DIR, a->qemu);
+	char *name = xasprintf("%s-static", a->qemu), *qemu = interp ? NULL : proc_which(name);
+	char *line = NULL;
+	int ret = write_file(entry, "-1");
+
+	if (ret && ret != -ENOENT) {
+		log_error("cannot remove binfmt_misc entry '%s': %s", entry, strerror(-ret));
+		goto out;
+	}
+	line = interp || qemu ? sandbox_binfmt_line(a, interp ? interp : qemu) : NULL;
+	ret = line ? write_file(BINFMT_DIR "/register", line) : -ENOENT;
+	if (ret)
+		log_error("cannot register '%s' for %s binaries: %s", interp ? interp : name, a->name,
+			  strerror(-ret));
+	else
+		log_debug("binfmt: %s", line);
+out:
+	free(entry);
+	free(name);
+	free(qemu);
+	free(line);
+	return ret ? -MKI_E_SANDBOX : 0;
+}
+
+int sandbox_set_interpreter(const char *interp)
+{
+	size_t i;
+	int ret = 0;
+
+	if (!entered || !info.binfmt_private) {
+		log_error("internal: changing binfmt_misc interpreters needs the private instance");
+		return -MKI_E_SANDBOX;
+	}
+	for (i = 0; !ret && i < n_emulated; i++)
+		ret = reregister(emulated[i], interp);
+	return ret;
+}
+
 int sandbox_add_arch(const char *arch)
 {
 	const struct arch *a = arch_find(arch);
@@ -518,7 +560,41 @@ static int setup_dev(int rootfd)
 	return ret;
 }
 
-static int setup_mounts(const char *root)
+/*
+ * A host directory, read-only, onto an existing directory of the tree. The remount goes through
+ * the new mount (a fresh fd) and keeps the flags the namespace may not clear.
+ */
+static int bind_ro(int rootfd, const char *src, const char *dir)
+{
+	char target[64];
+	int fd = openat(rootfd, dir, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC), ret = 0;
+	unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV;
+	struct statvfs sv;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	if (mount(src, target, NULL, MS_BIND, NULL) < 0)
+		ret = -errno;
+	close(fd);
+	fd = ret ? -1 : openat(rootfd, dir, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (!ret && (fd < 0 || fstatvfs(fd, &sv) < 0))
+		ret = -errno;
+	if (!ret) {
+		flags |= (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) |
+			 (sv.f_flag & ST_NOATIME ? MS_NOATIME : 0) |
+			 (sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0) |
+			 (sv.f_flag & ST_RELATIME ? MS_RELATIME : 0);
+		snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+		if (mount(NULL, target, NULL, flags, NULL) < 0)
+			ret = -errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static int setup_mounts(const char *root, const char *bind_src, const char *bind_dir)
 {
 	const struct mnt m[] = {
 		{ "proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
@@ -539,6 +615,9 @@ static int setup_mounts(const char *root)
 		else if (i == 1 && (ret = setup_dev(rootfd)))
 			log_error("sandbox: cannot populate '%s/dev': %s", root, strerror(-ret));
 	}
+	if (!ret && bind_src && (ret = bind_ro(rootfd, bind_src, bind_dir)))
+		log_error("sandbox: cannot bind '%s' onto '%s/%s': %s", bind_src, root, bind_dir,
+			  strerror(-ret));
 	close(rootfd);
 	return ret;
 }
@@ -592,7 +671,7 @@ static void ns_init(const struct sandbox_cmd *c, int outfd)
 	signal(SIGTERM, SIG_DFL);
 	if (!c->network)
 		loopback_up();
-	if (c->root && setup_mounts(c->root))
+	if (c->root && setup_mounts(c->root, c->bind_src, c->bind_dir))
 		_exit(125);
 	cmd = fork();
 	if (cmd < 0)

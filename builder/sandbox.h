@@ -65,6 +65,11 @@ struct arch;
  * by `interp` with flags FP: ":mkimage-QEMU:M::MAGIC:MASK:INTERP:FP". New string.
  */
 char *sandbox_binfmt_line(const struct arch *a, const char *interp);
+/**
+ * Point every emulated arch's private registration at `interp` (flags FP), or back at its qemu
+ * when NULL. Needs the private binfmt_misc instance; -MKI_E_SANDBOX, logged, otherwise.
+ */
+int sandbox_set_interpreter(const char *interp);
 /** Whether `arch` runs through qemu (registered by sandbox_add_arch()). */
 int sandbox_arch_emulated(const char *arch);
 
@@ -77,6 +82,8 @@ struct sandbox_cmd {
 	struct buf *out;               /* stdout+stderr; the last `limit` bytes are kept; NULL: discarded */
 	size_t limit;                  /* 0: 64 KiB */
 	int network;                   /* share the build's network; else only a loopback (default) */
+	const char *bind_src;          /* optional: this host directory, read-only, ... */
+	const char *bind_dir;          /* ... onto this existing directory of the tree (relative) */
 };
 
 /**

@@ -17,6 +17,7 @@ struct settings {
 	char *lock_file;          /* where the lock is read (--locked) or written */
 	int locked;               /* build exactly what lock_file says */
 	int keep_staging;         /* keep work_dir for inspection */
+	int no_native_tools;      /* emulate every target program (see accel.h) */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
 };
 

@@ -8,13 +8,19 @@
 #
 # Output: DIR/repo (serve it: dists/bookworm/main/binary-ARCH/Packages{,.xz}, InRelease),
 # DIR/key.gpg (the keyring), DIR/packages.txt (name:arch=version, one a line).
+# When the host's arch is not among them, the mirror also carries the host-arch builds of the
+# same versions ("twins", which mkimage runs natively while configuring: builder/accel.h), as
+# Debian's archive does; TWINS=0 leaves them out.
 # A second run with the same arguments reuses DIR. SUITE (default bookworm) picks the suite.
 set -euo pipefail
 dir=$1 archs=$2
 shift 2
 suite=${SUITE:-bookworm}
 primary=${archs%%,*}
-stamp="v3 $archs $suite $*"
+host=$(dpkg --print-architecture)
+twins=${TWINS:-1}
+case ",$archs," in *",$host,"*) twins=0 ;; esac
+stamp="v4 $archs $suite twins=$twins $*"
 if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$stamp" ] && [ -f "$dir/repo/dists/$suite/InRelease" ]; then
 	exit 0
 fi
@@ -69,6 +75,38 @@ sed -En 's/^Inst ([^ ]+) \(([^ ]+) [^[]*\[([^]]+)\].*/\1 \2 \3/p' "$dir/sim.txt"
 	done | sort >"$dir/packages.txt"
 [ -s "$dir/packages.txt" ] || { echo "mkmirror: apt chose no packages" >&2; exit 1; }
 (cd "$dir/repo/pool/main" && xargs -a "$dir/packages.txt" apt-get download -qq -o APT::Sandbox::User=root >/dev/null)
+if [ "$twins" = 1 ]; then
+	# A second apt state for the host's arch only, so the choice above never sees it.
+	mkdir -p "$dir/apt-host/state/lists/partial" "$dir/apt-host/cache/archives/partial"
+	touch "$dir/apt-host/state/status"
+	sed -e "s|$dir/apt/state|$dir/apt-host/state|g; s|$dir/apt/cache|$dir/apt-host/cache|g" \
+		-e "s|^APT::Architecture .*|APT::Architecture \"$host\";|" \
+		-e "s|^APT::Architectures .*|APT::Architectures { \"$host\"; };|" \
+		"$dir/apt/apt.conf" >"$dir/apt-host/apt.conf"
+	APT_CONFIG=$dir/apt-host/apt.conf apt-get update -qq >/dev/null
+	find "$dir/apt-host/state/lists" -maxdepth 1 -type f ! -name "*_dists_${suite}_*" -delete
+	rm -f "$dir/apt-host/cache/"*.bin
+	python3 - "$dir/apt-host/state/lists" "$host" "$dir/packages.txt" >"$dir/twins.txt" <<'PY'
+import glob, sys
+lists, host, wanted = sys.argv[1:4]
+want = {}
+for line in open(wanted):
+    name, rest = line.strip().split(":", 1)
+    arch, version = rest.split("=", 1)
+    if arch != "all":
+        want[name] = version
+have = set()
+for f in glob.glob(f"{lists}/*_binary-{host}_Packages"):
+    for stanza in open(f, encoding="utf-8", errors="replace").read().split("\n\n"):
+        fields = dict(l.split(": ", 1) for l in stanza.splitlines() if ": " in l and not l[0].isspace())
+        if "Package" in fields and want.get(fields["Package"]) == fields.get("Version"):
+            have.add(f"{fields['Package']}:{host}={fields['Version']}")
+print("\n".join(sorted(have)))
+PY
+	(cd "$dir/repo/pool/main" && APT_CONFIG=$dir/apt-host/apt.conf xargs -r -a "$dir/twins.txt" \
+		apt-get download -qq -o APT::Sandbox::User=root >/dev/null)
+	archs=$archs,$host
+fi
 # Debian's archive sets Priority and Section by override, not from the .deb: keep them as Debian
 # has them, so "required" means the same here as there.
 python3 - "$dir/apt/state/lists" "$suite" >"$dir/override" <<'PY'

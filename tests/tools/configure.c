@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 	if (!ret && !exec_only)
 		ret = hooks_reconcile(&s, st.source_date_epoch, NULL);
 	if (!ret && !exec_only)
-		ret = hooks_run(&s, &p, &r, &st);
+		ret = hooks_run(&s, &p, NULL, &r, &st);
 	if (!ret && manifest && (ret = manifest_save(&s.manifest, manifest)))
 		fprintf(stderr, "configure: cannot write '%s': %s\n", manifest, mki_strerror(ret));
 	for (i = 0; !ret && !exec_failed && i < execs.n; i++)

@@ -60,8 +60,12 @@ static int in_list(const char *const *list, const char *s)
 
 char *accel_source_version(const char *version)
 {
-	const char *b = strstr(version, "+b");
-	size_t n = b ? strspn(b + 2, "0123456789") : 0;
+	const char *b = NULL, *q;
+	size_t n;
+
+	for (q = version; (q = strstr(q, "+b")); q++)
+		b = q;
+	n = b ? strspn(b + 2, "0123456789") : 0;
 
 	if (b && n && !b[2 + n])
 		return xstrndup(version, (size_t)(b - version));
@@ -405,13 +409,38 @@ static int write_entry(struct deb *d, const char *dst, mode_t mode)
 	return ret;
 }
 
+/*
+ * Whether every directory above `rel` in the copy that exists is a real directory: a twin's
+ * symlink must never redirect a later entry (or a hardlink source) outside the copy.
+ */
+static int parents_real(struct prep *x, const char *rel)
+{
+	const char *slash = rel;
+	struct stat sb;
+	int ok = 1;
+
+	while (ok && (slash = strchr(slash, '/'))) {
+		char *dir = xasprintf("%s/%.*s", x->a->dir, (int)(slash - rel), rel);
+
+		ok = lstat(dir, &sb) < 0 ? errno == ENOENT : S_ISDIR(sb.st_mode);
+		free(dir);
+		slash++;
+	}
+	return ok;
+}
+
 /* One data.tar entry of a twin: libraries into the copy, programs of tool packages aside. */
 static int extract_entry(struct prep *x, struct deb *d, const struct deb_entry *e, int tools)
 {
 	const char *path = e->path + (str_starts_with(e->path, "./") ? 2 : 0), *rel = lib_rel(path);
 	char *dst = NULL, *src = NULL;
+	struct stat sb;
 	int ret = 0;
 
+	if (rel && !parents_real(x, rel)) {
+		log_debug("native tools: '%s' lies beyond a symlink: not extracted", path);
+		return 0;
+	}
 	if (rel)
 		dst = xasprintf("%s/%s", x->a->dir, rel);
 	else if (tools && is_tool_path(path) && (e->type == 'f' || e->type == 'h'))
@@ -428,7 +457,12 @@ static int extract_entry(struct prep *x, struct deb *d, const struct deb_entry *
 		const char *t = e->target + (str_starts_with(e->target, "./") ? 2 : 0);
 		const char *trel = lib_rel(t);
 
-		src = trel ? xasprintf("%s/%s", x->a->dir, trel) : bin_copy(x, t);
+		src = trel && parents_real(x, trel) ? xasprintf("%s/%s", x->a->dir, trel)
+			  : trel ? NULL : bin_copy(x, t);
+		if (src && (lstat(src, &sb) < 0 || !S_ISREG(sb.st_mode))) {
+			free(src);
+			src = NULL;
+		}
 		ret = src ? copy_file(src, dst, 0755) : 0;
 	}
 	if (!ret && !rel && (e->type == 'f' || (e->type == 'h' && src))) {
@@ -437,7 +471,7 @@ static int extract_entry(struct prep *x, struct deb *d, const struct deb_entry *
 	} else
 		x->a->n_files += !ret && e->type == 'f';
 	if (ret)
-		log_error("native tools: cannot extract '%s' to '%s': %s", path, dst, strerror(-ret));
+		log_warn("native tools: cannot extract '%s' to '%s': %s", path, dst, strerror(-ret));
 	free(dst);
 	free(src);
 	return ret;
@@ -454,7 +488,7 @@ static int extract_twin(struct prep *x, const struct plan_entry *t)
 	if (!ret && r < 0)
 		ret = r;
 	if (ret && d && deb_error(d)[0])
-		log_error("native tools: '%s': %s", t->path, deb_error(d));
+		log_warn("native tools: '%s': %s", t->path, deb_error(d));
 	deb_entry_release(&e);
 	deb_free(d);
 	return ret ? -MKI_E_PACKAGE : 0;
@@ -661,8 +695,11 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 		why = unusable(&x, twins);
 	if (!why) {
 		ret = build_copy(&x, twins, &loader);
-		why = ret ? NULL : !loader ? "the host-architecture C library is not in the plan"
-			  : !a->n_tools ? "no program can run natively" : NULL;
+		/* A twin that cannot be extracted only costs speed: emulation is always exact. */
+		why = ret ? "a host-architecture package could not be extracted"
+		      : !loader ? "the host-architecture C library is not in the plan"
+		      : !a->n_tools ? "no program can run natively" : NULL;
+		ret = 0;
 	}
 	if (!ret && !why)
 		ret = activate(&x, dispatcher);

@@ -1,6 +1,6 @@
 /*
- * Native tools for emulated maintainer scripts: which target programs may run as their host
- * build, the private copy of the host files they need, and the table mkimage-exec reads.
+ * Native tools for emulated maintainer scripts (see accel.h): choosing the host-arch twins of
+ * the plan's programs, extracting them into a private copy, and the table mkimage-exec reads.
  */
 #include "accel.h"
 
@@ -37,7 +37,10 @@
 static const char *const tool_packages[] = { "dash", "bash", "coreutils", "sed", "grep",
 	"findutils", "diffutils", "gzip", "perl-base", "debianutils", "mawk", "base-passwd", "tar",
 	"passwd", "hostname", "ncurses-bin", "dpkg", NULL };
-/* ... except these, which report or depend on the machine, or inject host libraries. */
+/*
+ * ... except these, which report or depend on the machine, inject libraries into what they run
+ * (stdbuf), or read and write dpkg's database with the built-in architecture.
+ */
 static const char *const arch_dependent[] = { "uname", "arch", "nproc", "stdbuf", "chroot",
 	"dpkg-deb", "dpkg-divert", "dpkg-query", "dpkg-split", "dpkg-statoverride", "dpkg-trigger",
 	"dpkg-realpath", "update-alternatives", "start-stop-daemon", NULL };

@@ -25,6 +25,8 @@ struct deb {
 	struct deb_member *members;
 	size_t n_members, alloc_members;
 	int data_done;
+	const struct limits *lim;
+	uint64_t entries, data_bytes; /* of data.tar so far, as the headers declare them */
 	char err[768];
 };
 
@@ -165,9 +167,11 @@ static int read_member_data(struct deb *d, struct archive *a, struct archive_ent
 
 	if (archive_entry_filetype(ae) != AE_IFREG)
 		return 0;
-	if (size < 0 || (uint64_t)size + *total > DEB_CONTROL_MAX)
-		return fail(d, -MKI_E_LIMIT, "control.tar holds more than %u MiB",
-			    DEB_CONTROL_MAX >> 20);
+	if (size < 0 || (uint64_t)size + *total > limits_get(d->lim, LIMIT_DEB_CONTROL))
+		return fail(d, -MKI_E_LIMIT_PKG, "control.tar holds more than %s: refused (%s)",
+			    limits_format(LIMIT_DEB_CONTROL,
+					  limits_get(d->lim, LIMIT_DEB_CONTROL)).s,
+			    limits_hint(d->lim, LIMIT_DEB_CONTROL).s);
 	*total += (size_t)size;
 	while (!strncmp(name, "./", 2))
 		name += 2;
@@ -217,13 +221,14 @@ static int read_control(struct deb *d)
 	return r;
 }
 
-int deb_open(struct deb **out, const char *path)
+int deb_open(struct deb **out, const char *path, const struct limits *lim)
 {
 	struct deb *d = xcalloc(1, sizeof(*d));
 	int r;
 
 	*out = d;
 	d->path = path;
+	d->lim = lim;
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0)
 		return fail(d, -errno, "cannot open: %s", strerror(errno));
@@ -347,6 +352,25 @@ static void close_archives(struct deb *d)
 	d->fd = -1;
 }
 
+/* Both limits are counted from the headers, so nothing past them is ever decompressed. */
+static int check_limits(struct deb *d, const struct deb_entry *e)
+{
+	uint64_t max_entries = limits_get(d->lim, LIMIT_DEB_ENTRIES);
+	uint64_t max_data = limits_get(d->lim, LIMIT_DEB_DATA);
+
+	if (++d->entries > max_entries)
+		return fail(d, -MKI_E_LIMIT_PKG, "data.tar has more than %llu entries: refused at "
+			    "'%s' (%s)", (unsigned long long)max_entries, e->path,
+			    limits_hint(d->lim, LIMIT_DEB_ENTRIES).s);
+	if (e->size > max_data || d->data_bytes + e->size > max_data)
+		return fail(d, -MKI_E_LIMIT_PKG, "data.tar unpacks to more than %s: refused at "
+			    "'%s', which declares %llu bytes (%s)",
+			    limits_format(LIMIT_DEB_DATA, max_data).s, e->path,
+			    (unsigned long long)e->size, limits_hint(d->lim, LIMIT_DEB_DATA).s);
+	d->data_bytes += e->size;
+	return 0;
+}
+
 int deb_next(struct deb *d, struct deb_entry *e)
 {
 	struct archive_entry *ae;
@@ -366,6 +390,8 @@ int deb_next(struct deb *d, struct deb_entry *e)
 	if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
 		return fail_archive(d, d->inner, "bad tar header");
 	r = fill_entry(d, e, ae);
+	if (!r)
+		r = check_limits(d, e);
 	return r ? r : 1;
 }
 

@@ -18,12 +18,11 @@
 #include "err.h"
 #include "fetch.h"
 #include "hash.h"
+#include "limits.h"
 #include "log.h"
 #include "proc.h"
 #include "str.h"
 
-#define MAX_RELEASE (64u << 20)
-#define MAX_PACKAGES ((uint64_t)2 << 30) /* decompressed Packages: refuse anything bigger */
 #define GPGV_TIMEOUT 120
 
 struct rel_entry {
@@ -570,14 +569,15 @@ static int store_file(const struct buf *data, const char *final, time_t mtime)
 }
 
 /* Keep the verified files so the next build can ask "changed since?" and work offline. */
-static int store_release(const struct rel *r, const struct buf *raw)
+static int store_release(const struct rel *r, const struct buf *raw, const struct limits *lim)
 {
 	struct buf sig = { 0 };
 	char *final = xasprintf("%s/%s", r->cache_dir, r->inrelease ? "InRelease" : "Release");
 	char *sig_final = xasprintf("%s/Release.gpg", r->cache_dir);
 	int ret = 0;
 
-	if (!r->inrelease && r->sig_path && !(ret = read_file(r->sig_path, MAX_RELEASE, &sig)))
+	if (!r->inrelease && r->sig_path &&
+	    !(ret = read_file(r->sig_path, (size_t)limits_get(lim, LIMIT_RELEASE_SIZE), &sig)))
 		ret = store_file(&sig, sig_final, r->filetime);
 	if (!ret)
 		ret = store_file(raw, final, r->filetime);
@@ -631,6 +631,22 @@ static int parse_signed(const struct rel *r, const struct buf *raw, struct buf *
 	return -MKI_E_SIGNATURE;
 }
 
+static int read_release_file(const struct ctx *c, const char *path, struct buf *raw)
+{
+	const struct limits *lim = &c->st->limits;
+	int ret = read_file(path, (size_t)limits_get(lim, LIMIT_RELEASE_SIZE), raw);
+
+	if (ret == -EFBIG) {
+		log_error("'%s' is larger than %s: refused (%s)", path,
+			  limits_format(LIMIT_RELEASE_SIZE, limits_get(lim, LIMIT_RELEASE_SIZE)).s,
+			  limits_hint(lim, LIMIT_RELEASE_SIZE).s);
+		return -MKI_E_LIMIT_REPO;
+	}
+	if (ret)
+		log_error("cannot read '%s': %s", path, strerror(-ret));
+	return ret;
+}
+
 static int verify_release(struct ctx *c, struct rel *r)
 {
 	struct buf raw = { 0 };
@@ -638,9 +654,7 @@ static int verify_release(struct ctx *c, struct rel *r)
 	int ret, line = 0;
 
 	what = xasprintf("the %s of %s", r->inrelease ? "InRelease" : "Release", name);
-	ret = read_file(r->signed_path, MAX_RELEASE, &raw);
-	if (ret)
-		log_error("cannot read '%s': %s", r->signed_path, strerror(-ret));
+	ret = read_release_file(c, r->signed_path, &raw);
 	if (!ret && !r->src->trusted)
 		ret = run_gpgv(c, r, what);
 	if (!ret)
@@ -652,7 +666,7 @@ static int verify_release(struct ctx *c, struct rel *r)
 	if (!ret)
 		sha256_hex(raw.p, raw.len, r->sha256);
 	if (!ret && r->fresh)
-		ret = store_release(r, &raw);
+		ret = store_release(r, &raw, &c->st->limits);
 	buf_release(&raw);
 	free(name);
 	free(what);
@@ -734,6 +748,32 @@ static const struct rel_entry *pick_file(const struct rel *r, const char *comp, 
 	return e;
 }
 
+/*
+ * What the signed Release declares is refused before anything is downloaded: a Packages file of
+ * "several GiB" costs us nothing but this check.
+ */
+static int check_declared(const struct ctx *c, const struct rel *r, const struct rel_entry *f,
+			  const struct rel_entry *plain)
+{
+	const struct limits *lim = &c->st->limits;
+	const struct rel_entry *e = f;
+	enum limit_id id = LIMIT_INDEX_SIZE;
+	char *rn;
+
+	if (f->size <= limits_get(lim, LIMIT_INDEX_SIZE)) {
+		if (!plain || plain->size <= limits_get(lim, LIMIT_INDEX_UNPACKED))
+			return 0;
+		e = plain;
+		id = LIMIT_INDEX_UNPACKED;
+	}
+	rn = rel_name(r);
+	log_error("the Release of %s declares '%s' as %llu bytes, more than %s: refused before "
+		  "downloading it (%s)", rn, e->path, (unsigned long long)e->size,
+		  limits_format(id, limits_get(lim, id)).s, limits_hint(lim, id).s);
+	free(rn);
+	return -MKI_E_LIMIT_REPO;
+}
+
 static int add_want(struct ctx *c, struct wants *w, size_t ri, const char *comp, const char *arch)
 {
 	const struct rel *r = &c->rels[ri];
@@ -753,6 +793,10 @@ static int add_want(struct ctx *c, struct wants *w, size_t ri, const char *comp,
 		free(rn);
 		free(plain);
 		return -MKI_E_SOURCE;
+	}
+	if (check_declared(c, r, f, rel_find(&r->info, plain))) {
+		free(plain);
+		return -MKI_E_LIMIT_REPO;
 	}
 	ALLOC_GROW(w->v, w->n + 1, w->alloc);
 	x = &w->v[w->n++];
@@ -846,7 +890,8 @@ static int fetch_wants(struct ctx *c, struct wants *w, int by_hash_retry)
 	return ret;
 }
 
-static int copy_out(struct archive *a, int fd, struct hash *h, uint64_t *total)
+/* Stream the decompressed bytes to `fd`; -MKI_E_LIMIT as soon as more than `max` came out. */
+static int copy_out(struct archive *a, int fd, struct hash *h, uint64_t *total, uint64_t max)
 {
 	char chunk[65536];
 	la_ssize_t n;
@@ -856,7 +901,7 @@ static int copy_out(struct archive *a, int fd, struct hash *h, uint64_t *total)
 		size_t left = (size_t)n;
 
 		*total += (uint64_t)n;
-		if (*total > MAX_PACKAGES)
+		if (*total > max)
 			return -MKI_E_LIMIT;
 		hash_update(h, chunk, (size_t)n);
 		while (left) {
@@ -873,7 +918,8 @@ static int copy_out(struct archive *a, int fd, struct hash *h, uint64_t *total)
 	return n < 0 ? -MKI_E_PARSE : 0;
 }
 
-static int decompress_into(const char *src, int fd, struct hash *h, uint64_t *total)
+static int decompress_into(const char *src, int fd, struct hash *h, uint64_t *total,
+			   uint64_t max)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
@@ -886,7 +932,7 @@ static int decompress_into(const char *src, int fd, struct hash *h, uint64_t *to
 		log_error("cannot open '%s': %s", src, archive_error_string(a));
 		ret = -MKI_E_PARSE;
 	} else if (archive_read_next_header(a, &e) == ARCHIVE_OK) {
-		ret = copy_out(a, fd, h, total);
+		ret = copy_out(a, fd, h, total, max);
 		if (ret == -MKI_E_PARSE)
 			log_error("cannot decompress '%s': %s", src, archive_error_string(a));
 	}
@@ -905,10 +951,39 @@ static int check_plain(const struct want *x, const char *hex, uint64_t total)
 	return -MKI_E_INTEGRITY;
 }
 
-static int decompress_want(struct want *x)
+/* Decompression went past `max`: the Release's own size for the plain file, or the limit. */
+static int too_big(const struct ctx *c, const struct want *x, uint64_t max)
 {
+	const struct limits *lim = &c->st->limits;
+
+	if (x->plain && x->plain->size == max) {
+		log_error("'%s' decompresses to more than the %llu bytes the Release declares for "
+			  "'%s': the mirror is inconsistent or hostile; stopped there, nothing was "
+			  "cached", x->url, (unsigned long long)max, x->plain->path);
+		return -MKI_E_INTEGRITY;
+	}
+	log_error("'%s' decompresses to more than %s (a decompression bomb?): stopped there, "
+		  "nothing was cached (%s)", x->url, limits_format(LIMIT_INDEX_UNPACKED, max).s,
+		  limits_hint(lim, LIMIT_INDEX_UNPACKED).s);
+	return -MKI_E_LIMIT_REPO;
+}
+
+/* A refused download leaves the cache too: the next build fetches it again, if it must. */
+static void evict(const struct want *x, int ret)
+{
+	if ((ret == -MKI_E_LIMIT_REPO || ret == -MKI_E_INTEGRITY || ret == -MKI_E_PARSE) &&
+	    x->item.path && !unlink(x->item.path))
+		log_debug("removed the refused '%s' from the cache", x->item.path);
+}
+
+/*
+ * Stream the download through the decompressor into the cache. Memory stays bounded whatever the
+ * file claims; the output stops at the plain file's declared size or the limit, whichever is less.
+ */
+static int decompress_want(const struct ctx *c, struct want *x)
+{
+	uint64_t total = 0, max = limits_get(&c->st->limits, LIMIT_INDEX_UNPACKED);
 	struct hash h = { 0 };
-	uint64_t total = 0;
 	char *tmp = NULL, hex[65];
 	int fd = cache_tmp_open(x->derived, &tmp), ret;
 
@@ -916,12 +991,13 @@ static int decompress_want(struct want *x)
 		log_error("cannot create a temp file for '%s': %s", x->derived, strerror(-fd));
 		return fd;
 	}
+	if (x->plain && x->plain->size < max)
+		max = x->plain->size;
 	ret = hash_init(&h, HASH_SHA256);
 	if (!ret)
-		ret = decompress_into(x->item.path, fd, &h, &total);
+		ret = decompress_into(x->item.path, fd, &h, &total, max);
 	if (ret == -MKI_E_LIMIT)
-		log_error("'%s' decompresses to more than %llu bytes; refusing it", x->url,
-			  (unsigned long long)MAX_PACKAGES);
+		ret = too_big(c, x, max);
 	if (!ret) {
 		hash_final_hex(&h, hex);
 		ret = check_plain(x, hex, total);
@@ -934,6 +1010,7 @@ static int decompress_want(struct want *x)
 		cache_discard(fd, tmp);
 	if (ret < 0 && ret > -MKI_E_BASE)
 		log_error("cannot store '%s': %s", x->derived, strerror(-ret));
+	evict(x, ret);
 	free(tmp);
 	return ret;
 }
@@ -1006,7 +1083,7 @@ static int process(struct ctx *c, struct wants *w)
 		ret = fetch_wants(c, w, 0);
 	for (i = 0; i < w->n && !ret; i++)
 		if (!w->v[i].reuse)
-			ret = decompress_want(&w->v[i]);
+			ret = decompress_want(c, &w->v[i]);
 	return ret;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "limits.h"
 #include "str.h"
 
 struct settings {
@@ -18,6 +19,7 @@ struct settings {
 	int locked;               /* build exactly what lock_file says */
 	int keep_staging;         /* keep work_dir for inspection */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
+	struct limits limits;     /* --limit NAME=VALUE; zero-initialised means every default */
 };
 
 #endif

@@ -53,6 +53,12 @@ int deb822_open_mem(struct deb822 *d, const char *name, const void *data, size_t
 	return 0;
 }
 
+void deb822_set_name(struct deb822 *d, const char *name)
+{
+	free(d->file);
+	d->file = xstrdup(name);
+}
+
 int deb822_seek(struct deb822 *d, off_t offset, unsigned long line)
 {
 	if (fseeko(d->f, offset, SEEK_SET))

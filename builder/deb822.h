@@ -54,6 +54,8 @@ void deb822_set_limits(struct deb822 *d, const struct limits *l, int code);
  * name and how to raise it) / negative errno.
  */
 int deb822_next(struct deb822 *d);
+/** Name the file `name` in messages (e.g. the URL an index came from, not its cache path). */
+void deb822_set_name(struct deb822 *d, const char *name);
 /** Continue reading at byte `offset`, which is line `line` (from stanza_offset/stanza_line). */
 int deb822_seek(struct deb822 *d, off_t offset, unsigned long line);
 /** The value of field `name` (case-insensitive) in the current stanza, or NULL. */

@@ -548,6 +548,8 @@ static int load_index(struct ctx *c, size_t i)
 		return ret;
 	}
 	deb822_set_limits(&d, c->lim, -MKI_E_LIMIT_REPO);
+	if (f->url)
+		deb822_set_name(&d, f->url);
 	repo = repo_create(c->pool, f->path);
 	while ((ret = deb822_next(&d)) > 0)
 		if ((ret = add_stanza(c, repo, fi, &d, f->arch, all)))

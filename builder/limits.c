@@ -2,7 +2,8 @@
  * The defaults leave a wide margin over Debian bookworm (main, amd64, measured): the Packages file
  * is 48 MiB, its longest line 74 KiB and stanza 75 KiB (librust-winapi-dev), at most 29 fields
  * and 1 603 entries in one field (the same package's Provides); the largest .deb is 1.4 GiB
- * (qgis-api-doc), the largest unpacked 5.4 GiB (a -dbg kernel image).
+ * (qgis-api-doc), the largest unpacked 5.4 GiB (a -dbg kernel image). xz -9, the most any
+ * Debian tool asks for, needs 65 MiB to decompress; dpkg-deb's default 9 MiB.
  */
 #include "limits.h"
 
@@ -50,6 +51,8 @@ static const struct limit_def defs[LIMIT_N] = {
 				 "bytes unpacked from all packages together" },
 	[LIMIT_STAGING_ENTRIES] = { "staging-entries", 0, 4000000,
 				    "entries unpacked from all packages together" },
+	[LIMIT_XZ_MEMORY] = { "xz-memory", 1, 128 * MIB,
+			      "memory of one xz or lzma decoder (xz -9 needs 65M)" },
 };
 
 void limits_init(struct limits *l)

@@ -28,6 +28,7 @@ enum limit_id {
 	LIMIT_DEB_ENTRIES,    /* entries in one .deb's data.tar */
 	LIMIT_STAGING_SIZE,   /* bytes unpacked from all packages together */
 	LIMIT_STAGING_ENTRIES,/* entries unpacked from all packages together */
+	LIMIT_XZ_MEMORY,      /* memory of one xz or lzma decoder (its dictionary) */
 	LIMIT_N
 };
 

@@ -1,6 +1,7 @@
 # A hostile repository, properly signed (so only the limits can refuse it): a Packages file the
-# Release declares as gigabytes, a Packages.xz decompression bomb, a stanza with 100 000
-# dependencies, a .deb whose data.tar is a bomb, .debs with 20 000 and 1 000 000 files.
+# Release declares as gigabytes, a Packages.xz decompression bomb, xz streams asking for a 768 MiB
+# dictionary, a stanza with 100 000 dependencies, a .deb whose data.tar is a bomb, .debs with
+# 20 000 and 1 000 000 files.
 # Each is refused by its --limit with the limit's name and how to raise it, the exit status of
 # its class (3 index, 6 package), a bounded peak RSS, no work dir and nothing refused in the
 # cache; raising the limit lets the same input through (so the limit was the cause).
@@ -64,7 +65,7 @@ not_cached() {
 # A small real package for the index cases.
 d=$(deb_new plain-test 1.0 amd64)
 deb_file "$d" usr/share/plain-test/README "plain"
-for c in big bomb lying deps; do
+for c in big bomb lying dict deps; do
 	deb_build "$d" "$T/www/$c/pool/main" >/dev/null
 	repo_index "$T/www/$c" bookworm main amd64
 done
@@ -120,6 +121,17 @@ mki 5 "decompresses to more than the $(stat -c %s "$T/www/lying/$bin/Packages") 
 	lying --until indexes
 refused "Packages.xz bomb, Release declaring the plain size"
 
+# A Packages.xz whose streams declare a 768 MiB dictionary (libarchive would allow it and touch
+# as much as it decompresses): refused from its first header by 'xz-memory'.
+python3 "$GEN" xzbomb "$T/www/dict/$bin/Packages.xz" $((32 << 20)) big
+rm "$T/www/dict/$bin/Packages" "$T/www/dict/$bin/Packages.gz"
+sign_release "$T/www/dict"
+recipe dict plain-test
+mki 3 "'$SERVER_URL/dict/$bin/Packages.xz' needs 768 MiB of memory to decompress \(its xz dictionary\), more than 128M: refused before decompressing \(limit 'xz-memory' is 128M; raise it with --limit xz-memory=SIZE" \
+	dict --until indexes
+refused "Packages.xz declaring a 768 MiB dictionary"
+mki 0 "stopped after stage 'indexes'" dict --until indexes --limit xz-memory=1G
+
 # --- (c) a stanza with 100 000 dependencies ------------------------------------------------------
 # Refused as the index's error: bookworm's largest field has 1 603 entries. The dependencies are
 # all provided by one package, so that with the limit raised the same index resolves.
@@ -144,6 +156,7 @@ python3 "$GEN" zerobomb "$pool/zero-bomb_1.0_amd64.deb" zero-bomb amd64 $((64 <<
 python3 "$GEN" zerobomb "$pool/zero-small_1.0_amd64.deb" zero-small amd64 $((64 << 20))
 python3 "$GEN" manyfiles "$pool/many-files_1.0_amd64.deb" many-files amd64 20000
 python3 "$GEN" manyfiles "$pool/million-files_1.0_amd64.deb" million-files amd64 1000000
+python3 "$GEN" xzdeb "$pool/xz-dict_1.0_amd64.deb" xz-dict amd64
 repo_index "$T/www/pkgs" bookworm main amd64
 repo_sign "$T/www/pkgs" bookworm
 
@@ -160,6 +173,14 @@ mki 6 "data.tar unpacks to more than 32M: refused at './usr/share/zero-small/zer
 refused "data.tar of 64 MiB with --limit deb-data=32M"
 not_cached pkgs "$pool/zero-small_1.0_amd64.deb"
 mki 0 "unpacked 1 packages" pkgs --until unpack
+
+# data.tar.xz declaring a 768 MiB dictionary: refused at its header, unpacked when allowed.
+recipe pkgs xz-dict
+mki 6 "package 'xz-dict' \('[^']*'\): member 'data.tar.xz' needs 768 MiB of memory to decompress \(its xz dictionary\), more than 128M: refused before decompressing \(limit 'xz-memory'" \
+	pkgs --until unpack
+refused "data.tar.xz declaring a 768 MiB dictionary"
+not_cached pkgs "$pool/xz-dict_1.0_amd64.deb"
+mki 0 "unpacked 1 packages" pkgs --until unpack --limit xz-memory=1G
 
 # (e) 20 000 files: refused at a lowered entry limit before anything is written, fine by default.
 recipe pkgs many-files

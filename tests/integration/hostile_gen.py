@@ -10,6 +10,12 @@ usage:
                                             zero bytes (SIZE a multiple of 128 KiB), written as
                                             one zstd frame of run-length blocks: a 64 GiB file
                                             costs 2 MB and no compression time
+  hostile_gen.py xzbomb OUT SIZE big        the same, each stream declaring a 768 MiB
+                                            dictionary (its data, made with a small one, decodes
+                                            the same): a decoder that trusts it touches up to
+                                            768 MiB as it decompresses
+  hostile_gen.py xzdeb OUT NAME ARCH        a small .deb whose data.tar.xz declares a 768 MiB
+                                            dictionary
   hostile_gen.py manyfiles OUT NAME ARCH N  a .deb with N empty files in directories of 1000,
                                             written as raw ustar headers (1 000 000 in ~3 s)
 """
@@ -19,6 +25,7 @@ import lzma
 import subprocess
 import sys
 import tarfile
+import zlib
 
 MTIME = 1700000000
 BLOCK = 128 << 10  # zstd's largest block
@@ -125,20 +132,45 @@ def manyfiles(out, name, arch, n):
     write_deb(out, name, arch, [(zstd(b"".join(parts)), 1)])
 
 
-def xzbomb(out, size):
+def xzbomb(out, size, dictionary="small"):
     stanzas = b"".join(
         b"Package: filler-%d\nVersion: 1.0\nArchitecture: amd64\n"
         b"Maintainer: t <t@example.org>\nFilename: pool/main/f/filler-%d.deb\nSize: 1000\n"
         b"SHA256: %s\nDescription: filler\n\n" % (i, i, b"0" * 64) for i in range(10000))
     chunk = stanzas * ((16 << 20) // len(stanzas) + 1)
     stream = lzma.compress(chunk, format=lzma.FORMAT_XZ, preset=1)
+    if dictionary == "big":
+        stream = big_dict(stream)
     with open(out, "wb") as f:
         f.write(stream * (int(size) // len(chunk) + 1))
 
 
+def big_dict(stream):
+    """`stream` (one .xz stream from Python's lzma: one block, LZMA2) declaring a 768 MiB
+    dictionary: the property byte of its block header set to 35 (3 << 28 bytes) and the header's
+    CRC32 fixed. Made with a small dictionary, the data decodes the same either way."""
+    b = bytearray(stream)
+    i, size = 12, (stream[12] + 1) * 4
+    assert stream[i + 1] & 0xC0 == 0 and stream[i + 2] == 0x21 and stream[i + 3] == 1
+    b[i + 4] = 35
+    b[i + size - 4:i + size] = zlib.crc32(bytes(b[i:i + size - 4])).to_bytes(4, "little")
+    return bytes(b)
+
+
+def xzdeb(out, name, arch):
+    tar = b"".join(ustar(p, typ=b"5", mode=0o755) for p in ("./", "./usr/", "./usr/share/"))
+    tar += ustar("./usr/share/%s" % name, 4) + b"data" + bytes(508) + bytes(1024)
+    data = big_dict(lzma.compress(tar, format=lzma.FORMAT_XZ, preset=1))
+    ctl = control_tar(name, arch)
+    with open(out, "wb") as f:
+        f.write(b"!<arch>\n" + ar_member("debian-binary", 4) + b"2.0\n")
+        f.write(ar_member("control.tar.gz", len(ctl)) + ctl + (b"\n" if len(ctl) % 2 else b""))
+        f.write(ar_member("data.tar.xz", len(data)) + data + (b"\n" if len(data) % 2 else b""))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"xzbomb": xzbomb, "zerobomb": zerobomb, "manyfiles": manyfiles}[cmd](*args)
+    {"xzbomb": xzbomb, "zerobomb": zerobomb, "manyfiles": manyfiles, "xzdeb": xzdeb}[cmd](*args)
 
 
 main()

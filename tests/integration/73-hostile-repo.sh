@@ -65,7 +65,7 @@ not_cached() {
 # A small real package for the index cases.
 d=$(deb_new plain-test 1.0 amd64)
 deb_file "$d" usr/share/plain-test/README "plain"
-for c in big bomb lying dict deps; do
+for c in big bomb lying dict claims deps; do
 	deb_build "$d" "$T/www/$c/pool/main" >/dev/null
 	repo_index "$T/www/$c" bookworm main amd64
 done
@@ -92,6 +92,14 @@ refused "Release declaring a 5 GiB Packages.xz"
 [ "$(requests "/big/$bin/Packages")" = 0 ] || fail "a Packages file was downloaded: $(cat "$SRVLOG")"
 # Raised, the download starts and the file is what the Release really is checked against.
 mki 5 "has [0-9]+ bytes, the index says 5368709120" big --until indexes --limit index-size=8G
+
+# InRelease has no declared size: 'release-size' bounds it as downloaded and as cached.
+mki 3 "cache-big/releases/[0-9a-f]+/InRelease' is larger than 1K: refused \(limit 'release-size' is 1K" \
+	big --until indexes --limit release-size=1K
+rm -rf "$T/cache-big"
+mki 3 "'$SERVER_URL/big/dists/bookworm/InRelease' is larger than 1K, the limit for a file of unknown size: refused, nothing was cached \(limit 'release-size' is 1K" \
+	big --until indexes --limit release-size=1K
+refused "InRelease over --limit release-size=1K"
 
 # --- (b) a Packages.xz that decompresses to 1.25 GiB (7 MB on the wire) --------------------------
 python3 "$GEN" xzbomb "$T/www/bomb/$bin/Packages.xz" $((1280 << 20))
@@ -132,6 +140,18 @@ mki 3 "'$SERVER_URL/dict/$bin/Packages.xz' needs 768 MiB of memory to decompress
 refused "Packages.xz declaring a 768 MiB dictionary"
 mki 0 "stopped after stage 'indexes'" dict --until indexes --limit xz-memory=1G
 
+# A Packages stanza claiming a 10 GiB .deb: refused before any package download.
+bin_dir=$T/www/claims/$bin
+sed -i 's/^Size: .*/Size: 10737418240/' "$bin_dir/Packages"
+rm "$bin_dir/Packages.gz" && xz -f "$bin_dir/Packages"
+sign_release "$T/www/claims"
+recipe claims plain-test
+mki 6 "package 'plain-test:amd64' \(1.0\): its index declares the .deb '[^']*' as 10737418240 bytes, more than 8G: refused before downloading anything \(limit 'deb-size' is 8G" \
+	claims --until fetch
+refused "Packages claiming a 10 GiB .deb"
+[ "$(requests "/claims/pool/")" = 0 ] || fail "a .deb was downloaded: $(cat "$SRVLOG")"
+mki 5 "has [0-9]+ bytes, the index says 10737418240" claims --until fetch --limit deb-size=16G
+
 # --- (c) a stanza with 100 000 dependencies ------------------------------------------------------
 # Refused as the index's error: bookworm's largest field has 1 603 entries. The dependencies are
 # all provided by one package, so that with the limit raised the same index resolves.
@@ -148,6 +168,9 @@ refused "100 000 dependencies"
 mki 0 "resolved 2 packages" deps --until resolve --limit relations=100000
 read -r secs kb < <(tail -n 1 "$T/usage")
 note "100 000 dependencies with --limit relations=100000: resolved in $secs s, peak RSS $((kb / 1024)) MiB"
+# The same lines (700 KB each) against a lowered line limit.
+mki 3 "Packages\.xz:[0-9]+: line longer than 65536 bytes: refused \(limit 'line' is 64K" \
+	deps --until resolve --limit relations=100000 --limit line=64K
 
 # --- the package cases share one repository --------------------------------------------------
 pool=$T/www/pkgs/pool/main

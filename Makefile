@@ -8,7 +8,7 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
-LIBS_PC := libconfig libcurl libarchive ext2fs com_err libsolv libsolvext libcrypto
+LIBS_PC := libconfig libcurl libarchive liblzma ext2fs com_err libsolv libsolvext libcrypto
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla -Wundef -Wwrite-strings
 CFLAGS ?= -O2 -g
@@ -53,7 +53,7 @@ $(OUT)/%.o: builder/%.c | $(OUT)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(OUT)/unit/%.o: tests/unit/%.c | $(OUT)/unit
-	$(CC) $(CFLAGS) -Wno-missing-prototypes -Ibuilder -I$(OUT)/unit $(shell $(PKG_CONFIG) --cflags check) -c -o $@ $<
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -iquote builder -I$(OUT)/unit $(shell $(PKG_CONFIG) --cflags check) -c -o $@ $<
 
 # Each tests/unit/test_X.c defines `Suite *X_suite(void)`; the list is generated so adding a
 # module's tests never touches a shared file.
@@ -71,7 +71,7 @@ TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOLS := $(patsubst tests/tools/%.c,$(OUT)/tools/%,$(TOOL_SRCS))
 
 $(OUT)/tools/%: tests/tools/%.c $(LIB_OBJS) | $(OUT)/tools
-	$(CC) $(CFLAGS) -Wno-missing-prototypes -Ibuilder $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -iquote builder $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 tools: $(TOOLS)
 
@@ -81,7 +81,7 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 60
 
 $(OUT)/fuzz/%: tests/fuzz/%.c $(LIB_OBJS) | $(OUT)/fuzz
-	$(CC) $(CFLAGS) -Wno-missing-prototypes -Ibuilder -fsanitize=fuzzer,address,undefined \
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -iquote builder -fsanitize=fuzzer,address,undefined \
 		-o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 fuzzers: $(FUZZERS)
@@ -110,7 +110,7 @@ install: mkimage mkimage-exec
 
 # Build, test and run-time packages. Bench-only peers are in BENCH_DEPS.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
-	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev check gpg gpgv dpkg-dev apt-utils apt \
+	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev check gpg gpgv dpkg-dev apt-utils apt \
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
 	libclang-rt-14-dev git libcap2-bin file
 BENCH_DEPS := mmdebstrap time bc

@@ -484,7 +484,7 @@ static int extract_twin(struct prep *x, const struct plan_entry *t)
 {
 	struct deb *d = NULL;
 	struct deb_entry e = { 0 };
-	int tools = in_list(tool_packages, t->name), ret = deb_open(&d, t->path), r = 0;
+	int tools = in_list(tool_packages, t->name), ret = deb_open(&d, t->path, NULL), r = 0;
 
 	while (!ret && (r = deb_next(d, &e)) == 1)
 		ret = extract_entry(x, d, &e, tools);

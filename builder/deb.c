@@ -14,6 +14,7 @@
 #include "err.h"
 #include "manifest.h"
 #include "str.h"
+#include "xz.h"
 
 struct deb {
 	const char *path;
@@ -25,6 +26,13 @@ struct deb {
 	struct deb_member *members;
 	size_t n_members, alloc_members;
 	int data_done;
+	const struct limits *lim;
+	uint64_t entries, data_bytes; /* of data.tar so far, as the headers declare them */
+	struct xz *xz;         /* .xz/.lzma member: decoded here, under 'xz-memory' */
+	uint8_t *xz_out;
+	const uint8_t *xz_in;
+	size_t xz_in_len;
+	int xz_in_end, limit_err;
 	char err[768];
 };
 
@@ -46,19 +54,19 @@ static int fail_archive(struct deb *d, struct archive *a, const char *what)
 {
 	const char *s = archive_error_string(a);
 
+	if (d->limit_err)
+		return d->limit_err; /* described when it was hit, below libarchive */
 	return fail(d, -MKI_E_PACKAGE, "%s in member '%s': %s (truncated or corrupt package?)",
 		    what, d->member ? d->member : "?", s ? s : "unexpected end of file");
 }
 
-/* Feed an ar member's bytes to a nested reader without copying. */
-static ssize_t member_read(struct archive *a, void *opaque, const void **buf)
+/* The next raw block of the current ar member: its size, 0 at its end, -1 (error set on `a`). */
+static ssize_t member_block(struct deb *d, struct archive *a, const void **buf)
 {
-	struct deb *d = opaque;
 	size_t size = 0;
 	la_int64_t off;
 	int r = archive_read_data_block(d->ar, buf, &size, &off);
 
-	(void)a;
 	if (r == ARCHIVE_EOF)
 		return 0;
 	if (r != ARCHIVE_OK) {
@@ -68,6 +76,62 @@ static ssize_t member_read(struct archive *a, void *opaque, const void **buf)
 		return -1;
 	}
 	return (ssize_t)size;
+}
+
+#define XZ_OUT (128u << 10)
+
+/* The member's next decoded bytes, for an .xz or .lzma member. */
+static ssize_t member_read_xz(struct deb *d, struct archive *a, const void **buf)
+{
+	size_t out;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		if (!d->xz_in_len && !d->xz_in_end) {
+			n = member_block(d, a, (const void **)&d->xz_in);
+			if (n < 0)
+				return -1;
+			d->xz_in_len = (size_t)n;
+			d->xz_in_end = !n;
+		}
+		out = XZ_OUT;
+		r = xz_decode(d->xz, &d->xz_in, &d->xz_in_len, d->xz_out, &out, d->xz_in_end);
+		if (r < 0)
+			break;
+		if (out || r == 1) {
+			*buf = d->xz_out;
+			return (ssize_t)out;
+		}
+	}
+	if (r == -MKI_E_LIMIT)
+		d->limit_err = fail(d, -MKI_E_LIMIT_PKG, "member '%s' needs %llu MiB of memory to "
+				    "decompress (its xz dictionary), more than %s: refused before "
+				    "decompressing (%s)", d->member,
+				    (unsigned long long)(xz_memneed(d->xz) >> 20),
+				    limits_format(LIMIT_XZ_MEMORY,
+						  limits_get(d->lim, LIMIT_XZ_MEMORY)).s,
+				    limits_hint(d->lim, LIMIT_XZ_MEMORY).s);
+	archive_set_error(a, EIO, "%s", r == -MKI_E_LIMIT ? "xz memory limit" : xz_error(d->xz));
+	return -1;
+}
+
+/* Feed an ar member's bytes to a nested reader (without copying unless it is decoded here). */
+static ssize_t member_read(struct archive *a, void *opaque, const void **buf)
+{
+	struct deb *d = opaque;
+
+	return d->xz ? member_read_xz(d, a, buf) : member_block(d, a, buf);
+}
+
+static void xz_drop(struct deb *d)
+{
+	xz_free(d->xz);
+	free(d->xz_out);
+	d->xz = NULL;
+	d->xz_out = NULL;
+	d->xz_in_len = 0;
+	d->xz_in_end = 0;
 }
 
 /* Compression by member name suffix: only what dpkg itself accepts for that member. */
@@ -88,13 +152,26 @@ static int add_filter(struct archive *a, const char *suffix, int data)
 	return 1;
 }
 
+/* .xz and .lzma are decoded by member_read_xz(), not by libarchive. */
+static int add_decoder(struct deb *d, struct archive *a, const char *suffix, int data)
+{
+	int alone = data && !strcmp(suffix, ".lzma");
+
+	xz_drop(d);
+	if (strcmp(suffix, ".xz") && !alone)
+		return add_filter(a, suffix, data);
+	d->xz = xz_new(limits_get(d->lim, LIMIT_XZ_MEMORY), alone);
+	d->xz_out = xmalloc(XZ_OUT);
+	return d->xz ? archive_read_support_filter_none(a) : ARCHIVE_FATAL;
+}
+
 static int open_inner(struct deb *d, const char *prefix, struct archive **out)
 {
 	struct archive *a = archive_read_new();
 	int r;
 
 	*out = NULL;
-	r = add_filter(a, d->member + strlen(prefix), !strcmp(prefix, "data.tar"));
+	r = add_decoder(d, a, d->member + strlen(prefix), !strcmp(prefix, "data.tar"));
 	if (r == 1) {
 		archive_read_free(a);
 		return fail(d, -MKI_E_PACKAGE, "member '%s' uses an unknown compression (dpkg "
@@ -165,9 +242,11 @@ static int read_member_data(struct deb *d, struct archive *a, struct archive_ent
 
 	if (archive_entry_filetype(ae) != AE_IFREG)
 		return 0;
-	if (size < 0 || (uint64_t)size + *total > DEB_CONTROL_MAX)
-		return fail(d, -MKI_E_LIMIT, "control.tar holds more than %u MiB",
-			    DEB_CONTROL_MAX >> 20);
+	if (size < 0 || (uint64_t)size + *total > limits_get(d->lim, LIMIT_DEB_CONTROL))
+		return fail(d, -MKI_E_LIMIT_PKG, "control.tar holds more than %s: refused (%s)",
+			    limits_format(LIMIT_DEB_CONTROL,
+					  limits_get(d->lim, LIMIT_DEB_CONTROL)).s,
+			    limits_hint(d->lim, LIMIT_DEB_CONTROL).s);
 	*total += (size_t)size;
 	while (!strncmp(name, "./", 2))
 		name += 2;
@@ -217,13 +296,14 @@ static int read_control(struct deb *d)
 	return r;
 }
 
-int deb_open(struct deb **out, const char *path)
+int deb_open(struct deb **out, const char *path, const struct limits *lim)
 {
 	struct deb *d = xcalloc(1, sizeof(*d));
 	int r;
 
 	*out = d;
 	d->path = path;
+	d->lim = lim;
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0)
 		return fail(d, -errno, "cannot open: %s", strerror(errno));
@@ -337,6 +417,7 @@ static int fill_entry(struct deb *d, struct deb_entry *e, struct archive_entry *
 
 static void close_archives(struct deb *d)
 {
+	xz_drop(d);
 	if (d->inner)
 		archive_read_free(d->inner);
 	if (d->ar)
@@ -345,6 +426,25 @@ static void close_archives(struct deb *d)
 		close(d->fd);
 	d->inner = d->ar = NULL;
 	d->fd = -1;
+}
+
+/* Both limits are counted from the headers, so nothing past them is ever decompressed. */
+static int check_limits(struct deb *d, const struct deb_entry *e)
+{
+	uint64_t max_entries = limits_get(d->lim, LIMIT_DEB_ENTRIES);
+	uint64_t max_data = limits_get(d->lim, LIMIT_DEB_DATA);
+
+	if (++d->entries > max_entries)
+		return fail(d, -MKI_E_LIMIT_PKG, "data.tar has more than %llu entries: refused at "
+			    "'%s' (%s)", (unsigned long long)max_entries, e->path,
+			    limits_hint(d->lim, LIMIT_DEB_ENTRIES).s);
+	if (e->size > max_data || d->data_bytes + e->size > max_data)
+		return fail(d, -MKI_E_LIMIT_PKG, "data.tar unpacks to more than %s: refused at "
+			    "'%s', which declares %llu bytes (%s)",
+			    limits_format(LIMIT_DEB_DATA, max_data).s, e->path,
+			    (unsigned long long)e->size, limits_hint(d->lim, LIMIT_DEB_DATA).s);
+	d->data_bytes += e->size;
+	return 0;
 }
 
 int deb_next(struct deb *d, struct deb_entry *e)
@@ -366,6 +466,8 @@ int deb_next(struct deb *d, struct deb_entry *e)
 	if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
 		return fail_archive(d, d->inner, "bad tar header");
 	r = fill_entry(d, e, ae);
+	if (!r)
+		r = check_limits(d, e);
 	return r ? r : 1;
 }
 

@@ -12,9 +12,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Bounds on what a package may make us hold in memory. */
-#define DEB_CONTROL_MAX (64u << 20)  /* all control.tar members together */
-#define DEB_PATH_MAX 4096            /* one path or link target in data.tar */
+#include "limits.h"
+
+/* One path or link target in data.tar (as PATH_MAX: not a resource limit, so not configurable). */
+#define DEB_PATH_MAX 4096
 
 /** One file of control.tar (control, md5sums, conffiles, maintainer scripts, ...). */
 struct deb_member {
@@ -48,10 +49,12 @@ struct deb;
 
 /**
  * Open `path` (borrowed; must outlive the reader), check the ar container and debian-binary,
- * and read control.tar into memory. Returns 0 or -MKI_E_PACKAGE/-errno; on failure *out is
- * still set so deb_error() can be read, and must be freed with deb_free().
+ * and read control.tar into memory. `lim` (borrowed, must outlive the reader; NULL: defaults)
+ * bounds control.tar ('deb-control') and, in deb_next(), the entries ('deb-entries') and the
+ * bytes their headers declare ('deb-data'). Returns 0 or -MKI_E_PACKAGE/-MKI_E_LIMIT_PKG/-errno;
+ * on failure *out is still set so deb_error() can be read, and must be freed with deb_free().
  */
-int deb_open(struct deb **out, const char *path);
+int deb_open(struct deb **out, const char *path, const struct limits *lim);
 /** The control.tar members, valid until deb_free(). */
 const struct deb_member *deb_members(const struct deb *d, size_t *n);
 /** The member called `name`, or NULL. */
@@ -59,7 +62,8 @@ const struct deb_member *deb_member(const struct deb *d, const char *name);
 /**
  * Next data.tar entry into `e` (previous contents released). Returns 1 for an entry, 0 at the
  * end of data.tar (the file and decompressors are then released; members stay), or a negative
- * code. The first call opens data.tar.
+ * code. The first call opens data.tar. The limits are checked on each header, before its data is
+ * read: a bomb declaring a huge file is refused without decompressing it (-MKI_E_LIMIT_PKG).
  */
 int deb_next(struct deb *d, struct deb_entry *e);
 /** Read the current entry's bytes; returns bytes read, 0 at its end, or a negative code. */

@@ -17,6 +17,16 @@ static void reader_init(struct deb822 *d, FILE *f, const char *name)
 	d->f = f;
 	d->file = xstrdup(name);
 	d->rbuf = xmalloc(READ_CHUNK);
+	deb822_set_limits(d, NULL, -MKI_E_LIMIT_REPO);
+}
+
+void deb822_set_limits(struct deb822 *d, const struct limits *l, int code)
+{
+	d->lim = l;
+	d->max_line = (size_t)limits_get(l, LIMIT_LINE);
+	d->max_stanza = (size_t)limits_get(l, LIMIT_STANZA);
+	d->max_fields = (size_t)limits_get(l, LIMIT_FIELDS);
+	d->limit_err = code;
 }
 
 int deb822_open(struct deb822 *d, const char *path)
@@ -41,6 +51,12 @@ int deb822_open_mem(struct deb822 *d, const char *name, const void *data, size_t
 		return -errno;
 	reader_init(d, f, name);
 	return 0;
+}
+
+void deb822_set_name(struct deb822 *d, const char *name)
+{
+	free(d->file);
+	d->file = xstrdup(name);
 }
 
 int deb822_seek(struct deb822 *d, off_t offset, unsigned long line)
@@ -99,11 +115,11 @@ static int read_line(struct deb822 *d, size_t *len)
 		}
 		nl = memchr(d->rbuf + d->rpos, '\n', d->rlen - d->rpos);
 		chunk = nl ? (size_t)(nl - (d->rbuf + d->rpos)) : d->rlen - d->rpos;
-		if (n + chunk >= DEB822_MAX_LINE) {
+		if (n + chunk >= d->max_line) {
 			d->line++;
-			log_error("%s:%lu: line longer than %u bytes", d->file, d->line,
-				  DEB822_MAX_LINE);
-			return -MKI_E_LIMIT;
+			log_error("%s:%lu: line longer than %zu bytes: refused (%s)", d->file,
+				  d->line, d->max_line, limits_hint(d->lim, LIMIT_LINE).s);
+			return d->limit_err;
 		}
 		ALLOC_GROW(d->line_buf, n + chunk + 1, d->line_alloc);
 		memcpy(d->line_buf + n, d->rbuf + d->rpos, chunk);
@@ -138,10 +154,10 @@ static void strip(const char **s, size_t *len)
 
 static int text_add(struct deb822 *d, const char *s, size_t n)
 {
-	if (d->text_len + n + 1 > DEB822_MAX_STANZA) {
-		log_error("%s:%lu: stanza larger than %u bytes", d->file, d->stanza_line,
-			  DEB822_MAX_STANZA);
-		return -MKI_E_LIMIT;
+	if (d->text_len + n + 1 > d->max_stanza) {
+		log_error("%s:%lu: stanza larger than %zu bytes: refused (%s)", d->file,
+			  d->stanza_line, d->max_stanza, limits_hint(d->lim, LIMIT_STANZA).s);
+		return d->limit_err;
 	}
 	ALLOC_GROW(d->text, d->text_len + n + 1, d->text_alloc);
 	memcpy(d->text + d->text_len, s, n);
@@ -190,10 +206,10 @@ static int add_field(struct deb822 *d, const char *line, size_t len)
 		return fail(d, "malformed field name");
 	if (find_field(d, line, nlen))
 		return fail(d, "duplicate field in one stanza");
-	if (d->n_fields >= DEB822_MAX_FIELDS) {
-		log_error("%s:%lu: more than %u fields in one stanza", d->file, d->line,
-			  DEB822_MAX_FIELDS);
-		return -MKI_E_LIMIT;
+	if (d->n_fields >= d->max_fields) {
+		log_error("%s:%lu: more than %zu fields in one stanza: refused (%s)", d->file,
+			  d->line, d->max_fields, limits_hint(d->lim, LIMIT_FIELDS).s);
+		return d->limit_err;
 	}
 	v = colon + 1;
 	vlen = len - nlen - 1;
@@ -258,7 +274,7 @@ static int blank_line(const char *s, size_t n)
 int deb822_next(struct deb822 *d)
 {
 	off_t start;
-	size_t len;
+	size_t len = 0;
 	int ret;
 
 	d->n_fields = 0;

@@ -9,11 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* Limits: generous for real archives (the longest bookworm line is ~40 KiB), small enough that a
- * hostile file cannot make us allocate without bound. */
-#define DEB822_MAX_LINE (1u << 20)
-#define DEB822_MAX_STANZA (4u << 20)
-#define DEB822_MAX_FIELDS 256
+#include "limits.h"
 
 struct deb822_field {
 	const char *name;  /* as written (compare case-insensitively) */
@@ -32,11 +28,14 @@ struct deb822 {
 	size_t n_fields, alloc_fields;
 	char *text;               /* the stanza's fields, NUL-separated */
 	size_t text_len, text_alloc;
-	char *line_buf;           /* the current line (bounded by DEB822_MAX_LINE) */
+	char *line_buf;           /* the current line (bounded by the 'line' limit) */
 	size_t line_alloc;
 	size_t *offs;             /* per field: name offset, value offset (into text) */
 	char *rbuf;               /* read-ahead buffer */
 	size_t rpos, rlen;
+	const struct limits *lim; /* borrowed; NULL: the defaults */
+	size_t max_line, max_stanza, max_fields;
+	int limit_err;            /* returned when a limit is hit */
 };
 
 /** Open `path` for reading. 0, or a negative errno (nothing logged: the caller knows why). */
@@ -44,10 +43,19 @@ int deb822_open(struct deb822 *d, const char *path);
 /** Read from `len` bytes at `data` (borrowed, must outlive the reader); `name` is for messages. */
 int deb822_open_mem(struct deb822 *d, const char *name, const void *data, size_t len);
 /**
+ * Bound lines, stanzas and fields by `l` (borrowed, must outlive the reader; NULL: the defaults,
+ * which a reader starts with) and return `code` (-MKI_E_LIMIT_REPO, the default, or
+ * -MKI_E_LIMIT_PKG for a package's control file) when one is hit.
+ */
+void deb822_set_limits(struct deb822 *d, const struct limits *l, int code);
+/**
  * Read the next stanza into d->fields (valid until the next call). Returns 1 for a stanza, 0 at end
- * of file, or -MKI_E_PARSE (logged as "FILE:LINE: what") / -MKI_E_LIMIT / negative errno.
+ * of file, or -MKI_E_PARSE (logged as "FILE:LINE: what") / the limit code (logged with the limit's
+ * name and how to raise it) / negative errno.
  */
 int deb822_next(struct deb822 *d);
+/** Name the file `name` in messages (e.g. the URL an index came from, not its cache path). */
+void deb822_set_name(struct deb822 *d, const char *name);
 /** Continue reading at byte `offset`, which is line `line` (from stanza_offset/stanza_line). */
 int deb822_seek(struct deb822 *d, off_t offset, unsigned long line);
 /** The value of field `name` (case-insensitive) in the current stanza, or NULL. */

@@ -23,7 +23,7 @@ static int read_entry(struct archive *a, const char *path, const char *what, siz
 		if (b.len + (size_t)n > max) {
 			log_error("'%s': %s is larger than %zu bytes", path, what, max);
 			buf_release(&b);
-			return -MKI_E_LIMIT;
+			return -MKI_E_LIMIT_PKG;
 		}
 		buf_add(&b, chunk, (size_t)n);
 	}

@@ -10,7 +10,7 @@
 /**
  * Read `./control` from the .deb at `path` into a new NUL-terminated buffer `*text` (length
  * `*len`; the caller frees it). Errors are logged with the path: -MKI_E_PACKAGE for a file that is
- * not a .deb or lacks a control file, -MKI_E_LIMIT for an oversized one, negative errno otherwise.
+ * not a .deb or lacks a control file, -MKI_E_LIMIT_PKG for an oversized one, negative errno otherwise.
  */
 int debcontrol_read(const char *path, char **text, size_t *len);
 

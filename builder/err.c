@@ -24,6 +24,8 @@ static const char *const texts[MKI_E_MAX - MKI_E_BASE] = {
 	[MKI_E_OFFLINE - MKI_E_BASE] = "not in cache (offline)",
 	[MKI_E_LOCK - MKI_E_BASE] = "lock file mismatch",
 	[MKI_E_INTERRUPTED - MKI_E_BASE] = "interrupted",
+	[MKI_E_LIMIT_REPO - MKI_E_BASE] = "repository data exceeds a safety limit",
+	[MKI_E_LIMIT_PKG - MKI_E_BASE] = "package exceeds a safety limit",
 };
 
 const char *mki_strerror(int err)
@@ -49,6 +51,7 @@ int mki_exit_code(int err)
 	case MKI_E_SIGNATURE:
 	case MKI_E_EXPIRED:
 	case MKI_E_PARSE:
+	case MKI_E_LIMIT_REPO:
 		return 3;
 	case MKI_E_RESOLVE:
 	case MKI_E_LOCK:
@@ -60,6 +63,7 @@ int mki_exit_code(int err)
 		return 5;
 	case MKI_E_PACKAGE:
 	case MKI_E_CONFLICT:
+	case MKI_E_LIMIT_PKG:
 		return 6;
 	case MKI_E_SANDBOX:
 	case MKI_E_HOOK:

@@ -22,10 +22,12 @@ enum mki_err {
 	MKI_E_HOOK,       /* maintainer script or hook failed */
 	MKI_E_IMAGE,      /* image writer failure */
 	MKI_E_NOSPACE,    /* image too small */
-	MKI_E_LIMIT,      /* a configured safety limit was hit */
+	MKI_E_LIMIT,      /* an internal bound was hit (see limits.h for the configurable ones) */
 	MKI_E_OFFLINE,    /* --offline and the cache lacks an object */
 	MKI_E_LOCK,       /* --locked and the lock does not match */
 	MKI_E_INTERRUPTED,/* SIGINT/SIGTERM */
+	MKI_E_LIMIT_REPO, /* repository data beyond a --limit (exit status of a repository error) */
+	MKI_E_LIMIT_PKG,  /* a package beyond a --limit (exit status of a bad package) */
 	MKI_E_MAX
 };
 

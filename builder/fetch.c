@@ -18,6 +18,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "hash.h"
+#include "limits.h"
 #include "log.h"
 #include "str.h"
 
@@ -138,7 +139,8 @@ static int check_first_bytes(struct xfer *x)
 
 static int over_limit(struct xfer *x, size_t n)
 {
-	uint64_t limit = x->it->size ? x->it->size : FETCH_MAX_UNSIZED;
+	const struct limits *lim = &x->f->st->limits;
+	uint64_t limit = x->it->size ? x->it->size : limits_get(lim, LIMIT_RELEASE_SIZE);
 
 	if (x->got + n <= limit)
 		return 0;
@@ -148,9 +150,10 @@ static int over_limit(struct xfer *x, size_t n)
 			  x->it->url, (unsigned long long)x->it->size);
 		return -MKI_E_INTEGRITY;
 	}
-	log_error("'%s' is larger than %u MiB, the limit for a file of unknown size", x->it->url,
-		  FETCH_MAX_UNSIZED >> 20);
-	return -MKI_E_LIMIT;
+	log_error("'%s' is larger than %s, the limit for a file of unknown size: refused, nothing "
+		  "was cached (%s)", x->it->url, limits_format(LIMIT_RELEASE_SIZE, limit).s,
+		  limits_hint(lim, LIMIT_RELEASE_SIZE).s);
+	return -MKI_E_LIMIT_REPO;
 }
 
 static size_t on_data(char *p, size_t size, size_t nmemb, void *data)
@@ -167,7 +170,7 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *data)
 	if (!ret)
 		ret = fsutil_write_all(x->fd, p, n);
 	if (ret) {
-		if (ret != -MKI_E_INTEGRITY && ret != -MKI_E_LIMIT)
+		if (ret != -MKI_E_INTEGRITY && ret != -MKI_E_LIMIT_REPO)
 			log_error("cannot write '%s': %s", x->tmp, mki_strerror(ret));
 		x->err = ret;
 		return 0;
@@ -806,15 +809,35 @@ static char *base_name(const char *url)
 	return xstrdup(s && s[1] ? s + 1 : url);
 }
 
+/* Sizes come from the signed index: one that claims gigabytes is refused before any download. */
+static int check_sizes(const struct plan *p, const struct limits *lim)
+{
+	uint64_t max = limits_get(lim, LIMIT_DEB_SIZE);
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		const struct plan_entry *e = &p->v[i];
+
+		if (e->path || !e->url || e->size <= max)
+			continue;
+		log_error("package '%s:%s' (%s): its index declares the .deb '%s' as %llu bytes, "
+			  "more than %s: refused before downloading anything (%s)", e->name, e->arch,
+			  e->version, e->url, (unsigned long long)e->size,
+			  limits_format(LIMIT_DEB_SIZE, max).s, limits_hint(lim, LIMIT_DEB_SIZE).s);
+		return -MKI_E_LIMIT_PKG;
+	}
+	return 0;
+}
+
 int fetch_plan(struct plan *p, const struct settings *st, struct fetch_stats *stats)
 {
 	struct fetch_item *items = xcalloc(p->n ? p->n : 1, sizeof(*items));
 	size_t *idx = xcalloc(p->n ? p->n : 1, sizeof(*idx));
 	struct strv names = { 0 };
 	size_t i, n = 0;
-	int ret;
+	int ret = check_sizes(p, &st->limits);
 
-	for (i = 0; i < p->n; i++) {
+	for (i = 0; i < p->n && !ret; i++) {
 		struct plan_entry *e = &p->v[i];
 
 		if (e->path || !e->url)
@@ -824,7 +847,8 @@ int fetch_plan(struct plan *p, const struct settings *st, struct fetch_stats *st
 						.size = e->size, .sha256 = e->sha256 };
 		idx[n++] = i;
 	}
-	ret = fetch_items(items, n, st, "download", stats);
+	if (!ret)
+		ret = fetch_items(items, n, st, "download", stats);
 	for (i = 0; i < n; i++) {
 		if (!ret)
 			p->v[idx[i]].path = items[i].path;

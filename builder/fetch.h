@@ -31,7 +31,7 @@ struct fetch_stats {
 struct fetch_item {
 	const char *url;      /* borrowed */
 	const char *what;     /* for messages, e.g. "hello_1.0_armhf.deb"; borrowed */
-	uint64_t size;        /* expected size; 0: unknown (then at most FETCH_MAX_UNSIZED) */
+	uint64_t size;        /* expected size; 0: unknown (then at most the 'release-size' limit) */
 	const char *sha256;   /* expected SHA-256, or NULL */
 	const char *dest;     /* without sha256: the final path; borrowed */
 	time_t if_modified;   /* without sha256: conditional GET when > 0 */
@@ -44,8 +44,6 @@ struct fetch_item {
 	time_t filetime;      /* the server's Last-Modified, or 0 */
 	char *path;           /* with sha256: the cache object (new string, caller frees) */
 };
-
-#define FETCH_MAX_UNSIZED (64u << 20)
 
 /**
  * Download every item, `settings->jobs` at a time; `step` names the progress line. Items whose
@@ -67,7 +65,9 @@ char *fetch_url_join(const char *base, const char *path);
 
 /**
  * Make every plan entry with a url available locally: sets entry->path to the verified cache
- * object. Entries that already have a path (local .debs) are left alone.
+ * object. Entries that already have a path (local .debs) are left alone. A .deb whose index
+ * declares it larger than the 'deb-size' limit is refused before anything is downloaded
+ * (-MKI_E_LIMIT_PKG).
  */
 int fetch_plan(struct plan *p, const struct settings *st, struct fetch_stats *stats);
 

@@ -18,13 +18,14 @@
 #include "cache.h"
 #include "err.h"
 #include "fetch.h"
+#include "fsutil.h"
 #include "hash.h"
+#include "limits.h"
 #include "log.h"
 #include "proc.h"
 #include "str.h"
+#include "xz.h"
 
-#define MAX_RELEASE (64u << 20)
-#define MAX_PACKAGES ((uint64_t)2 << 30) /* decompressed Packages: refuse anything bigger */
 #define GPGV_TIMEOUT 120
 
 struct rel_entry {
@@ -572,14 +573,15 @@ static int store_file(const struct buf *data, const char *final, time_t mtime)
 }
 
 /* Keep the verified files so the next build can ask "changed since?" and work offline. */
-static int store_release(const struct rel *r, const struct buf *raw)
+static int store_release(const struct rel *r, const struct buf *raw, const struct limits *lim)
 {
 	struct buf sig = { 0 };
 	char *final = xasprintf("%s/%s", r->cache_dir, r->inrelease ? "InRelease" : "Release");
 	char *sig_final = xasprintf("%s/Release.gpg", r->cache_dir);
 	int ret = 0;
 
-	if (!r->inrelease && r->sig_path && !(ret = read_file(r->sig_path, MAX_RELEASE, &sig)))
+	if (!r->inrelease && r->sig_path &&
+	    !(ret = read_file(r->sig_path, (size_t)limits_get(lim, LIMIT_RELEASE_SIZE), &sig)))
 		ret = store_file(&sig, sig_final, r->filetime);
 	if (!ret)
 		ret = store_file(raw, final, r->filetime);
@@ -633,6 +635,22 @@ static int parse_signed(const struct rel *r, const struct buf *raw, struct buf *
 	return -MKI_E_SIGNATURE;
 }
 
+static int read_release_file(const struct ctx *c, const char *path, struct buf *raw)
+{
+	const struct limits *lim = &c->st->limits;
+	int ret = read_file(path, (size_t)limits_get(lim, LIMIT_RELEASE_SIZE), raw);
+
+	if (ret == -EFBIG) {
+		log_error("'%s' is larger than %s: refused (%s)", path,
+			  limits_format(LIMIT_RELEASE_SIZE, limits_get(lim, LIMIT_RELEASE_SIZE)).s,
+			  limits_hint(lim, LIMIT_RELEASE_SIZE).s);
+		return -MKI_E_LIMIT_REPO;
+	}
+	if (ret)
+		log_error("cannot read '%s': %s", path, strerror(-ret));
+	return ret;
+}
+
 static int verify_release(struct ctx *c, struct rel *r)
 {
 	struct buf raw = { 0 };
@@ -640,9 +658,7 @@ static int verify_release(struct ctx *c, struct rel *r)
 	int ret, line = 0;
 
 	what = xasprintf("the %s of %s", r->inrelease ? "InRelease" : "Release", name);
-	ret = read_file(r->signed_path, MAX_RELEASE, &raw);
-	if (ret)
-		log_error("cannot read '%s': %s", r->signed_path, strerror(-ret));
+	ret = read_release_file(c, r->signed_path, &raw);
 	if (!ret && !r->src->trusted)
 		ret = run_gpgv(c, r, what);
 	if (!ret)
@@ -654,7 +670,7 @@ static int verify_release(struct ctx *c, struct rel *r)
 	if (!ret)
 		sha256_hex(raw.p, raw.len, r->sha256);
 	if (!ret && r->fresh)
-		ret = store_release(r, &raw);
+		ret = store_release(r, &raw, &c->st->limits);
 	buf_release(&raw);
 	free(name);
 	free(what);
@@ -737,6 +753,32 @@ static const struct rel_entry *pick_file(const struct rel *r, const char *comp, 
 	return e;
 }
 
+/*
+ * What the signed Release declares is refused before anything is downloaded: a Packages file of
+ * "several GiB" costs us nothing but this check.
+ */
+static int check_declared(const struct ctx *c, const struct rel *r, const struct rel_entry *f,
+			  const struct rel_entry *plain)
+{
+	const struct limits *lim = &c->st->limits;
+	const struct rel_entry *e = f;
+	enum limit_id id = LIMIT_INDEX_SIZE;
+	char *rn;
+
+	if (f->size <= limits_get(lim, LIMIT_INDEX_SIZE)) {
+		if (!plain || plain->size <= limits_get(lim, LIMIT_INDEX_UNPACKED))
+			return 0;
+		e = plain;
+		id = LIMIT_INDEX_UNPACKED;
+	}
+	rn = rel_name(r);
+	log_error("the Release of %s declares '%s' as %llu bytes, more than %s: refused before "
+		  "downloading it (%s)", rn, e->path, (unsigned long long)e->size,
+		  limits_format(id, limits_get(lim, id)).s, limits_hint(lim, id).s);
+	free(rn);
+	return -MKI_E_LIMIT_REPO;
+}
+
 static int add_want(struct ctx *c, struct wants *w, size_t ri, const char *comp, const char *arch)
 {
 	const struct rel *r = &c->rels[ri];
@@ -756,6 +798,10 @@ static int add_want(struct ctx *c, struct wants *w, size_t ri, const char *comp,
 		free(rn);
 		free(plain);
 		return -MKI_E_SOURCE;
+	}
+	if (check_declared(c, r, f, rel_find(&r->info, plain))) {
+		free(plain);
+		return -MKI_E_LIMIT_REPO;
 	}
 	ALLOC_GROW(w->v, w->n + 1, w->alloc);
 	x = &w->v[w->n++];
@@ -853,34 +899,35 @@ static int fetch_wants(struct ctx *c, struct wants *w, int by_hash_retry)
 	return ret;
 }
 
-static int copy_out(struct archive *a, int fd, struct hash *h, uint64_t *total)
+/* Where decompressed bytes go: hashed, bounded by `max`, written to `fd`. */
+struct sink {
+	int fd;
+	struct hash *h;
+	uint64_t total, max;
+};
+
+/* -MKI_E_LIMIT as soon as more than `max` bytes came out. */
+static int sink_add(struct sink *k, const void *p, size_t n)
+{
+	k->total += n;
+	if (k->total > k->max)
+		return -MKI_E_LIMIT;
+	hash_update(k->h, p, n);
+	return fsutil_write_all(k->fd, p, n);
+}
+
+static int copy_out(struct archive *a, struct sink *k)
 {
 	char chunk[65536];
 	la_ssize_t n;
+	int ret = 0;
 
-	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
-		const char *p = chunk;
-		size_t left = (size_t)n;
-
-		*total += (uint64_t)n;
-		if (*total > MAX_PACKAGES)
-			return -MKI_E_LIMIT;
-		hash_update(h, chunk, (size_t)n);
-		while (left) {
-			ssize_t wr = write(fd, p, left);
-
-			if (wr < 0 && errno == EINTR)
-				continue;
-			if (wr < 0)
-				return -errno;
-			p += wr;
-			left -= (size_t)wr;
-		}
-	}
-	return n < 0 ? -MKI_E_PARSE : 0;
+	while (!ret && (n = archive_read_data(a, chunk, sizeof(chunk))) > 0)
+		ret = sink_add(k, chunk, (size_t)n);
+	return ret ? ret : n < 0 ? -MKI_E_PARSE : 0;
 }
 
-static int decompress_into(const char *src, int fd, struct hash *h, uint64_t *total)
+static int archive_into(const char *src, struct sink *k)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
@@ -893,11 +940,62 @@ static int decompress_into(const char *src, int fd, struct hash *h, uint64_t *to
 		log_error("cannot open '%s': %s", src, archive_error_string(a));
 		ret = -MKI_E_PARSE;
 	} else if (archive_read_next_header(a, &e) == ARCHIVE_OK) {
-		ret = copy_out(a, fd, h, total);
+		ret = copy_out(a, k);
 		if (ret == -MKI_E_PARSE)
 			log_error("cannot decompress '%s': %s", src, archive_error_string(a));
 	}
 	archive_read_free(a);
+	return ret;
+}
+
+/* .xz through liblzma under 'xz-memory' (see xz.h); -MKI_E_LIMIT for the output bound. */
+static int xz_into(const char *src, int in, struct sink *k, uint64_t memlimit, uint64_t *memneed)
+{
+	struct xz *x = xz_new(memlimit, 0);
+	uint8_t *ibuf = xmalloc(65536), *obuf = xmalloc(65536);
+	const uint8_t *p = ibuf;
+	size_t avail = 0, out;
+	ssize_t got = 1;
+	int ret = x ? 0 : -ENOMEM;
+
+	while (!ret) {
+		if (!avail && got > 0 && (got = read(in, ibuf, 65536)) >= 0) {
+			avail = (size_t)got;
+			p = ibuf;
+		}
+		out = 65536;
+		ret = got < 0 ? -errno : xz_decode(x, &p, &avail, obuf, &out, got == 0);
+		if (ret >= 0 && out) {
+			int r = sink_add(k, obuf, out);
+
+			ret = r ? r : ret;
+		}
+	}
+	if (ret == -MKI_E_LIMIT && k->total <= k->max)
+		*memneed = xz_memneed(x);
+	if (ret == -MKI_E_PARSE)
+		log_error("cannot decompress '%s': %s", src, xz_error(x));
+	xz_free(x);
+	free(ibuf);
+	free(obuf);
+	return ret == 1 ? 0 : ret;
+}
+
+static int decompress_into(const char *src, struct sink *k, uint64_t memlimit, uint64_t *memneed)
+{
+	unsigned char magic[6];
+	int in = open(src, O_RDONLY | O_CLOEXEC), ret;
+
+	if (in < 0) {
+		log_error("cannot open '%s': %s", src, strerror(errno));
+		return -errno;
+	}
+	if (read(in, magic, sizeof(magic)) == sizeof(magic) && xz_is_xz(magic, sizeof(magic)) &&
+	    lseek(in, 0, SEEK_SET) == 0)
+		ret = xz_into(src, in, k, memlimit, memneed);
+	else
+		ret = archive_into(src, k);
+	close(in);
 	return ret;
 }
 
@@ -912,35 +1010,80 @@ static int check_plain(const struct want *x, const char *hex, uint64_t total)
 	return -MKI_E_INTEGRITY;
 }
 
-static int decompress_want(struct want *x)
+/*
+ * Decompression went past `max` (the Release's own size for the plain file, or the limit), or
+ * its xz headers asked for `memneed` bytes of memory.
+ */
+static int too_big(const struct ctx *c, const struct want *x, uint64_t max, uint64_t memneed)
 {
-	struct hash h = { 0 };
-	uint64_t total = 0;
-	char *tmp = NULL, hex[65];
-	int fd = cache_tmp_open(x->derived, &tmp), ret;
+	const struct limits *lim = &c->st->limits;
 
-	if (fd < 0) {
-		log_error("cannot create a temp file for '%s': %s", x->derived, strerror(-fd));
-		return fd;
+	if (memneed) {
+		log_error("'%s' needs %llu MiB of memory to decompress (its xz dictionary), more than "
+			  "%s: refused before decompressing (%s)", x->url,
+			  (unsigned long long)(memneed >> 20),
+			  limits_format(LIMIT_XZ_MEMORY, limits_get(lim, LIMIT_XZ_MEMORY)).s,
+			  limits_hint(lim, LIMIT_XZ_MEMORY).s);
+		return -MKI_E_LIMIT_REPO;
 	}
+	if (x->plain && x->plain->size == max) {
+		log_error("'%s' decompresses to more than the %llu bytes the Release declares for "
+			  "'%s': the mirror is inconsistent or hostile; stopped there, nothing was "
+			  "cached", x->url, (unsigned long long)max, x->plain->path);
+		return -MKI_E_INTEGRITY;
+	}
+	log_error("'%s' decompresses to more than %s (a decompression bomb?): stopped there, "
+		  "nothing was cached (%s)", x->url, limits_format(LIMIT_INDEX_UNPACKED, max).s,
+		  limits_hint(lim, LIMIT_INDEX_UNPACKED).s);
+	return -MKI_E_LIMIT_REPO;
+}
+
+/* A refused download leaves the cache too: the next build fetches it again, if it must. */
+static void evict(const struct want *x, int ret)
+{
+	if ((ret == -MKI_E_LIMIT_REPO || ret == -MKI_E_INTEGRITY || ret == -MKI_E_PARSE) &&
+	    x->item.path && !unlink(x->item.path))
+		log_debug("removed the refused '%s' from the cache", x->item.path);
+}
+
+/*
+ * Stream the download through the decompressor into the cache. Memory stays bounded whatever the
+ * file claims; the output stops at the plain file's declared size or the limit, whichever is less.
+ */
+static int decompress_want(const struct ctx *c, struct want *x)
+{
+	const struct limits *lim = &c->st->limits;
+	uint64_t memneed = 0;
+	struct hash h = { 0 };
+	struct sink k = { .h = &h, .max = limits_get(lim, LIMIT_INDEX_UNPACKED) };
+	char *tmp = NULL, hex[65];
+	int ret;
+
+	k.fd = cache_tmp_open(x->derived, &tmp);
+	if (k.fd < 0) {
+		log_error("cannot create a temp file for '%s': %s", x->derived, strerror(-k.fd));
+		return k.fd;
+	}
+	if (x->plain && x->plain->size < k.max)
+		k.max = x->plain->size;
 	ret = hash_init(&h, HASH_SHA256);
 	if (!ret)
-		ret = decompress_into(x->item.path, fd, &h, &total);
+		ret = decompress_into(x->item.path, &k, limits_get(lim, LIMIT_XZ_MEMORY), &memneed);
 	if (ret == -MKI_E_LIMIT)
-		log_error("'%s' decompresses to more than %llu bytes; refusing it", x->url,
-			  (unsigned long long)MAX_PACKAGES);
+		ret = too_big(c, x, k.max, memneed);
 	if (!ret) {
 		hash_final_hex(&h, hex);
-		ret = check_plain(x, hex, total);
+		ret = check_plain(x, hex, k.total);
 	} else if (h.ctx) {
 		hash_release(&h);
 	}
 	if (!ret)
-		ret = cache_commit(fd, tmp, x->derived);
+		ret = cache_commit(k.fd, tmp, x->derived);
 	else
-		cache_discard(fd, tmp);
+		cache_discard(k.fd, tmp);
 	if (ret < 0 && ret > -MKI_E_BASE)
 		log_error("cannot store '%s': %s", x->derived, strerror(-ret));
+	evict(x, ret);
 	free(tmp);
 	return ret;
 }
@@ -1014,7 +1157,7 @@ static int process(struct ctx *c, struct wants *w)
 		ret = fetch_wants(c, w, 0);
 	for (i = 0; i < w->n && !ret; i++)
 		if (!w->v[i].reuse)
-			ret = decompress_want(&w->v[i]);
+			ret = decompress_want(c, &w->v[i]);
 	return ret;
 }
 

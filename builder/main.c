@@ -18,6 +18,7 @@
 #include "hooks.h"
 #include "image.h"
 #include "indexes.h"
+#include "limits.h"
 #include "log.h"
 #include "plan.h"
 #include "recipe.h"
@@ -46,6 +47,8 @@ struct options {
 
 static void usage(FILE *f)
 {
+	struct buf lim = { 0 };
+
 	fputs("usage: mkimage [OPTIONS] RECIPE\n"
 	      "Build an ext4 (or tar) root filesystem image for one or more Debian architectures,\n"
 	      "as described by RECIPE, without root.\n\n"
@@ -73,8 +76,14 @@ static void usage(FILE *f)
 	      "  -v, --verbose           more output (repeat for debug)\n"
 	      "  -q, --quiet             errors only\n"
 	      "  -h, --help              this text\n"
-	      "  -V, --version           print the version\n\n"
-	      "Exit status: 0 ok, 1 build failed, 2 usage or recipe error, 3 repository or signature\n"
+	      "  -V, --version           print the version\n"
+	      "      --limit NAME=VALUE  change a safety limit (repeatable); VALUE is a size\n"
+	      "                          (512M, 4G) or a count; the limits and their defaults:\n",
+	      f);
+	limits_help(&lim);
+	fputs(lim.p, f);
+	buf_release(&lim);
+	fputs("\nExit status: 0 ok, 1 build failed, 2 usage or recipe error, 3 repository or signature\n"
 	      "error, 4 resolver or lock error, 5 download or checksum error, 6 bad package or file\n"
 	      "conflict, 7 sandbox, maintainer script or hook failure, 8 image error,\n"
 	      "130 interrupted.\n",
@@ -125,7 +134,7 @@ static char *default_cache_dir(void)
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_LOCK, O_LOCKED, O_PLAN, O_UNTIL,
-	       O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE };
+	       O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -142,6 +151,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "single-id", no_argument, NULL, O_SINGLE },
 		{ "no-native-tools", no_argument, NULL, O_NO_NATIVE },
 		{ "verify-reproducible", no_argument, NULL, O_VERIFY },
+		{ "limit", required_argument, NULL, O_LIMIT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -152,6 +162,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 
 	o->st.jobs = 8;
 	o->until = ST_IMAGE;
+	limits_init(&o->st.limits);
 	while ((c = getopt_long(argc, argv, "o:j:vqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': free(o->output); o->output = xstrdup(optarg); break;
@@ -188,6 +199,10 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_SINGLE: o->st.single_id = 1; break;
 		case O_NO_NATIVE: o->st.no_native_tools = 1; break;
 		case O_VERIFY: o->verify = 1; break;
+		case O_LIMIT:
+			if (limits_set(&o->st.limits, optarg))
+				return -MKI_E_USAGE;
+			break;
 		case 'v': verbosity++; break;
 		case 'q': verbosity = -10; break;
 		case 'h': usage(stdout); exit(0);

@@ -37,6 +37,7 @@
 #include "err.h"
 #include "fetch.h"
 #include "hash.h"
+#include "limits.h"
 #include "lockfile.h"
 #include "log.h"
 
@@ -65,6 +66,7 @@ struct ctx {
 	Repo *local_repo;
 	const struct recipe *r;
 	const struct indexes *ix;
+	const struct limits *lim; /* NULL: the defaults */
 	struct strv archs;      /* primary first */
 	Id *arch_ids;           /* pool ids of archs */
 	struct pkgref *refs;    /* by solvable id */
@@ -208,6 +210,7 @@ struct pkgctx {
 	unsigned long line;
 	enum ma ma;
 	Id same_id; /* N:#same for M-A same packages */
+	int limit_err; /* an index's (-MKI_E_LIMIT_REPO) or a local .deb's (-MKI_E_LIMIT_PKG) */
 };
 
 static int bad_dep(const struct pkgctx *pc, const char *field, const char *v)
@@ -217,6 +220,23 @@ static int bad_dep(const struct pkgctx *pc, const char *field, const char *v)
 	return -MKI_E_PARSE;
 }
 
+/*
+ * One more entry in `field`. Past the 'relations' limit the stanza is refused, not loaded: no
+ * real package comes close (bookworm's most is 1 603), and the check keeps the work per stanza
+ * linear and small whatever the solver would make of a hundred thousand dependencies.
+ */
+static int count_relation(const struct pkgctx *pc, const char *field, size_t *n)
+{
+	uint64_t max = limits_get(pc->c->lim, LIMIT_RELATIONS);
+
+	if (++*n <= max)
+		return 0;
+	log_error("%s:%lu: the %s of '%s' has more than %llu entries: refused (%s)", pc->file,
+		  pc->line, field, pool_id2str(pc->c->pool, pc->s->name), (unsigned long long)max,
+		  limits_hint(pc->c->lim, LIMIT_RELATIONS).s);
+	return pc->limit_err;
+}
+
 /* Depends, Pre-Depends, Recommends: alternatives become REL_OR; the first one is favoured. */
 static int add_positive(struct pkgctx *pc, const char *field, const char *v, Offset *deps,
 			Id marker)
@@ -224,7 +244,8 @@ static int add_positive(struct pkgctx *pc, const char *field, const char *v, Off
 	const char *clause = v, *cend, *alt, *aend, *end = v + strlen(v);
 	struct atom a;
 	Id id, acc;
-	int alt_n;
+	int alt_n, ret;
+	size_t n = 0;
 
 	while (clause < end) {
 		cend = memchr(clause, ',', (size_t)(end - clause));
@@ -234,6 +255,8 @@ static int add_positive(struct pkgctx *pc, const char *field, const char *v, Off
 		for (alt = clause; alt < cend; alt = aend + 1) {
 			aend = memchr(alt, '|', (size_t)(cend - alt));
 			aend = aend ? aend : cend;
+			if ((ret = count_relation(pc, field, &n)))
+				return ret;
 			if (parse_atom(alt, aend, &a))
 				return bad_dep(pc, field, v);
 			id = with_version(pc->c->pool, dep_name(pc->c, &a, pc->ea), &a);
@@ -257,6 +280,8 @@ static int add_negative(struct pkgctx *pc, const char *field, const char *v)
 {
 	const char *clause = v, *cend, *end = v + strlen(v);
 	struct atom a;
+	size_t n = 0;
+	int ret;
 	Id id;
 
 	for (; clause < end; clause = cend + 1) {
@@ -264,6 +289,8 @@ static int add_negative(struct pkgctx *pc, const char *field, const char *v)
 		cend = cend ? cend : end;
 		if (skip_sp(clause, cend) == cend)
 			continue;
+		if ((ret = count_relation(pc, field, &n)))
+			return ret;
 		if (memchr(clause, '|', (size_t)(cend - clause)) || parse_atom(clause, cend, &a))
 			return bad_dep(pc, field, v);
 		id = with_version(pc->c->pool, neg_name(pc->c, &a), &a);
@@ -300,12 +327,16 @@ static int add_provides(struct pkgctx *pc, const char *v)
 {
 	const char *clause = v, *cend, *end = v + strlen(v);
 	struct atom a;
+	size_t n = 0;
+	int ret;
 
 	for (; clause < end; clause = cend + 1) {
 		cend = memchr(clause, ',', (size_t)(end - clause));
 		cend = cend ? cend : end;
 		if (skip_sp(clause, cend) == cend)
 			continue;
+		if ((ret = count_relation(pc, "Provides", &n)))
+			return ret;
 		if (parse_atom(clause, cend, &a) || (a.flags && a.flags != REL_EQ))
 			return bad_dep(pc, "Provides", v);
 		provide_name(pc, a.name, a.nlen,
@@ -441,7 +472,8 @@ static int add_stanza(struct ctx *c, Repo *repo, uint32_t file, const struct deb
 		      const char *file_arch, int take_all)
 {
 	const char *f[F_N], *name, *ver, *arch;
-	struct pkgctx pc = { .c = c, .file = d->file, .line = d->stanza_line };
+	struct pkgctx pc = { .c = c, .file = d->file, .line = d->stanza_line,
+			     .limit_err = d->limit_err };
 	Id p;
 
 	get_fields(d, f);
@@ -516,6 +548,9 @@ static int load_index(struct ctx *c, size_t i)
 		log_error("cannot read index '%s': %s", f->path, strerror(-ret));
 		return ret;
 	}
+	deb822_set_limits(&d, c->lim, -MKI_E_LIMIT_REPO);
+	if (f->url)
+		deb822_set_name(&d, f->url);
 	repo = repo_create(c->pool, f->path);
 	while ((ret = deb822_next(&d)) > 0)
 		if ((ret = add_stanza(c, repo, fi, &d, f->arch, all)))
@@ -537,6 +572,7 @@ static int load_local(struct ctx *c, const char *path)
 		return ret;
 	if ((ret = deb822_open_mem(&d, path, sf->text, sf->text_len)))
 		return ret;
+	deb822_set_limits(&d, c->lim, -MKI_E_LIMIT_PKG);
 	if (!c->local_repo)
 		c->local_repo = repo_create(c->pool, "local");
 	ret = deb822_next(&d);
@@ -1245,6 +1281,7 @@ static int read_entry(struct ctx *c, Id p, struct plan_entry *e)
 		log_error("cannot read index '%s' again: %s", sf->path, strerror(-ret));
 		return ret;
 	}
+	deb822_set_limits(&d, c->lim, sf->rel ? -MKI_E_LIMIT_REPO : -MKI_E_LIMIT_PKG);
 	ret = deb822_seek(&d, ref->offset, ref->line);
 	if (!ret && (ret = deb822_next(&d)) == 0)
 		ret = -MKI_E_PARSE;
@@ -1657,7 +1694,7 @@ static void ctx_release(struct ctx *c)
 int resolve_plan(struct plan *out, const struct recipe *r, const struct indexes *ix,
 		 const struct settings *st)
 {
-	struct ctx c = { .r = r, .ix = ix };
+	struct ctx c = { .r = r, .ix = ix, .lim = st ? &st->limits : NULL };
 	double t0 = log_now();
 	int ret;
 

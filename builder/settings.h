@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "limits.h"
 #include "str.h"
 
 struct settings {
@@ -19,6 +20,7 @@ struct settings {
 	int keep_staging;         /* keep work_dir for inspection */
 	int no_native_tools;      /* emulate every target program (see accel.h) */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
+	struct limits limits;     /* --limit NAME=VALUE; zero-initialised means every default */
 };
 
 #endif

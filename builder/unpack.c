@@ -31,6 +31,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "hash.h"
+#include "limits.h"
 #include "log.h"
 #include "str.h"
 
@@ -38,6 +39,7 @@
 #define DECODE_AHEAD 16             /* packages decoded ahead of the applied one, per worker */
 #define DECODE_BUDGET (64ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
 #define STREAM_OVER (32ull << 20)   /* a package decoding to more is streamed, not held */
+#define META_OVER (16ull << 20)     /* entries' headers held past this: count the rest first */
 #define LAZY_OVER (1ull << 20)      /* streamed: files larger are copied in chunks, never held */
 #define CHUNK (128u << 10)
 
@@ -73,12 +75,17 @@ struct pkg {
 	struct strv conffiles, md5s;
 	struct buf md5sums; /* generated as dpkg does when the package ships none */
 	uint64_t mem;       /* decoded file data held */
+	uint64_t meta;      /* what its entries' headers cost, roughly */
 	uint64_t held;      /* what the pool counts for it between decode and apply */
 	int stream;         /* too big to decode ahead: the applying thread streams it */
+	int refused;        /* the .deb itself is beyond a limit: it leaves the cache */
+	const struct limits *lim; /* borrowed from the settings */
 };
 
 struct ctx {
 	int rootfd;
+	const struct limits *lim;
+	uint64_t entries, bytes; /* unpacked so far, all packages together */
 	struct manifest *m;
 	struct pkg *pkgs;
 	size_t n_pkgs;
@@ -116,6 +123,7 @@ static int pkg_fail(struct pkg *k, int code, const char *fmt, ...)
 	k->errmsg = xasprintf("package '%s' ('%s'): %s", k->dpkg_name, k->pe->path,
 			      msg ? msg : "out of memory");
 	free(msg);
+	k->refused |= code == -MKI_E_LIMIT_PKG;
 	return code;
 }
 
@@ -294,6 +302,7 @@ static int next_file(struct pkg *k, uint64_t lazy_over)
 	f = &k->files[k->n_files++];
 	memset(f, 0, sizeof(*f));
 	f->e = e;
+	k->meta += sizeof(*f) + strlen(e.path) + (e.target ? strlen(e.target) : 0) + 32;
 	if (f->e.type == MF_REG && f->e.size > lazy_over) {
 		f->lazy = 1;
 		return hash_init(&f->md5_ctx, HASH_MD5) ? -ENOMEM : 1;
@@ -312,9 +321,10 @@ static int open_pkg(struct pkg *k)
 
 	deb_free(k->deb);
 	k->deb = NULL;
-	r = deb_open(&k->deb, k->pe->path);
+	r = deb_open(&k->deb, k->pe->path, k->lim);
 	if (r)
-		return pkg_fail(k, r == -MKI_E_LIMIT ? r : -MKI_E_PACKAGE, "%s", deb_error(k->deb));
+		return pkg_fail(k, r == -MKI_E_LIMIT_PKG ? r : -MKI_E_PACKAGE, "%s",
+				deb_error(k->deb));
 	buf_release(&k->md5sums);
 	buf_adds(&k->md5sums, "");
 	return 0;
@@ -323,23 +333,41 @@ static int open_pkg(struct pkg *k)
 static void pkg_drop_files(struct pkg *k);
 
 /*
- * Worker: the whole package into memory, or, past `stream_max` bytes, nothing: k->stream
- * then tells the applying thread to stream it itself, one file at a time.
+ * A package of very many entries (a real one has at most some tens of thousands): read on through
+ * its headers only, which deb_next() checks against the limits, so that one beyond 'deb-entries'
+ * or 'deb-data' is refused before any of it is written, holding nothing meanwhile.
+ */
+static int count_rest(struct pkg *k)
+{
+	struct deb_entry e = { 0 };
+	int r;
+
+	while ((r = deb_next(k->deb, &e)) == 1)
+		;
+	deb_entry_release(&e);
+	return r < 0 ? pkg_fail(k, r, "%s", deb_error(k->deb)) : 0;
+}
+
+/*
+ * Worker: the whole package into memory, or, past `stream_max` bytes (or META_OVER bytes of
+ * headers), nothing: k->stream then tells the applying thread to stream it itself, one file at
+ * a time.
  */
 static int decode(struct pkg *k, uint64_t stream_max)
 {
-	int r = open_pkg(k);
+	int r = open_pkg(k), many;
 
 	if (!r)
 		r = parse_control(k);
 	if (r)
 		return r;
 	while ((r = next_file(k, stream_max)) == 1) {
-		if (k->mem > stream_max || k->files[k->n_files - 1].lazy) {
+		many = k->meta > META_OVER;
+		if (many || k->mem > stream_max || k->files[k->n_files - 1].lazy) {
 			pkg_drop_files(k);
-			k->mem = 0;
+			k->mem = k->meta = 0;
 			k->stream = 1;
-			return 0;
+			return many ? count_rest(k) : 0;
 		}
 	}
 	return r < 0 ? r : 0;
@@ -416,7 +444,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		p->pkgs[i].err = decode(&p->pkgs[i], p->stream_max);
 		pthread_mutex_lock(&p->mu);
-		p->pkgs[i].held = p->pkgs[i].mem;
+		p->pkgs[i].held = p->pkgs[i].mem + p->pkgs[i].meta;
 		p->inflight += p->pkgs[i].held;
 		p->pkgs[i].ready = 1;
 		pthread_cond_broadcast(&p->cv);
@@ -1188,13 +1216,37 @@ static void list_add(struct pkg *k, const char *norm, const char *tree, char typ
 	le->type = type;
 }
 
+/* The whole tree's totals: many packages, each within its own limits, can still be too much. */
+static int count_staging(struct ctx *c, struct pkg *k, const struct pfile *f)
+{
+	uint64_t max_entries = limits_get(c->lim, LIMIT_STAGING_ENTRIES);
+	uint64_t max_bytes = limits_get(c->lim, LIMIT_STAGING_SIZE);
+
+	if (++c->entries > max_entries) {
+		log_error("package '%s': the packages together unpack to more than %llu entries: "
+			  "refused at '%s' (%s)", k->dpkg_name, (unsigned long long)max_entries,
+			  f->e.path, limits_hint(c->lim, LIMIT_STAGING_ENTRIES).s);
+		return -MKI_E_LIMIT_PKG;
+	}
+	c->bytes += f->e.size;
+	if (c->bytes > max_bytes) {
+		log_error("package '%s': the packages together unpack to more than %s: refused at "
+			  "'%s' (%s)", k->dpkg_name, limits_format(LIMIT_STAGING_SIZE, max_bytes).s,
+			  f->e.path, limits_hint(c->lim, LIMIT_STAGING_SIZE).s);
+		return -MKI_E_LIMIT_PKG;
+	}
+	return 0;
+}
+
 static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 {
 	struct place pl = { .dirfd = -1 };
 	char *norm = NULL;
 	struct stat st;
-	int exists, r = check_name(k, f->e.path, &norm);
+	int exists, r = count_staging(c, k, f);
 
+	if (!r)
+		r = check_name(k, f->e.path, &norm);
 	if (r)
 		return r;
 	if (!*norm) {
@@ -1671,6 +1723,21 @@ static void plan_archs(const struct plan *p, const struct recipe *r, struct strv
 	recipe_all_archs(r, out);
 }
 
+/*
+ * A downloaded .deb refused for a limit leaves the cache (a local one is the user's file and
+ * stays): the cache never keeps what was refused.
+ */
+static void evict(const struct pkg *k)
+{
+	if (!k->refused || !k->pe->url || !k->pe->path)
+		return;
+	if (!unlink(k->pe->path))
+		log_info("removed the refused '%s' from the cache", k->pe->path);
+	else if (errno != ENOENT)
+		log_warn("cannot remove the refused '%s' from the cache: %s", k->pe->path,
+			 strerror(errno));
+}
+
 static int apply_all(struct ctx *c, struct pool *pool)
 {
 	struct progress prog;
@@ -1689,6 +1756,8 @@ static int apply_all(struct ctx *c, struct pool *pool)
 		r = r ? r : k->err;
 		if (!r)
 			r = apply_pkg(c, k);
+		if (r)
+			evict(k);
 		pkg_drop_files(k);
 		pool_done(pool, i);
 		progress_add(&prog, 1);
@@ -1750,6 +1819,7 @@ static void init_pkgs(struct ctx *c, const struct plan *p)
 	c->pkgs = xcalloc(p->n ? p->n : 1, sizeof(*c->pkgs));
 	for (i = 0; i < p->n; i++) {
 		c->pkgs[i].pe = &p->v[i];
+		c->pkgs[i].lim = c->lim;
 		c->pkgs[i].dpkg_name = plan_entry_dpkg_name(&p->v[i]);
 		c->pkgs[i].ma_same = p->v[i].multi_arch && !strcmp(p->v[i].multi_arch, "same");
 	}
@@ -1795,7 +1865,7 @@ static uint64_t stream_threshold(void)
 int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 		const struct settings *st)
 {
-	struct ctx c = { .rootfd = -1, .cache_fd = -1, .can_chown = 1 };
+	struct ctx c = { .rootfd = -1, .cache_fd = -1, .can_chown = 1, .lim = &st->limits };
 	struct strv archs = { 0 };
 	double t0 = log_now();
 	size_t i;

@@ -23,7 +23,8 @@ struct stage {
  *
  * Ownership and modes from the tar headers are applied where the kernel allows and always
  * recorded in the manifest. Returns 0, -MKI_E_PACKAGE (bad or hostile .deb), -MKI_E_CONFLICT
- * (file clash between packages), -MKI_E_LIMIT, -MKI_E_INTERRUPTED or a negative errno; every
+ * (file clash between packages), -MKI_E_LIMIT_PKG (a --limit hit; a .deb refused for its own
+ * limits leaves the cache), -MKI_E_INTERRUPTED or a negative errno; every
  * error is logged once with the package and path. `out` is filled on success and on failure
  * (release it with stage_release()).
  */

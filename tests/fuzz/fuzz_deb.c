@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.arch = p.primary;
 	st.work_dir = work;
 	ret = unpack_plan(&s, &p, &r, &st);
-	if (ret != 0 && ret != -MKI_E_PACKAGE && ret != -MKI_E_LIMIT && ret != -MKI_E_CONFLICT &&
+	if (ret != 0 && ret != -MKI_E_PACKAGE && ret != -MKI_E_LIMIT_PKG && ret != -MKI_E_CONFLICT &&
 	    ret != -ENAMETOOLONG && ret != -ELOOP) {
 		fprintf(stderr, "fuzz_deb: unexpected result %d\n", ret);
 		abort();

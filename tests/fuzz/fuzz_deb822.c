@@ -17,7 +17,7 @@ static void check_stanza(const struct deb822 *d)
 {
 	size_t i;
 
-	if (!d->n_fields || d->n_fields > DEB822_MAX_FIELDS)
+	if (!d->n_fields || d->n_fields > limits_get(NULL, LIMIT_FIELDS))
 		abort(); /* a stanza has at least one field and at most the limit */
 	for (i = 0; i < d->n_fields; i++) {
 		const struct deb822_field *f = &d->fields[i];
@@ -40,7 +40,7 @@ static void fuzz_reader(const uint8_t *data, size_t size)
 		abort();
 	while ((ret = deb822_next(&d)) == 1)
 		check_stanza(&d);
-	if (ret != 0 && ret != -MKI_E_PARSE && ret != -MKI_E_LIMIT)
+	if (ret != 0 && ret != -MKI_E_PARSE && ret != -MKI_E_LIMIT_REPO)
 		abort();
 	/* Re-reading from the last stanza start gives the same verdict (the index uses seek). */
 	if (ret == 0 && d.stanza_line > 0) {

@@ -26,7 +26,7 @@ static int entry_from_deb(struct plan_entry *e, const char *file)
 	struct deb *d = NULL;
 	struct deb_control c = { 0 };
 	const char *why = NULL, *ma;
-	int r = deb_open(&d, file);
+	int r = deb_open(&d, file, NULL);
 
 	if (r) {
 		log_error("'%s': %s", file, deb_error(d));

@@ -99,7 +99,7 @@ END_TEST
 
 START_TEST(limits)
 {
-	size_t n = DEB822_MAX_LINE + 10, i;
+	size_t n = limits_get(NULL, LIMIT_LINE) + 10, i;
 	char *big = xmalloc(n + 1);
 	struct buf b = { 0 };
 	int stanzas;
@@ -108,12 +108,46 @@ START_TEST(limits)
 	memcpy(big, "A: ", 3);
 	memset(big + 3, 'x', n - 3);
 	big[n] = 0;
-	ck_assert_int_eq(parse_all(big, &stanzas), -MKI_E_LIMIT);
+	ck_assert_int_eq(parse_all(big, &stanzas), -MKI_E_LIMIT_REPO);
 	free(big);
-	for (i = 0; i <= DEB822_MAX_FIELDS; i++)
+	for (i = 0; i <= limits_get(NULL, LIMIT_FIELDS); i++)
 		buf_addf(&b, "F%zu: v\n", i);
-	ck_assert_int_eq(parse_all(b.p, &stanzas), -MKI_E_LIMIT);
+	ck_assert_int_eq(parse_all(b.p, &stanzas), -MKI_E_LIMIT_REPO);
 	buf_release(&b);
+}
+END_TEST
+
+/* Limits set at run time, and the code a package's control file gets. */
+START_TEST(limits_configured)
+{
+	const char *t = "A: 1\nB: 2\nC: 333333\n";
+	struct limits l;
+	struct deb822 d;
+
+	log_set_level(LOG_QUIET);
+	limits_init(&l);
+	l.v[LIMIT_FIELDS] = 2;
+	ck_assert_int_eq(deb822_open_mem(&d, "mem", t, strlen(t)), 0);
+	deb822_set_limits(&d, &l, -MKI_E_LIMIT_PKG);
+	ck_assert_int_eq(deb822_next(&d), -MKI_E_LIMIT_PKG);
+	deb822_close(&d);
+	l.v[LIMIT_FIELDS] = 3;
+	l.v[LIMIT_LINE] = 8;
+	ck_assert_int_eq(deb822_open_mem(&d, "mem", t, strlen(t)), 0);
+	deb822_set_limits(&d, &l, -MKI_E_LIMIT_REPO);
+	ck_assert_int_eq(deb822_next(&d), -MKI_E_LIMIT_REPO);
+	deb822_close(&d);
+	l.v[LIMIT_LINE] = 64;
+	l.v[LIMIT_STANZA] = 12;
+	ck_assert_int_eq(deb822_open_mem(&d, "mem", t, strlen(t)), 0);
+	deb822_set_limits(&d, &l, -MKI_E_LIMIT_REPO);
+	ck_assert_int_eq(deb822_next(&d), -MKI_E_LIMIT_REPO);
+	deb822_close(&d);
+	l.v[LIMIT_STANZA] = 64;
+	ck_assert_int_eq(deb822_open_mem(&d, "mem", t, strlen(t)), 0);
+	deb822_set_limits(&d, &l, -MKI_E_LIMIT_REPO);
+	ck_assert_int_eq(deb822_next(&d), 1);
+	deb822_close(&d);
 }
 END_TEST
 
@@ -180,6 +214,7 @@ Suite *deb822_suite(void)
 	tcase_add_test(tc, malformed_input);
 	tcase_add_test(tc, nul_byte_is_an_error);
 	tcase_add_test(tc, limits);
+	tcase_add_test(tc, limits_configured);
 	tcase_add_test(tc, long_values_across_reads);
 	tcase_add_test(tc, lock_round_trip);
 	suite_add_tcase(s, tc);

@@ -693,17 +693,21 @@ struct wants {
 	size_t n, alloc;
 };
 
+static void want_release(struct want *x)
+{
+	free(x->comp);
+	free(x->arch);
+	free(x->url);
+	free(x->derived);
+	free(x->item.path);
+}
+
 static void wants_release(struct wants *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->n; i++) {
-		free(w->v[i].comp);
-		free(w->v[i].arch);
-		free(w->v[i].url);
-		free(w->v[i].derived);
-		free(w->v[i].item.path);
-	}
+	for (i = 0; i < w->n; i++)
+		want_release(&w->v[i]);
 	free(w->v);
 }
 
@@ -836,6 +840,23 @@ static int skip_arch(const struct rel *r, const char *arch, int warn)
 	return 1;
 }
 
+/*
+ * The host-arch index only speeds configuring up (accel.h): offline, one not yet in the cache is
+ * left out rather than failing a build that needs nothing from it.
+ */
+static void native_want(struct ctx *c, struct wants *w)
+{
+	struct want *x = &w->v[w->n - 1];
+
+	x->native_tools = 1;
+	if (c->st->offline && !x->reuse) {
+		log_info("offline: no host-architecture index in the cache for native tools (%s)",
+			 x->url);
+		want_release(x);
+		w->n--;
+	}
+}
+
 static int want_release_files(struct ctx *c, struct wants *w, size_t ri)
 {
 	const struct rel *r = &c->rels[ri];
@@ -860,7 +881,7 @@ static int want_release_files(struct ctx *c, struct wants *w, size_t ri)
 		if (!ret && c->native_arch && strv_contains(&ri_->archs, c->native_arch) &&
 		    pick_file(r, r->src->components.v[i], c->native_arch) &&
 		    !(ret = add_want(c, w, ri, r->src->components.v[i], c->native_arch)))
-			w->v[w->n - 1].native_tools = 1;
+			native_want(c, w);
 	}
 	return ret;
 }

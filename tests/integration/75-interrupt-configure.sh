@@ -1,6 +1,6 @@
 # SIGINT and SIGTERM while a maintainer script runs under 'dpkg --configure -a', while an inside
 # hook runs and while an outside hook runs. No timing: the script or hook creates a marker file and
-# then sleeps; the test waits for the marker and signals mkimage. It must exit 130 promptly with
+# then sleeps; the test waits for the marker and signals mkimage (or its process group, as Ctrl-C). It must exit 130 promptly with
 # "interrupted", leave no process of the sandbox (the sleeping sh, sleep), no work dir, no image
 # and only verified objects in the cache; the next build from the same cache works.
 . "$(dirname "$0")/lib.sh"
@@ -26,25 +26,29 @@ native_recipe "$T/r/inside.cfg" t "" '{ name = "sleeper"; script = "hooks/inside
 native_recipe "$T/r/outside.cfg" t "" '{ name = "sleeper"; script = "hooks/outside.sh"; where = "outside"; }'
 native_recipe "$T/r/good.cfg" t ""
 
-# interrupt SIGNAL RECIPE MARKER: build RECIPE, signal mkimage once MARKER exists in its tree, and
-# check the exit and what is left.
+# interrupt SIGNAL RECIPE MARKER WHAT: build RECIPE, signal mkimage once MARKER exists in its tree,
+# and check the exit, that WHAT (grep -E) is named as stopped, and what is left. With GROUP=1,
+# mkimage runs in its own process group and the whole group is signalled, as Ctrl-C on a
+# terminal does.
 interrupt() {
-	local sig=$1 recipe=$2 marker=$3 pid rc=0 i
-	TMPDIR=$T/tmp "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/$recipe.cfg" \
-		>/dev/null 2>"$T/err" & pid=$!
+	local sig=$1 recipe=$2 marker=$3 what=$4 pid rc=0 i
+	TMPDIR=$T/tmp ${GROUP:+setsid} "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" \
+		"$T/r/$recipe.cfg" >/dev/null 2>"$T/err" & pid=$!
 	for i in $(seq 1 1200); do
 		compgen -G "$T/tmp/*/root/var/tmp/$marker" >/dev/null && break
 		kill -0 $pid 2>/dev/null || { cat "$T/err" >&2; fail "$recipe: mkimage ended before '$marker'"; }
 		sleep 0.05
 	done
 	compgen -G "$T/tmp/*/root/var/tmp/$marker" >/dev/null || fail "$recipe: no '$marker'"
-	kill -"$sig" $pid
+	kill -"$sig" -- ${GROUP:+-}$pid
 	# Bounded wait (the script sleeps for hours: a missed signal would hang here).
 	for i in $(seq 1 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
 	kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "$sig during $recipe: still running after 30 s"; }
 	wait $pid || rc=$?
 	[ "$rc" = 130 ] || { cat "$T/err" >&2; fail "$sig during $recipe: exit $rc, expected 130"; }
 	grep -q "interrupted by signal" "$T/err" || { cat "$T/err" >&2; fail "$sig during $recipe: no message"; }
+	grep -Eq "$what was stopped: interrupted" "$T/err" ||
+		{ cat "$T/err" >&2; fail "$sig during $recipe: what was running is not named"; }
 	no_process 'sleep 750[123]' "$sig during $recipe"
 	no_process 'qemu-.*-static' "$sig during $recipe"
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$sig during $recipe: work dir left: $(ls -A "$T/tmp")"
@@ -54,10 +58,11 @@ interrupt() {
 	note "$sig during $recipe: exit 130, $(grep -c . "$T/err") lines of output, nothing left"
 }
 
-interrupt INT configure mki75-configure-started
-interrupt TERM configure mki75-configure-started
-interrupt TERM inside mki75-inside-started
-interrupt INT outside mki75-outside-started
+interrupt INT configure mki75-configure-started "'dpkg --configure -a'"
+interrupt TERM configure mki75-configure-started "'dpkg --configure -a'"
+interrupt TERM inside mki75-inside-started "hook 'sleeper' \(inside, [^)]*\)"
+interrupt INT outside mki75-outside-started "hook 'sleeper' \(outside, [^)]*\)"
+GROUP=1 interrupt INT configure mki75-configure-started "'dpkg --configure -a'"
 
 TMPDIR=$T/tmp expect_ok "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/good.cfg"
 e2fsck -fn "$T/img/t.ext4" >/dev/null 2>&1 || fail "the image after the interrupted runs is not clean"

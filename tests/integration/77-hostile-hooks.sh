@@ -88,4 +88,21 @@ grep -q "about to go" "$T/err" || fail "the killed hook's output is not shown"
 grep -q "hook 'never'" "$T/err" && fail "a hook after the failing one ran"
 [ -z "$(ls -A "$T/img")" ] || fail "self: output left: $(ls -A "$T/img")"
 note "kill self: exit 7, $(grep -m1 "was killed by signal" "$T/err" | sed 's/;.*//')"
-true
+
+# --- the daemons again, in an ordinary user's build (subordinate ids, no privilege) ---
+if [ "$(id -u)" = 0 ]; then
+	test_user mkihooks77
+	chmod 755 "$T"
+	chmod -R a+rX "$T/r" "$T/keys"
+	mkdir -p "$T/u/tmp" "$T/u/cache" "$T/u/img"
+	chown -R mkihooks77 "$T/u"
+	TMPDIR=$T/u/tmp expect_ok as_user mkihooks77 "$MKIMAGE" --cache-dir "$T/u/cache" \
+		-o "$T/u/img/t.ext4" "$T/r/daemons.cfg"
+	grep -q "warning: hook 'daemons-out' (outside, .*) left .* running when it ended" "$T/err" ||
+		{ cat "$T/err" >&2; fail "user: no warning about the outside hook's daemons"; }
+	no_process 'sleep 770[0-9]' "after an ordinary user's build"
+	[ -z "$(ls -A "$T/u/tmp")" ] || fail "user: work dir left"
+	note "daemons in an ordinary user's build: exit 0, warned, none left"
+else
+	note "not root: the ordinary-user run needs a throwaway user; skipped"
+fi

@@ -697,24 +697,32 @@ static int cmp_sha(const void *a, const void *b)
 /*
  * The objects another process is downloading: wait for each lock in SHA-256 order (every process
  * waits in the same order, so two waiters never hold what the other waits for), and download the
- * object only if the other process did not store it.
+ * object only if the other process did not store it. Of several items with one SHA-256 (identical
+ * indexes of two components), only the first is taken in a round: the others would wait on the
+ * lock this process holds. Returns how many items are left for another round.
  */
-static void prepare_waiting(struct fetcher *f)
+static size_t prepare_waiting(struct fetcher *f, int first_round)
 {
 	struct xfer **w = xcalloc(f->n + 1, sizeof(*w));
-	size_t i, n = 0;
+	size_t i, n = 0, left = 0;
 
 	for (i = 0; i < f->n; i++)
 		if (f->x[i].state == X_WAIT_LOCK)
 			w[n++] = &f->x[i];
 	if (n) {
 		qsort(w, n, sizeof(*w), cmp_sha);
-		log_info("waiting for another mkimage process to finish downloading %zu file(s) "
-			 "('%s'%s)", n, what(w[0]), n > 1 ? ", ..." : "");
+		if (first_round)
+			log_info("waiting for another mkimage process to finish downloading %zu "
+				 "file(s) ('%s'%s)", n, what(w[0]), n > 1 ? ", ..." : "");
 	}
-	for (i = 0; i < n && !mki_interrupted(); i++)
-		prepare_one(f, w[i], 1);
+	for (i = 0; i < n && !mki_interrupted(); i++) {
+		if (i && !strcmp(w[i]->it->sha256, w[i - 1]->it->sha256))
+			left++;
+		else
+			prepare_one(f, w[i], 1);
+	}
 	free(w);
+	return left;
 }
 
 static void begin_progress(struct fetcher *f, const char *step)
@@ -784,8 +792,8 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 {
 	struct fetch_stats dummy = { 0 };
 	struct fetcher f = { 0 };
-	size_t i;
-	int ret;
+	size_t i, left = 0;
+	int ret, round;
 
 	ret = fetcher_init(&f, items, n, st, stats ? stats : &dummy);
 	if (ret)
@@ -796,8 +804,8 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 	begin_progress(&f, step);
 	run(&f);
 	/* Objects another process was downloading: wait for it, then take over only if it failed. */
-	if (!mki_interrupted()) {
-		prepare_waiting(&f);
+	for (round = 0; !mki_interrupted() && (!round || left); round++) {
+		left = prepare_waiting(&f, !round);
 		begin_progress(&f, step);
 		run(&f);
 	}

@@ -1,8 +1,9 @@
 # SIGINT and SIGTERM while a maintainer script runs under 'dpkg --configure -a', while an inside
 # hook runs and while an outside hook runs. No timing: the script or hook creates a marker file and
 # then sleeps; the test waits for the marker and signals mkimage (or its process group, as Ctrl-C). It must exit 130 promptly with
-# "interrupted", leave no process of the sandbox (the sleeping sh, sleep), no work dir, no image
-# and only verified objects in the cache; the next build from the same cache works.
+# "interrupted", leave no process of the sandbox (the sleeping sh, sleep, qemu), no work dir, no
+# image and only verified objects in the cache; the next build from the same cache works. Native
+# amd64 builds, and one armhf build configured under QEMU.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-native.sh"
 
@@ -18,7 +19,8 @@ native_repo
 
 mkdir -p "$T/r/hooks" "$T/tmp" "$T/img"
 printf '#!/bin/sh\ntouch /var/tmp/mki75-inside-started\nsleep 7502\n' >"$T/r/hooks/inside.sh"
-printf '#!/bin/sh\ntouch "$MKIMAGE_ROOT/var/tmp/mki75-outside-started"\nsleep 7503\n' \
+# (in the tree, so that the test finds it by its working directory)
+printf '#!/bin/sh\ncd "$MKIMAGE_ROOT"\ntouch var/tmp/mki75-outside-started\nsleep 7503\n' \
 	>"$T/r/hooks/outside.sh"
 chmod +x "$T/r/hooks/"*.sh
 native_recipe "$T/r/configure.cfg" t ', "slow-test"'
@@ -34,12 +36,15 @@ interrupt() {
 	local sig=$1 recipe=$2 marker=$3 what=$4 pid rc=0 i
 	TMPDIR=$T/tmp ${GROUP:+setsid} "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" \
 		"$T/r/$recipe.cfg" >/dev/null 2>"$T/err" & pid=$!
+	_PIDS="$_PIDS $pid" # if the test fails, its exit trap stops this build
 	for i in $(seq 1 1200); do
 		compgen -G "$T/tmp/*/root/var/tmp/$marker" >/dev/null && break
 		kill -0 $pid 2>/dev/null || { cat "$T/err" >&2; fail "$recipe: mkimage ended before '$marker'"; }
 		sleep 0.05
 	done
 	compgen -G "$T/tmp/*/root/var/tmp/$marker" >/dev/null || fail "$recipe: no '$marker'"
+	running=$(processes_under "$T/tmp" | tr '\n' ' ')
+	[ -n "$running" ] || fail "$recipe: nothing runs in the sandbox to be interrupted"
 	kill -"$sig" -- ${GROUP:+-}$pid
 	# Bounded wait (the script sleeps for hours: a missed signal would hang here).
 	for i in $(seq 1 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
@@ -50,12 +55,12 @@ interrupt() {
 	grep -Eq "$what was stopped: interrupted" "$T/err" ||
 		{ cat "$T/err" >&2; fail "$sig during $recipe: what was running is not named"; }
 	no_process 'sleep 750[123]' "$sig during $recipe"
-	no_process 'qemu-.*-static' "$sig during $recipe"
+	no_process_under "$T/tmp" "$sig during $recipe"
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$sig during $recipe: work dir left: $(ls -A "$T/tmp")"
 	[ -z "$(ls -A "$T/img")" ] || fail "$sig during $recipe: output left: $(ls -A "$T/img")"
 	no_temp_files "$T/cache"
 	verify_cache "$T/cache" >/dev/null
-	note "$sig during $recipe: exit 130, $(grep -c . "$T/err") lines of output, nothing left"
+	note "$sig during $recipe (running: $running): exit 130, nothing left"
 }
 
 interrupt INT configure mki75-configure-started "'dpkg --configure -a'"
@@ -63,6 +68,15 @@ interrupt TERM configure mki75-configure-started "'dpkg --configure -a'"
 interrupt TERM inside mki75-inside-started "hook 'sleeper' \(inside, [^)]*\)"
 interrupt INT outside mki75-outside-started "hook 'sleeper' \(outside, [^)]*\)"
 GROUP=1 interrupt INT configure mki75-configure-started "'dpkg --configure -a'"
+
+# The same under emulation: an armhf tree, dpkg and the scripts run by qemu-arm-static.
+fixture_debs arm armhf "armhf armel" base-passwd base-files libc-bin dpkg dash bash coreutils sed \
+	grep busybox hello:armel libc6:armel debianutils findutils diffutils
+mkdir -p "$T/arm/pool/main"
+cp "$T"/repo/pool/main/slow-test_* "$T/arm/pool/main/"
+fixture_repo "$T/arm" arm armhf
+RECIPE_ARCH=armhf native_recipe "$T/r/arm.cfg" t ', "slow-test"'
+interrupt TERM arm mki75-configure-started "'dpkg --configure -a'"
 
 TMPDIR=$T/tmp expect_ok "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/good.cfg"
 e2fsck -fn "$T/img/t.ext4" >/dev/null 2>&1 || fail "the image after the interrupted runs is not clean"

@@ -33,6 +33,7 @@ for run in $runs; do
 	TMPDIR=$T/$run/tmp "$MKIMAGE" --cache-dir "$T/cache" -o "$T/$run/image.ext4" \
 		"$T/r/${run%?}.cfg" >"$T/$run/log" 2>&1 &
 	pids="$pids $!"
+	_PIDS="$_PIDS $!" # if the test fails, its exit trap stops the builds
 done
 i=0
 for pid in $pids; do
@@ -80,6 +81,7 @@ mkdir -p "$T/w/tmp"
 start_until_fetch() {
 	TMPDIR=$T/w/tmp "$MKIMAGE" --until fetch --cache-dir "$T/cache" "$T/r/d.cfg" \
 		>/dev/null 2>"$T/w/$1.err" & PID=$!
+	_PIDS="$_PIDS $PID"
 }
 # wait_log FILE PATTERN PID: poll FILE until PATTERN shows up (PID must still be running).
 wait_log() {

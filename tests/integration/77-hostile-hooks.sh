@@ -54,6 +54,7 @@ build() {
 	echo $pid >"$T/mkimage.pid"
 	wait $pid || RC=$?
 	no_process 'sleep 770[0-9]' "after $1"
+	no_process_under "$T/tmp" "after $1"
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$1: work dir left: $(ls -A "$T/tmp")"
 }
 dbg() { debugfs -R "cat $1" "$T/img/t.ext4" 2>/dev/null; }

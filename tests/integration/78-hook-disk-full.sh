@@ -38,7 +38,7 @@ full() {
 		"$T/r/$1.cfg"
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$1: work dir left: $(ls -A "$T/tmp")"
 	[ -z "$(ls -A "$T/img")" ] || fail "$1: output left: $(ls -A "$T/img")"
-	no_process 'dd if=/dev/zero' "$1"
+	no_process_under "$T/tmp" "$1"
 	note "$1: exit $2, $(grep -m1 "error:" "$T/err" | sed 's/;.*//')"
 }
 

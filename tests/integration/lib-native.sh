@@ -84,10 +84,10 @@ no_process_under() {
 # verify_cache DIR: every object in the cache has the checksum it is named by; prints the count.
 verify_cache() {
 	local f n=0
-	for f in $(find "$1/objects" -type f 2>/dev/null); do
+	while read -r f; do
 		[ "$(sha256sum "$f" | cut -d' ' -f1)" = "$(basename "$f")" ] ||
 			fail "unverified object in the cache: $f"
 		n=$((n + 1))
-	done
+	done < <(find "$1/objects" -type f 2>/dev/null)
 	echo $n
 }

@@ -69,6 +69,27 @@ interrupt TERM inside mki75-inside-started "hook 'sleeper' \(inside, [^)]*\)"
 interrupt INT outside mki75-outside-started "hook 'sleeper' \(outside, [^)]*\)"
 GROUP=1 interrupt INT configure mki75-configure-started "'dpkg --configure -a'"
 
+# SIGKILL cannot be handled: the work dir stays, but no step outlives mkimage (each step's pid 1
+# dies with it, PR_SET_PDEATHSIG) and the cache is still consistent.
+TMPDIR=$T/tmp "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/configure.cfg" \
+	>/dev/null 2>"$T/err" & pid=$!
+_PIDS="$_PIDS $pid"
+for i in $(seq 1 1200); do
+	compgen -G "$T/tmp/*/root/var/tmp/mki75-configure-started" >/dev/null && break
+	kill -0 $pid 2>/dev/null || { cat "$T/err" >&2; fail "KILL: mkimage ended before configuring"; }
+	sleep 0.05
+done
+[ -n "$(processes_under "$T/tmp")" ] || fail "KILL: nothing runs in the sandbox"
+kill -KILL $pid
+wait $pid 2>/dev/null || true
+for i in $(seq 1 100); do [ -z "$(processes_under "$T/tmp")" ] && break; sleep 0.1; done
+no_process_under "$T/tmp" "KILL during configure"
+no_process 'sleep 750[123]' "KILL during configure"
+verify_cache "$T/cache" >/dev/null
+[ -z "$(ls -A "$T/img")" ] || fail "KILL during configure: output left: $(ls -A "$T/img")"
+rm -rf "${T:?}"/tmp/mkimage.*
+note "KILL during configure: nothing left running, the work dir stays (removed by the test)"
+
 # The same under emulation: an armhf tree, dpkg and the scripts run by qemu-arm-static.
 fixture_debs arm armhf "armhf armel" base-passwd base-files libc-bin dpkg dash bash coreutils sed \
 	grep busybox hello:armel libc6:armel debianutils findutils diffutils

@@ -1,5 +1,6 @@
 #include "cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,10 +8,14 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "log.h"
 #include "str.h"
+
+#define LOCK_POLL_MS 50 /* how often a waiting process tries the lock again */
 
 char *cache_object_path(const char *cache_dir, const char *sha256)
 {
@@ -131,12 +136,59 @@ int cache_publish(const char *tmp, const char *final)
 	return -errno;
 }
 
+void cache_sweep_tmp(const char *final)
+{
+	const char *slash = strrchr(final, '/');
+	char *dir, *prefix;
+	size_t plen;
+	struct dirent *de;
+	DIR *d;
+
+	if (!slash)
+		return;
+	dir = xstrndup(final, (size_t)(slash - final));
+	prefix = xasprintf(".%s.", slash + 1);
+	plen = strlen(prefix);
+	d = opendir(dir);
+	while (d && (de = readdir(d)))
+		/* cache_tmp_open's names: the prefix and mkostemp's six characters. */
+		if (!strncmp(de->d_name, prefix, plen) && strlen(de->d_name) == plen + 6 &&
+		    !unlinkat(dirfd(d), de->d_name, 0))
+			log_debug("removed '%s/%s', left by a process that died downloading it", dir,
+				  de->d_name);
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(dir);
+}
+
 void cache_discard(int fd, const char *tmp)
 {
 	if (fd >= 0)
 		close(fd);
 	if (tmp)
 		unlink(tmp);
+}
+
+/*
+ * Waiting polls instead of blocking in flock(): the build's signal handlers use SA_RESTART, under
+ * which a blocking flock() is restarted after SIGINT, so a build waiting for another process's
+ * download would not notice the signal until that download ended (or never, if it hangs).
+ */
+static int lock_wait(int fd)
+{
+	struct timespec nap = { 0, LOCK_POLL_MS * 1000000L };
+
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (mki_interrupted())
+			return -MKI_E_INTERRUPTED;
+		nanosleep(&nap, NULL);
+		if (mki_interrupted())
+			return -MKI_E_INTERRUPTED;
+	}
+	return 0;
 }
 
 int cache_lock(const char *cache_dir, const char *key, int wait)
@@ -153,12 +205,12 @@ int cache_lock(const char *cache_dir, const char *key, int wait)
 		ret = -errno;
 		goto out;
 	}
-	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
-		if (errno == EINTR && wait && !mki_interrupted())
-			continue;
-		ret = errno == EINTR ? -MKI_E_INTERRUPTED : -errno;
+	if (wait)
+		ret = lock_wait(fd);
+	else if (flock(fd, LOCK_EX | LOCK_NB))
+		ret = -errno;
+	if (ret) {
 		close(fd);
-		fd = -1;
 		goto out;
 	}
 	ret = fd;

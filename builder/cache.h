@@ -43,13 +43,21 @@ int cache_commit(int fd, const char *tmp, const char *final);
  */
 int cache_publish(const char *tmp, const char *final);
 
+/**
+ * Remove the temp files of `final` that a killed process left (SIGKILL, power loss). Only while
+ * holding `final`'s lock: its holder is the only writer, so no live process is writing them.
+ */
+void cache_sweep_tmp(const char *final);
+
 /** Remove an unfinished temp file (closing `fd` if >= 0). */
 void cache_discard(int fd, const char *tmp);
 
 /**
  * Take the writer lock of object `key` (a SHA-256 or any file-name-safe string). With `wait` 0,
- * returns -EWOULDBLOCK when another process holds it. Returns the lock fd (release with
- * cache_unlock) or a negative errno.
+ * returns -EWOULDBLOCK when another process holds it; with `wait` 1, waits for it, but returns
+ * -MKI_E_INTERRUPTED within a fraction of a second of SIGINT/SIGTERM (mki_interrupted()).
+ * Returns the lock fd (release with cache_unlock) or a negative errno. Locks are not reentrant:
+ * a second lock of one key by the same process waits for the first to be released.
  */
 int cache_lock(const char *cache_dir, const char *key, int wait);
 void cache_unlock(int fd);

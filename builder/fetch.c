@@ -190,6 +190,8 @@ static int start(struct fetcher *f, struct xfer *x)
 	CURL *h;
 
 	if (x->fd < 0) {
+		if (x->lock_fd >= 0)
+			cache_sweep_tmp(x->final);
 		x->fd = cache_tmp_open(x->final, &x->tmp);
 		if (x->fd < 0) {
 			log_error("cannot create a temp file for '%s': %s", x->final, strerror(-x->fd));
@@ -243,8 +245,20 @@ static int start(struct fetcher *f, struct xfer *x)
 	return 0;
 }
 
+/*
+ * An object's lock is held only while this process is fetching it: released as soon as the object
+ * is stored or given up, so a process waiting for it goes on at once and, holding no lock while it
+ * waits, can never be part of a wait cycle.
+ */
+static void drop_lock(struct xfer *x)
+{
+	cache_unlock(x->lock_fd);
+	x->lock_fd = -1;
+}
+
 static void finish_fail(struct xfer *x, int err)
 {
+	drop_lock(x);
 	cache_discard(x->fd, x->tmp);
 	x->fd = -1;
 	free(x->tmp);
@@ -408,6 +422,7 @@ static void publish(struct fetcher *f, struct xfer *x)
 	x->tmp = NULL;
 	x->it->result = 0;
 	x->state = X_DONE;
+	drop_lock(x);
 }
 
 static void publish_synced(struct fetcher *f)
@@ -631,6 +646,7 @@ static int prepare(struct fetcher *f, struct xfer *x, int wait)
 		it->from_cache = 1;
 		f->stats->files_cached++;
 		x->state = X_DONE;
+		drop_lock(x);
 		return 0;
 	}
 	if (ret < 0)
@@ -659,30 +675,57 @@ static int offline_miss(struct xfer *x)
 	return -MKI_E_OFFLINE;
 }
 
-static int prepare_all(struct fetcher *f, int wait)
+static void prepare_one(struct fetcher *f, struct xfer *x, int wait)
 {
-	size_t i;
-	int ret;
+	int ret = f->st->offline && !x->it->sha256 ? offline_miss(x) : prepare(f, x, wait);
 
-	for (i = 0; i < f->n; i++) {
-		struct xfer *x = &f->x[i];
-
-		if (x->state != (wait ? X_WAIT_LOCK : X_QUEUED))
-			continue;
-		if (wait)
-			log_info("waiting for another mkimage process to finish downloading '%s'",
-				 what(x));
-		ret = f->st->offline && !x->it->sha256 ? offline_miss(x) : prepare(f, x, wait);
-		if (!ret && f->st->offline && x->state != X_DONE)
-			ret = offline_miss(x);
-		if (ret) {
-			if (ret != -MKI_E_OFFLINE && ret != -MKI_E_INTERRUPTED)
-				log_error("cannot use the cache for '%s': %s", what(x), mki_strerror(ret));
-			x->it->result = ret;
-			x->state = X_DONE;
-		}
+	if (!ret && f->st->offline && x->state != X_DONE)
+		ret = offline_miss(x);
+	if (ret) {
+		if (ret != -MKI_E_OFFLINE && ret != -MKI_E_INTERRUPTED)
+			log_error("cannot use the cache for '%s': %s", what(x), mki_strerror(ret));
+		drop_lock(x);
+		x->it->result = ret;
+		x->state = X_DONE;
 	}
-	return 0;
+}
+
+static int cmp_sha(const void *a, const void *b)
+{
+	const struct xfer *x = *(const struct xfer *const *)a, *y = *(const struct xfer *const *)b;
+
+	return strcmp(x->it->sha256, y->it->sha256);
+}
+
+/*
+ * The objects another process is downloading: wait for each lock in SHA-256 order (every process
+ * waits in the same order, so two waiters never hold what the other waits for), and download the
+ * object only if the other process did not store it. Of several items with one SHA-256 (identical
+ * indexes of two components), only the first is taken in a round: the others would wait on the
+ * lock this process holds. Returns how many items are left for another round.
+ */
+static size_t prepare_waiting(struct fetcher *f, int first_round)
+{
+	struct xfer **w = xcalloc(f->n + 1, sizeof(*w));
+	size_t i, n = 0, left = 0;
+
+	for (i = 0; i < f->n; i++)
+		if (f->x[i].state == X_WAIT_LOCK)
+			w[n++] = &f->x[i];
+	if (n) {
+		qsort(w, n, sizeof(*w), cmp_sha);
+		if (first_round)
+			log_info("waiting for another mkimage process to finish downloading %zu "
+				 "file(s) ('%s'%s)", n, what(w[0]), n > 1 ? ", ..." : "");
+	}
+	for (i = 0; i < n && !mki_interrupted(); i++) {
+		if (i && !strcmp(w[i]->it->sha256, w[i - 1]->it->sha256))
+			left++;
+		else
+			prepare_one(f, w[i], 1);
+	}
+	free(w);
+	return left;
 }
 
 static void begin_progress(struct fetcher *f, const char *step)
@@ -752,23 +795,28 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 {
 	struct fetch_stats dummy = { 0 };
 	struct fetcher f = { 0 };
-	size_t i;
-	int ret;
+	size_t i, left = 0;
+	int ret, round;
 
 	ret = fetcher_init(&f, items, n, st, stats ? stats : &dummy);
 	if (ret)
 		goto out;
-	prepare_all(&f, 0);
+	for (i = 0; i < n; i++)
+		if (f.x[i].state == X_QUEUED)
+			prepare_one(&f, &f.x[i], 0);
 	begin_progress(&f, step);
 	run(&f);
 	/* Objects another process was downloading: wait for it, then take over only if it failed. */
-	if (!mki_interrupted()) {
-		prepare_all(&f, 1);
+	for (round = 0; !mki_interrupted() && (!round || left); round++) {
+		left = prepare_waiting(&f, !round);
 		begin_progress(&f, step);
 		run(&f);
 	}
 	if (f.progress_on && f.prog.done)
 		progress_end(&f.prog);
+	for (i = 0; i < n; i++)
+		if (f.x[i].state != X_DONE) /* left waiting by a signal: not fetched */
+			items[i].result = -MKI_E_INTERRUPTED;
 	for (i = 0; i < n && !ret; i++)
 		if (items[i].result && !(items[i].missing_ok && items[i].result == -MKI_E_NOTFOUND))
 			ret = items[i].result;

@@ -20,6 +20,7 @@
 #include "accel.h"
 #include "arch.h"
 #include "err.h"
+#include "fsutil.h"
 #include "log.h"
 #include "sandbox.h"
 
@@ -91,14 +92,32 @@ static void log_dpkg_errors(const char *out)
 	}
 }
 
+/* Why the command failed, in the caller's words, with the last lines of its output. */
+static void log_failure(const char *what, int status, unsigned timeout,
+			const struct sandbox_report *rep, const struct buf *out)
+{
+	const char *tail = sandbox_tail(out->p, TAIL_LINES);
+	const char *intro = out->len ? "last lines of its output:\n" : "it printed nothing";
+
+	if (status == 124)
+		log_error("%s did not finish within %u s and was killed; %s%s", what, timeout, intro,
+			  tail);
+	else if (rep->signal)
+		log_error("%s was killed by signal %d (%s); %s%s", what, rep->signal,
+			  strsignal(rep->signal), intro, tail);
+	else
+		log_error("%s failed with exit status %d; %s%s", what, status, intro, tail);
+}
+
 /* Run argv in the target (root != NULL) or on the host; log the failure in the caller's words. */
 static int run(const struct ctx *c, const char *root, const char *const *argv,
 	       const char *const *extra_env, unsigned timeout, const char *what)
 {
 	struct strv env = { 0 };
 	struct buf out = { 0 };
+	struct sandbox_report rep = { 0 };
 	struct sandbox_cmd cmd = { .root = root, .argv = argv, .timeout = timeout, .out = &out,
-				   .network = !root };
+				   .network = !root, .report = &rep };
 	int status = 0, ret;
 
 	env_with(c, extra_env, &env);
@@ -110,18 +129,19 @@ static int run(const struct ctx *c, const char *root, const char *const *argv,
 	ret = sandbox_run(&cmd, &status);
 	if (!ret && out.len)
 		log_debug("%s:\n%s", what, out.p);
-	if (!ret && status == 124)
-		log_error("%s did not finish within %u s and was killed; %s%s", what, timeout,
-			  out.len ? "last lines of its output:\n" : "it printed nothing",
-			  sandbox_tail(out.p, TAIL_LINES));
-	else if (!ret && status)
-		log_error("%s failed with exit status %d; %s%s", what, status,
-			  out.len ? "last lines of its output:\n" : "it printed nothing",
-			  sandbox_tail(out.p, TAIL_LINES));
+	/* Not an error: the namespace is gone, so nothing outlives it; but the author should know. */
+	if (!ret && rep.leftover[0])
+		log_warn("%s left %s running when it ended; killed (nothing may keep running after a "
+			 "build step: start services on the device, not while building)", what,
+			 rep.leftover);
+	if (!ret && status)
+		log_failure(what, status, timeout, &rep, &out);
 	if (!ret && status && !strcmp(argv[0], "dpkg"))
 		log_dpkg_errors(out.p);
 	if (!ret && status)
 		ret = -MKI_E_HOOK;
+	if (ret == -MKI_E_INTERRUPTED)
+		log_info("%s was stopped: interrupted", what);
 	strv_release(&env);
 	buf_release(&out);
 	return ret;
@@ -413,7 +433,7 @@ static int hook_inside(const struct ctx *c, const struct recipe_hook *h, const c
 	char *tmpl = xasprintf("%s/var/tmp/mkimage-hook-XXXXXX", c->s->root);
 	struct buf script = { 0 };
 	const char *argv[2] = { NULL, NULL };
-	int fd = -1, ret;
+	int fd, ret;
 
 	ret = read_all(h->script, &script);
 	if (ret) {
@@ -422,21 +442,23 @@ static int hook_inside(const struct ctx *c, const struct recipe_hook *h, const c
 		goto out;
 	}
 	fd = mkstemp(tmpl);
-	if (fd < 0 || write(fd, script.p, script.len) != (ssize_t)script.len || fchmod(fd, 0755)) {
-		log_error("cannot copy hook '%s' into '%s': %s", h->name, tmpl, strerror(errno));
+	/* A short write on a full disk leaves errno alone: take the error write_all returns. */
+	ret = fd < 0 ? -errno : fsutil_write_all(fd, script.p, script.len);
+	if (!ret && fchmod(fd, 0755))
+		ret = -errno;
+	if (fd >= 0 && close(fd) < 0 && !ret)
+		ret = -errno;
+	if (ret) {
+		log_error("cannot copy hook '%s' into '%s': %s", h->name, tmpl, strerror(-ret));
+		if (fd >= 0)
+			unlink(tmpl);
 		ret = -MKI_E_HOOK;
 		goto out;
 	}
-	close(fd);
-	fd = -1;
 	argv[0] = tmpl + strlen(c->s->root);
 	ret = run(c, c->s->root, argv, (const char *const *)c->hook_env.v, h->timeout, what);
 	unlink(tmpl);
 out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmpl);
-	}
 	buf_release(&script);
 	free(tmpl);
 	return ret;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
@@ -660,8 +661,67 @@ static void loopback_up(void)
 	close(fd);
 }
 
-/* pid 1 of the command's namespace: mount, start the command, reap everything, exit with it. */
-static void ns_init(const struct sandbox_cmd *c, int outfd)
+/* Append the name of host pid `pid` (from /proc/PID/comm) to `out`, bounded. */
+static void add_comm(char *out, size_t size, const char *pid)
+{
+	char path[64], name[32] = "?";
+	size_t len = strlen(out);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (n = read(fd, name, sizeof(name) - 1)) > 0)
+		name[n - (name[n - 1] == '\n')] = 0;
+	if (fd >= 0)
+		close(fd);
+	if (len + strlen(name) + 6 < size)
+		snprintf(out + len, size - len, "%s'%s'", len ? ", " : "", name);
+	else if (len + 6 < size && !strstr(out, "..."))
+		snprintf(out + len, size - len, ", ...");
+}
+
+/*
+ * After the command: what it left running. Orphans are re-parented to this init, so they are our
+ * children; the ones that already exited are reaped first (zombies are not left running). The
+ * host's /proc (not the tree's) is read: this init is not chrooted, and it names host pids. The
+ * names are a hint: a daemon caught between fork and exec still has its parent's name.
+ */
+static void note_leftovers(char *out, size_t size)
+{
+	char buf[1024], *p, *end;
+	ssize_t n = 0;
+	int fd;
+
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	out[0] = 0;
+	fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+	for (p = buf; *p; p = end) {
+		end = p + strcspn(p, " \n");
+		if (end > p) {
+			char pid[24];
+
+			snprintf(pid, sizeof(pid), "%.*s", (int)(end - p), p);
+			add_comm(out, size, pid);
+		}
+		end += strspn(end, " \n");
+	}
+	/* A daemon still forking may be nobody's child for a moment: ask the kernel too. */
+	if (!out[0] && kill(-1, 0) == 0)
+		snprintf(out, size, "processes");
+}
+
+/*
+ * pid 1 of the command's namespace: mount, start the command, reap everything, exit with it.
+ * `rep` is shared with the parent (a MAP_SHARED page).
+ */
+static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_report *rep)
 {
 	int wst = 0, status = 0;
 	pid_t cmd, pid;
@@ -686,10 +746,13 @@ static void ns_init(const struct sandbox_cmd *c, int outfd)
 		if (pid < 0 || pid == cmd)
 			break;
 	}
-	if (pid == cmd)
+	if (pid == cmd) {
 		status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
-	else
+		rep->signal = WIFSIGNALED(wst) ? WTERMSIG(wst) : 0;
+	} else {
 		status = 125;
+	}
+	note_leftovers(rep->leftover, sizeof(rep->leftover));
 	/* Exiting kills whatever the command left behind in this pid namespace. */
 	_exit(status);
 }
@@ -767,34 +830,44 @@ static int wait_ns(pid_t pid, int fd, const struct sandbox_cmd *c, int *status)
 int sandbox_run(const struct sandbox_cmd *c, int *status)
 {
 	struct clone_args_v0 ca = { .flags = CLONE_NEWPID | CLONE_NEWNS, .exit_signal = SIGCHLD };
-
-	if (!c->network)
-		ca.flags |= CLONE_NEWNET;
+	struct sandbox_report *rep;
 	int pipefd[2], ret;
 	long pid;
 
+	if (!c->network)
+		ca.flags |= CLONE_NEWNET;
 	if (!entered) {
 		log_error("internal: sandbox_run before sandbox_enter");
 		return -MKI_E_SANDBOX;
 	}
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
+	/* The namespace's init writes what it learns here: it shares no memory with us otherwise. */
+	rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rep == MAP_FAILED)
 		return -errno;
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		ret = -errno;
+		goto out;
+	}
 	pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid < 0) {
 		ret = -errno;
 		log_error("cannot create a pid namespace for '%s': %s", c->argv[0], strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
-		return ret;
+		goto out;
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		ns_init(c, pipefd[1]);
+		ns_init(c, pipefd[1], rep);
 	}
 	close(pipefd[1]);
 	ret = wait_ns((pid_t)pid, pipefd[0], c, status);
 	if (!ret && *status == 125)
 		log_debug("'%s' exited 125 (also what a failed sandbox set-up returns)", c->argv[0]);
+	if (!ret && c->report)
+		*c->report = *status == 124 ? (struct sandbox_report){ 0 } : *rep;
+out:
+	munmap(rep, sizeof(*rep));
 	return ret;
 }
 

@@ -73,6 +73,12 @@ int sandbox_set_interpreter(const char *interp);
 /** Whether `arch` runs through qemu (registered by sandbox_add_arch()). */
 int sandbox_arch_emulated(const char *arch);
 
+/** What became of a command besides its exit status (see sandbox_cmd.report). */
+struct sandbox_report {
+	int signal;         /* the command itself was killed by this signal; 0: it exited */
+	char leftover[192]; /* names of the processes it left running, killed when it ended; "" none */
+};
+
 struct sandbox_cmd {
 	const char *root;              /* chroot into this tree; NULL: run on the host filesystem */
 	const char *const *argv;       /* argv[0] is resolved inside the root (or PATH of `env`) */
@@ -84,6 +90,7 @@ struct sandbox_cmd {
 	int network;                   /* share the build's network; else only a loopback (default) */
 	const char *bind_src;          /* optional: this host directory, read-only, ... */
 	const char *bind_dir;          /* ... onto this existing directory of the tree (relative) */
+	struct sandbox_report *report; /* filled when the command ran to its end; NULL: not wanted */
 };
 
 /**
@@ -91,9 +98,12 @@ struct sandbox_cmd {
  * its own session. With a root: /proc, a minimal
  * /dev (null zero full random urandom tty console, devpts + ptmx, shm, fd links), tmpfs /run and
  * /tmp are mounted in that namespace only, then chroot. Its pid 1 is killed when the command ends
- * or times out, so no process survives it. `*status` gets the exit code, 128+signal, or 124 on
- * timeout. Returns 0 when the command ran (whatever its status), or a negative errno when the
- * namespace or mounts could not be set up (logged).
+ * or times out, so no process survives it: daemons the command started are killed and named in
+ * `report->leftover`. The command cannot signal mkimage or its own pid 1 (a pid-namespace init
+ * ignores signals from inside its namespace), so it cannot end the build by killing its parent.
+ * `*status` gets the exit code, 128+signal, or 124 on timeout. Returns 0 when the command ran
+ * (whatever its status), -MKI_E_INTERRUPTED when SIGINT/SIGTERM arrived (the namespace is killed
+ * first), or a negative errno when the namespace or mounts could not be set up (logged).
  */
 int sandbox_run(const struct sandbox_cmd *c, int *status);
 

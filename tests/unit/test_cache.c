@@ -1,5 +1,6 @@
 #include <check.h>
 #include <errno.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "err.h"
 #include "hash.h"
 #include "str.h"
 
@@ -73,6 +75,59 @@ START_TEST(lock_excludes_other_holders)
 }
 END_TEST
 
+/* A waiting lock gives up on a signal instead of waiting for the holder (each test forks, so the
+ * interrupted flag does not leak into other tests). */
+START_TEST(lock_wait_stops_on_interrupt)
+{
+	char *dir = tmpdir();
+	int a = cache_lock(dir, "k", 0);
+
+	ck_assert_int_ge(a, 0);
+	mki_set_interrupted(SIGINT);
+	ck_assert_int_eq(cache_lock(dir, "k", 1), -MKI_E_INTERRUPTED);
+	cache_unlock(a);
+	rm_tree(dir);
+}
+END_TEST
+
+static void touch(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	free(p);
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int r = access(p, F_OK) == 0;
+
+	free(p);
+	return r;
+}
+
+/* Only the object's own temp names (.NAME. + six characters) are removed. */
+START_TEST(sweep_removes_only_the_objects_temp_files)
+{
+	char *dir = tmpdir(), *final = xasprintf("%s/abcd", dir);
+
+	touch(dir, ".abcd.Xy12Zq");
+	touch(dir, ".abcd.short");
+	touch(dir, ".abcde.Xy12Zq");
+	touch(dir, "abcd");
+	cache_sweep_tmp(final);
+	ck_assert(!exists(dir, ".abcd.Xy12Zq"));
+	ck_assert(exists(dir, ".abcd.short"));
+	ck_assert(exists(dir, ".abcde.Xy12Zq"));
+	ck_assert(exists(dir, "abcd"));
+	free(final);
+	rm_tree(dir);
+}
+END_TEST
+
 Suite *cache_suite(void)
 {
 	Suite *s = suite_create("cache");
@@ -80,6 +135,8 @@ Suite *cache_suite(void)
 
 	tcase_add_test(tc, commit_then_lookup);
 	tcase_add_test(tc, lock_excludes_other_holders);
+	tcase_add_test(tc, lock_wait_stops_on_interrupt);
+	tcase_add_test(tc, sweep_removes_only_the_objects_temp_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -26,7 +26,7 @@ build() {
 		--source "http://127.0.0.1:$port bookworm main signed-by=$MIRROR/key.gpg" \
 		"$TOP/recipes/arm-board.cfg" 2>"$W/log" || { tail -20 "$W/log" >&2; exit 1; }
 	echo "$(sed -En 's/.*preinst scripts: ([0-9.]+) s/\1/p' "$W/log") $(sed -En 's/.*dpkg --configure -a: ([0-9.]+) s/\1/p' "$W/log")" >>"$W/$name"
-	grep -q "native tools: [0-9]* target programs" "$W/log" && grep "native tools: [0-9]" "$W/log" | sed 's/^mkimage: info: //' >"$W/what" || true
+	grep -q "native tools: [0-9]* target programs" "$W/log" && grep "native tools: [0-9]* target programs" "$W/log" | sed 's/^mkimage: info: //' >"$W/what" || true
 }
 build warmup >/dev/null # fills the cache
 for i in $(seq "$RUNS"); do

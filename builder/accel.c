@@ -329,7 +329,8 @@ int accel_select(const struct indexes *ix, const struct plan *p, struct plan *tw
 	}
 	free(x.v);
 	if (twins->n)
-		log_debug("native tools: %zu host-arch packages of the plan's versions", twins->n);
+		log_info("native tools: %zu host-architecture packages of the plan's versions "
+			 "(not installed; they run arch-neutral programs while configuring)", twins->n);
 	return ret;
 }
 

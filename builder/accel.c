@@ -365,9 +365,9 @@ static const char *lib_rel(const char *path)
 {
 	const char *rel = NULL;
 
-	if (str_starts_with(path, USRLIB_PREFIX + 1))
+	if (str_starts_with(path, &USRLIB_PREFIX[1]))
 		rel = path + strlen(USRLIB_PREFIX) - 1;
-	else if (str_starts_with(path, LIB_PREFIX + 1))
+	else if (str_starts_with(path, &LIB_PREFIX[1]))
 		rel = path + strlen(LIB_PREFIX) - 1;
 	if (!rel || !*rel || strstr(rel, "..") || rel[0] == '/')
 		return NULL;

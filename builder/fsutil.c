@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
+#include <string.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -97,4 +100,88 @@ int remove_tree(const char *path)
 {
 	nftw(path, open_up, 32, FTW_PHYS);
 	return nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
+}
+
+int workdir_create(const char *tmp, char **path, int *lock_fd)
+{
+	char *dir = xasprintf("%s/mkimage.XXXXXX", tmp), *lock;
+	int fd, ret = 0;
+
+	*path = NULL;
+	*lock_fd = -1;
+	if (!mkdtemp(dir)) {
+		ret = -errno;
+		free(dir);
+		return ret;
+	}
+	/* Locked under a temp name first: a sweeper never sees the lock file unheld. */
+	lock = xasprintf("%s/" WORKDIR_LOCK ".new", dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+		ret = -errno;
+	if (!ret) {
+		char *final = xasprintf("%s/" WORKDIR_LOCK, dir);
+
+		if (rename(lock, final) < 0)
+			ret = -errno;
+		free(final);
+	}
+	free(lock);
+	if (ret) {
+		if (fd >= 0)
+			close(fd);
+		remove_tree(dir);
+		free(dir);
+		return ret;
+	}
+	*path = dir;
+	*lock_fd = fd;
+	return 0;
+}
+
+/* A directory of ours whose lock file exists and can be taken: its build is gone. */
+static int abandoned(const char *dir)
+{
+	char *lock = xasprintf("%s/" WORKDIR_LOCK, dir);
+	int fd = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC), dead;
+
+	free(lock);
+	if (fd < 0)
+		return 0;
+	dead = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return dead;
+}
+
+unsigned workdir_sweep(const char *tmp, const char *own)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *de;
+	unsigned n = 0;
+
+	while (d && (de = readdir(d))) {
+		char *dir;
+		struct stat sb;
+
+		if (strncmp(de->d_name, "mkimage.", 8) || strlen(de->d_name) != 14)
+			continue;
+		dir = xasprintf("%s/%s", tmp, de->d_name);
+		if (strcmp(dir, own) && lstat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+		    sb.st_uid == geteuid() && abandoned(dir) && remove_tree(dir) == 0)
+			n++;
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+void workdir_keep(const char *path, int lock_fd)
+{
+	char *lock = xasprintf("%s/" WORKDIR_LOCK, path);
+
+	unlink(lock);
+	free(lock);
+	if (lock_fd >= 0)
+		close(lock_fd);
 }

@@ -18,4 +18,21 @@ int make_dirs(const char *path);
 /** rm -rf without following symlinks; read-only directories are made writable first. */
 int remove_tree(const char *path);
 
+/**
+ * A private work directory TMP/mkimage.XXXXXX (new string in *path) holding an exclusive flock
+ * on its WORKDIR_LOCK file for as long as *lock_fd stays open, so that a later build can tell
+ * it from the leftovers of a killed one. 0 or -errno.
+ */
+int workdir_create(const char *tmp, char **path, int *lock_fd);
+/**
+ * Remove work directories in `tmp` left by builds that died without cleaning up (SIGKILL, power
+ * loss): ours (same owner), with a lock file nobody holds. Directories without one (an older
+ * mkimage, --keep-staging, one being created) are left alone. Returns how many were removed.
+ */
+unsigned workdir_sweep(const char *tmp, const char *own);
+/** Give up the lock file so the directory is kept (--keep-staging). */
+void workdir_keep(const char *path, int lock_fd);
+
+#define WORKDIR_LOCK ".mkimage-lock"
+
 #endif

@@ -41,6 +41,8 @@ struct options {
 	char *output;
 	char *sbom_file, *report_file; /* beside the output */
 	double started;
+	char *tmp_dir;    /* where work directories live (TMPDIR, else /var/tmp) */
+	int work_lock;    /* held while the work directory is ours (fsutil.h) */
 	int check, plan, lock_only, verify;
 	enum stage_id until;
 };
@@ -253,7 +255,8 @@ static void derive_outputs(struct options *o)
 static int setup_settings(struct options *o, const struct recipe *r)
 {
 	const char *tmp = getenv("TMPDIR");
-	char *tmpl, *abs;
+	char *abs;
+	int ret;
 
 	if (!o->st.cache_dir)
 		o->st.cache_dir = default_cache_dir();
@@ -269,13 +272,13 @@ static int setup_settings(struct options *o, const struct recipe *r)
 					    : xasprintf("images/%s.%s", r->name,
 							r->image.format == IMAGE_TAR ? "tar" : "ext4");
 	derive_outputs(o);
-	tmpl = xasprintf("%s/mkimage.XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
-	if (!mkdtemp(tmpl)) {
-		log_error("cannot create a work directory '%s': %s (set TMPDIR)", tmpl, strerror(errno));
-		free(tmpl);
+	o->tmp_dir = xstrdup(tmp && *tmp ? tmp : "/var/tmp");
+	ret = workdir_create(o->tmp_dir, &o->st.work_dir, &o->work_lock);
+	if (ret) {
+		log_error("cannot create a work directory in '%s': %s (set TMPDIR)", o->tmp_dir,
+			  strerror(-ret));
 		return -MKI_E_USAGE;
 	}
-	o->st.work_dir = tmpl;
 	return 0;
 }
 
@@ -284,10 +287,13 @@ static void cleanup_work_dir(struct options *o)
 	if (!o->st.work_dir)
 		return;
 	if (o->st.keep_staging) {
+		workdir_keep(o->st.work_dir, o->work_lock);
 		log_info("staging kept in '%s'", o->st.work_dir);
 		return;
 	}
 	remove_tree(o->st.work_dir);
+	if (o->work_lock >= 0)
+		close(o->work_lock);
 }
 
 static void print_plan(const struct plan *p)
@@ -485,6 +491,19 @@ static int fetch_stage(struct options *o, struct build *b)
 	return 0;
 }
 
+/*
+ * Work directories of builds that were killed (SIGKILL cannot be cleaned up after). Inside the
+ * namespace, so trees owned by subordinate ids can be removed as well.
+ */
+static void sweep_work_dirs(struct options *o)
+{
+	unsigned n = workdir_sweep(o->tmp_dir, o->st.work_dir);
+
+	if (n)
+		log_info("removed %u work director%s in '%s' left by killed builds", n,
+			 n == 1 ? "y" : "ies", o->tmp_dir);
+}
+
 static int build_image(struct options *o, const struct recipe *r, struct build *b)
 {
 	struct image_params ip = { 0 };
@@ -516,6 +535,8 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 
 		ret = sandbox_enter(&so);
 	}
+	if (!ret)
+		sweep_work_dirs(o);
 	if (!ret)
 		ret = stop_after(o, ST_UNPACK,
 				 timed(b, ST_UNPACK, unpack_plan(&b->stage, &b->plan, r, &o->st)));
@@ -554,13 +575,14 @@ static void options_release(struct options *o)
 	free(o->report_file);
 	free(o->st.cache_dir);
 	free(o->st.work_dir);
+	free(o->tmp_dir);
 	free(o->st.lock_file);
 	strv_release(&o->st.sources);
 }
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
+	struct options o = { .work_lock = -1 };
 	struct build b = { 0 };
 	struct recipe r = { 0 };
 	/* SA_RESTART: a signal only sets a flag; blocking reads in the stages must not see EINTR. */

@@ -69,8 +69,9 @@ interrupt TERM inside mki75-inside-started "hook 'sleeper' \(inside, [^)]*\)"
 interrupt INT outside mki75-outside-started "hook 'sleeper' \(outside, [^)]*\)"
 GROUP=1 interrupt INT configure mki75-configure-started "'dpkg --configure -a'"
 
-# SIGKILL cannot be handled: the work dir stays, but no step outlives mkimage (each step's pid 1
-# dies with it, PR_SET_PDEATHSIG) and the cache is still consistent.
+# SIGKILL cannot be handled: the work dir stays until the next build removes it (its lock is free),
+# but no step outlives mkimage (each step's pid 1 dies with it, PR_SET_PDEATHSIG) and the cache is
+# still consistent.
 TMPDIR=$T/tmp "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/configure.cfg" \
 	>/dev/null 2>"$T/err" & pid=$!
 _PIDS="$_PIDS $pid"
@@ -87,8 +88,16 @@ no_process_under "$T/tmp" "KILL during configure"
 no_process 'sleep 750[123]' "KILL during configure"
 verify_cache "$T/cache" >/dev/null
 [ -z "$(ls -A "$T/img")" ] || fail "KILL during configure: output left: $(ls -A "$T/img")"
-rm -rf "${T:?}"/tmp/mkimage.*
-note "KILL during configure: nothing left running, the work dir stays (removed by the test)"
+stale=$(ls -d "$T"/tmp/mkimage.*)
+[ -e "$stale/.mkimage-lock" ] || fail "KILL: the killed build's work dir has no lock file"
+# The next build that enters its namespace removes what the killed one left.
+TMPDIR=$T/tmp expect_ok "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/good.cfg"
+grep -q "removed 1 work directory in '$T/tmp' left by killed builds" "$T/err" ||
+	{ cat "$T/err" >&2; fail "KILL: the next build did not say it removed the stale work dir"; }
+[ ! -e "$stale" ] || fail "KILL: the killed build's work dir is still there after the next build"
+[ -z "$(ls -A "$T/tmp")" ] || fail "KILL: work dirs left after the next build: $(ls -A "$T/tmp")"
+rm -f "$T"/img/*
+note "KILL during configure: nothing left running; the next build removed the work dir"
 
 # The same under emulation: an armhf tree, dpkg and the scripts run by qemu-arm-static.
 fixture_debs arm armhf "armhf armel" base-passwd base-files libc-bin dpkg dash bash coreutils sed \

@@ -336,26 +336,43 @@ int accel_select(const struct indexes *ix, const struct plan *p, struct plan *tw
 
 /* --- the private copy ------------------------------------------------------------------------- */
 
-static int copy_file(const char *src, const char *dst, mode_t mode)
+/* Write what `rd` yields into a new file `dst` (never through a symlink there). 0 or -errno. */
+static int write_from(const char *dst, mode_t mode, ssize_t (*rd)(void *, void *, size_t),
+		      void *src)
 {
-	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = 0;
+	int fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 0755);
 	char chunk[1 << 16];
 	ssize_t n;
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = rd(src, chunk, sizeof(chunk))) > 0 && !ret)
+		ret = fsutil_write_all(fd, chunk, (size_t)n);
+	if (n < 0 && !ret)
+		ret = -EIO;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static ssize_t read_fd(void *fd, void *buf, size_t n)
+{
+	return read(*(int *)fd, buf, n);
+}
+
+static ssize_t read_deb(void *d, void *buf, size_t n)
+{
+	return deb_read(d, buf, n);
+}
+
+static int copy_file(const char *src, const char *dst, mode_t mode)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), ret;
 
 	if (in < 0)
 		return -errno;
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 0755);
-	if (out < 0) {
-		ret = -errno;
-		goto out;
-	}
-	while ((n = read(in, chunk, sizeof(chunk))) > 0 && !ret)
-		ret = fsutil_write_all(out, chunk, (size_t)n);
-	if (n < 0 && !ret)
-		ret = -errno;
-	if (close(out) < 0 && !ret)
-		ret = -errno;
-out:
+	ret = write_from(dst, mode, read_fd, &in);
 	close(in);
 	return ret;
 }
@@ -395,23 +412,6 @@ static char *bin_copy(struct prep *x, const char *path)
 	return NULL;
 }
 
-static int write_entry(struct deb *d, const char *dst, mode_t mode)
-{
-	int fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 0755);
-	char chunk[1 << 16];
-	ssize_t n;
-	int ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = deb_read(d, chunk, sizeof(chunk))) > 0 && !ret)
-		ret = fsutil_write_all(fd, chunk, (size_t)n);
-	if (n < 0 && !ret)
-		ret = -EIO;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	return ret;
-}
 
 /*
  * Whether every directory above `rel` in the copy that exists is a real directory: a twin's
@@ -454,7 +454,7 @@ static int extract_entry(struct prep *x, struct deb *d, const struct deb_entry *
 	if (e->type == 'd')
 		ret = make_dirs(dst);
 	else if (e->type == 'f')
-		ret = write_entry(d, dst, e->mode);
+		ret = write_from(dst, e->mode, read_deb, d);
 	else if (e->type == 'l')
 		ret = symlink(e->target, dst) < 0 && errno != EEXIST ? -errno : 0;
 	else if (e->type == 'h' && e->target) {

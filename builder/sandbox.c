@@ -512,19 +512,26 @@ static int mount_in(int rootfd, const struct mnt *m)
 	return ret;
 }
 
+/* Bind `src` onto what `fd` (O_PATH or open) is, without resolving a path in the tree again. */
+static int bind_onto_fd(const char *src, int fd)
+{
+	char target[64];
+
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	return mount(src, target, NULL, MS_BIND, NULL) < 0 ? -errno : 0;
+}
+
 /* Bind a host device node onto an empty file in the tree's tmpfs /dev. */
 static int bind_dev(int devfd, const char *name)
 {
-	char src[64], target[64];
-	int fd, ret = 0;
+	char src[64];
+	int fd, ret;
 
 	snprintf(src, sizeof(src), "/dev/%s", name);
 	fd = openat(devfd, name, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return -errno;
-	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
-	if (mount(src, target, NULL, MS_BIND, NULL) < 0)
-		ret = -errno;
+	ret = bind_onto_fd(src, fd);
 	close(fd);
 	return ret;
 }
@@ -574,9 +581,7 @@ static int bind_ro(int rootfd, const char *src, const char *dir)
 
 	if (fd < 0)
 		return -errno;
-	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
-	if (mount(src, target, NULL, MS_BIND, NULL) < 0)
-		ret = -errno;
+	ret = bind_onto_fd(src, fd);
 	close(fd);
 	fd = ret ? -1 : openat(rootfd, dir, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 	if (!ret && (fd < 0 || fstatvfs(fd, &sv) < 0))

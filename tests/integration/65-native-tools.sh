@@ -25,3 +25,16 @@ expect_ok "$MKIMAGE" -v --no-native-tools --cache-dir "$T/cache" --source "$SRC"
 grep -q "native tools" "$T/err" && fail "--no-native-tools still set up native tools"
 a=$(sha256sum <"$T/native.ext4") b=$(sha256sum <"$T/emulated.ext4")
 [ "$a" = "$b" ] || fail "native tools changed the image: $a vs $b"
+
+# Offline, the twins come from the cache like everything else; a cache filled without them (an
+# older mkimage, or --no-native-tools) still builds offline, with everything emulated.
+expect_ok "$MKIMAGE" --offline --cache-dir "$T/cache" --source "$SRC" --until hooks \
+	--output "$T/x.ext4" "$TOP/recipes/arm-board.cfg"
+grep -Eq "native tools: [0-9]+ target programs run" "$T/err" ||
+	{ cat "$T/err" >&2; fail "offline: the cached twins were not used"; }
+expect_ok "$MKIMAGE" --no-native-tools --cache-dir "$T/cache2" --source "$SRC" --until fetch \
+	--output "$T/x.ext4" "$TOP/recipes/arm-board.cfg"
+expect_ok "$MKIMAGE" --offline --cache-dir "$T/cache2" --source "$SRC" --until fetch \
+	--output "$T/x.ext4" "$TOP/recipes/arm-board.cfg"
+grep -q "offline: no host-architecture index in the cache for native tools" "$T/err" ||
+	{ cat "$T/err" >&2; fail "offline without the host-arch index: no word about native tools"; }

@@ -101,7 +101,7 @@ integration: mkimage mkimage-exec tools
 
 check: unit integration
 
-bench: bench-deps mkimage
+bench: bench-deps mkimage mkimage-exec
 	tests/bench/run.sh
 
 install: mkimage mkimage-exec

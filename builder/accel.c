@@ -534,9 +534,14 @@ static void add_tool(struct prep *x, size_t i)
 	ElfW(Ehdr) eh;
 	int fd;
 
-	if (in_list(arch_dependent, base) || fstatat(x->rootfd, path + 1, &tsb, 0) < 0 ||
+	/*
+	 * The tree's file at the same path, not what a symlink there points to: an alternative
+	 * may name another program. A script runs through its (possibly native) interpreter.
+	 */
+	if (in_list(arch_dependent, base) ||
+	    fstatat(x->rootfd, path + 1, &tsb, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISREG(tsb.st_mode) || (fd = open_host_elf(copy, &eh)) < 0)
-		goto out; /* not in the tree, or a script: that runs through its interpreter */
+		goto out;
 	close(fd);
 	if (!closure_complete(x, copy, &seen))
 		goto out;

@@ -436,7 +436,11 @@ static int parse_options(const char *opts, struct entry *e)
 		*eq++ = 0;
 		if (!strcmp(v.v[i], "arch"))
 			split_ws(eq, ",", &e->archs);
-		else if (!strcmp(v.v[i], "signed-by"))
+		else if (!strcmp(v.v[i], "signed-by") && e->signed_by) {
+			/* Which key would count is not obvious: refuse rather than guess. */
+			log_error("%s: option 'signed-by' given twice; keep one", e->origin);
+			ret = -MKI_E_SOURCE;
+		} else if (!strcmp(v.v[i], "signed-by"))
 			e->signed_by = xstrdup(eq);
 		else if (!strcmp(v.v[i], "trusted"))
 			e->trusted = !strcmp(eq, "yes");

@@ -97,6 +97,9 @@ src_err "$apt/sources.list" "deb http://127.0.0.1:1/x" "$apt/sources.list:1: exp
 src_err "$apt/sources.list" "deb [arch=armhf http://127.0.0.1:1/x bookworm main" "$apt/sources.list:1: '\[' of the options is never closed"
 src_err "$apt/sources.list" "rpm http://127.0.0.1:1/x bookworm main" "$apt/sources.list:1: unknown type 'rpm'"
 src_err "$apt/sources.list" "deb [signed-by] http://127.0.0.1:1/x bookworm main" "option 'signed-by' lacks '=value'"
+# Found by fuzz_sources (the first value leaked): which key counts would be a guess.
+src_err "$apt/sources.list" "deb [signed-by=/a.gpg signed-by=/b.gpg] http://127.0.0.1:1/x bookworm main" \
+	"$apt/sources.list:1: option 'signed-by' given twice; keep one"
 src_err "$apt/sources.list" "deb ftp://127.0.0.1/x bookworm main" "$apt/sources.list:1: unsupported uri 'ftp://127.0.0.1/x'"
 src_err "$apt/sources.list" "deb [signed-by=/nonexistent.gpg] http://127.0.0.1:1/x bookworm main" \
 	"$apt/sources.list:1: cannot read keyring '/nonexistent.gpg'"

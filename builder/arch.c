@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "execprobe.h"
 #include "str.h"
 
 #define EF_ARM_ABI_FLOAT_SOFT 0x200
@@ -95,10 +96,10 @@ int arch_runs_natively(const struct arch *a)
 
 	if (!strcmp(a->name, host))
 		return 1;
-	/* Debian's amd64 kernels have IA32 emulation; a kernel without it fails the sandbox's
-	 * exec probe loudly rather than silently going through qemu. */
+	/* Debian's amd64 kernels have IA32 emulation, but it can be compiled out, disabled at boot
+	 * or unsupported by a hypervisor: ask the kernel rather than trust the CPU. */
 	if (!strcmp(host, "amd64") && !strcmp(a->name, "i386"))
-		return 1;
+		return execprobe_ia32();
 	if (!strcmp(host, "arm64") && (!strcmp(a->name, "armhf") || !strcmp(a->name, "armel")))
 		return 0; /* many arm64 cores lack AArch32: emulate rather than guess */
 	return 0;

@@ -27,7 +27,8 @@ const struct arch *arch_table(void);
 const char *arch_host(void);
 /**
  * Whether the host CPU and kernel run `a`'s binaries without emulation (same arch, or i386 on
- * amd64 when the kernel has 32-bit support). Never register a binfmt handler for such an arch.
+ * amd64 when the kernel executes it: probed once, see execprobe.h). Never register a binfmt
+ * handler for such an arch.
  */
 int arch_runs_natively(const struct arch *a);
 /** Suggest the closest known name for a typo, or NULL. */

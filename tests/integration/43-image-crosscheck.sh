@@ -4,8 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 MKFS=${MKFS:-$TOP/build/tools/mkfs}
 if [ "$(id -u)" != 0 ]; then
-	note "skipped: needs root to make a tree with owners and device nodes"
-	exit 0
+	skip "needs root to make a tree with owners and device nodes"
 fi
 tree=$T/tree
 mkdir -p "$tree/dev" "$tree/etc/ssl" "$tree/usr/bin" "$tree/usr/lib/x" "$tree/tmp" "$tree/home/u"

@@ -3,7 +3,7 @@
 # hypervisors, ia32_emulation=0) must get i386 through qemu instead, said at info level.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-hooks.sh"
-[ "$(dpkg --print-architecture)" = amd64 ] || { note "needs an amd64 host; skipped"; exit 0; }
+[ "$(dpkg --print-architecture)" = amd64 ] || skip "needs an amd64 host"
 
 fixture_debs x86 amd64 "amd64 i386" base-passwd base-files libc-bin dpkg dash coreutils sed grep \
 	hello:i386 libc6:i386 debianutils diffutils findutils

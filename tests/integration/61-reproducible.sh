@@ -46,5 +46,5 @@ if [ "$(id -u)" = 0 ]; then
 	tar -tvf "$T/c/image" | grep -q ' root/shadow .*etc/shadow$\| 0/42 .*etc/shadow$' ||
 		fail "tar image lacks /etc/shadow owned by root:shadow"
 else
-	note "not root: the ordinary-user tar comparison needs a throwaway user; skipped"
+	skip_part "not root: the ordinary-user tar comparison needs a throwaway user"
 fi

@@ -1,12 +1,12 @@
 # Disk full while writing the cache, the staging tree (work dir via TMPDIR) and the image: each on
 # a tiny tmpfs mounted in a private mount namespace (nothing leaks to the host; needs root, else
-# skipped with a note). Each must fail with a clear "No space left" error and its documented exit
+# skipped, exit 77). Each must fail with a clear "No space left" error and its documented exit
 # code, leave no temp file, no corrupt cache entry and no partial output; with space again, the
 # same build works.
 if [ -z "${MKI_IN_NS:-}" ]; then
 	if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
-		echo "  72-disk-full: skipped (needs root and unshare -m for a private tmpfs)" >&2
-		exit 0
+		echo "SKIP: $(basename "$0" .sh): needs root and unshare -m for a private tmpfs" >&2
+		exit 77
 	fi
 	MKI_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi

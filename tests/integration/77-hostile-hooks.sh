@@ -105,5 +105,5 @@ if [ "$(id -u)" = 0 ]; then
 	[ -z "$(ls -A "$T/u/tmp")" ] || fail "user: work dir left"
 	note "daemons in an ordinary user's build: exit 0, warned, none left"
 else
-	note "not root: the ordinary-user run needs a throwaway user; skipped"
+	skip_part "not root: the ordinary-user run needs a throwaway user"
 fi

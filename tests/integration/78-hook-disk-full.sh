@@ -6,8 +6,8 @@
 # finish (the tree is only read afterwards). Every failure leaves no work dir, no image, no process.
 if [ -z "${MKI_IN_NS:-}" ]; then
 	if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
-		echo "  78-hook-disk-full: skipped (needs root and unshare -m for a private tmpfs)" >&2
-		exit 0
+		echo "SKIP: $(basename "$0" .sh): needs root and unshare -m for a private tmpfs" >&2
+		exit 77
 	fi
 	MKI_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi

@@ -7,7 +7,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib-hooks.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/faultlib.sh"
-[ "$(dpkg --print-architecture)" = amd64 ] || { note "needs an amd64 host; skipped"; exit 0; }
+[ "$(dpkg --print-architecture)" = amd64 ] || skip "needs an amd64 host"
 
 # The packages every native recipe installs: enough for the target's dpkg to configure them.
 NATIVE_BASE='"dpkg", "base-passwd", "base-files", "dash", "coreutils", "sed", "grep", "diffutils", "findutils", "debianutils", "libc-bin"'

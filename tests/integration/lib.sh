@@ -25,6 +25,10 @@ trap 'exit 130' INT TERM
 
 fail() { echo "FAIL: $TEST_NAME: $*" >&2; exit 1; }
 note() { echo "  $TEST_NAME: $*" >&2; }
+# skip REASON: the whole test cannot run here; run.sh counts it as skipped (exit 77), never passed.
+skip() { echo "SKIP: $TEST_NAME: $*" >&2; exit 77; }
+# skip_part REASON: one part of the test cannot run here; run.sh lists it beside the pass.
+skip_part() { echo "SKIP-PART: $TEST_NAME: $*" >&2; }
 
 # expect_fail CODE PATTERN CMD...: CMD must exit with CODE and print PATTERN (grep -E) on stderr.
 expect_fail() {

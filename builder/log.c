@@ -1,5 +1,6 @@
 #include "log.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,6 +52,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 {
 	static const char *const tags[] = { "error", "warning", "info", "debug" };
 	static const char *const colors[] = { "\033[1;31m", "\033[1;33m", "\033[1;34m", "\033[2m" };
+	/* Callers log and then return -errno: isatty() and stdio must not change it (ENOTTY). */
+	int saved = errno;
 	va_list ap;
 
 	if (level == LOG_WARN)
@@ -63,11 +66,13 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		fprintf(stderr, "mkimage: %s%s\033[0m: ", colors[level], tags[level]);
 	else
 		fprintf(stderr, "mkimage: %s: ", tags[level]);
+	errno = saved;
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	pthread_mutex_unlock(&lock);
+	errno = saved;
 }
 
 double log_now(void)

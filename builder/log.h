@@ -11,6 +11,7 @@ void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 
 /** printf-style; a newline is added. Messages: lowercase, no full stop, names in '...'. */
+/** Print one message at `level` to stderr (when at or above the threshold); errno is preserved. */
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)

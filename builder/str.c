@@ -197,3 +197,23 @@ unsigned str_distance(const char *a, const char *b)
 	free(row);
 	return best;
 }
+
+void buf_add_escaped(struct buf *b, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\n')
+			buf_adds(b, "\\n");
+		else if (*p == '\t')
+			buf_adds(b, "\\t");
+		else if (*p == '\\' || *p == '"')
+			buf_addf(b, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			buf_addf(b, "\\x%02x", *p);
+		else
+			buf_add(b, p, 1);
+	}
+	if (!b->p)
+		buf_add(b, "", 0);
+}

@@ -51,6 +51,11 @@ char *buf_detach(struct buf *b);
 
 int str_starts_with(const char *s, const char *prefix);
 int str_ends_with(const char *s, const char *suffix);
+/**
+ * Append `s` to `b` with control characters, backslash and double quote escaped C-style
+ * (\n, \t, \\, \", \xHH), so a hostile name prints on one line and cannot forge log lines.
+ */
+void buf_add_escaped(struct buf *b, const char *s);
 /** Levenshtein distance, for "did you mean" suggestions. */
 unsigned str_distance(const char *a, const char *b);
 

@@ -33,6 +33,7 @@
 #include "hash.h"
 #include "limits.h"
 #include "log.h"
+#include "pkgpath.h"
 #include "str.h"
 
 #define SYMLINK_MAX 40              /* symlinks followed while resolving one path (as Linux) */
@@ -1187,10 +1188,18 @@ static int apply_nondir(struct ctx *c, struct pkg *k, struct pfile *f,
 
 static int check_name(struct pkg *k, const char *raw, char **norm)
 {
-	const char *p = raw;
+	const char *p = raw, *why = NULL;
+	struct buf esc = { 0 };
 
 	while (!strncmp(p, "./", 2))
 		p += 2;
+	if (pkgpath_check_name(raw, &why)) {
+		buf_add_escaped(&esc, raw);
+		log_error("package '%s': file name \"%s\" in data.tar %s (hostile package?)",
+			  k->dpkg_name, esc.p, why);
+		buf_release(&esc);
+		return -MKI_E_PACKAGE;
+	}
 	if (raw[0] == '/') {
 		log_error("package '%s': absolute path '%s' in data.tar (hostile package?)",
 			  k->dpkg_name, raw);
@@ -1203,6 +1212,19 @@ static int check_name(struct pkg *k, const char *raw, char **norm)
 		return -MKI_E_PACKAGE;
 	}
 	return 0;
+}
+
+/* By its name and by where the tree's links lead it: var/lib/dpkg is the database. */
+static int check_admin(struct pkg *k, const char *norm, const char *tree, char type)
+{
+	const char *why = NULL;
+
+	if (!pkgpath_check_admin(norm, type, &why) && !pkgpath_check_admin(tree, type, &why))
+		return 0;
+	log_error("package '%s': '/%s'%s%s%s %s (hostile package?)", k->dpkg_name, norm,
+		  strcmp(norm, tree) ? " (resolved to '/" : "", strcmp(norm, tree) ? tree : "",
+		  strcmp(norm, tree) ? "')" : "", why);
+	return -MKI_E_PACKAGE;
 }
 
 static void list_add(struct pkg *k, const char *norm, const char *tree, char type)
@@ -1255,6 +1277,8 @@ static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 		return 0;
 	}
 	r = locate(c, k, norm, &pl);
+	if (!r)
+		r = check_admin(k, norm, pl.tree, f->e.type);
 	if (r)
 		goto out;
 	exists = !fstatat(pl.dirfd, pl.name, &st, AT_SYMLINK_NOFOLLOW);

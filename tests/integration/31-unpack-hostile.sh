@@ -132,10 +132,10 @@ python3 "$TOP/tests/integration/unpack_mkdeb.py" <<J
 J
 refused bad-name "invalid package name '\.\./\.\./\.\./outside/pwned'" "$T/debs/badname.deb"
 
-# The dpkg database directory as a symlink out of the tree: the database is never written
-# through it.
+# The dpkg database directory as a symlink out of the tree: refused as it is unpacked, before
+# the database could ever be written through it.
 deb=$(mkdeb dbevil "[$D, {\"name\": \"./var/\", \"type\": \"dir\"}, {\"name\": \"./var/lib/\", \"type\": \"dir\"}, {\"name\": \"./var/lib/dpkg\", \"type\": \"symlink\", \"target\": \"$OUT\"}]")
-refused dpkg-db-symlink "cannot create '/var/lib/dpkg/info': a package shipped '/var/lib/dpkg' as a non-directory" "$deb"
+refused dpkg-db-symlink "package 'dbevil': '/var/lib/dpkg' is inside dpkg's database directory" "$deb"
 
 # The same refusals when packages are streamed file by file (as packages too big to decode
 # ahead are), files copied in chunks straight from data.tar.
@@ -144,3 +144,27 @@ MKI_TEST_STREAM_BYTES=0 refused streamed-truncated "package 'trunc' .*(truncated
 MKI_TEST_STREAM_BYTES=0 refused streamed-ma-same "M-A same packages 'libx:armhf' and 'libx:armel' ship different contents for '/usr/share/doc/libx/NEWS'" \
 	"$T/debs/libx_1.0_armhf.deb" "$T/debs/libx_1.0_armel.deb"
 MKI_TEST_STREAM_BYTES=0 refused streamed-dotdot "climbs out of the root" "$T/debs/dotdot.deb"
+
+# Names dpkg refuses (D1, D2): a newline would split the package's .list, so that a later
+# `dpkg --purge` on the image deletes the name after it (/etc/shadow), or leaves an empty line
+# that breaks every later dpkg run. The name is shown escaped, on one line.
+deb=$(mkdeb newline "[$D, {\"name\": \"./usr/b\netc/shadow\", \"data\": \"x\"}]")
+refused newline-inside "package 'newline': file name \"\./usr/b\\\\netc/shadow\" in data.tar contains a newline" "$deb"
+deb=$(mkdeb newline2 "[$D, {\"name\": \"./usr/b\n\", \"data\": \"x\"}]")
+refused newline-trailing "package 'newline2': file name \"\./usr/b\\\\n\" in data.tar contains a newline" "$deb"
+[ -z "$(grep -v '^mkimage: ' "$T/err")" ] || fail "the refusal of a newline name spans lines"
+
+# dpkg's database is not package content: a status file, a maintainer script planted in info/,
+# or a file reached through a link into var/lib/dpkg are refused; the directories dpkg and
+# base-files ship there are fine.
+V='{"name": "./var/", "type": "dir"}, {"name": "./var/lib/", "type": "dir"}, {"name": "./var/lib/dpkg/", "type": "dir"}'
+deb=$(mkdeb admstatus "[$D, $V, {\"name\": \"./var/lib/dpkg/status\", \"data\": \"Package: x\n\"}]")
+refused admin-status "package 'admstatus': '/var/lib/dpkg/status' is inside dpkg's database directory" "$deb"
+deb=$(mkdeb adminfo "[$D, $V, {\"name\": \"./var/lib/dpkg/info/\", \"type\": \"dir\"}, {\"name\": \"./var/lib/dpkg/info/base-files.postinst\", \"data\": \"#!/bin/sh\n\", \"mode\": 493}]")
+refused admin-info "package 'adminfo': '/var/lib/dpkg/info/base-files.postinst' is inside dpkg's database" "$deb"
+deb=$(mkdeb admlink "[$D, $V, {\"name\": \"./var/lib/db\", \"type\": \"symlink\", \"target\": \"dpkg\"}, {\"name\": \"./var/lib/db/available\", \"data\": \"x\"}]")
+refused admin-link "package 'admlink': '/var/lib/db/available' \(resolved to '/var/lib/dpkg/available'\) is inside dpkg's database" "$deb"
+deb=$(mkdeb admdir "[$D, $V, {\"name\": \"./var/lib/dpkg/alternatives/\", \"type\": \"dir\"}, {\"name\": \"./var/lib/dpkg/parts/\", \"type\": \"dir\"}]")
+mkdir -p "$T/w-admdir" && expect_ok "$UNPACK" "$T/w-admdir" "$deb"
+deb=$(mkdeb admsub "[$D, $V, {\"name\": \"./var/lib/dpkg/lock-frontend/\", \"type\": \"dir\"}]")
+refused admin-subdir "package 'admsub': '/var/lib/dpkg/lock-frontend' is inside dpkg's database" "$deb"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "beneath.h"
 #include "deb.h"
 #include "deb822.h"
 #include "err.h"
@@ -539,7 +540,7 @@ static void add_tool(struct prep *x, size_t i)
 	 * may name another program. A script runs through its (possibly native) interpreter.
 	 */
 	if (in_list(arch_dependent, base) ||
-	    fstatat(x->rootfd, path + 1, &tsb, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    beneath_lstat(x->rootfd, path + 1, &tsb) < 0 ||
 	    !S_ISREG(tsb.st_mode) || (fd = open_host_elf(copy, &eh)) < 0)
 		goto out;
 	close(fd);
@@ -629,7 +630,7 @@ static const char *unusable(struct prep *x, const struct plan *twins)
 			return "not every host-architecture package could be fetched";
 	if (!si || !si->binfmt_private)
 		return "no private binfmt_misc instance";
-	if (fstatat(x->rootfd, ACCEL_MOUNT, &sb, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+	if (beneath_lstat(x->rootfd, ACCEL_MOUNT, &sb) != -ENOENT)
 		return "the tree has the host's multiarch directory";
 	return NULL;
 }
@@ -676,8 +677,8 @@ static int activate(struct prep *x, const char *dispatcher)
 	int ret = write_file_atomic(table, x->table.p, x->table.len);
 
 	free(table);
-	if (!ret && mkdirat(x->rootfd, ACCEL_MOUNT, 0755) < 0)
-		ret = -errno;
+	if (!ret)
+		ret = beneath_mkdir(x->rootfd, ACCEL_MOUNT, 0755);
 	if (ret) {
 		log_error("cannot set up native tools in '%s': %s", x->a->dir, strerror(-ret));
 		return -MKI_E_HOOK;
@@ -729,14 +730,16 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 
 int accel_release(struct accel *a)
 {
-	int ret = 0, fd;
+	int ret = 0, fd, r;
 
 	if (a->active) {
 		ret = sandbox_set_interpreter(NULL);
+		/* Scripts ran: usr/lib may be a link now; it is followed inside the tree only. */
 		fd = open(a->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 || unlinkat(fd, ACCEL_MOUNT, AT_REMOVEDIR) < 0) {
+		r = fd < 0 ? -errno : beneath_unlink(fd, ACCEL_MOUNT, AT_REMOVEDIR);
+		if (r) {
 			log_error("cannot remove the native tools' mount point '%s/%s': %s", a->root,
-				  ACCEL_MOUNT, strerror(errno));
+				  ACCEL_MOUNT, strerror(-r));
 			ret = -MKI_E_HOOK;
 		}
 		if (fd >= 0)

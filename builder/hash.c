@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
+#include "readfile.h"
+
 int hash_init(struct hash *h, enum hash_kind kind)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -73,16 +76,16 @@ int hash_file_hex(const char *path, enum hash_kind kind, char *hex)
 	ssize_t n;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = readfile_open(path, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ret = hash_init(&h, kind);
 	if (ret < 0)
 		goto out;
-	while ((n = read(fd, block, sizeof(block))) > 0)
+	while ((n = read(fd, block, sizeof(block))) > 0 && !mki_interrupted())
 		hash_update(&h, block, (size_t)n);
-	if (n < 0) {
-		ret = -errno;
+	if (n != 0) {
+		ret = n < 0 ? -errno : -MKI_E_INTERRUPTED;
 		hash_release(&h);
 		goto out;
 	}

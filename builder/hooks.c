@@ -19,9 +19,11 @@
 
 #include "accel.h"
 #include "arch.h"
+#include "beneath.h"
 #include "err.h"
 #include "fsutil.h"
 #include "log.h"
+#include "readfile.h"
 #include "sandbox.h"
 
 #define TAIL_LINES 20
@@ -33,6 +35,7 @@
 #define SSD "usr/sbin/start-stop-daemon"
 #define SSD_REAL "usr/sbin/start-stop-daemon.mkimage-real"
 #define SAVED_SUFFIX ".mkimage-saved"
+#define STATUS_FILE "var/lib/dpkg/status"
 
 struct ctx {
 	struct stage *s;
@@ -41,6 +44,7 @@ struct ctx {
 	const struct settings *st;
 	struct strv env; /* the clean environment of every target command */
 	struct strv hook_env; /* what hooks learn beyond it: MKIMAGE_NAME, _ARCH, _ARCHS */
+	int rootfd; /* the tree; every host-side access goes through beneath.h */
 	int policy_saved, policy_installed, ssd_diverted;
 	struct accel accel; /* native tools, while maintainer scripts run */
 };
@@ -159,21 +163,21 @@ static int setup_archs(const struct ctx *c)
 		ret = sandbox_add_arch(c->p->archs.v[i]);
 	for (i = 0; !ret && i < c->p->archs.n; i++) {
 		const struct arch *a = arch_find(c->p->archs.v[i]);
-		char *libc = xasprintf("/usr/lib/%s/libc.so.6", a->triplet), *path, *what;
+		char *libc = xasprintf("/usr/lib/%s/libc.so.6", a->triplet), *what;
 		const char *argv[] = { libc, NULL };
-		struct stat sb;
+		int fd = beneath_open(c->rootfd, libc, O_PATH, 0);
 
-		path = xasprintf("%s%s", c->s->root, libc);
 		what = xasprintf("running %s binaries (%s%s)", a->name, libc,
 				 sandbox_arch_emulated(a->name) ? " through qemu" : ", natively");
-		if (stat(path, &sb) == 0)
+		if (fd >= 0) {
+			close(fd);
 			ret = run(c, c->s->root, argv, NULL, 60, what);
-		else
+		} else {
 			log_debug("no %s libc in the tree: not probing it", a->name);
+		}
 		if (ret == -MKI_E_HOOK)
 			ret = -MKI_E_SANDBOX;
 		free(libc);
-		free(path);
 		free(what);
 	}
 	return ret;
@@ -184,22 +188,23 @@ static int setup_archs(const struct ctx *c)
 static int write_script(int rootfd, const char *rel, const char *text)
 {
 	char *tmp = xasprintf("%s.mkimage-tmp", rel);
-	int fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
+	int fd = beneath_open(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0755);
 	size_t len = strlen(text);
 	int ret = 0;
 
 	if (fd < 0) {
-		ret = -errno;
+		ret = fd;
 		goto out;
 	}
-	if (write(fd, text, len) != (ssize_t)len || fchmod(fd, 0755) < 0)
-		ret = -errno ? -errno : -EIO;
+	ret = fsutil_write_all(fd, text, len);
+	if (!ret && fchmod(fd, 0755) < 0)
+		ret = -errno;
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
-	if (!ret && renameat(rootfd, tmp, rootfd, rel) < 0)
-		ret = -errno;
+	if (!ret)
+		ret = beneath_rename(rootfd, tmp, rel);
 	if (ret)
-		unlinkat(rootfd, tmp, 0);
+		beneath_unlink(rootfd, tmp, 0);
 out:
 	free(tmp);
 	return ret;
@@ -210,11 +215,13 @@ static int guards_install(struct ctx *c, int rootfd)
 	struct stat sb;
 	int ret = 0;
 
-	if (mkdirat(rootfd, "usr/sbin", 0755) < 0 && errno != EEXIST)
-		return -errno;
-	if (fstatat(rootfd, POLICY_RC_D, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (renameat(rootfd, POLICY_RC_D, rootfd, POLICY_RC_D SAVED_SUFFIX) < 0)
-			return -errno;
+	ret = beneath_mkdir(rootfd, "usr/sbin", 0755);
+	if (ret)
+		return ret;
+	if (beneath_lstat(rootfd, POLICY_RC_D, &sb) == 0) {
+		ret = beneath_rename(rootfd, POLICY_RC_D, POLICY_RC_D SAVED_SUFFIX);
+		if (ret)
+			return ret;
 		c->policy_saved = 1;
 	}
 	ret = write_script(rootfd, POLICY_RC_D,
@@ -222,10 +229,11 @@ static int guards_install(struct ctx *c, int rootfd)
 	if (ret)
 		return ret;
 	c->policy_installed = 1;
-	if (fstatat(rootfd, SSD, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+	if (beneath_lstat(rootfd, SSD, &sb) < 0)
 		return 0;
-	if (renameat(rootfd, SSD, rootfd, SSD_REAL) < 0)
-		return -errno;
+	ret = beneath_rename(rootfd, SSD, SSD_REAL);
+	if (ret)
+		return ret;
 	c->ssd_diverted = 1;
 	return write_script(rootfd, SSD,
 			    "#!/bin/sh\necho 'start-stop-daemon: not started while the image is built'"
@@ -234,17 +242,16 @@ static int guards_install(struct ctx *c, int rootfd)
 
 static int guards_remove(struct ctx *c, int rootfd)
 {
-	int ret = 0;
+	int ret = 0, r;
 
-	if (c->ssd_diverted && renameat(rootfd, SSD_REAL, rootfd, SSD) < 0)
-		ret = -errno;
+	if (c->ssd_diverted && (r = beneath_rename(rootfd, SSD_REAL, SSD)))
+		ret = r;
 	c->ssd_diverted = 0;
-	if (c->policy_installed && unlinkat(rootfd, POLICY_RC_D, 0) < 0 && errno != ENOENT)
-		ret = -errno;
+	if (c->policy_installed && (r = beneath_unlink(rootfd, POLICY_RC_D, 0)) && r != -ENOENT)
+		ret = r;
 	c->policy_installed = 0;
-	if (c->policy_saved &&
-	    renameat(rootfd, POLICY_RC_D SAVED_SUFFIX, rootfd, POLICY_RC_D) < 0)
-		ret = -errno;
+	if (c->policy_saved && (r = beneath_rename(rootfd, POLICY_RC_D SAVED_SUFFIX, POLICY_RC_D)))
+		ret = r;
 	c->policy_saved = 0;
 	if (ret)
 		log_error("cannot remove the build guards (policy-rc.d, start-stop-daemon) from "
@@ -256,15 +263,14 @@ static int guards_remove(struct ctx *c, int rootfd)
 
 static int run_preinst(const struct ctx *c, const struct plan_entry *e)
 {
-	char *dn = plan_entry_dpkg_name(e), *script, *host, *what, *ev[6];
+	char *dn = plan_entry_dpkg_name(e), *script, *what, *ev[6];
 	const char *argv[3];
 	double t0;
 	struct stat sb;
 	int ret = 0;
 
 	script = xasprintf("/var/lib/dpkg/info/%s.preinst", dn);
-	host = xasprintf("%s%s", c->s->root, script);
-	if (lstat(host, &sb) < 0)
+	if (beneath_lstat(c->rootfd, script, &sb) < 0)
 		goto out;
 	argv[0] = script;
 	argv[1] = "install";
@@ -285,7 +291,6 @@ static int run_preinst(const struct ctx *c, const struct plan_entry *e)
 out:
 	free(dn);
 	free(script);
-	free(host);
 	return ret;
 }
 
@@ -307,14 +312,17 @@ static int run_preinsts(const struct ctx *c)
 /* Every stanza of the status file must say "install ok installed". */
 static int check_status(const struct ctx *c)
 {
-	char *path = xasprintf("%s/var/lib/dpkg/status", c->s->root), line[4096], pkg[256] = "";
-	FILE *f = fopen(path, "re");
+	char line[4096], pkg[256] = "";
+	int fd = beneath_open(c->rootfd, STATUS_FILE, O_RDONLY, 0);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
 	struct strv bad = { 0 };
 	int ret = 0;
 
 	if (!f) {
-		log_error("cannot read '%s': %s", path, strerror(errno));
-		free(path);
+		log_error("cannot read '/%s' in the tree '%s': %s", STATUS_FILE, c->s->root,
+			  strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0)
+			close(fd);
 		return -MKI_E_HOOK;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -334,7 +342,6 @@ static int check_status(const struct ctx *c)
 		ret = -MKI_E_HOOK;
 	}
 	strv_release(&bad);
-	free(path);
 	return ret;
 }
 
@@ -389,16 +396,14 @@ static int configure_scripts(struct ctx *c)
 
 static int configure(struct ctx *c)
 {
-	char *dpkg = xasprintf("%s/usr/bin/dpkg", c->s->root);
+	struct stat sb;
 	int ret;
 
-	if (access(dpkg, F_OK) < 0) {
+	if (beneath_lstat(c->rootfd, "usr/bin/dpkg", &sb) < 0) {
 		log_error("the package set has no dpkg: configuring a tree without the target's dpkg "
 			  "is not yet supported (add 'dpkg' to the packages)");
-		free(dpkg);
 		return -MKI_E_NOTYET;
 	}
-	free(dpkg);
 	ret = configure_scripts(c);
 	if (!ret)
 		ret = check_status(c);
@@ -409,58 +414,55 @@ static int configure(struct ctx *c)
 
 /* --- recipe hooks -------------------------------------------------------------------------- */
 
-static int read_all(const char *path, struct buf *b)
-{
-	char chunk[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0 && b->len < SCRIPT_MAX)
-		buf_add(b, chunk, (size_t)n);
-	if (n < 0)
-		ret = -errno;
-	else if (b->len >= SCRIPT_MAX)
-		ret = -EFBIG;
-	close(fd);
-	return ret;
-}
-
-/* Copy the hook into the tree's /var/tmp (a tmpfs covers /tmp there), run it, remove it. */
+/* Copy the hook into the tree, run it there, remove it. */
 static int hook_inside(const struct ctx *c, const struct recipe_hook *h, const char *what)
 {
-	char *tmpl = xasprintf("%s/var/tmp/mkimage-hook-XXXXXX", c->s->root);
+	char *rel = NULL, *inside = NULL;
+	const char *kind = NULL;
 	struct buf script = { 0 };
 	const char *argv[2] = { NULL, NULL };
-	int fd, ret;
+	int fd, ret, r;
 
-	ret = read_all(h->script, &script);
+	ret = readfile_read(h->script, SCRIPT_MAX, &script, &kind);
+	if (ret == -MKI_E_INTERRUPTED)
+		goto out;
 	if (ret) {
-		log_error("cannot read hook '%s' script '%s': %s", h->name, h->script, strerror(-ret));
+		log_error("cannot read hook '%s' script '%s': %s", h->name, h->script,
+			  readfile_why(ret, kind));
 		ret = -MKI_E_HOOK;
 		goto out;
 	}
-	fd = mkstemp(tmpl);
+	/*
+	 * At the tree's root, which is never a link: /var/tmp may be one by now (a script can point
+	 * it anywhere, even at nothing) and /tmp is a tmpfs in the command's namespace.
+	 */
+	fd = beneath_mkstemp(c->rootfd, ".", ".mkimage-hook-", &rel);
 	/* A short write on a full disk leaves errno alone: take the error write_all returns. */
-	ret = fd < 0 ? -errno : fsutil_write_all(fd, script.p, script.len);
+	ret = fd < 0 ? fd : fsutil_write_all(fd, script.p, script.len);
 	if (!ret && fchmod(fd, 0755))
 		ret = -errno;
 	if (fd >= 0 && close(fd) < 0 && !ret)
 		ret = -errno;
 	if (ret) {
-		log_error("cannot copy hook '%s' into '%s': %s", h->name, tmpl, strerror(-ret));
+		log_error("cannot copy hook '%s' into '%s': %s", h->name, c->s->root,
+			  strerror(-ret));
 		if (fd >= 0)
-			unlink(tmpl);
+			beneath_unlink(c->rootfd, rel, 0);
 		ret = -MKI_E_HOOK;
 		goto out;
 	}
-	argv[0] = tmpl + strlen(c->s->root);
+	inside = xasprintf("/%s", rel);
+	argv[0] = inside;
 	ret = run(c, c->s->root, argv, (const char *const *)c->hook_env.v, h->timeout, what);
-	unlink(tmpl);
+	if ((r = beneath_unlink(c->rootfd, rel, 0)) && r != -ENOENT && !ret) {
+		log_error("cannot remove the copy of hook '%s' ('%s') from the tree: %s", h->name,
+			  inside, strerror(-r));
+		ret = -MKI_E_HOOK;
+	}
 out:
 	buf_release(&script);
-	free(tmpl);
+	free(rel);
+	free(inside);
 	return ret;
 }
 
@@ -506,14 +508,17 @@ static int run_hooks(const struct ctx *c)
  */
 static void scrub_build_traces(int rootfd)
 {
+	int r;
+
 	static const char *const traces[] = { "var/log/dpkg.log", "var/log/alternatives.log",
 		"var/log/apt/history.log", "var/log/apt/term.log", "var/log/apt/eipp.log.xz",
 		"var/cache/ldconfig/aux-cache", NULL };
 	const char *const *t;
 
+	/* A script may have made /var/log a link (to /srv/x, say): it is followed in the tree. */
 	for (t = traces; *t; t++)
-		if (unlinkat(rootfd, *t, 0) && errno != ENOENT)
-			log_warn("cannot remove build trace '/%s': %s", *t, strerror(errno));
+		if ((r = beneath_unlink(rootfd, *t, 0)) && r != -ENOENT && r != -ENOTDIR)
+			log_warn("cannot remove build trace '/%s': %s", *t, strerror(-r));
 }
 
 int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
@@ -532,10 +537,19 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 		log_error("cannot open the staging tree '%s': %s", s->root, strerror(errno));
 		return -MKI_E_HOOK;
 	}
+	if (beneath_supported(rootfd)) {
+		log_error("this kernel lacks openat2 (Linux >= 5.6), which mkimage needs to touch the "
+			  "tree after its scripts ran without following their symlinks out of it");
+		close(rootfd);
+		return -MKI_E_SANDBOX;
+	}
+	c.rootfd = rootfd;
 	env_init(&c);
 	ret = setup_archs(&c);
-	if (!ret && (ret = guards_install(&c, rootfd)))
+	if (!ret && (ret = guards_install(&c, rootfd))) {
 		log_error("cannot install the build guards in '%s': %s", s->root, strerror(-ret));
+		ret = -MKI_E_SANDBOX;
+	}
 	if (!ret)
 		ret = configure(&c);
 	if (!ret)

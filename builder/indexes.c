@@ -22,6 +22,7 @@
 #include "hash.h"
 #include "limits.h"
 #include "log.h"
+#include "readfile.h"
 #include "proc.h"
 #include "str.h"
 #include "xz.h"
@@ -92,24 +93,7 @@ static void rel_release(struct rel *r)
 
 static int read_file(const char *path, size_t limit, struct buf *b)
 {
-	char chunk[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	b->len = 0;
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
-		if (b->len + (size_t)n > limit) {
-			close(fd);
-			return -EFBIG;
-		}
-		buf_add(b, chunk, (size_t)n);
-	}
-	close(fd);
-	if (!b->p)
-		buf_adds(b, "");
-	return n < 0 ? -errno : 0;
+	return readfile_read(path, limit, b, NULL);
 }
 
 /* --- clearsigned text ---------------------------------------------------------------------- */

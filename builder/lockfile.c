@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "hash.h"
 #include "log.h"
+#include "readfile.h"
 
 #define LOCK_MAX_LINE 8192
 
@@ -189,7 +190,9 @@ static int parse_line(struct lockfile *lk, char *line, int *format)
 
 int lockfile_read(struct lockfile *lk, const char *file)
 {
-	FILE *f = fopen(file, "re");
+	const char *kind = NULL;
+	int fd = readfile_open(file, &kind);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
 	char line[LOCK_MAX_LINE];
 	int ret = 0, format = 0, r;
 	unsigned long n = 0;
@@ -197,12 +200,18 @@ int lockfile_read(struct lockfile *lk, const char *file)
 
 	memset(lk, 0, sizeof(*lk));
 	if (!f) {
-		ret = -errno;
+		ret = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
 		log_error("cannot read the lock file '%s': %s (write it with 'mkimage --lock')", file,
-			  strerror(errno));
+			  readfile_why(ret, kind));
 		return ret;
 	}
 	while (!ret && fgets(line, sizeof(line), f)) {
+		if (mki_interrupted()) {
+			ret = -MKI_E_INTERRUPTED;
+			break;
+		}
 		n++;
 		len = strlen(line);
 		if (len && line[len - 1] == '\n')

@@ -11,6 +11,10 @@
 #include "err.h"
 #include "hash.h"
 #include "log.h"
+#include "readfile.h"
+
+#define RECIPE_MAX (1u << 20) /* a recipe or an @include file */
+#define INCLUDE_DEPTH 8
 
 struct ctx {
 	struct recipe *r;
@@ -156,17 +160,27 @@ static int get_path(struct ctx *c, const config_setting_t *s, const char *what, 
 
 	char *joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", c->r->dir, p);
 
+	const char *kind = NULL;
+	int fd, ret = 0;
+
 	free(*out);
 	*out = realpath(joined, NULL);
 	if (!*out || access(*out, R_OK) != 0) {
-		int ret = fail(c, s, "%s '%s' not found (looked at '%s'): %s", what, p, joined,
-			       strerror(errno));
-
+		ret = fail(c, s, "%s '%s' not found (looked at '%s'): %s", what, p, joined,
+			   strerror(errno));
 		free(joined);
 		return ret;
 	}
+	/* Read later (hashed for the lock, copied, parsed): a FIFO or a device would hang that. */
+	fd = readfile_open(*out, &kind);
+	if (fd == -EINVAL)
+		ret = fail(c, s, "%s '%s' is %s, not a regular file: name a file", what, p, kind);
+	else if (fd < 0)
+		ret = fail(c, s, "%s '%s' cannot be read: %s", what, p, strerror(-fd));
+	else
+		close(fd);
 	free(joined);
-	return 0;
+	return ret;
 }
 
 static int check_arch(struct ctx *c, const config_setting_t *s, const char *name)
@@ -939,6 +953,9 @@ static int finish_load(struct recipe *r, config_t *cfg, int parsed)
 		sha256_hex(norm.p, norm.len, r->digest);
 		buf_release(&norm);
 	}
+	/* Hashing the recipe's files stops at SIGINT/SIGTERM: its digest is then incomplete. */
+	if (!ret && mki_interrupted())
+		ret = -MKI_E_INTERRUPTED;
 	config_destroy(cfg);
 	if (ret)
 		recipe_release(r);
@@ -954,19 +971,87 @@ static void start_load(struct recipe *r, config_t *cfg, const char *name)
 	config_init(cfg);
 }
 
+/* The next `@include "FILE"` directive at or after `p` (libconfig's syntax); NULL when none. */
+static const char *next_include(const char *p, char **file, unsigned *line)
+{
+	for (; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p), (*line)++) {
+		const char *q = p + strspn(p, " \t"), *end;
+
+		if (strncmp(q, "@include", 8))
+			continue;
+		q += 8;
+		q += strspn(q, " \t");
+		if (*q != '"' || !(end = strpbrk(q + 1, "\"\n")) || *end != '"')
+			continue; /* libconfig reports the syntax error itself */
+		*file = xstrndup(q + 1, (size_t)(end - q - 1));
+		return end;
+	}
+	return NULL;
+}
+
+/*
+ * libconfig 1.5 opens @include files itself, with no hook to bound it: every file it will open
+ * is read here first (a regular file, within RECIPE_MAX, at most INCLUDE_DEPTH deep), so a FIFO,
+ * /dev/zero or an include loop fails with FILE:LINE instead of hanging the build.
+ */
+static int check_includes(const char *file, const char *text, const char *dir, int depth)
+{
+	const char *p = text;
+	unsigned line = 1;
+	char *inc = NULL;
+	int ret = 0;
+
+	while (!ret && (p = next_include(p, &inc, &line))) {
+		char *path = inc[0] == '/' ? xstrdup(inc) : xasprintf("%s/%s", dir, inc);
+		struct buf b = { 0 };
+		const char *kind = NULL;
+		int r = depth >= INCLUDE_DEPTH ? -ELOOP : readfile_read(path, RECIPE_MAX, &b, &kind);
+
+		if (r == -EINVAL)
+			log_error("%s:%u: @include '%s' is %s, not a regular file", file, line, inc,
+				  kind);
+		else if (r == -ELOOP)
+			log_error("%s:%u: @include '%s' nests more than %d deep (an include loop?)",
+				  file, line, inc, INCLUDE_DEPTH);
+		else if (r)
+			log_error("%s:%u: cannot read @include '%s' ('%s'): %s", file, line, inc, path,
+				  r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+		ret = r ? (r == -MKI_E_INTERRUPTED ? r : -MKI_E_RECIPE)
+			: check_includes(path, b.p, dir, depth + 1);
+		buf_release(&b);
+		free(path);
+		free(inc);
+	}
+	return ret;
+}
+
 int recipe_load(struct recipe *r, const char *path)
 {
+	struct buf text = { 0 };
+	const char *kind = NULL;
 	config_t cfg;
+	int ret;
 
 	start_load(r, &cfg, path);
 	r->dir = abs_dir_of(path);
-	if (!r->dir || access(path, R_OK) != 0) {
-		log_error("cannot read recipe '%s': %s", path, strerror(errno));
+	ret = r->dir ? readfile_read(path, RECIPE_MAX, &text, &kind) : -errno;
+	if (ret == -EINVAL)
+		log_error("recipe '%s' is %s, not a regular file", path, kind);
+	else if (ret && ret != -MKI_E_INTERRUPTED)
+		log_error("cannot read recipe '%s': %s", path,
+			  ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret));
+	if (!ret)
+		ret = check_includes(path, text.p, r->dir, 0);
+	if (ret) {
+		buf_release(&text);
 		config_destroy(&cfg);
 		recipe_release(r);
-		return -MKI_E_RECIPE;
+		return ret == -MKI_E_INTERRUPTED ? ret : -MKI_E_RECIPE;
 	}
-	return finish_load(r, &cfg, config_read_file(&cfg, path));
+	config_set_include_dir(&cfg, r->dir);
+	ret = finish_load(r, &cfg, config_read_string(&cfg, text.p));
+	buf_release(&text);
+	return ret;
 }
 
 int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir)

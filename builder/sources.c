@@ -16,6 +16,7 @@
 
 #include "err.h"
 #include "log.h"
+#include "readfile.h"
 
 #define MAX_SOURCES_FILE (1u << 20)
 
@@ -64,23 +65,12 @@ static void split_ws(const char *s, const char *seps, struct strv *out)
 	}
 }
 
+/* A sources file, keyring or os-release: a regular file within MAX_SOURCES_FILE. */
+static const char *small_kind; /* what the last refused file was, for readfile_why() */
+
 static int read_small_file(const char *path, struct buf *b)
 {
-	char chunk[8192];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
-		if (b->len + (size_t)n > MAX_SOURCES_FILE) {
-			close(fd);
-			return -EFBIG;
-		}
-		buf_add(b, chunk, (size_t)n);
-	}
-	close(fd);
-	return n < 0 ? -errno : 0;
+	return readfile_read(path, MAX_SOURCES_FILE, b, &small_kind);
 }
 
 /* --- keyrings ------------------------------------------------------------------------------ */
@@ -187,7 +177,8 @@ static int keyring_from_file(struct ctx *c, const char *path, const char *origin
 	}
 	ret = read_small_file(path, &text);
 	if (ret) {
-		log_error("%s: cannot read keyring '%s': %s", origin, path, strerror(-ret));
+		log_error("%s: cannot read keyring '%s': %s", origin, path,
+			  readfile_why(ret, small_kind));
 		buf_release(&text);
 		return -MKI_E_SOURCE;
 	}
@@ -508,7 +499,7 @@ static int read_list(struct ctx *c, const char *path)
 	if (ret == -ENOENT)
 		ret = 0;
 	else if (ret)
-		log_error("cannot read '%s': %s", path, strerror(-ret));
+		log_error("cannot read '%s': %s", path, readfile_why(ret, small_kind));
 	for (line = text.p; !ret && line && *line; line = next) {
 		struct entry e = { .enabled = 1 };
 
@@ -647,7 +638,7 @@ static int read_deb822(struct ctx *c, const char *path)
 	int ret = read_small_file(path, &text), lineno = 0;
 
 	if (ret)
-		log_error("cannot read '%s': %s", path, strerror(-ret));
+		log_error("cannot read '%s': %s", path, readfile_why(ret, small_kind));
 	for (line = text.p; !ret && line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)

@@ -74,5 +74,5 @@ grep -P '^var/local\t' "$T/manifest" | grep -qP '\td\t2775\t0\t50\t' || fail "va
 	fail "mounts or files left in dev/proc/run/tmp"
 [ ! -e "$T/tree/usr/sbin/policy-rc.d" ] || fail "policy-rc.d left behind"
 file "$T/tree/usr/sbin/start-stop-daemon" | grep -q ELF || fail "start-stop-daemon not restored"
-ls "$T/tree/usr/sbin" "$T/tree/var/tmp" | grep -q mkimage && fail "temporary files left in the tree"
+ls -A "$T/tree" "$T/tree/usr/sbin" "$T/tree/var/tmp" | grep -q mkimage && fail "temporary files left in the tree"
 true

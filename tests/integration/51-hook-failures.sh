@@ -33,7 +33,7 @@ grep -q 'broken: no such thing' "$T/err" || fail "the hook's last output is not 
 grep -q 'line 22' "$T/err" || fail "the hook's last lines are not shown"
 grep -q 'first line' "$T/err" && fail "more than the last lines are shown"
 grep -q "hook 'never'" "$T/err" && fail "a hook after the failing one ran"
-ls "$T/tree/var/tmp" | grep -q mkimage && fail "the hook's copy is left in the tree"
+ls -A "$T/tree" "$T/tree/var/tmp" | grep -q mkimage && fail "the hook's copy is left in the tree"
 
 recipe '{ name = "hangs"; script = "hooks/hang.sh"; where = "inside"; timeout = 3; }'
 expect_fail 7 "hook 'hangs' \(inside, .*\) did not finish within 3 s and was killed" \

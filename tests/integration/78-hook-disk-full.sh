@@ -46,7 +46,7 @@ full in 7 "hook 'filler' \(inside, .*\) failed with exit status 1"
 grep -q "No space left on device" "$T/err" || fail "in: the hook's 'No space left' is not shown"
 full out 7 "hook 'filler' \(outside, .*\) failed with exit status 1"
 grep -q "No space left on device" "$T/err" || fail "out: the hook's 'No space left' is not shown"
-full next 7 "cannot copy hook 'next' into '.*/var/tmp/mkimage-hook-.*': No space left on device"
+full next 7 "cannot copy hook 'next' into '[^']*': No space left on device"
 
 TMPDIR=$T/tmp expect_ok "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/last.cfg"
 e2fsck -fn "$T/img/t.ext4" >/dev/null 2>&1 || fail "last: the image is not clean"

@@ -1,0 +1,41 @@
+/*
+ * Host-side access into the staging tree after packages or scripts had their way with it. The
+ * tree is hostile: any directory may have become a symlink (`/var/log -> /srv/x`, `usr/sbin ->
+ * /etc`, `../../..` chains). Every path given here is resolved by the kernel with the tree as
+ * "/" (openat2 RESOLVE_IN_ROOT): a link is followed as the image itself would follow it and can
+ * never lead out of the tree; magic links (/proc/PID/root) and mount crossings are refused. The
+ * last component is never followed by the operations that act on a name (stat, unlink, rename,
+ * mkdir, create). Paths are relative to the tree root ("var/log/dpkg.log"); a leading '/' is
+ * allowed. Functions return 0 or an fd, else a negative errno (-ENOSYS: kernel < 5.6 has no
+ * openat2; there is no weaker fallback). None of them logs.
+ */
+#ifndef MKI_BENEATH_H
+#define MKI_BENEATH_H
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/** Open `rel` with `flags` (O_CLOEXEC added; the last component is followed, inside the tree). */
+int beneath_open(int rootfd, const char *rel, int flags, mode_t mode);
+/** An O_PATH fd of the directory holding `rel`; `*name` gets `rel`'s last component (borrowed). */
+int beneath_parent(int rootfd, const char *rel, const char **name);
+/** lstat() of `rel`: its directory resolved in the tree, the last component not followed. */
+int beneath_lstat(int rootfd, const char *rel, struct stat *st);
+/** unlinkat() of `rel` with `flags` (0, or AT_REMOVEDIR for an empty directory). */
+int beneath_unlink(int rootfd, const char *rel, int flags);
+/** mkdir() of `rel` (its parent must exist); an existing directory (not a link) is fine. */
+int beneath_mkdir(int rootfd, const char *rel, mode_t mode);
+/** rename() of `from` to `to`, both resolved in the tree. */
+int beneath_rename(int rootfd, const char *from, const char *to);
+/**
+ * Create a new file `dir/PREFIXxxxxxx` (O_EXCL, O_NOFOLLOW, mode 0600) for writing; `*rel` gets
+ * its tree path ("var/tmp/PREFIXxxxxxx", new string) on success.
+ */
+int beneath_mkstemp(int rootfd, const char *dir, const char *prefix, char **rel);
+/**
+ * Whether this kernel can do the above (openat2 exists): 0, or -ENOSYS. Call once before a
+ * stage that needs it, to fail with one clear message instead of at the first access.
+ */
+int beneath_supported(int rootfd);
+
+#endif

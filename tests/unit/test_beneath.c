@@ -1,0 +1,144 @@
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "beneath.h"
+
+/*
+ * A hostile tree beside an "outside" directory that holds a marker: every link in the tree aims
+ * at the outside in another way. Nothing done through beneath.h may reach it.
+ */
+static char top[64], tree[96], outside[96];
+static int rootfd = -1;
+
+static void mk(const char *rel, const char *target)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	if (target)
+		ck_assert_int_eq(symlink(target, path), 0);
+	else
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+static void setup(void)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(top, sizeof(top), "/tmp/mki-beneath-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	snprintf(tree, sizeof(tree), "%s/tree", top);
+	snprintf(outside, sizeof(outside), "%s/outside", top);
+	ck_assert_int_eq(mkdir(tree, 0755), 0);
+	ck_assert_int_eq(mkdir(outside, 0755), 0);
+	snprintf(path, sizeof(path), "%s/marker", outside);
+	f = fopen(path, "w");
+	fputs("host", f);
+	fclose(f);
+	mk("var", NULL);
+	mk("var/abs", outside);		  /* absolute link to the host directory */
+	mk("var/up", "../../../outside"); /* relative link climbing out */
+	mk("var/loop", "loop");		  /* a loop */
+	mk("var/proc", "/proc/self/root"); /* a magic link */
+	rootfd = open(tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(rootfd, 0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	close(rootfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int marker_intact(void)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/marker", outside);
+	return stat(path, &st) == 0 && st.st_size == 4;
+}
+
+START_TEST(links_never_leave_the_tree)
+{
+	static const char *const via[] = { "var/abs/marker", "var/up/marker",
+					   "/var/abs/../../outside/marker", "var/proc/etc/passwd" };
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(via) / sizeof(via[0]); i++) {
+		ck_assert_msg(beneath_open(rootfd, via[i], O_RDONLY, 0) < 0, "opened %s", via[i]);
+		ck_assert_msg(beneath_unlink(rootfd, via[i], 0) < 0, "unlinked %s", via[i]);
+		ck_assert_msg(beneath_lstat(rootfd, via[i], &st) < 0, "stat %s", via[i]);
+	}
+	ck_assert_int_eq(beneath_open(rootfd, "var/loop/x", O_RDONLY, 0), -ELOOP);
+	ck_assert_int_lt(beneath_rename(rootfd, "var/up/marker", "stolen"), 0);
+	ck_assert(marker_intact());
+}
+END_TEST
+
+/* An absolute link means the tree's own /: writes land inside, at the path the image sees. */
+START_TEST(absolute_links_resolve_in_the_tree)
+{
+	char path[512], *rel = NULL;
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "mkdir -p %s%s", tree, outside);
+	ck_assert_int_eq(system(path), 0);
+	fd = beneath_open(rootfd, "var/abs/new", O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s%s/new", tree, outside);
+	ck_assert_int_eq(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/new", outside);
+	ck_assert_int_ne(stat(path, &st), 0);
+	fd = beneath_mkstemp(rootfd, "var/abs", "hook-", &rel);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_ptr_nonnull(strstr(rel, "var/abs/hook-"));
+	ck_assert_int_eq(beneath_unlink(rootfd, rel, 0), 0);
+	free(rel);
+	ck_assert_int_eq(beneath_unlink(rootfd, "var/abs/new", 0), 0);
+	ck_assert(marker_intact());
+}
+END_TEST
+
+START_TEST(last_component_is_not_followed)
+{
+	struct stat st;
+
+	ck_assert_int_eq(beneath_lstat(rootfd, "var/abs", &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(beneath_unlink(rootfd, "var/up", 0), 0); /* the link, not its target */
+	ck_assert(marker_intact());
+	ck_assert_int_eq(beneath_mkdir(rootfd, "var/d", 0755), 0);
+	ck_assert_int_eq(beneath_mkdir(rootfd, "var/d", 0755), 0);
+	ck_assert_int_eq(beneath_mkdir(rootfd, "var/abs", 0755), -EEXIST);
+	ck_assert_int_eq(beneath_unlink(rootfd, "var/d", AT_REMOVEDIR), 0);
+	ck_assert_int_eq(beneath_supported(rootfd), 0);
+}
+END_TEST
+
+Suite *beneath_suite(void)
+{
+	Suite *s = suite_create("beneath");
+	TCase *tc = tcase_create("beneath");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, links_never_leave_the_tree);
+	tcase_add_test(tc, absolute_links_resolve_in_the_tree);
+	tcase_add_test(tc, last_component_is_not_followed);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -36,7 +36,7 @@ struct rel_entry {
 };
 
 struct release_info {
-	char *date, *valid_until;
+	char *date, *valid_until, *suite, *codename;
 	struct strv archs, comps;
 	int by_hash, no_all;
 	struct rel_entry *v;
@@ -72,6 +72,8 @@ static void info_release(struct release_info *ri)
 
 	free(ri->date);
 	free(ri->valid_until);
+	free(ri->suite);
+	free(ri->codename);
 	strv_release(&ri->archs);
 	strv_release(&ri->comps);
 	for (i = 0; i < ri->n; i++)
@@ -210,6 +212,10 @@ static void set_field(struct release_info *ri, const char *key, const char *v)
 		ri->date = xstrdup(v);
 	else if (!strcasecmp(key, "Valid-Until"))
 		ri->valid_until = xstrdup(v);
+	else if (!strcasecmp(key, "Suite"))
+		ri->suite = xstrdup(v);
+	else if (!strcasecmp(key, "Codename"))
+		ri->codename = xstrdup(v);
 	else if (!strcasecmp(key, "Architectures"))
 		strv_push(&ri->archs, v); /* split below */
 	else if (!strcasecmp(key, "Components"))
@@ -605,6 +611,89 @@ static int check_dates(const struct ctx *c, const struct rel *r, const char *wha
 	return -MKI_E_EXPIRED;
 }
 
+/*
+ * The Release must be the suite we asked for, by its Suite (stable) or its Codename (bookworm):
+ * a validly signed Release of another suite served at this URL (buster as bookworm) is a
+ * downgrade attack or a misconfigured mirror, never what the recipe means.
+ */
+static int check_identity(const struct rel *r, const char *what)
+{
+	const struct release_info *ri = &r->info;
+	const char *asked = r->src->suite;
+
+	if ((!ri->suite && !ri->codename) || (ri->suite && !strcmp(ri->suite, asked)) ||
+	    (ri->codename && !strcmp(ri->codename, asked)))
+		return 0;
+	log_error("%s says Suite '%s' and Codename '%s', neither of which is the suite '%s' asked "
+		  "for: the server sends another suite's Release (a replay or a misconfigured "
+		  "mirror); if the repository really names it differently, use its Suite or "
+		  "Codename in the source", what, ri->suite ? ri->suite : "(none)",
+		  ri->codename ? ri->codename : "(none)", asked);
+	return -MKI_E_SIGNATURE;
+}
+
+/* The Date of the Release this source last verified and kept in the cache; 0: none kept. */
+static int cached_date(const struct rel *r, int64_t *t)
+{
+	char *path = xasprintf("%s/InRelease", r->cache_dir);
+	struct buf raw = { 0 }, text = { 0 };
+	struct release_info ri = { 0 };
+	int inrelease = 1, line, ret;
+
+	ret = readfile_read(path, 64u << 20, &raw, NULL);
+	if (ret == -ENOENT) {
+		free(path);
+		path = xasprintf("%s/Release", r->cache_dir);
+		inrelease = 0;
+		ret = readfile_read(path, 64u << 20, &raw, NULL);
+	}
+	*t = 0;
+	if (!ret && inrelease)
+		ret = indexes_signed_text(raw.p, raw.len, &text) ? -MKI_E_PARSE : 0;
+	else if (!ret)
+		buf_add(&text, raw.p, raw.len);
+	if (!ret)
+		ret = parse_release(text.p, &ri, &line);
+	if (!ret && ri.date && indexes_parse_date(ri.date, t))
+		*t = 0;
+	info_release(&ri);
+	buf_release(&raw);
+	buf_release(&text);
+	free(path);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/*
+ * A Release older than the one verified last time from the same URL and suite is a rollback
+ * (a mirror replaying validly signed old metadata to keep a fixed package out): refused unless
+ * the user builds from an old snapshot on purpose.
+ */
+static int check_rollback(const struct ctx *c, const struct rel *r, const char *what)
+{
+	int64_t before = 0, now = 0;
+
+	if (!r->fresh || cached_date(r, &before) || !before)
+		return 0;
+	if (!r->info.date || indexes_parse_date(r->info.date, &now)) {
+		log_error("%s has no Date, but the one verified before was dated: refused as a "
+			  "possible rollback (--allow-release-rollback to accept it)", what);
+		return -MKI_E_EXPIRED;
+	}
+	if (now >= before)
+		return 0;
+	if (c->st->allow_rollback) {
+		log_warn("%s is dated %s, older than the one verified before (%lld s older); "
+			 "accepted because of --allow-release-rollback", what, r->info.date,
+			 (long long)(before - now));
+		return 0;
+	}
+	log_error("%s is dated %s, older than the Release verified from it before (%lld s "
+		  "older): the mirror went back in time (a rollback replaying old signed metadata, "
+		  "or a stale mirror); to build from an older snapshot on purpose use "
+		  "--allow-release-rollback", what, r->info.date, (long long)(before - now));
+	return -MKI_E_EXPIRED;
+}
+
 static int parse_signed(const struct rel *r, const struct buf *raw, struct buf *text,
 			const char *what)
 {
@@ -651,6 +740,10 @@ static int verify_release(struct ctx *c, struct rel *r)
 		log_error("%s: line %d of the signed text is malformed", what, line);
 	if (!ret)
 		ret = check_dates(c, r, what);
+	if (!ret)
+		ret = check_identity(r, what);
+	if (!ret)
+		ret = check_rollback(c, r, what);
 	if (!ret)
 		sha256_hex(raw.p, raw.len, r->sha256);
 	if (!ret && r->fresh)

@@ -63,6 +63,7 @@ static void usage(FILE *f)
 	      "                          (repeatable)\n"
 	      "      --offline           use only the cache; fail if anything is missing\n"
 	      "      --ignore-valid-until  accept expired Release files (old snapshots)\n"
+	      "      --allow-release-rollback  accept a Release older than the last one verified\n"
 	      "      --lock[=FILE]       resolve only and write the lock file (default: beside the\n"
 	      "                          image, e.g. images/NAME.lock)\n"
 	      "      --locked[=FILE]     build exactly what the lock file says\n"
@@ -135,8 +136,8 @@ static char *default_cache_dir(void)
 
 static int parse_args(struct options *o, int argc, char **argv)
 {
-	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_LOCK, O_LOCKED, O_PLAN, O_UNTIL,
-	       O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT };
+	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED,
+	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -144,6 +145,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "source", required_argument, NULL, O_SOURCE },
 		{ "offline", no_argument, NULL, O_OFFLINE },
 		{ "ignore-valid-until", no_argument, NULL, O_IGNORE_VU },
+		{ "allow-release-rollback", no_argument, NULL, O_ROLLBACK },
 		{ "lock", optional_argument, NULL, O_LOCK },
 		{ "locked", optional_argument, NULL, O_LOCKED },
 		{ "plan", no_argument, NULL, O_PLAN },
@@ -178,6 +180,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_SOURCE: strv_push(&o->st.sources, optarg); break;
 		case O_OFFLINE: o->st.offline = 1; break;
 		case O_IGNORE_VU: o->st.ignore_valid_until = 1; break;
+		case O_ROLLBACK: o->st.allow_rollback = 1; break;
 		case O_LOCK:
 			o->lock_only = 1;
 			if (optarg)

@@ -13,6 +13,7 @@ struct settings {
 	unsigned jobs;            /* parallel downloads / unpack workers */
 	int offline;              /* cache only; a miss is -MKI_E_OFFLINE */
 	int ignore_valid_until;   /* build from an old snapshot: Valid-Until not enforced */
+	int allow_rollback;       /* accept a Release older than the last verified one */
 	int64_t source_date_epoch;/* every timestamp written comes from here */
 	struct strv sources;      /* --source 'URI SUITE COMPONENTS [signed-by=...]': replace the recipe's */
 	char *lock_file;          /* where the lock is read (--locked) or written */

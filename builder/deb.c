@@ -411,6 +411,7 @@ static int fill_entry(struct deb *d, struct deb_entry *e, struct archive_entry *
 	e->major = (uint32_t)archive_entry_rdevmajor(ae);
 	e->minor = (uint32_t)archive_entry_rdevminor(ae);
 	e->size = e->type == MF_REG ? (uint64_t)archive_entry_size(ae) : 0;
+	e->sparse = e->type == MF_REG && archive_entry_sparse_count(ae) > 0;
 	copy_xattrs(e, ae);
 	return 0;
 }

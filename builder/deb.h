@@ -40,6 +40,7 @@ struct deb_entry {
 	int64_t mtime;
 	uint32_t major, minor;
 	uint64_t size;
+	int sparse;   /* a sparse member (GNU or pax): its holes are kept as holes */
 	char *target; /* symlink text or hardlink target name (raw) */
 	struct deb_xattr *xattrs;
 	size_t n_xattrs;

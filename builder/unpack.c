@@ -304,7 +304,8 @@ static int next_file(struct pkg *k, uint64_t lazy_over)
 	memset(f, 0, sizeof(*f));
 	f->e = e;
 	k->meta += sizeof(*f) + strlen(e.path) + (e.target ? strlen(e.target) : 0) + 32;
-	if (f->e.type == MF_REG && f->e.size > lazy_over) {
+	/* A sparse member may declare gigabytes of holes: never held in memory, written sparse. */
+	if (f->e.type == MF_REG && (f->e.size > lazy_over || f->e.sparse)) {
 		f->lazy = 1;
 		return hash_init(&f->md5_ctx, HASH_MD5) ? -ENOMEM : 1;
 	}
@@ -737,14 +738,35 @@ static void owner_add(struct manifest_entry *me, const char *owner)
 /* --- writing objects ----------------------------------------------------------------------- */
 
 /* Copy a lazy file from data.tar to `fd` in chunks. */
+static int all_zero(const char *p, size_t n)
+{
+	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
+/*
+ * Stream a lazy file to `fd`. For a sparse member, blocks of zeros are skipped (holes), and the
+ * size is set at the end: a 648-byte .deb declaring a 3 GiB sparse file costs no disk, and the
+ * image writer keeps the holes (it copies only what SEEK_DATA finds). Other files are written
+ * as they are, so their images never change.
+ */
 static int write_lazy(struct pkg *k, struct pfile *f, int fd)
 {
 	char *buf = xmalloc(CHUNK);
+	off_t pos = 0;
 	ssize_t n;
 	int r = 0;
 
-	while (!r && (n = lazy_read(k, f, buf, CHUNK)) != 0)
-		r = n < 0 ? (int)n : fsutil_write_all(fd, buf, (size_t)n);
+	while (!r && (n = lazy_read(k, f, buf, CHUNK)) != 0) {
+		if (n < 0)
+			r = (int)n;
+		else if (f->e.sparse && all_zero(buf, (size_t)n))
+			r = lseek(fd, n, SEEK_CUR) < 0 ? -errno : 0;
+		else
+			r = fsutil_write_all(fd, buf, (size_t)n);
+		pos += n > 0 ? n : 0;
+	}
+	if (!r && f->e.sparse && ftruncate(fd, pos) < 0)
+		r = -errno;
 	free(buf);
 	return r;
 }

@@ -34,6 +34,7 @@
 #include "err.h"
 #include "log.h"
 #include "proc.h"
+#include "seccomp.h"
 
 #define BINFMT_DIR "/proc/sys/fs/binfmt_misc"
 #define MAX_SUBIDS 65536u
@@ -600,6 +601,55 @@ static int bind_ro(int rootfd, const char *src, const char *dir)
 	return ret;
 }
 
+/*
+ * Parts of the fresh /proc that would reach the host's kernel (sysctls such as core_pattern,
+ * sysrq, IRQ and bus settings), bound read-only onto themselves as bubblewrap does. The command
+ * cannot undo that: it has no CAP_SYS_ADMIN and mount is filtered (seccomp.h).
+ */
+static int proc_read_only(int rootfd, const char *root)
+{
+	static const char *const parts[] = { "proc/sys", "proc/sysrq-trigger", "proc/irq",
+					     "proc/bus", NULL };
+	const char *const *p;
+	int ret = 0;
+
+	for (p = parts; !ret && *p; p++) {
+		char *src = xasprintf("%s/%s", root, *p);
+		int fd = openat(rootfd, *p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd >= 0) {
+			ret = bind_onto_fd(src, fd);
+			close(fd);
+		}
+		fd = ret ? -1 : openat(rootfd, *p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			char target[64];
+
+			snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+			if (mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+				  MS_NODEV | MS_NOEXEC, NULL) < 0)
+				ret = -errno;
+			close(fd);
+		}
+		free(src);
+	}
+	return ret;
+}
+
+/*
+ * Make the tree the root of this mount namespace and detach the old one: afterwards nothing of
+ * the host's file system is reachable, by path, by `..`, by /proc/1/root (this init lives in the
+ * tree) or by a second chroot - unlike chroot, which leaves the old root beneath.
+ */
+static int enter_tree(const char *root)
+{
+	if (chdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
+		return -errno;
+	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		return -errno;
+	return 0;
+}
+
 static int setup_mounts(const char *root, const char *bind_src, const char *bind_dir)
 {
 	const struct mnt m[] = {
@@ -608,9 +658,15 @@ static int setup_mounts(const char *root, const char *bind_src, const char *bind
 		{ "tmpfs", "run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" },
 		{ "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777" },
 	};
-	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), ret = 0;
+	int rootfd, ret = 0;
 	size_t i;
 
+	/* The tree as a mount of its own (pivot_root needs one); the mounts below go onto it. */
+	if (mount(root, root, NULL, MS_BIND | MS_REC, NULL) < 0) {
+		log_error("sandbox: cannot bind '%s' onto itself: %s", root, strerror(errno));
+		return -errno;
+	}
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;
 	for (i = 0; !ret && i < sizeof(m) / sizeof(m[0]); i++) {
@@ -621,10 +677,14 @@ static int setup_mounts(const char *root, const char *bind_src, const char *bind
 		else if (i == 1 && (ret = setup_dev(rootfd)))
 			log_error("sandbox: cannot populate '%s/dev': %s", root, strerror(-ret));
 	}
+	if (!ret && (ret = proc_read_only(rootfd, root)))
+		log_error("sandbox: cannot make '%s/proc/sys' read-only: %s", root, strerror(-ret));
 	if (!ret && bind_src && (ret = bind_ro(rootfd, bind_src, bind_dir)))
 		log_error("sandbox: cannot bind '%s' onto '%s/%s': %s", bind_src, root, bind_dir,
 			  strerror(-ret));
 	close(rootfd);
+	if (!ret && (ret = enter_tree(root)))
+		log_error("sandbox: cannot make '%s' the root (pivot_root): %s", root, strerror(-ret));
 	return ret;
 }
 
@@ -632,17 +692,25 @@ static int setup_mounts(const char *root, const char *bind_src, const char *bind
 static void exec_command(const struct sandbox_cmd *c, int outfd)
 {
 	extern char **environ;
-	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int in = open("/dev/null", O_RDONLY | O_CLOEXEC), ret;
 
 	setsid();
-	if (c->root && (chroot(c->root) < 0 || chdir(c->cwd ? c->cwd : "/") < 0)) {
-		log_error("sandbox: cannot enter '%s': %s", c->root, strerror(errno));
+	/* With a root, this process already lives in it: its namespace's init entered it. */
+	if (c->root && chdir(c->cwd ? c->cwd : "/") < 0) {
+		log_error("sandbox: cannot enter '%s' in '%s': %s", c->cwd, c->root, strerror(errno));
 		_exit(127);
 	}
 	if (!c->root && c->cwd && chdir(c->cwd) < 0)
 		_exit(127);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(outfd, 1) < 0 || dup2(outfd, 2) < 0)
 		_exit(127);
+	/* Nothing of mkimage's is inherited: no fd past stdio, no way back to the kernel. */
+	if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+		_exit(127);
+	if (c->root && (ret = seccomp_lockdown()) < 0) {
+		dprintf(2, "mkimage: cannot lock the sandbox down: %s\n", strerror(-ret));
+		_exit(125);
+	}
 	environ = (char **)(uintptr_t)c->env;
 	execvp(c->argv[0], (char *const *)(uintptr_t)c->argv);
 	dprintf(2, "mkimage: cannot execute '%s': %s\n", c->argv[0], strerror(errno));

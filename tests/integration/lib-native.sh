@@ -59,11 +59,20 @@ no_process() {
 }
 
 # processes_under DIR: "PID:COMM:EXE" of every process whose root or working directory is under
-# DIR (a command of the sandbox chrooted into a tree there: sh, sleep, qemu, whatever its name;
-# other builds on the machine are not looked at).
+# DIR (a command of the sandbox, whose root is a staging tree DIR/*/root after pivot_root - it is
+# recognised by that directory's device and inode, as its path is not visible from here - or a
+# host process working in there: sh, sleep, qemu, whatever its name; other builds on the machine
+# are not looked at).
 processes_under() {
-	local p link
+	local p link roots id
+	roots=" $(find "$1" -mindepth 2 -maxdepth 2 -name root -type d -exec stat -c '%d:%i' {} + 2>/dev/null | tr '\n' ' ') "
 	for p in /proc/[0-9]*; do
+		id=$(stat -L -c '%d:%i' "$p/root" 2>/dev/null) || id=
+		case "$roots" in
+		*" ${id:-none} "*)
+			echo "${p#/proc/}:$(cat "$p/comm" 2>/dev/null):$(basename "$(readlink "$p/exe" 2>/dev/null)")"
+			continue ;;
+		esac
 		for link in root cwd; do
 			case "$(readlink "$p/$link" 2>/dev/null)" in
 			"$1"/*)

@@ -22,11 +22,11 @@ static const char *skip_slashes(const char *rel)
 	return *rel ? rel : ".";
 }
 
-static int open2(int rootfd, const char *rel, int flags, mode_t mode)
+static int open_how(int rootfd, const char *rel, int flags, mode_t mode, uint64_t resolve)
 {
 	struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC),
 				.mode = flags & (O_CREAT | O_TMPFILE) ? mode : 0,
-				.resolve = RESOLVE_TREE };
+				.resolve = resolve };
 	long fd;
 
 	do
@@ -35,9 +35,20 @@ static int open2(int rootfd, const char *rel, int flags, mode_t mode)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+static int open2(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	return open_how(rootfd, rel, flags, mode, RESOLVE_TREE);
+}
+
 int beneath_open(int rootfd, const char *rel, int flags, mode_t mode)
 {
 	return open2(rootfd, rel, flags, mode);
+}
+
+int beneath_open_canonical(int rootfd, const char *rel, int flags)
+{
+	return open_how(rootfd, rel, flags | O_NOFOLLOW, 0,
+			RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
 int beneath_parent(int rootfd, const char *rel, const char **name)

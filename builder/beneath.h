@@ -17,6 +17,12 @@
 
 /** Open `rel` with `flags` (O_CLOEXEC added; the last component is followed, inside the tree). */
 int beneath_open(int rootfd, const char *rel, int flags, mode_t mode);
+/**
+ * Open canonical tree path `rel` (one the manifest or the unpacker recorded) with `flags`
+ * (O_CLOEXEC added): beneath the root and through no symlink at all, the last component
+ * included, so an object a script replaced by a link is refused (-ELOOP), never followed.
+ */
+int beneath_open_canonical(int rootfd, const char *rel, int flags);
 /** An O_PATH fd of the directory holding `rel`; `*name` gets `rel`'s last component (borrowed). */
 int beneath_parent(int rootfd, const char *rel, const char **name);
 /** lstat() of `rel`: its directory resolved in the tree, the last component not followed. */

@@ -586,7 +586,11 @@ struct scan {
 	char *root;
 };
 
-static int read_xattrs(const char *path, struct manifest_entry *e)
+/*
+ * `path` reaches the entry through the walk's own directory fd (/proc/self/fd/DIRFD/NAME) and
+ * one name not followed (l*xattr): a tree path re-resolved from the host could cross a link.
+ */
+static int read_xattrs(const char *path, const char *rel, struct manifest_entry *e)
 {
 	char *names = xmalloc(XATTR_LIST_MAX_BYTES), *val = xmalloc(XATTR_LIST_MAX_BYTES), *n;
 	ssize_t len = llistxattr(path, names, XATTR_LIST_MAX_BYTES), vlen;
@@ -602,7 +606,8 @@ static int read_xattrs(const char *path, struct manifest_entry *e)
 			manifest_set_xattr(e, n, val, (size_t)vlen);
 	}
 	if (ret)
-		log_error("cannot read the extended attributes of '%s': %s", path, strerror(-ret));
+		log_error("cannot read the extended attributes of '/%s' in the tree: %s", rel,
+			  strerror(-ret));
 	free(names);
 	free(val);
 	return ret;
@@ -618,7 +623,7 @@ static int record(struct scan *sc, int dirfd, const char *name, const char *rel,
 		  const struct stat *sb)
 {
 	struct manifest_entry *e = manifest_add(sc->fresh, rel);
-	char *full = xasprintf("%s/%s", sc->root, rel);
+	char *full = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
 	int ret = 0;
 
 	e->type = entry_type(sb->st_mode);
@@ -644,7 +649,7 @@ static int record(struct scan *sc, int dirfd, const char *name, const char *rel,
 		sc->links[sc->n_links++] = (struct link_ref){ sb->st_dev, sb->st_ino, e };
 	}
 	if (!ret)
-		ret = read_xattrs(full, e);
+		ret = read_xattrs(full, rel, e);
 	free(full);
 	return ret;
 }

@@ -88,14 +88,14 @@ static int file_blocks(const struct imgtree *t, size_t i, uint64_t *out)
 	off_t pos = 0, data, hole;
 	int fd;
 
-	if (fstatat(t->root_fd, t->v[i].e->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISREG(st.st_mode) && (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size) {
-		*out = div_up((uint64_t)st.st_size, BLOCK_SIZE);
-		return 0;
-	}
 	fd = imgtree_open(t, i);
 	if (fd < 0)
 		return fd;
+	if (!fstat(fd, &st) && (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size) {
+		close(fd);
+		*out = div_up((uint64_t)st.st_size, BLOCK_SIZE);
+		return 0;
+	}
 	while ((data = lseek(fd, pos, SEEK_DATA)) >= 0) {
 		hole = lseek(fd, data, SEEK_HOLE);
 		if (hole < 0)

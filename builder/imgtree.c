@@ -2,13 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "err.h"
 #include "log.h"
 #include "str.h"
@@ -256,29 +255,18 @@ void imgtree_release(struct imgtree *t)
 	t->root_fd = -1;
 }
 
-/* Beneath the root and through no symlink at all: the tree is data, never a path to follow. */
-static int open_beneath(int dirfd, const char *path)
-{
-	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC,
-				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
-	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	return (int)fd;
-}
-
 int imgtree_open(const struct imgtree *t, size_t i)
 {
 	const char *path = t->v[i].e->path;
 	struct stat st;
-	int fd = open_beneath(t->root_fd, path);
+	/* The tree is data, never a path to follow: a symlink anywhere on the way is refused. */
+	int fd = beneath_open_canonical(t->root_fd, path, O_RDONLY);
 
 	if (fd < 0) {
-		int err = errno;
-
-		log_error("cannot read '%s' from the staging tree: %s", path, strerror(err));
-		return -err;
+		log_error("cannot read '%s' from the staging tree: %s%s", path, strerror(-fd),
+			  fd == -ELOOP ? " (a script replaced it or a directory on its way by a "
+					 "symlink)" : "");
+		return fd;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		log_error("'%s' is a regular file in the manifest but not in the staging tree", path);

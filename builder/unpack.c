@@ -5,7 +5,7 @@
  *
  * Paths are resolved in userspace with chroot semantics (symlinks followed as dpkg does, an
  * absolute link restarts at the staging root, a link climbing above the root is refused), then
- * the canonical directory is opened with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) so the
+ * the canonical directory is opened with beneath_open_canonical (openat2, no symlinks) so the
  * kernel guarantees that nothing outside the root is ever reached.
  */
 #include "unpack.h"
@@ -13,19 +13,18 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "arch.h"
+#include "beneath.h"
 #include "deb.h"
 #include "dpkgdb.h"
 #include "err.h"
@@ -493,20 +492,10 @@ static unsigned worker_count(const struct settings *st, size_t n)
 
 /* --- path resolution inside the root ------------------------------------------------------- */
 
-/* Open directory `canon` (a canonical tree path) with `flags`; no symlink may be on the way. */
+/* Directory `canon` (a canonical tree path): no symlink may be on the way, none at its end. */
 static int open_beneath(int rootfd, const char *canon, int flags)
 {
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_DIRECTORY | O_CLOEXEC),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd = syscall(SYS_openat2, rootfd, *canon ? canon : ".", &how, sizeof(how));
-
-	/* Without openat2 (kernel < 5.6) the walk that produced `canon` vouches for it. */
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(rootfd, *canon ? canon : ".",
-			    flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? -errno : (int)fd;
+	return beneath_open_canonical(rootfd, canon, flags | O_DIRECTORY);
 }
 
 static void buf_truncate_last(struct buf *b)

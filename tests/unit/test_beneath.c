@@ -130,6 +130,35 @@ START_TEST(last_component_is_not_followed)
 }
 END_TEST
 
+/* Canonical paths: no link at all, even one that stays inside; real files and dirs open. */
+START_TEST(canonical_refuses_every_link)
+{
+	static const char *const links[] = { "var/abs/marker", "var/up/marker", "var/loop/x",
+					     "var/proc/etc", "var/in/f", "var/in", NULL };
+	char path[256];
+	FILE *f;
+	int fd;
+
+	mk("var/real", NULL);
+	mk("var/in", "real"); /* harmless, but not a canonical path */
+	snprintf(path, sizeof(path), "%s/var/real/f", tree);
+	f = fopen(path, "w");
+	fclose(f);
+	for (const char *const *l = links; *l; l++) {
+		fd = beneath_open_canonical(rootfd, *l, O_RDONLY);
+		ck_assert_msg(fd < 0, "'%s' was opened", *l);
+	}
+	ck_assert_int_lt(beneath_open_canonical(rootfd, "../outside/marker", O_RDONLY), 0);
+	fd = beneath_open_canonical(rootfd, "var/real/f", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = beneath_open_canonical(rootfd, "var/real", O_PATH | O_DIRECTORY);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert(marker_intact());
+}
+END_TEST
+
 Suite *beneath_suite(void)
 {
 	Suite *s = suite_create("beneath");
@@ -139,6 +168,7 @@ Suite *beneath_suite(void)
 	tcase_add_test(tc, links_never_leave_the_tree);
 	tcase_add_test(tc, absolute_links_resolve_in_the_tree);
 	tcase_add_test(tc, last_component_is_not_followed);
+	tcase_add_test(tc, canonical_refuses_every_link);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -27,7 +27,13 @@
 #define WALK_SHARE 50       /* wait 50 times a walk's cost before the next: 2% */
 #define WALK_MIN_GAP 0.5    /* seconds between walks, however cheap */
 #define WALK_MAX_DEPTH 256  /* deeper directories are not counted (fds are bounded) */
-#define NPROC_SLACK 64      /* RLIMIT_NPROC also counts mkimage and the init: leave the scan room */
+/*
+ * RLIMIT_NPROC counts tasks, not processes: a qemu-user process has 2-3 threads, and mkimage and
+ * the init count too. The rlimit is the hard ceiling; the scan, counting processes, must see the
+ * limit first to say so, hence the margin.
+ */
+#define NPROC_FACTOR 4
+#define NPROC_SLACK 64
 
 static const char *const scripts[] = { "preinst", "postinst", "prerm", "postrm", "config", NULL };
 
@@ -131,7 +137,7 @@ void watchdog_limit_self(const struct watchdog_opts *o)
 	struct rlimit rl;
 
 	if (o->max_procs) {
-		rl.rlim_cur = rl.rlim_max = (rlim_t)(o->max_procs + NPROC_SLACK);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)(o->max_procs * NPROC_FACTOR + NPROC_SLACK);
 		setrlimit(RLIMIT_NPROC, &rl);
 	}
 	if (o->max_tree_bytes) {

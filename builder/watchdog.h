@@ -54,8 +54,8 @@ struct watchdog {
 void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, const struct watchdog_opts *o);
 
 /**
- * In the command, before exec: RLIMIT_NPROC (counted per user namespace since Linux 5.14; not
- * enforced for a real root, hence the scan) and RLIMIT_FSIZE (a single file cannot pass the
+ * In the command, before exec: RLIMIT_NPROC at a few times the process limit (it counts threads;
+ * per user namespace since Linux 5.14; not enforced for a real root, hence the scan) and RLIMIT_FSIZE (a single file cannot pass the
  * staging bound). Errors are ignored: the scan is the enforcement.
  */
 void watchdog_limit_self(const struct watchdog_opts *o);

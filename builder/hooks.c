@@ -47,6 +47,7 @@ struct ctx {
 	int rootfd; /* the tree; every host-side access goes through beneath.h */
 	int policy_saved, policy_installed, ssd_diverted;
 	struct accel accel; /* native tools, while maintainer scripts run */
+	struct watchdog_opts watch; /* bounds on every command run in the tree */
 };
 
 static void env_init(struct ctx *c)
@@ -121,7 +122,8 @@ static int run(const struct ctx *c, const char *root, const char *const *argv,
 	struct buf out = { 0 };
 	struct sandbox_report rep = { 0 };
 	struct sandbox_cmd cmd = { .root = root, .argv = argv, .timeout = timeout, .out = &out,
-				   .network = !root, .report = &rep };
+				   .network = !root, .report = &rep,
+				   .watch = root ? &c->watch : NULL };
 	int status = 0, ret;
 
 	env_with(c, extra_env, &env);
@@ -133,6 +135,10 @@ static int run(const struct ctx *c, const char *root, const char *const *argv,
 	ret = sandbox_run(&cmd, &status);
 	if (!ret && out.len)
 		log_debug("%s:\n%s", what, out.p);
+	if (!ret && rep.watch.verdict) {
+		watchdog_log(&rep.watch, what, &c->st->limits);
+		ret = -MKI_E_HOOK;
+	}
 	/* Not an error: the namespace is gone, so nothing outlives it; but the author should know. */
 	if (!ret && rep.leftover[0])
 		log_warn("%s left %s running when it ended; killed (nothing may keep running after a "
@@ -525,7 +531,10 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	      const struct recipe *r, const struct settings *st)
 {
 	struct sandbox_opts so = { .allow_single_id = st->single_id };
-	struct ctx c = { .s = s, .p = p, .twins = twins, .r = r, .st = st };
+	struct ctx c = { .s = s, .p = p, .twins = twins, .r = r, .st = st,
+			 .watch = { .script_timeout = r->script_timeout,
+				    .max_procs = limits_get(&st->limits, LIMIT_PROCESSES),
+				    .max_tree_bytes = limits_get(&st->limits, LIMIT_STAGING_SIZE) } };
 	struct hooks_changes ch = { 0 };
 	int rootfd = -1, ret, ret2;
 

@@ -53,6 +53,8 @@ static const struct limit_def defs[LIMIT_N] = {
 				    "entries unpacked from all packages together" },
 	[LIMIT_XZ_MEMORY] = { "xz-memory", 1, 128 * MIB,
 			      "memory of one xz or lzma decoder (xz -9 needs 65M)" },
+	[LIMIT_PROCESSES] = { "processes", 0, 2048,
+			      "processes one maintainer script or hook step runs at once" },
 };
 
 void limits_init(struct limits *l)

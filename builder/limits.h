@@ -29,6 +29,7 @@ enum limit_id {
 	LIMIT_STAGING_SIZE,   /* bytes unpacked from all packages together */
 	LIMIT_STAGING_ENTRIES,/* entries unpacked from all packages together */
 	LIMIT_XZ_MEMORY,      /* memory of one xz or lzma decoder (its dictionary) */
+	LIMIT_PROCESSES,      /* processes one build step (script, hook) may run at once */
 	LIMIT_N
 };
 

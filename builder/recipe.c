@@ -23,7 +23,8 @@ struct ctx {
 
 /* The keys each group accepts; anything else is a typo and gets a "did you mean". */
 static const char *const top_keys[] = { "name", "architecture", "auxiliary_architectures", "suite",
-	"merged_usr", "sources", "packages", "hooks", "hook_timeout", "image", NULL };
+	"merged_usr", "sources", "packages", "hooks", "hook_timeout", "script_timeout", "image",
+	NULL };
 static const char *const source_keys[] = { "host", "uri", "suite", "components", "architectures",
 	"keyring", "trusted", NULL };
 static const char *const package_keys[] = { "base", "install", "exclude", "recommends",
@@ -230,6 +231,8 @@ static int parse_top(struct ctx *c, const config_setting_t *root)
 		ret = get_bool(c, root, "merged_usr", &r->merged_usr);
 	if (!ret)
 		ret = get_uint(c, root, "hook_timeout", 86400, &r->hook_timeout);
+	if (!ret)
+		ret = get_uint(c, root, "script_timeout", 86400, &r->script_timeout);
 	if (ret)
 		return ret;
 	if (!r->name || !r->name[0] || strpbrk(r->name, "/ \t\n") || r->name[0] == '.')
@@ -819,7 +822,11 @@ static void fmt_hooks(const struct recipe *r, struct buf *b, int digest)
 {
 	size_t i;
 
-	buf_addf(b, "hook_timeout = %u;\nhooks = (\n", r->hook_timeout);
+	buf_addf(b, "hook_timeout = %u;\n", r->hook_timeout);
+	/* Only when set: recipes written before the key keep their digest. */
+	if (r->script_timeout != RECIPE_SCRIPT_TIMEOUT)
+		buf_addf(b, "script_timeout = %u;\n", r->script_timeout);
+	buf_adds(b, "hooks = (\n");
 	for (i = 0; i < r->n_hooks; i++) {
 		const struct recipe_hook *h = &r->hooks[i];
 
@@ -967,6 +974,7 @@ static void start_load(struct recipe *r, config_t *cfg, const char *name)
 	memset(r, 0, sizeof(*r));
 	r->merged_usr = 1;
 	r->hook_timeout = 600;
+	r->script_timeout = RECIPE_SCRIPT_TIMEOUT;
 	r->file = xstrdup(name);
 	config_init(cfg);
 }

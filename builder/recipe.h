@@ -2,6 +2,12 @@
 #ifndef MKI_RECIPE_H
 #define MKI_RECIPE_H
 
+/*
+ * Default script_timeout: a linux-image postinst (update-initramfs) emulated on a busy 2-core
+ * machine takes 2-4 minutes; 600 s leaves room without letting a hung script wait half an hour.
+ */
+#define RECIPE_SCRIPT_TIMEOUT 600
+
 #include <stdint.h>
 
 #include "str.h"
@@ -76,6 +82,7 @@ struct recipe {
 	struct recipe_hook *hooks;
 	size_t n_hooks;
 	unsigned hook_timeout;  /* default per hook, seconds */
+	unsigned script_timeout;/* per maintainer script, seconds; 0: only the configure guard */
 	struct recipe_image image;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };

@@ -790,6 +790,57 @@ static void note_leftovers(char *out, size_t size)
 		snprintf(out, size, "processes");
 }
 
+/* --- watchdog: bounds on the command while it runs (watchdog.h) --- */
+
+/* The step's /proc and tree, for the watchdog; -1 each when the command runs without a root. */
+static void watch_fds(const struct sandbox_cmd *c, int *proc_fd, int *root_fd)
+{
+	*root_fd = c->root && c->watch ? open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	*proc_fd = *root_fd >= 0 ? openat(*root_fd, "proc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					   O_CLOEXEC) : -1;
+	if (c->root && c->watch && *proc_fd < 0)
+		log_debug("sandbox: no /proc for the watchdog: %s", strerror(errno));
+}
+
+/*
+ * Wait for the command, woken by SIGCHLD (blocked in `chld`) or every WATCH_TICK_MS to let the
+ * watchdog look at the step. Its wait status, or -1 when it was lost.
+ */
+#define WATCH_TICK_MS 200
+static int wait_command(const struct sandbox_cmd *c, pid_t cmd, const sigset_t *chld,
+			struct sandbox_report *rep)
+{
+	struct timespec tick = { 0, WATCH_TICK_MS * 1000000L };
+	struct watchdog w;
+	int proc_fd, root_fd, wst = 0, found = 0;
+	double next = log_now() + WATCH_TICK_MS / 1000.0;
+	pid_t pid;
+
+	watch_fds(c, &proc_fd, &root_fd);
+	if (proc_fd >= 0)
+		watchdog_init(&w, proc_fd, root_fd, c->watch);
+	while (!found) {
+		pid = waitpid(-1, &wst, WNOHANG);
+		if (pid < 0 && errno != EINTR)
+			break;
+		found = pid == cmd;
+		if (pid != 0)
+			continue; /* reap every exited orphan before sleeping */
+		if (proc_fd >= 0 && !rep->watch.verdict && log_now() >= next) {
+			watchdog_tick(&w, &rep->watch);
+			next = log_now() + WATCH_TICK_MS / 1000.0;
+		}
+		sigtimedwait(chld, NULL, &tick);
+	}
+	if (found && proc_fd >= 0 && !rep->watch.verdict)
+		watchdog_finish(&w, &rep->watch);
+	if (proc_fd >= 0)
+		close(proc_fd);
+	if (root_fd >= 0)
+		close(root_fd);
+	return found ? wst : -1;
+}
+
 /*
  * pid 1 of the command's namespace: mount, start the command, reap everything, exit with it.
  * `rep` is shared with the parent (a MAP_SHARED page).
@@ -797,7 +848,8 @@ static void note_leftovers(char *out, size_t size)
 static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_report *rep)
 {
 	int wst = 0, status = 0;
-	pid_t cmd, pid;
+	sigset_t chld, old;
+	pid_t cmd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGINT, SIG_DFL);
@@ -806,20 +858,21 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 		loopback_up();
 	if (c->root && setup_mounts(c->root, c->bind_src, c->bind_dir))
 		_exit(125);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
 	cmd = fork();
 	if (cmd < 0)
 		_exit(125);
-	if (cmd == 0)
+	if (cmd == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (c->root && c->watch)
+			watchdog_limit_self(c->watch);
 		exec_command(c, outfd);
-	close(outfd);
-	for (;;) {
-		pid = wait(&wst);
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0 || pid == cmd)
-			break;
 	}
-	if (pid == cmd) {
+	close(outfd);
+	wst = wait_command(c, cmd, &chld, rep);
+	if (wst >= 0) {
 		status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 		rep->signal = WIFSIGNALED(wst) ? WTERMSIG(wst) : 0;
 	} else {

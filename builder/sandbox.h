@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "str.h"
+#include "watchdog.h"
 
 enum sandbox_idmap {
 	SANDBOX_IDS_NONE,   /* not entered */
@@ -77,6 +78,7 @@ int sandbox_arch_emulated(const char *arch);
 struct sandbox_report {
 	int signal;         /* the command itself was killed by this signal; 0: it exited */
 	char leftover[192]; /* names of the processes it left running, killed when it ended; "" none */
+	struct watchdog_report watch; /* a bound of sandbox_cmd.watch it passed; verdict 0: none */
 };
 
 struct sandbox_cmd {
@@ -91,6 +93,7 @@ struct sandbox_cmd {
 	const char *bind_src;          /* optional: this host directory, read-only, ... */
 	const char *bind_dir;          /* ... onto this existing directory of the tree (relative) */
 	struct sandbox_report *report; /* filled when the command ran to its end; NULL: not wanted */
+	const struct watchdog_opts *watch; /* bounds enforced while it runs (with a root); NULL: none */
 };
 
 /**

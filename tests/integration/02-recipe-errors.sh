@@ -39,6 +39,22 @@ check_err "r.cfg:3: 'merged_usr' must be true or false"
 
 recipe <<'R'
 name = "t";
+architecture = "armhf";
+script_timeout = -5;
+packages = { install = [ "hello" ]; };
+R
+check_err "r.cfg:3: 'script_timeout' must be between 0 and 86400, not -5"
+
+recipe <<'R'
+name = "t";
+architecture = "armhf";
+script_timeout = "10m";
+packages = { install = [ "hello" ]; };
+R
+check_err "r.cfg:3: 'script_timeout' must be an integer"
+
+recipe <<'R'
+name = "t";
 architecture = "amrhf";
 packages = { install = [ "hello" ]; };
 R

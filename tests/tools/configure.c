@@ -2,7 +2,7 @@
  * Test driver for the hooks stage: configure an unpacked tree (dpkg status "install ok unpacked")
  * in the sandbox, run a recipe's hooks, and write the reconciled manifest.
  *
- *   configure [-v] [--recipe FILE] [--single-id] [--manifest FILE] [--exec 'CMD ARG...']...
+ *   configure [-v] [--recipe FILE] [--limit NAME=VALUE]... [--single-id] [--manifest FILE] [--exec 'CMD ARG...']...
  *             [--exec-only] TREE
  *
  * The plan is read from TREE/var/lib/dpkg/status (in its order) and the architectures from
@@ -99,6 +99,7 @@ int main(int argc, char **argv)
 		{ "recipe", required_argument, NULL, 'r' }, { "manifest", required_argument, NULL, 'm' },
 		{ "exec", required_argument, NULL, 'e' }, { "single-id", no_argument, NULL, 's' },
 		{ "exec-only", no_argument, NULL, 'x' }, { "verbose", no_argument, NULL, 'v' },
+		{ "limit", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct recipe r = { 0 };
@@ -119,6 +120,7 @@ int main(int argc, char **argv)
 		case 's': st.single_id = so.allow_single_id = 1; break;
 		case 'x': exec_only = 1; break;
 		case 'v': log_set_level(LOG_DEBUG); break;
+		case 'l': if (limits_set(&st.limits, optarg)) return 2; break;
 		default: return 2;
 		}
 	}
@@ -139,6 +141,7 @@ int main(int argc, char **argv)
 		have_recipe = !ret;
 	} else {
 		r.hook_timeout = 600;
+		r.script_timeout = RECIPE_SCRIPT_TIMEOUT;
 		static char none[] = "(none)";
 
 		r.file = none;

@@ -1,0 +1,86 @@
+# Bounds on maintainer scripts (issue 13 item 6, rows R1 R2): a postinst that hangs is killed at
+# the recipe's script_timeout, naming the package and the script; a fork bomb stops at
+# --limit processes with one message and its count, nothing left running; a postinst filling the
+# disk stops at --limit staging-size. As root and as an unprivileged user with a subordinate range.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-hooks.sh"
+
+fixture_debs arm armhf "armhf armel" base-passwd base-files libc-bin dpkg dash bash coreutils sed \
+	grep busybox hello:armel libc6:armel debianutils findutils diffutils
+chmod 755 "$T"
+
+# recipe SCRIPT_TIMEOUT: a recipe with only that key set (the tree gives the package set).
+recipe() {
+	cat >"$T/r.cfg" <<R
+name = "t";
+architecture = "armhf";
+auxiliary_architectures = [ "armel" ];
+script_timeout = $1;
+packages = { install = [ "hello:armel" ]; };
+R
+	chmod 644 "$T/r.cfg"
+}
+
+# with_postinst BODY: hello's postinst becomes BODY and hello "unpacked" again.
+with_postinst() {
+	sed -i '/^Package: hello$/,/^$/ s/^Status: install ok installed$/Status: install ok unpacked/' \
+		"$T/tree/var/lib/dpkg/status"
+	printf '#!/bin/sh\n%s\n' "$1" >"$T/tree/var/lib/dpkg/info/hello.postinst"
+	chmod 755 "$T/tree/var/lib/dpkg/info/hello.postinst"
+}
+
+# nothing_left: no process runs with its root in the tree.
+nothing_left() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$T/tree" ] && fail "pid ${p#/proc/} ($(cat "$p/comm")) still runs in the tree"
+	done
+	true
+}
+
+run_all() {
+	local run=("$@") t0 t
+
+	recipe 5
+	with_postinst 'echo started; sleep infinity'
+	t0=$(date +%s)
+	expect_fail 7 "the postinst script of package 'hello' ran longer than script_timeout \(5 s\)" \
+		timeout 120 "${run[@]}" --recipe "$T/r.cfg" "$T/tree"
+	t=$(( $(date +%s) - t0 ))
+	[ "$t" -le 20 ] || fail "the hanging postinst was killed after $t s, not about 5"
+	[ "$(grep -c 'script_timeout' "$T/err")" = 1 ] || fail "the timeout is not said exactly once"
+	nothing_left
+	note "hanging postinst killed after $t s (script_timeout 5)"
+
+	recipe 10
+	with_postinst 'sleep 3'
+	expect_ok timeout 120 "${run[@]}" --recipe "$T/r.cfg" "$T/tree"
+
+	recipe 600
+	with_postinst 'i=0; while [ $i -lt 4000 ]; do sleep 300 & i=$((i+1)); done; wait'
+	expect_fail 7 "'dpkg --configure -a' \(the postinst of package 'hello'\) reached the process limit: [0-9]+ processes were running.*limit 'processes' is 150; raise it with --limit processes=" \
+		timeout 300 "${run[@]}" --recipe "$T/r.cfg" --limit processes=150 "$T/tree"
+	[ "$(grep -c 'process limit' "$T/err")" = 1 ] || fail "the process limit is not said exactly once"
+	grep -q 'left .* running' "$T/err" && fail "the leftover warning repeats the bomb's processes"
+	nothing_left
+	note "$(grep -o '[0-9]* processes were running' "$T/err")"
+
+	local kib
+	kib=$(du -sk "$T/tree" | cut -f1)
+	with_postinst 'dd if=/dev/zero of=/var/fill bs=1M count=1024 2>/dev/null; echo still here'
+	expect_fail 7 "made the staging tree larger than its limit: .*limit 'staging-size' is" \
+		timeout 300 "${run[@]}" --recipe "$T/r.cfg" --limit staging-size=$(( kib + 65536 ))K "$T/tree"
+	rm -f "$T/tree/var/fill"
+	nothing_left
+}
+
+fixture_tree arm "$T/tree"
+expect_ok "$CONFIGURE" "$T/tree"
+run_all "$CONFIGURE"
+
+rm -rf "$T/tree"
+fixture_tree arm "$T/tree"
+test_user mkibounds59
+fixture_shift "$T/tree" mkibounds59
+expect_ok as_user mkibounds59 "$CONFIGURE" "$T/tree"
+run_all setpriv --reuid mkibounds59 --regid mkibounds59 --clear-groups env HOME=/nonexistent "$CONFIGURE"

@@ -1,0 +1,133 @@
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "watchdog.h"
+
+/* Parse a cmdline given with '|' for the NULs between arguments (and after the last). */
+static int parse(const char *args, struct watchdog_report *r)
+{
+	char buf[512];
+	size_t n = strlen(args), i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = args[i] == '|' ? 0 : args[i];
+	memset(r, 0, sizeof(*r));
+	return watchdog_parse_cmdline(buf, n, r);
+}
+
+START_TEST(cmdline_forms)
+{
+	struct watchdog_report r;
+
+	/* the kernel's #! rewrite of dpkg's exec: interpreter, script path, arguments */
+	ck_assert_int_eq(parse("/bin/sh|/var/lib/dpkg/info/hello.postinst|configure|", &r), 1);
+	ck_assert_str_eq(r.package, "hello");
+	ck_assert_str_eq(r.script, "postinst");
+	/* qemu-user with binfmt flag P: qemu, the binary, the original argv[0], then the script */
+	ck_assert_int_eq(parse("/usr/bin/qemu-arm-static|/bin/sh|/bin/sh|"
+			       "/var/lib/dpkg/info/libc6:armel.preinst|install|", &r), 1);
+	ck_assert_str_eq(r.package, "libc6:armel");
+	ck_assert_str_eq(r.script, "preinst");
+	/* a compiled script executed directly */
+	ck_assert_int_eq(parse("/var/lib/dpkg/info/x.config|configure|1.0|", &r), 1);
+	ck_assert_str_eq(r.script, "config");
+	/* dpkg's new preinst during unpack: no package in the path */
+	ck_assert_int_eq(parse("/bin/sh|/var/lib/dpkg/tmp.ci/preinst|upgrade|", &r), 1);
+	ck_assert_str_eq(r.package, "");
+	ck_assert_str_eq(r.script, "preinst");
+}
+END_TEST
+
+START_TEST(cmdline_not_scripts)
+{
+	struct watchdog_report r;
+
+	ck_assert_int_eq(parse("dpkg|--configure|-a|", &r), 0);
+	ck_assert_int_eq(parse("/bin/sh|/var/lib/dpkg/info/hello.list|", &r), 0);
+	ck_assert_int_eq(parse("/bin/sh|/var/lib/dpkg/info/.postinst|", &r), 0);
+	ck_assert_int_eq(parse("/bin/sh|/var/lib/dpkg/info/sub/x.postinst|", &r), 0);
+	ck_assert_int_eq(parse("/bin/sh|/var/lib/dpkg/tmp.ci/control|", &r), 0);
+	ck_assert_int_eq(parse("/bin/sh|/srv/var/lib/dpkg/info/x.postinst|", &r), 0);
+	/* beyond the arguments searched */
+	ck_assert_int_eq(parse("a|b|c|d|/var/lib/dpkg/info/x.postinst|", &r), 0);
+	/* a truncated last argument is not taken */
+	ck_assert_int_eq(parse("/bin/sh|/var/lib/dpkg/info/x.postinst", &r), 0);
+	ck_assert_int_eq(parse("", &r), 0);
+}
+END_TEST
+
+START_TEST(starttime)
+{
+	unsigned long long t = 0;
+	/* comm with spaces and a ')' : fields restart after the last ')' */
+	const char *stat = "42 (a) b) S 1 42 42 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 "
+			   "123456 2400000 100 18446744073709551615\n";
+
+	ck_assert_int_eq(watchdog_parse_starttime(stat, &t), 0);
+	ck_assert_uint_eq(t, 123456);
+	ck_assert_int_eq(watchdog_parse_starttime("42 (x) S 1 2 3\n", &t), -EINVAL);
+	ck_assert_int_eq(watchdog_parse_starttime("no paren", &t), -EINVAL);
+	ck_assert_int_eq(watchdog_parse_starttime("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
+						  "x12 0\n", &t), -EINVAL);
+}
+END_TEST
+
+/* The tree walk counts allocated blocks, not apparent sizes, and not what a symlink points to. */
+START_TEST(tree_bound)
+{
+	char dir[] = "/tmp/test-watchdog-XXXXXX", path[128], block[65536];
+	struct watchdog_opts o = { .max_tree_bytes = 512 * 1024 };
+	struct watchdog w;
+	struct watchdog_report r;
+	int root, fd, i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	root = open(dir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(root, 0);
+	/* a sparse 1 GiB file takes no room; a symlink to /usr is not followed */
+	snprintf(path, sizeof(path), "%s/sparse", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_eq(ftruncate(fd, 1 << 30), 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/usr", dir);
+	ck_assert_int_eq(symlink("/usr", path), 0);
+	watchdog_init(&w, -1, root, &o);
+	ck_assert_int_eq(watchdog_finish(&w, &r), 0);
+	/* 1 MiB of data in a subdirectory passes the 512 KiB bound */
+	snprintf(path, sizeof(path), "%s/d", dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/d/data", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	memset(block, 'x', sizeof(block));
+	for (i = 0; i < 16; i++)
+		ck_assert_int_eq(write(fd, block, sizeof(block)), (int)sizeof(block));
+	ck_assert_int_eq(fsync(fd), 0);
+	close(fd);
+	ck_assert_int_eq(watchdog_finish(&w, &r), 1);
+	ck_assert_int_eq(r.verdict, WATCHDOG_STAGING);
+	ck_assert_uint_ge(r.count, 1 << 20);
+	ck_assert_uint_eq(r.limit, 512 * 1024);
+	close(root);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
+Suite *watchdog_suite(void)
+{
+	Suite *s = suite_create("watchdog");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, cmdline_forms);
+	tcase_add_test(tc, cmdline_not_scripts);
+	tcase_add_test(tc, starttime);
+	tcase_add_test(tc, tree_bound);
+	suite_add_tcase(s, tc);
+	return s;
+}

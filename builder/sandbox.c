@@ -795,7 +795,8 @@ static void note_leftovers(char *out, size_t size)
 /* The step's /proc and tree, for the watchdog; -1 each when the command runs without a root. */
 static void watch_fds(const struct sandbox_cmd *c, int *proc_fd, int *root_fd)
 {
-	*root_fd = c->root && c->watch ? open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	/* This init already lives in the tree (enter_tree): its "/" is the tree. */
+	*root_fd = c->root && c->watch ? open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	*proc_fd = *root_fd >= 0 ? openat(*root_fd, "proc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					   O_CLOEXEC) : -1;
 	if (c->root && c->watch && *proc_fd < 0)

@@ -29,6 +29,7 @@ void lockfile_release(struct lockfile *lk)
 		free(lk->pkgs[i].name);
 		free(lk->pkgs[i].arch);
 		free(lk->pkgs[i].version);
+		free(lk->pkgs[i].source);
 	}
 	free(lk->sources);
 	free(lk->pkgs);
@@ -66,9 +67,11 @@ static void format_lock(struct lockfile *lk, struct buf *b)
 	for (i = 0; i < lk->n_pkgs; i++) {
 		const struct lock_pkg *p = &lk->pkgs[i];
 
-		buf_addf(b, "%s: %s:%s=%s sha256=%s size=%" PRIu64 "\n",
-			 p->local ? "local" : "package", p->name, p->arch, p->version, p->sha256,
-			 p->size);
+		buf_addf(b, "%s: %s:%s=%s sha256=%s size=%" PRIu64, p->local ? "local" : "package",
+			 p->name, p->arch, p->version, p->sha256, p->size);
+		if (p->source)
+			buf_addf(b, " source=%s", p->source);
+		buf_adds(b, "\n");
 	}
 }
 
@@ -117,9 +120,13 @@ static int parse_nav(char *s, struct lock_pkg *p)
 
 static int parse_pkg(struct lockfile *lk, char *v, int local)
 {
-	char *nav = strtok_r(v, " ", &v), *sha = strtok_r(NULL, " ", &v), *size = v, *end;
+	char *nav = strtok_r(v, " ", &v), *sha = strtok_r(NULL, " ", &v);
+	char *size = strtok_r(NULL, " ", &v), *src = strtok_r(NULL, " ", &v), *end;
 	struct lock_pkg p = { .local = local };
 
+	/* source= is optional (locks written before it existed have none); nothing may follow it */
+	if (src && (strncmp(src, "source=", 7) || !src[7] || strtok_r(NULL, " ", &v)))
+		goto bad;
 	if (!nav || !sha || !size || strncmp(sha, "sha256=", 7) || !sha256_hex_valid(sha + 7) ||
 	    strncmp(size, "size=", 5) || parse_nav(nav, &p))
 		goto bad;
@@ -128,6 +135,7 @@ static int parse_pkg(struct lockfile *lk, char *v, int local)
 	if (errno || *end || end == size + 5)
 		goto bad;
 	memcpy(p.sha256, sha + 7, 65);
+	p.source = src ? xstrdup(src + 7) : NULL;
 	ALLOC_GROW(lk->pkgs, lk->n_pkgs + 1, lk->alloc_pkgs);
 	lk->pkgs[lk->n_pkgs++] = p;
 	return 0;
@@ -224,6 +232,7 @@ int lockfile_read(struct lockfile *lk, const char *file)
 			ret = -MKI_E_LOCK;
 	}
 	fclose(f);
+	qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
 	if (!ret && (!format || !lk->recipe[0] || !lk->archs.n)) {
 		log_error("'%s' is not a complete lock file (format, recipe or architectures missing)",
 			  file);

@@ -6,7 +6,8 @@
  *   recipe: SHA256                     digest of the normalized recipe
  *   architectures: armhf armel         primary first
  *   source: URI SUITE sha256=HEX date=DATE    one per repository release, InRelease digest + Date
- *   package: NAME:ARCH=VERSION sha256=HEX size=BYTES   sorted by NAME, then ARCH
+ *   package: NAME:ARCH=VERSION sha256=HEX size=BYTES [source=SRC]   sorted by NAME, then ARCH;
+ *                                      source= when the source package is not NAME
  *   local: NAME:ARCH=VERSION sha256=HEX size=BYTES     a local .deb from the recipe
  */
 #ifndef MKI_LOCKFILE_H
@@ -24,6 +25,7 @@ struct lock_pkg {
 	char sha256[65];
 	uint64_t size;
 	int local;
+	char *source; /* source package name, NULL when it is `name` */
 };
 
 struct lock_source {
@@ -43,7 +45,7 @@ struct lockfile {
 /** Write `lk` to `file` atomically (temp file in the same directory, fsync, rename); packages are
  * written sorted. 0 or a negative errno, logged with the path. */
 int lockfile_write(struct lockfile *lk, const char *file);
-/** Parse `file`. Errors are logged as "FILE:LINE: what" and return -MKI_E_LOCK (-errno when the
+/** Parse `file`; packages come out sorted by name, architecture, version. Errors are logged as "FILE:LINE: what" and return -MKI_E_LOCK (-errno when the
  * file cannot be read). */
 int lockfile_read(struct lockfile *lk, const char *file);
 /** Free the contents of `lk`. */

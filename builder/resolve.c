@@ -1755,6 +1755,8 @@ int resolve_write_lock(const struct plan *p, const struct recipe *r, const struc
 		lk.pkgs[i].name = xstrdup(e->name);
 		lk.pkgs[i].arch = xstrdup(e->arch);
 		lk.pkgs[i].version = xstrdup(e->version);
+		if (e->source && strcmp(e->source, e->name))
+			lk.pkgs[i].source = xstrdup(e->source);
 		memcpy(lk.pkgs[i].sha256, e->sha256, 65);
 		lk.pkgs[i].size = e->size;
 		lk.pkgs[i].local = !e->url;

@@ -1,0 +1,61 @@
+#!/bin/bash
+# mkdeb.sh OUTDIR: build OUTDIR/mkimage_VERSION_ARCH.deb from a staged `make install` with
+# PREFIX=/usr (run by `make deb` after the binaries are built). The version comes from
+# `git describe`, made a valid Debian version; Depends from dpkg-shlibdeps plus the run-time tools.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$(cd "${1:-$top}" && pwd)
+
+# v1.2-3-gabc1234 -> 1.2+git3.abc1234; no tag -> 0.0~gitCOUNT.HASH (sorts before any release).
+deb_version() {
+	local d
+	if d=$(git -C "$top" describe --tags --match 'v[0-9]*' 2>/dev/null); then
+		d=${d#v}
+		[[ $d == *-*-g* ]] && d="${d%%-*}+git$(echo "${d#*-}" | sed 's/-g/./')"
+	else
+		d="0.0~git$(git -C "$top" rev-list --count HEAD).$(git -C "$top" rev-parse --short HEAD)"
+	fi
+	git -C "$top" diff --quiet HEAD -- 2>/dev/null || d="$d+dirty"
+	echo "$d"
+}
+
+version=$(deb_version)
+arch=$(dpkg --print-architecture)
+stage=$(mktemp -d "${TMPDIR:-/tmp}/mkimage-deb.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+root=$stage/root
+doc=$root/usr/share/doc/mkimage
+
+make -s -C "$top" install DESTDIR="$root" PREFIX=/usr
+# Debian policy 10.1: binaries stripped; 12.3: manual pages and changelogs compressed, no mtime.
+strip --remove-section=.comment --remove-section=.note --strip-unneeded \
+	"$root/usr/bin/mkimage" "$root/usr/lib/mkimage/mkimage-exec"
+gzip -9n "$root"/usr/share/man/man*/*
+install -D -m 0644 "$top/packaging/copyright" "$doc/copyright"
+{
+	echo "mkimage ($version) unstable; urgency=medium"
+	echo
+	echo "  * Snapshot of $(git -C "$top" rev-parse HEAD)."
+	echo
+	echo " -- $(sed -n 's/^Maintainer: //p' "$top/packaging/control")  $(date -R -d "@$(git -C "$top" log -1 --format=%ct)")"
+} | gzip -9n >"$doc/changelog.Debian.gz"
+chmod 0644 "$doc/changelog.Debian.gz"
+
+# dpkg-shlibdeps wants a debian/control beside it: give it the package's own.
+mkdir -p "$stage/debian"
+cp "$top/packaging/control" "$stage/debian/control"
+shlibs=$(cd "$stage" && dpkg-shlibdeps -O "$root/usr/bin/mkimage" | sed -n 's/^shlibs:Depends=//p')
+
+mkdir -p "$root/DEBIAN"
+{
+	sed '/^Depends:/d' "$top/packaging/control"
+	echo "Version: $version"
+	echo "Architecture: $arch"
+	echo "Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)"
+	echo "Depends: $shlibs, $(sed -n 's/^Depends: //p' "$top/packaging/control")"
+} | awk '/^Description:/ { d = 1 } d { desc = desc $0 "\n"; next } { print } END { printf "%s", desc }' \
+	>"$root/DEBIAN/control"
+chmod -R u+rwX,go+rX,go-w "$root"
+deb=$out/mkimage_${version}_$arch.deb
+dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+echo "$deb"

@@ -23,30 +23,31 @@ version=$(deb_version)
 arch=$(dpkg --print-architecture)
 stage=$(mktemp -d "${TMPDIR:-/tmp}/mkimage-deb.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
-root=$stage/root
+root=$stage/debian/mkimage # where dpkg-shlibdeps expects the package tree
 doc=$root/usr/share/doc/mkimage
 
 make -s -C "$top" install DESTDIR="$root" PREFIX=/usr
+# A native package (no Debian revision): its changelog is changelog.gz (policy 12.7).
 # Debian policy 10.1: binaries stripped; 12.3: manual pages and changelogs compressed, no mtime.
 strip --remove-section=.comment --remove-section=.note --strip-unneeded \
 	"$root/usr/bin/mkimage" "$root/usr/lib/mkimage/mkimage-exec"
 gzip -9n "$root"/usr/share/man/man*/*
 install -D -m 0644 "$top/packaging/copyright" "$doc/copyright"
+install -D -m 0644 "$top/packaging/lintian-overrides" "$root/usr/share/lintian/overrides/mkimage"
 {
 	echo "mkimage ($version) unstable; urgency=medium"
 	echo
 	echo "  * Snapshot of $(git -C "$top" rev-parse HEAD)."
 	echo
 	echo " -- $(sed -n 's/^Maintainer: //p' "$top/packaging/control")  $(date -R -d "@$(git -C "$top" log -1 --format=%ct)")"
-} | gzip -9n >"$doc/changelog.Debian.gz"
-chmod 0644 "$doc/changelog.Debian.gz"
+} | gzip -9n >"$doc/changelog.gz"
+chmod 0644 "$doc/changelog.gz"
 
-# dpkg-shlibdeps wants a debian/control beside it: give it the package's own.
-mkdir -p "$stage/debian"
-cp "$top/packaging/control" "$stage/debian/control"
-shlibs=$(cd "$stage" && dpkg-shlibdeps -O "$root/usr/bin/mkimage" | sed -n 's/^shlibs:Depends=//p')
+# dpkg-shlibdeps wants a debian/control naming the package beside it.
+mkdir -p "$root/DEBIAN" # how dpkg-shlibdeps recognises a package tree
+printf "Source: mkimage\n\nPackage: mkimage\nArchitecture: any\n" >"$stage/debian/control"
+shlibs=$(cd "$stage" && dpkg-shlibdeps -O debian/mkimage/usr/bin/mkimage | sed -n 's/^shlibs:Depends=//p')
 
-mkdir -p "$root/DEBIAN"
 {
 	sed '/^Depends:/d' "$top/packaging/control"
 	echo "Version: $version"
@@ -56,6 +57,11 @@ mkdir -p "$root/DEBIAN"
 } | awk '/^Description:/ { d = 1 } d { desc = desc $0 "\n"; next } { print } END { printf "%s", desc }' \
 	>"$root/DEBIAN/control"
 chmod -R u+rwX,go+rX,go-w "$root"
+(cd "$root" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum >DEBIAN/md5sums)
+# Same commit, same package: every time stamp is the commit's.
+when=$(git -C "$top" log -1 --format=%ct)
+find "$root" -exec touch -h -d "@$when" {} +
+export SOURCE_DATE_EPOCH=$when
 deb=$out/mkimage_${version}_$arch.deb
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
 echo "$deb"

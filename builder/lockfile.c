@@ -24,6 +24,8 @@ void lockfile_release(struct lockfile *lk)
 		free(lk->sources[i].uri);
 		free(lk->sources[i].suite);
 		free(lk->sources[i].date);
+		strv_release(&lk->sources[i].components);
+		strv_release(&lk->sources[i].keys);
 	}
 	for (i = 0; i < lk->n_pkgs; i++) {
 		free(lk->pkgs[i].name);
@@ -47,6 +49,14 @@ static int pkg_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->version, y->version);
 }
 
+static void add_list(struct buf *b, const char *key, const struct strv *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		buf_addf(b, "%s%s", i ? "," : key, v->v[i]);
+}
+
 static void format_lock(struct lockfile *lk, struct buf *b)
 {
 	size_t i;
@@ -61,8 +71,10 @@ static void format_lock(struct lockfile *lk, struct buf *b)
 	for (i = 0; i < lk->n_sources; i++) {
 		const struct lock_source *s = &lk->sources[i];
 
-		buf_addf(b, "source: %s %s sha256=%s date=%s\n", s->uri, s->suite,
-			 s->sha256[0] ? s->sha256 : "-", s->date ? s->date : "-");
+		buf_addf(b, "source: %s %s sha256=%s", s->uri, s->suite, s->sha256[0] ? s->sha256 : "-");
+		add_list(b, " components=", &s->components);
+		add_list(b, " keys=", &s->keys);
+		buf_addf(b, " date=%s\n", s->date ? s->date : "-");
 	}
 	for (i = 0; i < lk->n_pkgs; i++) {
 		const struct lock_pkg *p = &lk->pkgs[i];
@@ -146,17 +158,49 @@ bad:
 	return -1;
 }
 
+/* "a,b,c" -> strv; empty items are malformed. */
+static int split_list(const char *s, struct strv *out)
+{
+	const char *p = s;
+
+	do {
+		size_t n = strcspn(p, ",");
+
+		if (!n)
+			return -1;
+		strv_push_take(out, xstrndup(p, n));
+		p += n;
+	} while (*p++);
+	return 0;
+}
+
 static int parse_source(struct lockfile *lk, char *v)
 {
 	char *uri = strtok_r(v, " ", &v), *suite = strtok_r(NULL, " ", &v);
 	char *sha = strtok_r(NULL, " ", &v), *date = v;
 	struct lock_source s = { 0 };
 
-	if (!uri || !suite || !sha || !date || strncmp(sha, "sha256=", 7) ||
-	    strncmp(date, "date=", 5))
+	if (!uri || !suite || !sha || !date || strncmp(sha, "sha256=", 7))
 		return -1;
+	/* optional components= and keys=, in this order, before date= (which holds spaces) */
+	if (!strncmp(date, "components=", 11)) {
+		char *list = strtok_r(NULL, " ", &v);
+
+		if (split_list(list + 11, &s.components))
+			goto bad;
+		date = v;
+	}
+	if (date && !strncmp(date, "keys=", 5)) {
+		char *list = strtok_r(NULL, " ", &v);
+
+		if (split_list(list + 5, &s.keys))
+			goto bad;
+		date = v;
+	}
+	if (!date || strncmp(date, "date=", 5))
+		goto bad;
 	if (strcmp(sha + 7, "-") && !sha256_hex_valid(sha + 7))
-		return -1;
+		goto bad;
 	if (strcmp(sha + 7, "-"))
 		memcpy(s.sha256, sha + 7, 65);
 	s.uri = xstrdup(uri);
@@ -165,6 +209,10 @@ static int parse_source(struct lockfile *lk, char *v)
 	ALLOC_GROW(lk->sources, lk->n_sources + 1, lk->alloc_sources);
 	lk->sources[lk->n_sources++] = s;
 	return 0;
+bad:
+	strv_release(&s.components);
+	strv_release(&s.keys);
+	return -1;
 }
 
 static int parse_line(struct lockfile *lk, char *line, int *format)

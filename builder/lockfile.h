@@ -5,7 +5,10 @@
  *   format: 1
  *   recipe: SHA256                     digest of the normalized recipe
  *   architectures: armhf armel         primary first
- *   source: URI SUITE sha256=HEX date=DATE    one per repository release, InRelease digest + Date
+ *   source: URI SUITE sha256=HEX components=C,C keys=FPR,FPR date=DATE
+ *                                      one per repository release: InRelease digest, components,
+ *                                      primary-key fingerprints of its keyring (none: trusted),
+ *                                      Date (components= and keys= absent in older locks)
  *   package: NAME:ARCH=VERSION sha256=HEX size=BYTES [source=SRC]   sorted by NAME, then ARCH;
  *                                      source= when the source package is not NAME
  *   local: NAME:ARCH=VERSION sha256=HEX size=BYTES     a local .deb from the recipe
@@ -31,6 +34,7 @@ struct lock_pkg {
 struct lock_source {
 	char *uri, *suite, *date;
 	char sha256[65];
+	struct strv components, keys; /* empty when the lock predates them / trusted source */
 };
 
 struct lockfile {

@@ -20,6 +20,7 @@
 #include "indexes.h"
 #include "limits.h"
 #include "lockdiff.h"
+#include "locksrc.h"
 #include "log.h"
 #include "plan.h"
 #include "recipe.h"
@@ -279,6 +280,10 @@ static int setup_settings(struct options *o, const struct recipe *r)
 					    : xasprintf("images/%s.%s", r->name,
 							r->image.format == IMAGE_TAR ? "tar" : "ext4");
 	derive_outputs(o);
+	/* A lock rebuilds alone: its recorded sources, unless --source overrides them. */
+	if (o->st.locked && !o->st.sources.n &&
+	    (ret = locksrc_specs(o->st.lock_file, r, &o->st.sources)))
+		return ret;
 	o->tmp_dir = xstrdup(tmp && *tmp ? tmp : "/var/tmp");
 	ret = workdir_create(o->tmp_dir, &o->st.work_dir, &o->work_lock);
 	if (ret) {

@@ -3,6 +3,7 @@
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -107,12 +108,18 @@ bench: bench-deps mkimage mkimage-exec
 install: mkimage mkimage-exec
 	install -D -m 0755 mkimage $(DESTDIR)$(BINDIR)/mkimage
 	install -D -m 0755 mkimage-exec $(DESTDIR)$(PREFIX)/lib/mkimage/mkimage-exec
+	install -D -m 0644 builder/man/mkimage.1 $(DESTDIR)$(MANDIR)/man1/mkimage.1
+	install -D -m 0644 builder/man/mkimage.cfg.5 $(DESTDIR)$(MANDIR)/man5/mkimage.cfg.5
+
+# mkimage_VERSION_ARCH.deb in the top directory, then lintian on it (builder/packaging/mkdeb.sh).
+deb: mkimage mkimage-exec
+	deb=$$(builder/packaging/mkdeb.sh .) && lintian --fail-on error,warning "$$deb"
 
 # Build, test and run-time packages. Bench-only peers are in BENCH_DEPS.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
 	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev check gpg gpgv dpkg-dev apt-utils apt \
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
-	libclang-rt-14-dev git libcap2-bin file
+	libclang-rt-14-dev git libcap2-bin file python3-jsonschema man-db groff-base lintian
 BENCH_DEPS := mmdebstrap time bc
 
 deps:
@@ -137,7 +144,7 @@ format:
 	clang-format -i builder/*.c builder/*.h tests/unit/*.c
 
 clean:
-	rm -rf build build-san build-fuzz mkimage mkimage-exec
+	rm -rf build build-san build-fuzz mkimage mkimage-exec mkimage_*.deb
 
-.PHONY: all tools fuzzers fuzz unit integration check bench bench-deps install deps format clean
+.PHONY: all tools fuzzers fuzz unit integration check bench bench-deps install deb deps format clean
 -include $(wildcard $(OUT)/*.d $(OUT)/unit/*.d)

@@ -25,11 +25,14 @@ void lockfile_release(struct lockfile *lk)
 		free(lk->sources[i].uri);
 		free(lk->sources[i].suite);
 		free(lk->sources[i].date);
+		strv_release(&lk->sources[i].components);
+		strv_release(&lk->sources[i].keys);
 	}
 	for (i = 0; i < lk->n_pkgs; i++) {
 		free(lk->pkgs[i].name);
 		free(lk->pkgs[i].arch);
 		free(lk->pkgs[i].version);
+		free(lk->pkgs[i].source);
 	}
 	free(lk->sources);
 	free(lk->pkgs);
@@ -47,6 +50,14 @@ static int pkg_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->version, y->version);
 }
 
+static void add_list(struct buf *b, const char *key, const struct strv *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		buf_addf(b, "%s%s", i ? "," : key, v->v[i]);
+}
+
 static void format_lock(struct lockfile *lk, struct buf *b)
 {
 	size_t i;
@@ -61,15 +72,19 @@ static void format_lock(struct lockfile *lk, struct buf *b)
 	for (i = 0; i < lk->n_sources; i++) {
 		const struct lock_source *s = &lk->sources[i];
 
-		buf_addf(b, "source: %s %s sha256=%s date=%s\n", s->uri, s->suite,
-			 s->sha256[0] ? s->sha256 : "-", s->date ? s->date : "-");
+		buf_addf(b, "source: %s %s sha256=%s", s->uri, s->suite, s->sha256[0] ? s->sha256 : "-");
+		add_list(b, " components=", &s->components);
+		add_list(b, " keys=", &s->keys);
+		buf_addf(b, " date=%s\n", s->date ? s->date : "-");
 	}
 	for (i = 0; i < lk->n_pkgs; i++) {
 		const struct lock_pkg *p = &lk->pkgs[i];
 
-		buf_addf(b, "%s: %s:%s=%s sha256=%s size=%" PRIu64 "\n",
-			 p->local ? "local" : "package", p->name, p->arch, p->version, p->sha256,
-			 p->size);
+		buf_addf(b, "%s: %s:%s=%s sha256=%s size=%" PRIu64, p->local ? "local" : "package",
+			 p->name, p->arch, p->version, p->sha256, p->size);
+		if (p->source)
+			buf_addf(b, " source=%s", p->source);
+		buf_adds(b, "\n");
 	}
 }
 
@@ -118,9 +133,13 @@ static int parse_nav(char *s, struct lock_pkg *p)
 
 static int parse_pkg(struct lockfile *lk, char *v, int local)
 {
-	char *nav = strtok_r(v, " ", &v), *sha = strtok_r(NULL, " ", &v), *size = v, *end;
+	char *nav = strtok_r(v, " ", &v), *sha = strtok_r(NULL, " ", &v);
+	char *size = strtok_r(NULL, " ", &v), *src = strtok_r(NULL, " ", &v), *end;
 	struct lock_pkg p = { .local = local };
 
+	/* source= is optional (locks written before it existed have none); nothing may follow it */
+	if (src && (strncmp(src, "source=", 7) || !src[7] || strtok_r(NULL, " ", &v)))
+		goto bad;
 	if (!nav || !sha || !size || strncmp(sha, "sha256=", 7) || !sha256_hex_valid(sha + 7) ||
 	    strncmp(size, "size=", 5) || parse_nav(nav, &p))
 		goto bad;
@@ -129,6 +148,7 @@ static int parse_pkg(struct lockfile *lk, char *v, int local)
 	if (errno || *end || end == size + 5)
 		goto bad;
 	memcpy(p.sha256, sha + 7, 65);
+	p.source = src ? xstrdup(src + 7) : NULL;
 	ALLOC_GROW(lk->pkgs, lk->n_pkgs + 1, lk->alloc_pkgs);
 	lk->pkgs[lk->n_pkgs++] = p;
 	return 0;
@@ -139,17 +159,49 @@ bad:
 	return -1;
 }
 
+/* "a,b,c" -> strv; empty items are malformed. */
+static int split_list(const char *s, struct strv *out)
+{
+	const char *p = s;
+
+	do {
+		size_t n = strcspn(p, ",");
+
+		if (!n)
+			return -1;
+		strv_push_take(out, xstrndup(p, n));
+		p += n;
+	} while (*p++);
+	return 0;
+}
+
 static int parse_source(struct lockfile *lk, char *v)
 {
 	char *uri = strtok_r(v, " ", &v), *suite = strtok_r(NULL, " ", &v);
 	char *sha = strtok_r(NULL, " ", &v), *date = v;
 	struct lock_source s = { 0 };
 
-	if (!uri || !suite || !sha || !date || strncmp(sha, "sha256=", 7) ||
-	    strncmp(date, "date=", 5))
+	if (!uri || !suite || !sha || !date || strncmp(sha, "sha256=", 7))
 		return -1;
+	/* optional components= and keys=, in this order, before date= (which holds spaces) */
+	if (!strncmp(date, "components=", 11)) {
+		char *list = strtok_r(NULL, " ", &v);
+
+		if (split_list(list + 11, &s.components))
+			goto bad;
+		date = v;
+	}
+	if (date && !strncmp(date, "keys=", 5)) {
+		char *list = strtok_r(NULL, " ", &v);
+
+		if (split_list(list + 5, &s.keys))
+			goto bad;
+		date = v;
+	}
+	if (!date || strncmp(date, "date=", 5))
+		goto bad;
 	if (strcmp(sha + 7, "-") && !sha256_hex_valid(sha + 7))
-		return -1;
+		goto bad;
 	if (strcmp(sha + 7, "-"))
 		memcpy(s.sha256, sha + 7, 65);
 	s.uri = xstrdup(uri);
@@ -158,6 +210,10 @@ static int parse_source(struct lockfile *lk, char *v)
 	ALLOC_GROW(lk->sources, lk->n_sources + 1, lk->alloc_sources);
 	lk->sources[lk->n_sources++] = s;
 	return 0;
+bad:
+	strv_release(&s.components);
+	strv_release(&s.keys);
+	return -1;
 }
 
 static int parse_line(struct lockfile *lk, char *line, int *format)
@@ -233,6 +289,7 @@ int lockfile_read(struct lockfile *lk, const char *file)
 			ret = -MKI_E_LOCK;
 	}
 	fclose(f);
+	qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
 	if (!ret && (!format || !lk->recipe[0] || !lk->archs.n)) {
 		log_error("'%s' is not a complete lock file (format, recipe or architectures missing)",
 			  file);

@@ -5,8 +5,12 @@
  *   format: 1
  *   recipe: SHA256                     digest of the normalized recipe
  *   architectures: armhf armel         primary first
- *   source: URI SUITE sha256=HEX date=DATE    one per repository release, InRelease digest + Date
- *   package: NAME:ARCH=VERSION sha256=HEX size=BYTES   sorted by NAME, then ARCH
+ *   source: URI SUITE sha256=HEX components=C,C keys=FPR,FPR date=DATE
+ *                                      one per repository release: InRelease digest, components,
+ *                                      primary-key fingerprints of its keyring (none: trusted),
+ *                                      Date (components= and keys= absent in older locks)
+ *   package: NAME:ARCH=VERSION sha256=HEX size=BYTES [source=SRC]   sorted by NAME, then ARCH;
+ *                                      source= when the source package is not NAME
  *   local: NAME:ARCH=VERSION sha256=HEX size=BYTES     a local .deb from the recipe
  */
 #ifndef MKI_LOCKFILE_H
@@ -24,11 +28,13 @@ struct lock_pkg {
 	char sha256[65];
 	uint64_t size;
 	int local;
+	char *source; /* source package name, NULL when it is `name` */
 };
 
 struct lock_source {
 	char *uri, *suite, *date;
 	char sha256[65];
+	struct strv components, keys; /* empty when the lock predates them / trusted source */
 };
 
 struct lockfile {
@@ -43,7 +49,7 @@ struct lockfile {
 /** Write `lk` to `file` atomically (temp file in the same directory, fsync, rename); packages are
  * written sorted. 0 or a negative errno, logged with the path. */
 int lockfile_write(struct lockfile *lk, const char *file);
-/** Parse `file`. Errors are logged as "FILE:LINE: what" and return -MKI_E_LOCK (-errno when the
+/** Parse `file`; packages come out sorted by name, architecture, version. Errors are logged as "FILE:LINE: what" and return -MKI_E_LOCK (-errno when the
  * file cannot be read). */
 int lockfile_read(struct lockfile *lk, const char *file);
 /** Free the contents of `lk`. */

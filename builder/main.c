@@ -19,6 +19,8 @@
 #include "image.h"
 #include "indexes.h"
 #include "limits.h"
+#include "lockdiff.h"
+#include "locksrc.h"
 #include "log.h"
 #include "plan.h"
 #include "recipe.h"
@@ -44,6 +46,7 @@ struct options {
 	char *tmp_dir;    /* where work directories live (TMPDIR, else /var/tmp) */
 	int work_lock;    /* held while the work directory is ours (fsutil.h) */
 	int check, plan, lock_only, verify;
+	const char *diff_old; /* --diff OLD.lock: RECIPE is then the new lock file */
 	enum stage_id until;
 };
 
@@ -52,6 +55,7 @@ static void usage(FILE *f)
 	struct buf lim = { 0 };
 
 	fputs("usage: mkimage [OPTIONS] RECIPE\n"
+	      "       mkimage --diff OLD.lock NEW.lock\n"
 	      "Build an ext4 (or tar) root filesystem image for one or more Debian architectures,\n"
 	      "as described by RECIPE, without root.\n\n"
 	      "  -o, --output FILE       write the image to FILE (default: recipe's image.output,\n"
@@ -67,6 +71,8 @@ static void usage(FILE *f)
 	      "      --lock[=FILE]       resolve only and write the lock file (default: beside the\n"
 	      "                          image, e.g. images/NAME.lock)\n"
 	      "      --locked[=FILE]     build exactly what the lock file says\n"
+	      "      --diff OLD.lock     print the packages added, removed or changed from OLD.lock\n"
+	      "                          to the lock file given instead of RECIPE, then stop\n"
 	      "      --plan              resolve and print the plan, then stop\n"
 	      "      --until STAGE       stop after STAGE: sources, indexes, resolve, fetch, unpack, hooks\n"
 	      "      --keep-staging      keep the staging tree and print where it is\n"
@@ -137,7 +143,7 @@ static char *default_cache_dir(void)
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED,
-	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT };
+	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -148,6 +154,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "allow-release-rollback", no_argument, NULL, O_ROLLBACK },
 		{ "lock", optional_argument, NULL, O_LOCK },
 		{ "locked", optional_argument, NULL, O_LOCKED },
+		{ "diff", required_argument, NULL, O_DIFF },
 		{ "plan", no_argument, NULL, O_PLAN },
 		{ "until", required_argument, NULL, O_UNTIL },
 		{ "keep-staging", no_argument, NULL, O_KEEP },
@@ -191,6 +198,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 			if (optarg)
 				o->st.lock_file = xstrdup(optarg);
 			break;
+		case O_DIFF: o->diff_old = optarg; break;
 		case O_PLAN: o->plan = 1; break;
 		case O_UNTIL:
 			if (parse_until(optarg, &o->until)) {
@@ -275,6 +283,10 @@ static int setup_settings(struct options *o, const struct recipe *r)
 					    : xasprintf("images/%s.%s", r->name,
 							r->image.format == IMAGE_TAR ? "tar" : "ext4");
 	derive_outputs(o);
+	/* A lock rebuilds alone: its recorded sources, unless --source overrides them. */
+	if (o->st.locked && !o->st.sources.n &&
+	    (ret = locksrc_specs(o->st.lock_file, r, &o->st.sources)))
+		return ret;
 	o->tmp_dir = xstrdup(tmp && *tmp ? tmp : "/var/tmp");
 	ret = workdir_create(o->tmp_dir, &o->st.work_dir, &o->work_lock);
 	if (ret) {
@@ -598,6 +610,10 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ret = parse_args(&o, argc, argv);
+	if (!ret && o.diff_old) {
+		ret = lockdiff_print(o.diff_old, o.recipe, stdout);
+		goto out;
+	}
 	if (!ret)
 		ret = recipe_load(&r, o.recipe);
 	loaded = !ret;

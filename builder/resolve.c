@@ -38,6 +38,7 @@
 #include "fetch.h"
 #include "hash.h"
 #include "limits.h"
+#include "keyfpr.h"
 #include "lockfile.h"
 #include "log.h"
 
@@ -1728,6 +1729,23 @@ out:
 
 /* ---- the lock ---------------------------------------------------------------------------- */
 
+/* What --locked needs to find the sources again: components and the keyring's fingerprints. */
+static int lock_source_keys(struct lockfile *lk, const struct indexes *ix)
+{
+	size_t i, k;
+	int ret = 0;
+
+	for (i = 0; i < ix->n_releases && !ret; i++) {
+		const struct source *src = ix->releases[i].src;
+
+		for (k = 0; k < src->components.n; k++)
+			strv_push(&lk->sources[i].components, src->components.v[k]);
+		if (src->keyring)
+			ret = keyfpr_list(src->keyring, &lk->sources[i].keys);
+	}
+	return ret;
+}
+
 int resolve_write_lock(const struct plan *p, const struct recipe *r, const struct indexes *ix,
 		       const char *file)
 {
@@ -1748,6 +1766,11 @@ int resolve_write_lock(const struct plan *p, const struct recipe *r, const struc
 		memcpy(lk.sources[i].sha256, rel->inrelease_sha256, 65);
 	}
 	lk.n_sources = lk.alloc_sources = ix->n_releases;
+	ret = lock_source_keys(&lk, ix);
+	if (ret) {
+		lockfile_release(&lk);
+		return ret;
+	}
 	lk.pkgs = xcalloc(p->n + 1, sizeof(*lk.pkgs));
 	for (i = 0; i < p->n; i++) {
 		const struct plan_entry *e = &p->v[i];
@@ -1755,6 +1778,8 @@ int resolve_write_lock(const struct plan *p, const struct recipe *r, const struc
 		lk.pkgs[i].name = xstrdup(e->name);
 		lk.pkgs[i].arch = xstrdup(e->arch);
 		lk.pkgs[i].version = xstrdup(e->version);
+		if (e->source && strcmp(e->source, e->name))
+			lk.pkgs[i].source = xstrdup(e->source);
 		memcpy(lk.pkgs[i].sha256, e->sha256, 65);
 		lk.pkgs[i].size = e->size;
 		lk.pkgs[i].local = !e->url;

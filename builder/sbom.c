@@ -22,8 +22,12 @@ static void spdx_id(struct buf *b, const struct plan_entry *e, size_t i)
 	buf_addf(b, "-%s-%zu\"", e->arch, i);
 }
 
-/* purl: pkg:deb/debian/NAME@VERSION?arch=ARCH, with ':' and '+' percent-encoded. */
-static void purl(struct buf *b, const struct plan_entry *e)
+/*
+ * purl: pkg:deb/debian/NAME@VERSION?arch=ARCH&distro=SUITE, with ':' and '+' percent-encoded.
+ * The purl spec's deb examples name the release by codename (distro=bookworm), which is what
+ * scanners match their advisories against; the recipe's suite is that codename.
+ */
+static void purl(struct buf *b, const struct plan_entry *e, const char *suite)
 {
 	struct buf v = { 0 };
 	const char *s;
@@ -35,6 +39,11 @@ static void purl(struct buf *b, const struct plan_entry *e)
 	for (s = e->version; *s; s++)
 		buf_addf(&v, *s == ':' ? "%%3A" : *s == '+' ? "%%2B" : "%c", *s);
 	buf_addf(&v, "?arch=%s", e->arch);
+	if (suite && *suite) {
+		buf_adds(&v, "&distro=");
+		for (s = suite; *s; s++)
+			buf_addf(&v, *s == '+' ? "%%2B" : "%c", *s);
+	}
 	json_str(b, v.p);
 	buf_release(&v);
 }
@@ -62,7 +71,7 @@ static void supplier(struct buf *b, const char *maint)
 	buf_release(&s);
 }
 
-static void package(struct buf *b, const struct plan_entry *e, size_t i)
+static void package(struct buf *b, const struct plan_entry *e, size_t i, const char *suite)
 {
 	buf_adds(b, "    {\n      \"SPDXID\": ");
 	spdx_id(b, e, i);
@@ -88,7 +97,7 @@ static void package(struct buf *b, const struct plan_entry *e, size_t i)
 	buf_adds(b, ",\n      \"primaryPackagePurpose\": \"LIBRARY\",\n      \"externalRefs\": [ { "
 		    "\"referenceCategory\": \"PACKAGE-MANAGER\", \"referenceType\": \"purl\", "
 		    "\"referenceLocator\": ");
-	purl(b, e);
+	purl(b, e, suite);
 	buf_adds(b, " } ],\n      \"comment\": ");
 	{
 		char *c = xasprintf("architecture %s", e->arch);
@@ -121,9 +130,38 @@ static void header(struct buf *b, const struct recipe *r, const char *image_name
 	buf_adds(b, ",\n      \"downloadLocation\": \"NOASSERTION\",\n      \"filesAnalyzed\": false,\n"
 		    "      \"checksums\": [ { \"algorithm\": \"SHA256\", \"checksumValue\": ");
 	json_str(b, image_sha256);
-	buf_adds(b, " } ],\n      \"primaryPackagePurpose\": \"OPERATING-SYSTEM\",\n"
+	buf_adds(b, " } ],\n      \"primaryPackagePurpose\": \"OPERATING_SYSTEM\",\n"
 		    "      \"licenseConcluded\": \"NOASSERTION\",\n      \"licenseDeclared\": \"NOASSERTION\",\n"
 		    "      \"copyrightText\": \"NOASSERTION\"\n    }");
+}
+
+/*
+ * One DEPENDS_ON per resolved Depends/Pre-Depends edge: the plan records which entry satisfied
+ * each relation, so the graph is the resolver's, not a re-guess by name. Entry order and the
+ * recorded edge order are deterministic, and a package depending twice on the same entry (say
+ * Pre-Depends and Depends) gets one relationship.
+ */
+static void depends_on(struct buf *b, const struct plan *p)
+{
+	size_t i, k, j;
+
+	for (i = 0; i < p->n; i++) {
+		const struct plan_entry *e = &p->v[i];
+
+		for (k = 0; k < e->n_depends; k++) {
+			size_t d = e->depends[k];
+
+			for (j = 0; j < k && e->depends[j] != d; j++)
+				;
+			if (j < k || d == i || d >= p->n)
+				continue;
+			buf_adds(b, ",\n    { \"spdxElementId\": ");
+			spdx_id(b, e, i);
+			buf_adds(b, ", \"relationshipType\": \"DEPENDS_ON\", \"relatedSpdxElement\": ");
+			spdx_id(b, &p->v[d], d);
+			buf_adds(b, " }");
+		}
+	}
 }
 
 int sbom_write(const struct plan *p, const struct recipe *r, const char *image_name,
@@ -136,7 +174,7 @@ int sbom_write(const struct plan *p, const struct recipe *r, const char *image_n
 	header(&b, r, image_name, image_sha256, sde);
 	for (i = 0; i < p->n; i++) {
 		buf_adds(&b, ",\n");
-		package(&b, &p->v[i], i);
+		package(&b, &p->v[i], i, r->suite);
 	}
 	buf_adds(&b, "\n  ],\n  \"relationships\": [\n    { \"spdxElementId\": \"SPDXRef-DOCUMENT\", "
 		     "\"relationshipType\": \"DESCRIBES\", \"relatedSpdxElement\": \"SPDXRef-Image\" }");
@@ -146,6 +184,7 @@ int sbom_write(const struct plan *p, const struct recipe *r, const char *image_n
 		spdx_id(&b, &p->v[i], i);
 		buf_adds(&b, " }");
 	}
+	depends_on(&b, p);
 	buf_adds(&b, "\n  ]\n}\n");
 	ret = write_file_atomic(file, b.p, b.len);
 	buf_release(&b);

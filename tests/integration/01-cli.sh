@@ -14,6 +14,22 @@ expect_fail 2 "--until takes one of" "$MKIMAGE" --until nowhere "$TOP/recipes/ar
 expect_fail 2 "unrecognized option" "$MKIMAGE" --frobnicate "$TOP/recipes/arm-board.cfg"
 expect_fail 2 "cannot read recipe 'nope.cfg'" "$MKIMAGE" --check nope.cfg
 
+# --diff: two lock files -> sorted release-note lines; a bad lock is a usage error (exit 2).
+h="format: 1
+recipe: $(printf 'a%.0s' $(seq 64))
+architectures: armhf armel"
+sha=$(printf 'b%.0s' $(seq 64))
+printf '%s\npackage: libc6:armhf=2.36-9 sha256=%s size=1 source=glibc\npackage: old:armel=1 sha256=%s size=1\n' \
+	"$h" "$sha" "$sha" >"$T/old.lock"
+printf '%s\npackage: new:armel=2 sha256=%s size=1\npackage: libc6:armhf=2.36-9+deb12u4 sha256=%s size=1 source=glibc\n' \
+	"$h" "$sha" "$sha" >"$T/new.lock"
+expect_ok "$MKIMAGE" --diff "$T/old.lock" "$T/new.lock"
+[ "$(cat "$T/out")" = "changed libc6:armhf 2.36-9 -> 2.36-9+deb12u4 (source glibc)
+added   new:armel 2 (source new)
+removed old:armel 1 (source old)" ] || { cat "$T/out" >&2; fail "--diff output is wrong"; }
+printf 'format: 1\npackage: broken\n' >"$T/bad.lock"
+expect_fail 2 "bad.lock:2: malformed lock line" "$MKIMAGE" --diff "$T/old.lock" "$T/bad.lock"
+
 # Every shipped recipe validates, and its normalized form parses back to itself.
 for r in "$TOP"/recipes/*.cfg; do
 	expect_ok "$MKIMAGE" --check "$r"

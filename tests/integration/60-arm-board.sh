@@ -46,7 +46,9 @@ ln -s usr/lib "$T/sys/lib"
 qemu-arm-static -L "$T/sys" "$T/sys/usr/bin/busybox" true || fail "armhf busybox does not run"
 [ "$(qemu-arm-static -L "$T/sys" "$T/sys/usr/bin/hello")" = "Hello, world!" ] || fail "armel hello does not run"
 
-# SBOM and lock name every package with its architecture.
+# SBOM and lock name every package with its architecture; the SBOM is valid SPDX 2.3, with the
+# resolver's dependency graph and the DEP-5 licences.
+sbom_validate "$out/arm-board.spdx.json"
 python3 - "$out/arm-board.spdx.json" "$out/arm-board.lock" <<'PY' || fail "SBOM check failed"
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -55,4 +57,9 @@ pk = [p for p in doc["packages"] if p["SPDXID"] != "SPDXRef-Image"]
 assert len(pk) >= 90, len(pk)
 assert any(p["name"] == "hello" and "arch=armel" in p["externalRefs"][0]["referenceLocator"] for p in pk)
 assert all(len(p["checksums"][0]["checksumValue"]) == 64 for p in pk)
+assert all("&distro=bookworm" in p["externalRefs"][0]["referenceLocator"] for p in pk)
+ids = {p["name"] + ":" + p["externalRefs"][0]["referenceLocator"].split("arch=")[1].split("&")[0]: p["SPDXID"] for p in pk}
+dep = {(r["spdxElementId"], r["relatedSpdxElement"]) for r in doc["relationships"] if r["relationshipType"] == "DEPENDS_ON"}
+assert (ids["hello:armel"], ids["libc6:armel"]) in dep, "hello:armel does not depend on libc6:armel"
+assert (ids["libc6:armel"], ids["hello:armel"]) not in dep
 PY

@@ -15,6 +15,7 @@ e2e_build() {
 		--source "$SERVER_URL bookworm main signed-by=$mirror/key.gpg" --output "$IMG" \
 		"$TOP/recipes/$recipe.cfg"
 	e2fsck -fn "$IMG" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck -fn reports problems"; }
+	sbom_validate "${IMG%.ext4}.spdx.json"
 }
 
 dbg() { debugfs -R "$1" "$IMG" 2>/dev/null; }

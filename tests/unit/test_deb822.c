@@ -183,8 +183,8 @@ START_TEST(lock_round_trip)
 	strv_push(&lk.archs, "armel");
 	lk.pkgs = xcalloc(2, sizeof(*lk.pkgs));
 	lk.n_pkgs = lk.alloc_pkgs = 2;
-	lk.pkgs[0] = (struct lock_pkg){ xstrdup("zlib"), xstrdup("armel"), xstrdup("1:1.2"), "", 7, 0 };
-	lk.pkgs[1] = (struct lock_pkg){ xstrdup("base"), xstrdup("all"), xstrdup("1"), "", 9, 1 };
+	lk.pkgs[0] = (struct lock_pkg){ xstrdup("zlib"), xstrdup("armel"), xstrdup("1:1.2"), "", 7, 0, NULL };
+	lk.pkgs[1] = (struct lock_pkg){ xstrdup("base"), xstrdup("all"), xstrdup("1"), "", 9, 1, NULL };
 	memset(lk.pkgs[0].sha256, 'b', 64);
 	memset(lk.pkgs[1].sha256, 'c', 64);
 	ck_assert_int_eq(lockfile_write(&lk, file), 0);

@@ -50,8 +50,22 @@ START_TEST(spdx_document)
 	r.name = name;
 	add(&p, "libstdc++6", "armel", "12.2.0-14", "Debian GCC Maintainers <debian-gcc@lists.debian.org>");
 	add(&p, "zlib1g", "armhf", "1:1.2.13.dfsg-1", NULL);
+	/* libstdc++6 Depends on zlib1g twice over (say Pre-Depends and Depends): one relationship */
+	p.v[0].depends = xcalloc(2, sizeof(*p.v[0].depends));
+	p.v[0].depends[0] = p.v[0].depends[1] = 1;
+	p.v[0].n_depends = 2;
 	ck_assert_int_eq(sbom_write(&p, &r, "board.ext4", "0123", 1700000000, file), 0);
 	text = slurp(file);
+	{
+		const char *rel = "{ \"spdxElementId\": \"SPDXRef-Package-libstdc--6-armel-0\", "
+				  "\"relationshipType\": \"DEPENDS_ON\", \"relatedSpdxElement\": "
+				  "\"SPDXRef-Package-zlib1g-armhf-1\" }";
+		const char *first = strstr(text, rel);
+
+		ck_assert_ptr_nonnull(first);
+		ck_assert_ptr_null(strstr(first + 1, rel));
+		ck_assert_ptr_nonnull(strstr(text, "\"primaryPackagePurpose\": \"OPERATING_SYSTEM\""));
+	}
 	ck_assert_ptr_nonnull(strstr(text, "\"spdxVersion\": \"SPDX-2.3\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"created\": \"2023-11-14T22:13:20Z\""));
 	ck_assert_ptr_nonnull(strstr(text, "SPDXRef-Package-libstdc--6-armel-0"));

@@ -1,0 +1,33 @@
+# The manual pages: groff and lexgrog find nothing wrong, mkimage(1) names every option --help
+# lists, mkimage.cfg(5) every key the recipe parser accepts (from its *_keys[] tables in
+# builder/recipe.c, so a key added there must be documented here too).
+. "$(dirname "$0")/lib.sh"
+
+command -v lexgrog >/dev/null && command -v groff >/dev/null || skip "man-db or groff missing (make deps)"
+for page in "$TOP/builder/man/mkimage.1" "$TOP/builder/man/mkimage.cfg.5"; do
+	warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null) || fail "man cannot render '$page'"
+	[ -z "$warnings" ] || { echo "$warnings" >&2; fail "groff warns about '$page'"; }
+	lexgrog "$page" >/dev/null || fail "lexgrog finds no NAME section in '$page'"
+done
+
+# Rendered text, so that "\-\-output" in the source counts as "--output".
+MANWIDTH=200 man -l "$TOP/builder/man/mkimage.1" 2>/dev/null | col -bx >"$T/mkimage.1.txt"
+MANWIDTH=200 man -l "$TOP/builder/man/mkimage.cfg.5" 2>/dev/null | col -bx >"$T/mkimage.cfg.5.txt"
+
+expect_ok "$MKIMAGE" --help
+opts=$(grep -oE '(^|[ ,])--?[a-zA-Z][a-z-]*' "$T/out" | sed 's/^[ ,]//' | sort -u)
+[ "$(echo "$opts" | wc -l)" -ge 20 ] || fail "found only $(echo "$opts" | wc -l) options in --help"
+# ...each as a term of its own in OPTIONS ("       -o, --output FILE"), not merely mentioned.
+sed -n '/^OPTIONS/,/^EXIT STATUS/p' "$T/mkimage.1.txt" >"$T/options.txt"
+for o in $opts; do
+	grep -qE -- "^ +(-[a-zA-Z], )?$o([ ,=[]|$)" "$T/options.txt" ||
+		fail "mkimage(1) does not document '$o' in OPTIONS"
+done
+
+# Every key of every key table of the parser: static const char *const X_keys[] = { "a", ... };
+keys=$(sed -n '/^static const char \*const [a-z_]*_keys\[\]/,/};/p' "$TOP/builder/recipe.c" |
+	grep -oE '"[a-z_]+"' | tr -d '"' | sort -u)
+[ "$(echo "$keys" | wc -l)" -ge 30 ] || fail "found only $(echo "$keys" | wc -l) recipe keys in recipe.c"
+for k in $keys; do
+	grep -qE "^ +$k \(" "$T/mkimage.cfg.5.txt" || fail "mkimage.cfg(5) does not document the recipe key '$k'"
+done

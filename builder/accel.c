@@ -676,7 +676,9 @@ static int activate(struct prep *x, const char *dispatcher)
 	int ret = write_file_atomic(table, x->table.p, x->table.len);
 
 	free(table);
-	if (!ret && mkdirat(x->rootfd, ACCEL_MOUNT, 0755) < 0)
+	if (!ret && (mkdirat(x->rootfd, ACCEL_MOUNT, 0755) < 0 ||
+		     fchownat(x->rootfd, ACCEL_MOUNT, sandbox_tree_uid(0), sandbox_tree_gid(0),
+			      AT_SYMLINK_NOFOLLOW) < 0))
 		ret = -errno;
 	if (ret) {
 		log_error("cannot set up native tools in '%s': %s", x->a->dir, strerror(-ret));

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "confine.h"
 #include "err.h"
 #include "log.h"
 #include "proc.h"
@@ -145,6 +146,27 @@ static int write_maps(pid_t pid)
 	}
 }
 
+/*
+ * Root keeps the identity map for itself, but its commands run as root's subordinate range, or
+ * the documented fixed one: never as host root.
+ */
+static void choose_root_range(const char *name)
+{
+	unsigned long us = 0, uc = 0, gs = 0, gc = 0;
+
+	info.ids = SANDBOX_IDS_ROOT;
+	info.sub_uid = info.sub_gid = SANDBOX_ROOT_RANGE;
+	info.sub_count = SANDBOX_ROOT_COUNT;
+	if (find_subid("/etc/subuid", name, 0, &us, &uc) &&
+	    find_subid("/etc/subgid", name, 0, &gs, &gc) && us && gs) {
+		info.sub_uid = (uid_t)us;
+		info.sub_gid = (gid_t)gs;
+		info.sub_count = (unsigned)(uc < gc ? uc : gc);
+		if (info.sub_count > MAX_SUBIDS)
+			info.sub_count = MAX_SUBIDS;
+	}
+}
+
 /* Decide which map we can have, and say up front when it is not the full one. */
 static int choose_ids_once(const struct sandbox_opts *o)
 {
@@ -156,7 +178,7 @@ static int choose_ids_once(const struct sandbox_opts *o)
 	info.outer_uid = getuid();
 	info.outer_gid = getgid();
 	if (info.outer_uid == 0) {
-		info.ids = SANDBOX_IDS_ROOT;
+		choose_root_range(name);
 		return 0;
 	}
 	if (find_subid("/etc/subuid", name, info.outer_uid, &us, &uc) &&
@@ -543,11 +565,17 @@ static int setup_dev(int rootfd)
 	static const char *const links[][2] = { { "fd", "/proc/self/fd" },
 		{ "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
 		{ "stderr", "/proc/self/fd/2" }, { "ptmx", "pts/ptmx" } };
-	struct mnt pts = { "devpts", "dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-			   info.ids == SANDBOX_IDS_SINGLE ? "newinstance,ptmxmode=0666,mode=0620"
-				: "newinstance,ptmxmode=0666,mode=0620,gid=5" };
-	struct mnt shm = { "tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777" };
+	char pts_opts[80], shm_opts[64];
+	struct mnt pts = { "devpts", "dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, pts_opts };
+	struct mnt shm = { "tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, shm_opts };
 	int devfd, ret = 0, i;
+
+	snprintf(pts_opts, sizeof(pts_opts), "newinstance,ptmxmode=0666,mode=0620");
+	if (info.ids != SANDBOX_IDS_SINGLE)
+		snprintf(pts_opts + strlen(pts_opts), sizeof(pts_opts) - strlen(pts_opts),
+			 ",gid=%lu", (unsigned long)sandbox_tree_gid(5));
+	snprintf(shm_opts, sizeof(shm_opts), "mode=1777,uid=%lu,gid=%lu",
+		 (unsigned long)sandbox_tree_uid(0), (unsigned long)sandbox_tree_gid(0));
 
 	devfd = openat(rootfd, "dev", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 	if (devfd < 0)
@@ -602,14 +630,22 @@ static int bind_ro(int rootfd, const char *src, const char *dir)
 
 static int setup_mounts(const char *root, const char *bind_src, const char *bind_dir)
 {
+	char dev[64], run[64], tmp[64];
 	const struct mnt m[] = {
 		{ "proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
-		{ "tmpfs", "dev", "tmpfs", MS_NOSUID, "mode=0755" },
-		{ "tmpfs", "run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" },
-		{ "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777" },
+		{ "tmpfs", "dev", "tmpfs", MS_NOSUID, dev },
+		{ "tmpfs", "run", "tmpfs", MS_NOSUID | MS_NODEV, run },
+		{ "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp },
 	};
 	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), ret = 0;
 	size_t i;
+
+	/* Owned by the command's root, or it could not create anything in them. */
+	snprintf(dev, sizeof(dev), "mode=0755,uid=%lu,gid=%lu", (unsigned long)sandbox_tree_uid(0),
+		 (unsigned long)sandbox_tree_gid(0));
+	snprintf(run, sizeof(run), "%s", dev);
+	snprintf(tmp, sizeof(tmp), "mode=1777,uid=%lu,gid=%lu", (unsigned long)sandbox_tree_uid(0),
+		 (unsigned long)sandbox_tree_gid(0));
 
 	if (rootfd < 0)
 		return -errno;
@@ -628,22 +664,25 @@ static int setup_mounts(const char *root, const char *bind_src, const char *bind
 	return ret;
 }
 
-/* The command itself: never returns. */
+/* The command itself, root of its nested namespace (the tree is already "/"): never returns. */
 static void exec_command(const struct sandbox_cmd *c, int outfd)
 {
 	extern char **environ;
+	const char *cwd = c->cwd ? c->cwd : c->root ? "/" : NULL;
 	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	setsid();
-	if (c->root && (chroot(c->root) < 0 || chdir(c->cwd ? c->cwd : "/") < 0)) {
-		log_error("sandbox: cannot enter '%s': %s", c->root, strerror(errno));
+	if (cwd && chdir(cwd) < 0) {
+		dprintf(outfd, "mkimage: cannot change to '%s': %s\n", cwd, strerror(errno));
 		_exit(127);
 	}
-	if (!c->root && c->cwd && chdir(c->cwd) < 0)
-		_exit(127);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(outfd, 1) < 0 || dup2(outfd, 2) < 0)
 		_exit(127);
+	/* Nothing of mkimage's (caches, locks, the image) may stay reachable from the command. */
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
+		_exit(127);
 	environ = (char **)(uintptr_t)c->env;
+	/* seccomp_lockdown() goes here (lead merges) */
 	execvp(c->argv[0], (char *const *)(uintptr_t)c->argv);
 	dprintf(2, "mkimage: cannot execute '%s': %s\n", c->argv[0], strerror(errno));
 	_exit(127);
@@ -689,7 +728,7 @@ static void add_comm(char *out, size_t size, const char *pid)
 /*
  * After the command: what it left running. Orphans are re-parented to this init, so they are our
  * children; the ones that already exited are reaped first (zombies are not left running). The
- * host's /proc (not the tree's) is read: this init is not chrooted, and it names host pids. The
+ * /proc read is this pid namespace's own (mounted by ns_init), so pids and names agree. The
  * names are a hint: a daemon caught between fork and exec still has its parent's name.
  */
 static void note_leftovers(char *out, size_t size)
@@ -736,9 +775,14 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 	signal(SIGTERM, SIG_DFL);
 	if (!c->network)
 		loopback_up();
-	if (c->root && setup_mounts(c->root, c->bind_src, c->bind_dir))
+	if (c->root && (setup_mounts(c->root, c->bind_src, c->bind_dir) || confine_root(c->root)))
 		_exit(125);
-	cmd = fork();
+	/* confine_fork() finds the command in /proc: on the host filesystem too, it must be ours. */
+	if (!c->root && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		log_error("sandbox: cannot mount a /proc for '%s': %s", c->argv[0], strerror(errno));
+		_exit(125);
+	}
+	cmd = confine_fork(&info);
 	if (cmd < 0)
 		_exit(125);
 	if (cmd == 0)

@@ -96,9 +96,9 @@ static int write_map(pid_t pid, const char *file, const char *text)
 	return ret;
 }
 
-static int write_maps(const struct sandbox_info *si, pid_t pid)
+static int write_maps(const struct sandbox_info *si, pid_t pid, int host)
 {
-	char *uids = sandbox_nested_map(si, 0), *gids = sandbox_nested_map(si, 1);
+	char *uids = sandbox_nested_map(si, 0, host), *gids = sandbox_nested_map(si, 1, host);
 	int ret = 0;
 
 	if (si->ids == SANDBOX_IDS_SINGLE)
@@ -132,7 +132,7 @@ static void become_root(const struct sandbox_info *si, int syncfd)
 	}
 }
 
-pid_t confine_fork(const struct sandbox_info *si)
+pid_t confine_fork(const struct sandbox_info *si, int host)
 {
 	struct clone_args_v0 ca = { .flags = CLONE_NEWUSER | CLONE_NEWNS, .exit_signal = SIGCHLD };
 	int sync[2], ret = 0;
@@ -150,7 +150,7 @@ pid_t confine_fork(const struct sandbox_info *si)
 	if (pid < 0) {
 		ret = -errno;
 		log_error("sandbox: cannot create the command's user namespace: %s", strerror(errno));
-	} else if (!write_maps(si, (pid_t)pid) && write(sync[1], "g", 1) == 1) {
+	} else if (!write_maps(si, (pid_t)pid, host) && write(sync[1], "g", 1) == 1) {
 		ret = (int)pid;
 	}
 	/* On failure the child reads end of file and exits 125: reaped by the caller's wait loop. */

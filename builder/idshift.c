@@ -2,9 +2,10 @@
  * Which ids a command's nested user namespace gets, and how they are stored on disk. A user build
  * maps the build namespace's ids 0..N onto themselves, so the tree holds the ids the packages ask
  * for. A root build keeps its own namespace the identity (it writes root-owned caches and
- * outputs), but every command gets 0..65535 shifted onto an unprivileged range (root's
- * /etc/subuid entry, else SANDBOX_ROOT_RANGE), so the tree is owned on disk by base + id; these
- * helpers are the only place that shift is done and undone.
+ * outputs), but every command in the tree gets 0..65535 shifted onto an unprivileged range
+ * (root's /etc/subuid entry, else SANDBOX_ROOT_RANGE), so the tree is owned on disk by base + id;
+ * these helpers are the only place that shift is done and undone. Ids below the base can only
+ * have been set by host root (mkimage, an outside hook): they are read back unchanged.
  */
 #include "sandbox.h"
 
@@ -29,20 +30,26 @@ long sandbox_shift_to_inside(const struct sandbox_info *si, unsigned long id, in
 {
 	unsigned long base = gid ? si->sub_gid : si->sub_uid;
 
-	if (!shifted(si))
-		return (long)id;
-	return id >= base && id - base < si->sub_count ? (long)(id - base) : -1;
+	if (!shifted(si) || id < base)
+		return (long)id; /* written as host root: by mkimage itself or a trusted outside hook */
+	return id - base < si->sub_count ? (long)(id - base) : -1;
 }
 
-char *sandbox_nested_map(const struct sandbox_info *si, int gid)
+char *sandbox_nested_map(const struct sandbox_info *si, int gid, int host)
 {
 	switch (si->ids) {
 	case SANDBOX_IDS_ROOT:
+		/* An outside hook is trusted and reads root's files: it stays host root. */
+		if (host)
+			return xstrdup("0 0 4294967295\n");
 		return xasprintf("0 %lu %u\n", (unsigned long)(gid ? si->sub_gid : si->sub_uid),
 				 si->sub_count);
 	case SANDBOX_IDS_FULL:
-		/* The build namespace has 0 (the user) and 1..N (its subordinate range). */
-		return xasprintf("0 0 %u\n", si->sub_count + 1);
+		/*
+		 * The build namespace has 0 (the user) and 1..N (its subordinate range), as two
+		 * extents: each line must lie within one extent of the parent's map.
+		 */
+		return xasprintf("0 0 1\n1 1 %u\n", si->sub_count);
 	default:
 		return xstrdup("0 0 1\n");
 	}

@@ -782,7 +782,7 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 		log_error("sandbox: cannot mount a /proc for '%s': %s", c->argv[0], strerror(errno));
 		_exit(125);
 	}
-	cmd = confine_fork(&info);
+	cmd = confine_fork(&info, !c->root);
 	if (cmd < 0)
 		_exit(125);
 	if (cmd == 0)

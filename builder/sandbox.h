@@ -83,14 +83,20 @@ int sandbox_arch_emulated(const char *arch);
 /** The on-disk owner of what a command sees as `inside` (root builds: base + id; else itself). */
 uid_t sandbox_tree_uid(uid_t inside);
 gid_t sandbox_tree_gid(gid_t inside);
-/** What a command sees for the on-disk owner `tree`; -1 when it is outside the commands' range. */
+/**
+ * What a command sees for the on-disk owner `tree`. Root builds: ids below the base were set by
+ * host root (mkimage, an outside hook) and are kept; -1 for ids above the commands' range.
+ */
 long sandbox_inside_uid(uid_t tree);
 long sandbox_inside_gid(gid_t tree);
 /** The same, for a given state (testable); `gid` selects the gid range. */
 unsigned long sandbox_shift_to_tree(const struct sandbox_info *si, unsigned long id, int gid);
 long sandbox_shift_to_inside(const struct sandbox_info *si, unsigned long id, int gid);
-/** The uid_map (or, `gid`, gid_map) text of a command's nested user namespace. New string. */
-char *sandbox_nested_map(const struct sandbox_info *si, int gid);
+/**
+ * The uid_map (or, `gid`, gid_map) text of a command's nested user namespace; `host`: a command on
+ * the host filesystem (an outside hook), which in root builds keeps the identity. New string.
+ */
+char *sandbox_nested_map(const struct sandbox_info *si, int gid, int host);
 /**
  * A security.capability value read back from the tree of a root build: a command's v3 value with
  * rootid = the commands' base becomes the v2 value a user build records (in place). New length;

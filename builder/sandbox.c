@@ -630,20 +630,19 @@ static int bind_ro(int rootfd, const char *src, const char *dir)
 
 static int setup_mounts(const char *root, const char *bind_src, const char *bind_dir)
 {
-	char dev[64], run[64], tmp[64];
+	char owned[64], tmp[64];
 	const struct mnt m[] = {
 		{ "proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
-		{ "tmpfs", "dev", "tmpfs", MS_NOSUID, dev },
-		{ "tmpfs", "run", "tmpfs", MS_NOSUID | MS_NODEV, run },
+		{ "tmpfs", "dev", "tmpfs", MS_NOSUID, owned },
+		{ "tmpfs", "run", "tmpfs", MS_NOSUID | MS_NODEV, owned },
 		{ "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp },
 	};
 	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), ret = 0;
 	size_t i;
 
 	/* Owned by the command's root, or it could not create anything in them. */
-	snprintf(dev, sizeof(dev), "mode=0755,uid=%lu,gid=%lu", (unsigned long)sandbox_tree_uid(0),
-		 (unsigned long)sandbox_tree_gid(0));
-	snprintf(run, sizeof(run), "%s", dev);
+	snprintf(owned, sizeof(owned), "mode=0755,uid=%lu,gid=%lu",
+		 (unsigned long)sandbox_tree_uid(0), (unsigned long)sandbox_tree_gid(0));
 	snprintf(tmp, sizeof(tmp), "mode=1777,uid=%lu,gid=%lu", (unsigned long)sandbox_tree_uid(0),
 		 (unsigned long)sandbox_tree_gid(0));
 

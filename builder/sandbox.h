@@ -2,9 +2,10 @@
  * The rootless sandbox (DESIGN.md section 4): one user + mount + uts + ipc namespace that the build
  * enters before unpacking and stays in until the image is written, with the full subordinate id
  * range mapped (or the identity map when really root), a private binfmt_misc instance with
- * qemu-user registered for the foreign architectures, and chrooted runs of target programs, each
- * in a fresh pid + mount namespace whose init is killed afterwards, so nothing outlives a command
- * and none of the mounts (/proc, /dev, /run, /tmp) ever lands in the tree.
+ * qemu-user registered for the foreign architectures, and runs of target programs, each in a
+ * fresh pid + mount namespace whose init pivots into the tree and is killed afterwards (so nothing
+ * outlives a command and none of the mounts (/proc, /dev, /run, /tmp) ever lands in the tree), and
+ * in a nested user namespace of its own (confine.h).
  */
 #ifndef MKI_SANDBOX_H
 #define MKI_SANDBOX_H
@@ -111,7 +112,7 @@ struct sandbox_report {
 };
 
 struct sandbox_cmd {
-	const char *root;              /* chroot into this tree; NULL: run on the host filesystem */
+	const char *root;              /* pivot_root into this tree; NULL: run on the host filesystem */
 	const char *const *argv;       /* argv[0] is resolved inside the root (or PATH of `env`) */
 	const char *const *env;        /* the whole environment (nothing is inherited) */
 	const char *cwd;               /* inside the root; NULL: "/" (or unchanged when root is NULL) */
@@ -128,7 +129,8 @@ struct sandbox_cmd {
  * Run a command in a fresh pid + mount (+ network, unless `network`) namespace, stdin /dev/null, in
  * its own session. With a root: /proc, a minimal
  * /dev (null zero full random urandom tty console, devpts + ptmx, shm, fd links), tmpfs /run and
- * /tmp are mounted in that namespace only, then chroot. Its pid 1 is killed when the command ends
+ * /tmp are mounted in that namespace only, then its init pivot_root()s into the tree (confine.h);
+ * the command runs in a nested user + mount namespace, root there, with no fd but 0-2. Its pid 1 is killed when the command ends
  * or times out, so no process survives it: daemons the command started are killed and named in
  * `report->leftover`. The command cannot signal mkimage or its own pid 1 (a pid-namespace init
  * ignores signals from inside its namespace), so it cannot end the build by killing its parent.

@@ -671,6 +671,19 @@ static int build_copy(struct prep *x, const struct plan *twins, char **loader)
 	return ret;
 }
 
+/* The mount point belongs to the commands' root (root builds shift the tree's owners). */
+static int chown_mount_point(int rootfd)
+{
+	int fd = beneath_open(rootfd, ACCEL_MOUNT, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0), ret = 0;
+
+	if (fd < 0)
+		return fd;
+	if (fchownat(fd, "", sandbox_tree_uid(0), sandbox_tree_gid(0), AT_EMPTY_PATH) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 static int activate(struct prep *x, const char *dispatcher)
 {
 	char *table = xasprintf("%s/" TOOLS_SUBDIR "/table", x->a->dir);
@@ -679,6 +692,8 @@ static int activate(struct prep *x, const char *dispatcher)
 	free(table);
 	if (!ret)
 		ret = beneath_mkdir(x->rootfd, ACCEL_MOUNT, 0755);
+	if (!ret)
+		ret = chown_mount_point(x->rootfd);
 	if (ret) {
 		log_error("cannot set up native tools in '%s': %s", x->a->dir, strerror(-ret));
 		return -MKI_E_HOOK;

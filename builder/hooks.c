@@ -203,7 +203,7 @@ static int write_script(int rootfd, const char *rel, const char *text)
 		goto out;
 	}
 	ret = fsutil_write_all(fd, text, len);
-	if (!ret && fchmod(fd, 0755) < 0)
+	if (!ret && (fchmod(fd, 0755) < 0 || fchown(fd, sandbox_tree_uid(0), sandbox_tree_gid(0)) < 0))
 		ret = -errno;
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
@@ -445,7 +445,7 @@ static int hook_inside(const struct ctx *c, const struct recipe_hook *h, const c
 	fd = beneath_mkstemp(c->rootfd, ".", ".mkimage-hook-", &rel);
 	/* A short write on a full disk leaves errno alone: take the error write_all returns. */
 	ret = fd < 0 ? fd : fsutil_write_all(fd, script.p, script.len);
-	if (!ret && fchmod(fd, 0755))
+	if (!ret && (fchmod(fd, 0755) || fchown(fd, sandbox_tree_uid(0), sandbox_tree_gid(0))))
 		ret = -errno;
 	if (fd >= 0 && close(fd) < 0 && !ret)
 		ret = -errno;
@@ -611,6 +611,10 @@ static int read_xattrs(const char *path, const char *rel, struct manifest_entry 
 		vlen = lgetxattr(path, n, val, XATTR_LIST_MAX_BYTES);
 		if (vlen < 0 && errno != ENODATA)
 			ret = -errno;
+		else if (vlen >= 0 && !strcmp(n, "security.capability"))
+			manifest_set_xattr(e, n, val,
+					   sandbox_caps_to_inside(sandbox_get(), (unsigned char *)val,
+								  (size_t)vlen));
 		else if (vlen >= 0)
 			manifest_set_xattr(e, n, val, (size_t)vlen);
 	}
@@ -620,6 +624,22 @@ static int read_xattrs(const char *path, const char *rel, struct manifest_entry 
 	free(names);
 	free(val);
 	return ret;
+}
+
+/* The owner a command sees; refused when the tree holds one no command could have set. */
+static int owner_inside(const struct stat *sb, const char *path, struct manifest_entry *e)
+{
+	long uid = sandbox_inside_uid(sb->st_uid), gid = sandbox_inside_gid(sb->st_gid);
+
+	if (uid < 0 || gid < 0) {
+		log_error("'%s' is owned by %lu:%lu on disk, outside the ids of the build's commands; "
+			  "this is a bug in mkimage, please report it", path,
+			  (unsigned long)sb->st_uid, (unsigned long)sb->st_gid);
+		return -MKI_E_HOOK;
+	}
+	e->uid = (uid_t)uid;
+	e->gid = (gid_t)gid;
+	return 0;
 }
 
 static char entry_type(mode_t m)
@@ -637,14 +657,13 @@ static int record(struct scan *sc, int dirfd, const char *name, const char *rel,
 
 	e->type = entry_type(sb->st_mode);
 	e->mode = sb->st_mode & 07777;
-	e->uid = sb->st_uid;
-	e->gid = sb->st_gid;
+	ret = owner_inside(sb, full, e);
 	e->mtime = sc->sde >= 0 && sb->st_mtime > sc->sde ? sc->sde : sb->st_mtime;
 	e->major = major(sb->st_rdev);
 	e->minor = minor(sb->st_rdev);
 	if (e->type == MF_REG)
 		e->size = (uint64_t)sb->st_size;
-	if (e->type == MF_SYMLINK) {
+	if (!ret && e->type == MF_SYMLINK) {
 		char target[PATH_MAX];
 		ssize_t n = readlinkat(dirfd, name, target, sizeof(target) - 1);
 

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "confine.h"
 #include "err.h"
 #include "log.h"
 #include "proc.h"
@@ -146,6 +147,27 @@ static int write_maps(pid_t pid)
 	}
 }
 
+/*
+ * Root keeps the identity map for itself, but its commands run as root's subordinate range, or
+ * the documented fixed one: never as host root.
+ */
+static void choose_root_range(const char *name)
+{
+	unsigned long us = 0, uc = 0, gs = 0, gc = 0;
+
+	info.ids = SANDBOX_IDS_ROOT;
+	info.sub_uid = info.sub_gid = SANDBOX_ROOT_RANGE;
+	info.sub_count = SANDBOX_ROOT_COUNT;
+	if (find_subid("/etc/subuid", name, 0, &us, &uc) &&
+	    find_subid("/etc/subgid", name, 0, &gs, &gc) && us && gs) {
+		info.sub_uid = (uid_t)us;
+		info.sub_gid = (gid_t)gs;
+		info.sub_count = (unsigned)(uc < gc ? uc : gc);
+		if (info.sub_count > MAX_SUBIDS)
+			info.sub_count = MAX_SUBIDS;
+	}
+}
+
 /* Decide which map we can have, and say up front when it is not the full one. */
 static int choose_ids_once(const struct sandbox_opts *o)
 {
@@ -157,7 +179,7 @@ static int choose_ids_once(const struct sandbox_opts *o)
 	info.outer_uid = getuid();
 	info.outer_gid = getgid();
 	if (info.outer_uid == 0) {
-		info.ids = SANDBOX_IDS_ROOT;
+		choose_root_range(name);
 		return 0;
 	}
 	if (find_subid("/etc/subuid", name, info.outer_uid, &us, &uc) &&
@@ -544,11 +566,17 @@ static int setup_dev(int rootfd)
 	static const char *const links[][2] = { { "fd", "/proc/self/fd" },
 		{ "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
 		{ "stderr", "/proc/self/fd/2" }, { "ptmx", "pts/ptmx" } };
-	struct mnt pts = { "devpts", "dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-			   info.ids == SANDBOX_IDS_SINGLE ? "newinstance,ptmxmode=0666,mode=0620"
-				: "newinstance,ptmxmode=0666,mode=0620,gid=5" };
-	struct mnt shm = { "tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777" };
+	char pts_opts[80], shm_opts[64];
+	struct mnt pts = { "devpts", "dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, pts_opts };
+	struct mnt shm = { "tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, shm_opts };
 	int devfd, ret = 0, i;
+
+	snprintf(pts_opts, sizeof(pts_opts), "newinstance,ptmxmode=0666,mode=0620");
+	if (info.ids != SANDBOX_IDS_SINGLE)
+		snprintf(pts_opts + strlen(pts_opts), sizeof(pts_opts) - strlen(pts_opts),
+			 ",gid=%lu", (unsigned long)sandbox_tree_gid(5));
+	snprintf(shm_opts, sizeof(shm_opts), "mode=1777,uid=%lu,gid=%lu",
+		 (unsigned long)sandbox_tree_uid(0), (unsigned long)sandbox_tree_gid(0));
 
 	devfd = openat(rootfd, "dev", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 	if (devfd < 0)
@@ -601,71 +629,23 @@ static int bind_ro(int rootfd, const char *src, const char *dir)
 	return ret;
 }
 
-/*
- * Parts of the fresh /proc that would reach the host's kernel (sysctls such as core_pattern,
- * sysrq, IRQ and bus settings), bound read-only onto themselves as bubblewrap does. The command
- * cannot undo that: it has no CAP_SYS_ADMIN and mount is filtered (seccomp.h).
- */
-static int proc_read_only(int rootfd, const char *root)
-{
-	static const char *const parts[] = { "proc/sys", "proc/sysrq-trigger", "proc/irq",
-					     "proc/bus", NULL };
-	const char *const *p;
-	int ret = 0;
-
-	for (p = parts; !ret && *p; p++) {
-		char *src = xasprintf("%s/%s", root, *p);
-		int fd = openat(rootfd, *p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-
-		if (fd >= 0) {
-			ret = bind_onto_fd(src, fd);
-			close(fd);
-		}
-		fd = ret ? -1 : openat(rootfd, *p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			char target[64];
-
-			snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
-			if (mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
-				  MS_NODEV | MS_NOEXEC, NULL) < 0)
-				ret = -errno;
-			close(fd);
-		}
-		free(src);
-	}
-	return ret;
-}
-
-/*
- * Make the tree the root of this mount namespace and detach the old one: afterwards nothing of
- * the host's file system is reachable, by path, by `..`, by /proc/1/root (this init lives in the
- * tree) or by a second chroot - unlike chroot, which leaves the old root beneath.
- */
-static int enter_tree(const char *root)
-{
-	if (chdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
-		return -errno;
-	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
-		return -errno;
-	return 0;
-}
-
 static int setup_mounts(const char *root, const char *bind_src, const char *bind_dir)
 {
+	char owned[64], tmp[64];
 	const struct mnt m[] = {
 		{ "proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
-		{ "tmpfs", "dev", "tmpfs", MS_NOSUID, "mode=0755" },
-		{ "tmpfs", "run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" },
-		{ "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777" },
+		{ "tmpfs", "dev", "tmpfs", MS_NOSUID, owned },
+		{ "tmpfs", "run", "tmpfs", MS_NOSUID | MS_NODEV, owned },
+		{ "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp },
 	};
 	int rootfd, ret = 0;
 	size_t i;
 
-	/* The tree as a mount of its own (pivot_root needs one); the mounts below go onto it. */
-	if (mount(root, root, NULL, MS_BIND | MS_REC, NULL) < 0) {
-		log_error("sandbox: cannot bind '%s' onto itself: %s", root, strerror(errno));
-		return -errno;
-	}
+	/* Owned by the command's root, or it could not create anything in them. */
+	snprintf(owned, sizeof(owned), "mode=0755,uid=%lu,gid=%lu",
+		 (unsigned long)sandbox_tree_uid(0), (unsigned long)sandbox_tree_gid(0));
+	snprintf(tmp, sizeof(tmp), "mode=1777,uid=%lu,gid=%lu", (unsigned long)sandbox_tree_uid(0),
+		 (unsigned long)sandbox_tree_gid(0));
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;
@@ -677,41 +657,36 @@ static int setup_mounts(const char *root, const char *bind_src, const char *bind
 		else if (i == 1 && (ret = setup_dev(rootfd)))
 			log_error("sandbox: cannot populate '%s/dev': %s", root, strerror(-ret));
 	}
-	if (!ret && (ret = proc_read_only(rootfd, root)))
-		log_error("sandbox: cannot make '%s/proc/sys' read-only: %s", root, strerror(-ret));
 	if (!ret && bind_src && (ret = bind_ro(rootfd, bind_src, bind_dir)))
 		log_error("sandbox: cannot bind '%s' onto '%s/%s': %s", bind_src, root, bind_dir,
 			  strerror(-ret));
 	close(rootfd);
-	if (!ret && (ret = enter_tree(root)))
-		log_error("sandbox: cannot make '%s' the root (pivot_root): %s", root, strerror(-ret));
 	return ret;
 }
 
-/* The command itself: never returns. */
+/* The command itself, root of its nested namespace (the tree is already "/"): never returns. */
 static void exec_command(const struct sandbox_cmd *c, int outfd)
 {
 	extern char **environ;
+	const char *cwd = c->cwd ? c->cwd : c->root ? "/" : NULL;
 	int in = open("/dev/null", O_RDONLY | O_CLOEXEC), ret;
 
 	setsid();
-	/* With a root, this process already lives in it: its namespace's init entered it. */
-	if (c->root && chdir(c->cwd ? c->cwd : "/") < 0) {
-		log_error("sandbox: cannot enter '%s' in '%s': %s", c->cwd, c->root, strerror(errno));
+	if (cwd && chdir(cwd) < 0) {
+		dprintf(outfd, "mkimage: cannot change to '%s': %s\n", cwd, strerror(errno));
 		_exit(127);
 	}
-	if (!c->root && c->cwd && chdir(c->cwd) < 0)
-		_exit(127);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(outfd, 1) < 0 || dup2(outfd, 2) < 0)
 		_exit(127);
-	/* Nothing of mkimage's is inherited: no fd past stdio, no way back to the kernel. */
-	if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+	/* Nothing of mkimage's (caches, locks, the image) may stay reachable from the command. */
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
 		_exit(127);
 	if (c->root && (ret = seccomp_lockdown()) < 0) {
 		dprintf(2, "mkimage: cannot lock the sandbox down: %s\n", strerror(-ret));
 		_exit(125);
 	}
 	environ = (char **)(uintptr_t)c->env;
+	/* seccomp_lockdown() goes here (lead merges) */
 	execvp(c->argv[0], (char *const *)(uintptr_t)c->argv);
 	dprintf(2, "mkimage: cannot execute '%s': %s\n", c->argv[0], strerror(errno));
 	_exit(127);
@@ -757,7 +732,7 @@ static void add_comm(char *out, size_t size, const char *pid)
 /*
  * After the command: what it left running. Orphans are re-parented to this init, so they are our
  * children; the ones that already exited are reaped first (zombies are not left running). The
- * host's /proc (not the tree's) is read: this init is not chrooted, and it names host pids. The
+ * /proc read is this pid namespace's own (mounted by ns_init), so pids and names agree. The
  * names are a hint: a daemon caught between fork and exec still has its parent's name.
  */
 static void note_leftovers(char *out, size_t size)
@@ -795,7 +770,7 @@ static void note_leftovers(char *out, size_t size)
 /* The step's /proc and tree, for the watchdog; -1 each when the command runs without a root. */
 static void watch_fds(const struct sandbox_cmd *c, int *proc_fd, int *root_fd)
 {
-	/* This init already lives in the tree (enter_tree): its "/" is the tree. */
+	/* This init already lives in the tree (confine_root): its "/" is the tree. */
 	*root_fd = c->root && c->watch ? open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	*proc_fd = *root_fd >= 0 ? openat(*root_fd, "proc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					   O_CLOEXEC) : -1;
@@ -857,12 +832,17 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 	signal(SIGTERM, SIG_DFL);
 	if (!c->network)
 		loopback_up();
-	if (c->root && setup_mounts(c->root, c->bind_src, c->bind_dir))
+	if (c->root && (setup_mounts(c->root, c->bind_src, c->bind_dir) || confine_root(c->root)))
 		_exit(125);
+	/* confine_fork() finds the command in /proc: on the host filesystem too, it must be ours. */
+	if (!c->root && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		log_error("sandbox: cannot mount a /proc for '%s': %s", c->argv[0], strerror(errno));
+		_exit(125);
+	}
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
-	cmd = fork();
+	cmd = confine_fork(&info, !c->root);
 	if (cmd < 0)
 		_exit(125);
 	if (cmd == 0) {

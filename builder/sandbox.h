@@ -2,9 +2,10 @@
  * The rootless sandbox (DESIGN.md section 4): one user + mount + uts + ipc namespace that the build
  * enters before unpacking and stays in until the image is written, with the full subordinate id
  * range mapped (or the identity map when really root), a private binfmt_misc instance with
- * qemu-user registered for the foreign architectures, and chrooted runs of target programs, each
- * in a fresh pid + mount namespace whose init is killed afterwards, so nothing outlives a command
- * and none of the mounts (/proc, /dev, /run, /tmp) ever lands in the tree.
+ * qemu-user registered for the foreign architectures, and runs of target programs, each in a
+ * fresh pid + mount namespace whose init pivots into the tree and is killed afterwards (so nothing
+ * outlives a command and none of the mounts (/proc, /dev, /run, /tmp) ever lands in the tree), and
+ * in a nested user namespace of its own (confine.h).
  */
 #ifndef MKI_SANDBOX_H
 #define MKI_SANDBOX_H
@@ -18,7 +19,7 @@
 enum sandbox_idmap {
 	SANDBOX_IDS_NONE,   /* not entered */
 	SANDBOX_IDS_FULL,   /* 0 = the user, 1..N = its /etc/subuid range (N <= 65536) */
-	SANDBOX_IDS_ROOT,   /* really root: identity map of every id */
+	SANDBOX_IDS_ROOT,   /* really root: identity map; commands get 0..65535 at sub_uid */
 	SANDBOX_IDS_SINGLE, /* only 0 = the user: chown to other ids fails inside */
 };
 
@@ -29,7 +30,7 @@ struct sandbox_opts {
 /** What sandbox_enter() set up; read-only for callers. */
 struct sandbox_info {
 	enum sandbox_idmap ids;
-	uid_t outer_uid, sub_uid; /* sub_*: first subordinate id (SANDBOX_IDS_FULL) */
+	uid_t outer_uid, sub_uid; /* sub_*: first subordinate id (FULL), or the commands' base (ROOT) */
 	gid_t outer_gid, sub_gid;
 	unsigned sub_count;
 	int binfmt_private; /* a private binfmt_misc instance is mounted */
@@ -74,6 +75,37 @@ int sandbox_set_interpreter(const char *interp);
 /** Whether `arch` runs through qemu (registered by sandbox_add_arch()). */
 int sandbox_arch_emulated(const char *arch);
 
+/*
+ * Root builds: the commands' ids 0..65535 are stored from root's /etc/subuid and /etc/subgid
+ * entry, or from this fixed range (systemd's "foreign" range, 0x7FFE0000) when root has none.
+ */
+#define SANDBOX_ROOT_RANGE 2147352576u
+#define SANDBOX_ROOT_COUNT 65536u
+
+/** The on-disk owner of what a command sees as `inside` (root builds: base + id; else itself). */
+uid_t sandbox_tree_uid(uid_t inside);
+gid_t sandbox_tree_gid(gid_t inside);
+/**
+ * What a command sees for the on-disk owner `tree`. Root builds: ids below the base were set by
+ * host root (mkimage, an outside hook) and are kept; -1 for ids above the commands' range.
+ */
+long sandbox_inside_uid(uid_t tree);
+long sandbox_inside_gid(gid_t tree);
+/** The same, for a given state (testable); `gid` selects the gid range. */
+unsigned long sandbox_shift_to_tree(const struct sandbox_info *si, unsigned long id, int gid);
+long sandbox_shift_to_inside(const struct sandbox_info *si, unsigned long id, int gid);
+/**
+ * The uid_map (or, `gid`, gid_map) text of a command's nested user namespace; `host`: a command on
+ * the host filesystem (an outside hook), which in root builds keeps the identity. New string.
+ */
+char *sandbox_nested_map(const struct sandbox_info *si, int gid, int host);
+/**
+ * A security.capability value read back from the tree of a root build: a command's v3 value with
+ * rootid = the commands' base becomes the v2 value a user build records (in place). New length;
+ * anything else is left alone.
+ */
+size_t sandbox_caps_to_inside(const struct sandbox_info *si, unsigned char *val, size_t len);
+
 /** What became of a command besides its exit status (see sandbox_cmd.report). */
 struct sandbox_report {
 	int signal;         /* the command itself was killed by this signal; 0: it exited */
@@ -82,7 +114,7 @@ struct sandbox_report {
 };
 
 struct sandbox_cmd {
-	const char *root;              /* chroot into this tree; NULL: run on the host filesystem */
+	const char *root;              /* pivot_root into this tree; NULL: run on the host filesystem */
 	const char *const *argv;       /* argv[0] is resolved inside the root (or PATH of `env`) */
 	const char *const *env;        /* the whole environment (nothing is inherited) */
 	const char *cwd;               /* inside the root; NULL: "/" (or unchanged when root is NULL) */
@@ -100,7 +132,8 @@ struct sandbox_cmd {
  * Run a command in a fresh pid + mount (+ network, unless `network`) namespace, stdin /dev/null, in
  * its own session. With a root: /proc, a minimal
  * /dev (null zero full random urandom tty console, devpts + ptmx, shm, fd links), tmpfs /run and
- * /tmp are mounted in that namespace only, then chroot. Its pid 1 is killed when the command ends
+ * /tmp are mounted in that namespace only, then its init pivot_root()s into the tree (confine.h);
+ * the command runs in a nested user + mount namespace, root there, with no fd but 0-2. Its pid 1 is killed when the command ends
  * or times out, so no process survives it: daemons the command started are killed and named in
  * `report->leftover`. The command cannot signal mkimage or its own pid 1 (a pid-namespace init
  * ignores signals from inside its namespace), so it cannot end the build by killing its parent.

@@ -33,6 +33,7 @@
 #include "limits.h"
 #include "log.h"
 #include "pkgpath.h"
+#include "sandbox.h"
 #include "str.h"
 
 #define SYMLINK_MAX 40              /* symlinks followed while resolving one path (as Linux) */
@@ -661,6 +662,19 @@ static void note_chown_failed(struct ctx *c, int err)
 	}
 }
 
+/*
+ * Every owner the unpacker sets goes through here: the tree holds the owner a command sees as
+ * `uid`:`gid` (shifted in root builds, see sandbox_tree_uid()). `name` "" means `dirfd` itself.
+ */
+static void tree_chown(struct ctx *c, int dirfd, const char *name, uid_t uid, gid_t gid)
+{
+	int flags = *name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH;
+
+	if (c->can_chown &&
+	    fchownat(dirfd, name, sandbox_tree_uid(uid), sandbox_tree_gid(gid), flags))
+		note_chown_failed(c, errno);
+}
+
 static void set_times(int dirfd, const char *name, int64_t mtime)
 {
 	struct timespec ts[2] = { { .tv_sec = mtime }, { .tv_sec = mtime } };
@@ -674,8 +688,7 @@ static int meta_fd(struct ctx *c, int fd, const struct deb_entry *e)
 	struct timespec ts[2] = { { .tv_sec = e->mtime }, { .tv_sec = e->mtime } };
 	size_t i;
 
-	if (c->can_chown && fchown(fd, e->uid, e->gid))
-		note_chown_failed(c, errno);
+	tree_chown(c, fd, "", e->uid, e->gid);
 	if (fchmod(fd, e->mode))
 		return -errno;
 	for (i = 0; i < e->n_xattrs; i++)
@@ -687,8 +700,7 @@ static int meta_fd(struct ctx *c, int fd, const struct deb_entry *e)
 
 static void meta_at(struct ctx *c, int dirfd, const char *name, const struct deb_entry *e)
 {
-	if (c->can_chown && fchownat(dirfd, name, e->uid, e->gid, AT_SYMLINK_NOFOLLOW))
-		note_chown_failed(c, errno);
+	tree_chown(c, dirfd, name, e->uid, e->gid);
 }
 
 static void manifest_fill(struct manifest_entry *me, const struct deb_entry *e)
@@ -1383,8 +1395,7 @@ static int own_dirs(struct ctx *c, const char *path)
 				r = -errno;
 				break;
 			}
-			if (c->can_chown && fchownat(c->rootfd, p, 0, 0, AT_SYMLINK_NOFOLLOW))
-				note_chown_failed(c, errno);
+			tree_chown(c, c->rootfd, p, 0, 0);
 			own_entry(c, p, MF_DIR, 0755);
 		}
 		if (!saved)
@@ -1426,8 +1437,7 @@ static int merged_link(struct ctx *c, const char *dir)
 			r = -errno;
 			log_error("cannot create merged-/usr link '/%s': %s", dir, strerror(errno));
 		} else {
-			if (c->can_chown && fchownat(c->rootfd, dir, 0, 0, AT_SYMLINK_NOFOLLOW))
-				note_chown_failed(c, errno);
+			tree_chown(c, c->rootfd, dir, 0, 0);
 			set_times(c->rootfd, dir, c->mtime);
 			own_entry(c, dir, MF_SYMLINK, 0777)->target = xstrdup(target);
 		}
@@ -1474,8 +1484,8 @@ static int own_file(struct ctx *c, const char *path, const char *data, size_t le
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		r = fd < 0 ? -errno : fsutil_write_all(fd, data, len);
 	}
-	if (!r && c->can_chown && fchown(fd, 0, 0))
-		note_chown_failed(c, errno);
+	if (!r)
+		tree_chown(c, fd, "", 0, 0);
 	if (!r && (fchmod(fd, mode) || futimens(fd, ts)))
 		r = -errno;
 	if (fd >= 0 && close(fd) && !r)
@@ -1840,8 +1850,7 @@ static int setup_root(struct stage *out, struct ctx *c, const struct settings *s
 		log_error("cannot create the staging tree '%s': %s", out->root, strerror(errno));
 		return -errno;
 	}
-	if (c->can_chown && fchownat(c->rootfd, "", 0, 0, AT_EMPTY_PATH))
-		note_chown_failed(c, errno);
+	tree_chown(c, c->rootfd, "", 0, 0);
 	own_entry(c, "", MF_DIR, 0755);
 	return 0;
 }

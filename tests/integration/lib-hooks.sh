@@ -49,7 +49,8 @@ fixture_debs() {
 # leaves a tree: merged-/usr links, files with their package owners and modes (tar as root), and a
 # dpkg database with every package "install ok unpacked", info files (list, md5sums, conffiles,
 # maintainer scripts, triggers), conffile md5s in the status and the architectures (primary first).
-# No maintainer script runs. Needs root (tar keeps the packages' owners).
+# No maintainer script runs. Needs root (tar keeps the packages' owners). The owners are stored as
+# a root build stores them: shifted to the commands' range (root_base).
 fixture_tree() {
 	local set=$1 tree=$2 d=$MKI_TEST_DEBS/$1 admin pkg deb c name arch ma dn f
 	admin=$tree/var/lib/dpkg
@@ -89,6 +90,44 @@ fixture_tree() {
 		} >>"$admin/status"
 	done <"$d/order"
 	rm -rf "$c"
+	_reown "$tree" "$(root_base uid)" "$(root_base gid)" 0 0 0 0
+}
+
+# root_base uid|gid: where a root build stores its commands' id 0 (root's /etc/subuid or
+# /etc/subgid entry, else the fixed range of README "The sandbox").
+root_base() {
+	local u g
+	u=$(awk -F: '$1 == "root" || $1 == "0" { print $2; exit }' /etc/subuid)
+	g=$(awk -F: '$1 == "root" || $1 == "0" { print $2; exit }' /etc/subgid)
+	if [ -n "$u" ] && [ -n "$g" ]; then
+		[ "$1" = uid ] && echo "$u" || echo "$g"
+	else
+		echo 2147352576
+	fi
+}
+
+# _reown TREE UID0 GID0 USUB GSUB UFIRST GFIRST: give what a command sees as id 0 the on-disk id
+# UID0/GID0 and id N >= UFIRST the id USUB + N - UFIRST (so UFIRST 0 shifts everything); the
+# tree's current owners are read as root_base-shifted when they are in that range.
+_reown() {
+	python3 - "$@" "$(root_base uid)" "$(root_base gid)" <<'PY'
+import os, sys
+root = sys.argv[1]
+u0, g0, us, gs, uf, gf, rbu, rbg = map(int, sys.argv[2:10])
+def inside(i, rb):
+    return i - rb if i >= rb else i
+def shift(p):
+    st = os.lstat(p)
+    u, g = inside(st.st_uid, rbu), inside(st.st_gid, rbg)
+    os.lchown(p, u0 + u if u < uf or uf == 0 else us + u - uf,
+              g0 + g if g < gf or gf == 0 else gs + g - gf)
+    if not os.path.islink(p):
+        os.chmod(p, st.st_mode & 0o7777)
+shift(root)
+for d, dirs, files in os.walk(root):
+    for n in dirs + files:
+        shift(os.path.join(d, n))
+PY
 }
 
 # fixture_shift TREE USER: re-own TREE as USER's build namespace sees it (id 0 = USER, id N =
@@ -97,21 +136,7 @@ fixture_shift() {
 	local tree=$1 user=$2 su sg
 	su=$(awk -F: -v u="$user" '$1 == u { print $2; exit }' /etc/subuid)
 	sg=$(awk -F: -v u="$user" '$1 == u { print $2; exit }' /etc/subgid)
-	python3 - "$tree" "$(id -u "$user")" "$(id -g "$user")" "$su" "$sg" <<'PY'
-import os, sys
-root = sys.argv[1]
-uid, gid, su, sg = map(int, sys.argv[2:6])
-def shift(p):
-    st = os.lstat(p)
-    os.lchown(p, uid if st.st_uid == 0 else su + st.st_uid - 1,
-              gid if st.st_gid == 0 else sg + st.st_gid - 1)
-    if not os.path.islink(p):
-        os.chmod(p, st.st_mode & 0o7777)
-shift(root)
-for d, dirs, files in os.walk(root):
-    for n in dirs + files:
-        shift(os.path.join(d, n))
-PY
+	_reown "$tree" "$(id -u "$user")" "$(id -g "$user")" "$su" "$sg" 1 1
 }
 
 # test_user NAME [nosubids]: a throwaway system user (removed at exit) with a subordinate id

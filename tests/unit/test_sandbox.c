@@ -1,0 +1,92 @@
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sandbox.h"
+
+static const struct sandbox_info root_build = { .ids = SANDBOX_IDS_ROOT,
+	.sub_uid = SANDBOX_ROOT_RANGE, .sub_gid = 3000000, .sub_count = SANDBOX_ROOT_COUNT };
+static const struct sandbox_info user_build = { .ids = SANDBOX_IDS_FULL, .outer_uid = 1000,
+	.sub_uid = 100000, .sub_gid = 100000, .sub_count = 65536 };
+static const struct sandbox_info single_build = { .ids = SANDBOX_IDS_SINGLE, .outer_uid = 1000 };
+
+static void map_is(const struct sandbox_info *si, int gid, int host, const char *want)
+{
+	char *m = sandbox_nested_map(si, gid, host);
+
+	ck_assert_str_eq(m, want);
+	free(m);
+}
+
+START_TEST(nested_maps)
+{
+	/* root: the commands are an unprivileged range, never host root ... */
+	map_is(&root_build, 0, 0, "0 2147352576 65536\n");
+	map_is(&root_build, 1, 0, "0 3000000 65536\n");
+	/* ... but a trusted outside hook keeps root's identity */
+	map_is(&root_build, 0, 1, "0 0 4294967295\n");
+	/* user: the build namespace's two extents (the user, its range), each within one extent */
+	map_is(&user_build, 0, 0, "0 0 1\n1 1 65536\n");
+	map_is(&user_build, 1, 1, "0 0 1\n1 1 65536\n");
+	map_is(&single_build, 0, 0, "0 0 1\n");
+	map_is(&single_build, 1, 0, "0 0 1\n");
+}
+END_TEST
+
+START_TEST(shift_root_build)
+{
+	ck_assert_uint_eq(sandbox_shift_to_tree(&root_build, 0, 0), 2147352576u);
+	ck_assert_uint_eq(sandbox_shift_to_tree(&root_build, 42, 1), 3000042u);
+	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 2147352576u + 65534, 0), 65534);
+	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 3000042u, 1), 42);
+	/* set by host root (mkimage, an outside hook): unchanged */
+	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 0, 0), 0);
+	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 42, 1), 42);
+	/* above the commands' range: nobody inside could have set it */
+	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 2147352576u + 65536, 0), -1);
+	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 4294967294u, 1), -1);
+}
+END_TEST
+
+START_TEST(shift_identity)
+{
+	ck_assert_uint_eq(sandbox_shift_to_tree(&user_build, 42, 0), 42);
+	ck_assert_int_eq(sandbox_shift_to_inside(&user_build, 65534, 1), 65534);
+	ck_assert_uint_eq(sandbox_shift_to_tree(&single_build, 0, 1), 0);
+	/* not in a sandbox at all (tools): nothing is shifted */
+	ck_assert_uint_eq(sandbox_tree_uid(7), 7);
+	ck_assert_int_eq(sandbox_inside_gid(7), 7);
+}
+END_TEST
+
+START_TEST(caps_v3_to_v2)
+{
+	/* cap_net_raw, effective, as a command of a root build leaves it: v3, rootid = base */
+	unsigned char v3[24] = { 0x01, 0x00, 0x00, 0x03, 0x00, 0x20, 0x00, 0x00, 0, 0, 0, 0,
+				 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0xfe, 0x7f };
+	unsigned char want[20] = { 0x01, 0x00, 0x00, 0x02, 0x00, 0x20, 0x00, 0x00 };
+	unsigned char other[24];
+
+	memcpy(other, v3, sizeof(v3));
+	other[20] = 1; /* a rootid of some deeper namespace: left alone */
+	ck_assert_uint_eq(sandbox_caps_to_inside(&root_build, other, sizeof(other)), 24);
+	ck_assert_uint_eq(sandbox_caps_to_inside(&user_build, v3, sizeof(v3)), 24);
+	ck_assert_uint_eq(sandbox_caps_to_inside(&root_build, v3, sizeof(v3)), 20);
+	ck_assert_mem_eq(v3, want, 20);
+	/* already v2: unchanged */
+	ck_assert_uint_eq(sandbox_caps_to_inside(&root_build, v3, 20), 20);
+}
+END_TEST
+
+Suite *sandbox_suite(void)
+{
+	Suite *s = suite_create("sandbox");
+	TCase *tc = tcase_create("ids");
+
+	tcase_add_test(tc, nested_maps);
+	tcase_add_test(tc, shift_root_build);
+	tcase_add_test(tc, shift_identity);
+	tcase_add_test(tc, caps_v3_to_v2);
+	suite_add_tcase(s, tc);
+	return s;
+}

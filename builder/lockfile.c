@@ -62,7 +62,8 @@ static void format_lock(struct lockfile *lk, struct buf *b)
 {
 	size_t i;
 
-	qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
+	if (lk->n_pkgs) /* qsort(NULL, 0, ...) is undefined */
+		qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
 	buf_adds(b, "# mkimage lock file: the exact package set of a recipe (mkimage --lock).\n"
 		    "# Build it again with 'mkimage --locked'. Generated; do not edit.\n");
 	buf_addf(b, "format: %d\nrecipe: %s\narchitectures:", LOCKFILE_FORMAT, lk->recipe);
@@ -289,7 +290,8 @@ int lockfile_read(struct lockfile *lk, const char *file)
 			ret = -MKI_E_LOCK;
 	}
 	fclose(f);
-	qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
+	if (lk->n_pkgs)
+		qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
 	if (!ret && (!format || !lk->recipe[0] || !lk->archs.n)) {
 		log_error("'%s' is not a complete lock file (format, recipe or architectures missing)",
 			  file);

@@ -1111,6 +1111,31 @@ static int is_same_lock(const struct ctx *c, Id dep)
 	return str_ends_with(n, ":#same");
 }
 
+/* For a versioned relation nothing satisfies: the candidates the name does have, if any. */
+static void fmt_existing(const struct ctx *c, Id dep, struct buf *b)
+{
+	Pool *pool = c->pool;
+	Reldep *rd;
+	Id p, pp;
+	int n = 0;
+
+	if (!ISRELDEP(dep) || !((rd = GETRELDEP(pool, dep))->flags & (REL_LT | REL_EQ | REL_GT)) ||
+	    rd->flags > (REL_LT | REL_EQ | REL_GT))
+		return;
+	FOR_PROVIDES(p, pp, rd->name) {
+		if (!MAPTST(&c->considered, p))
+			continue;
+		if (n++ == 4) {
+			buf_adds(b, ", ...");
+			break;
+		}
+		buf_adds(b, n == 1 ? " (there is only " : ", ");
+		fmt_solvable(c, p, b);
+	}
+	if (n)
+		buf_adds(b, ")");
+}
+
 static void fmt_rule(const struct ctx *c, Solver *solv, Id rid, struct buf *b)
 {
 	Id src = 0, tgt = 0, dep = 0, what = 0, how;
@@ -1123,6 +1148,7 @@ static void fmt_rule(const struct ctx *c, Solver *solv, Id rid, struct buf *b)
 		buf_adds(b, " depends on '");
 		fmt_dep(c, dep, ea_of(c, src), b, 0);
 		buf_adds(b, "', which no candidate package provides");
+		fmt_existing(c, dep, b);
 		return;
 	case SOLVER_RULE_PKG_REQUIRES:
 		fmt_solvable(c, src, b);
@@ -1175,31 +1201,83 @@ static void fmt_rule(const struct ctx *c, Solver *solv, Id rid, struct buf *b)
 	buf_adds(b, solver_ruleinfo2str(solv, type, src, tgt, dep));
 }
 
+/* Where the predicate of a line "'name:arch=version' depends on ..." starts; NULL if none. */
+static const char *predicate(const char *line)
+{
+	const char *q = line[0] == '\'' ? strstr(line + 1, "' ") : NULL;
+
+	return q ? q + 1 : NULL;
+}
+
+#define GROUP_SHOWN 8 /* packages named in one grouped line */
+
+/*
+ * Log a problem's lines, those sharing a predicate as one (every provider of a virtual package
+ * failing the same way): "each of 'a', 'b' and 3 more depends on 'x'".
+ */
+static void log_grouped(Id problem, const struct strv *lines)
+{
+	size_t i, j, n;
+	const char *pi, *pj;
+
+	for (i = 0; i < lines->n; i++) {
+		struct buf b = { 0 };
+
+		if (!(pi = predicate(lines->v[i]))) {
+			log_error("  problem %d: %s", problem, lines->v[i]);
+			continue;
+		}
+		for (j = n = 0; j < lines->n; j++) {
+			pj = predicate(lines->v[j]);
+			if (!pj || strcmp(pi, pj))
+				continue;
+			if (j < i)
+				break; /* logged with an earlier line */
+			if (n < GROUP_SHOWN)
+				buf_addf(&b, "%s%.*s", n ? ", " : "", (int)(pj - lines->v[j]),
+					 lines->v[j]);
+			n++;
+		}
+		if (j < lines->n && j < i) {
+			buf_release(&b);
+			continue;
+		}
+		if (n == 1)
+			log_error("  problem %d: %s", problem, lines->v[i]);
+		else if (n > GROUP_SHOWN)
+			log_error("  problem %d: each of %s and %zu more%s", problem, b.p,
+				  n - GROUP_SHOWN, pi);
+		else
+			log_error("  problem %d: each of %s%s", problem, b.p, pi);
+		buf_release(&b);
+	}
+}
+
 static void report_problems(const struct ctx *c, Solver *solv)
 {
 	Id problem, n = solver_problem_count(solv);
 	Queue rules;
-	struct strv seen = { 0 };
 	int i;
 
 	queue_init(&rules);
 	log_error("no installable package set satisfies the recipe (%d problem%s):", n,
 		  n == 1 ? "" : "s");
 	for (problem = 1; problem <= n; problem++) {
+		struct strv lines = { 0 };
+
 		solver_findallproblemrules(solv, problem, &rules);
 		for (i = 0; i < rules.count; i++) {
 			struct buf b = { 0 };
 
 			fmt_rule(c, solv, rules.elements[i], &b);
-			if (!strv_contains(&seen, b.p)) {
-				log_error("  problem %d: %s", problem, b.p);
-				strv_push(&seen, b.p);
-			}
+			if (!strv_contains(&lines, b.p))
+				strv_push(&lines, b.p);
 			buf_release(&b);
 		}
+		log_grouped(problem, &lines);
+		strv_release(&lines);
 	}
 	queue_free(&rules);
-	strv_release(&seen);
 }
 
 /* ---- the plan ---------------------------------------------------------------------------- */
@@ -1643,34 +1721,6 @@ static int check_lock(const struct ctx *c, const struct plan *pl)
 	return ret;
 }
 
-/* The roots of apt's walk: what each install job asks for, in the request's order. */
-static void walk_roots(const struct ctx *c, const struct resolve_policy *pol, Queue *roots)
-{
-	Pool *pool = c->pool;
-	Id how, what, p;
-	int i;
-
-	for (i = 0; i + 1 < c->jobs.count; i += 2) {
-		how = c->jobs.elements[i];
-		what = c->jobs.elements[i + 1];
-		if ((how & SOLVER_JOBMASK) != SOLVER_INSTALL)
-			continue;
-		switch (how & SOLVER_SELECTMASK) {
-		case SOLVER_SOLVABLE:
-			queue_push(roots, what);
-			break;
-		case SOLVER_SOLVABLE_ONE_OF:
-			if ((p = pool->whatprovidesdata[what]))
-				queue_push(roots, p);
-			break;
-		case SOLVER_SOLVABLE_PROVIDES:
-			if ((p = resolve_policy_pick(pol, what, NULL)))
-				queue_push(roots, p);
-			break;
-		}
-	}
-}
-
 /* What apt would install for the request (resolve_policy.c), into `chosen`. */
 static void apt_choice(const struct ctx *c, Queue *chosen)
 {
@@ -1698,7 +1748,7 @@ static void apt_choice(const struct ctx *c, Queue *chosen)
 	pol.arch_ids = archs;
 	pol.excluded = &excluded;
 	queue_init(&roots);
-	walk_roots(c, &pol, &roots);
+	resolve_policy_roots(&pol, &c->jobs, &roots);
 	resolve_policy_walk(&pol, &roots, chosen);
 	queue_free(&roots);
 	map_free(&excluded);

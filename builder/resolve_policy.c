@@ -17,6 +17,7 @@
 #include <solv/bitmap.h>
 #include <solv/evr.h>
 #include <solv/repo.h>
+#include <solv/solver.h>
 
 /* The name of dependency atom `dep` without its ":arch" (the "group" apt prefers). */
 static const char *target_base(const Pool *pool, Id dep, size_t *len)
@@ -236,4 +237,43 @@ void resolve_policy_walk(const struct resolve_policy *pol, const Queue *roots, Q
 	queue_free(&stack);
 	map_free(&w.marked);
 	map_free(&w.conflicted);
+}
+
+/* The newest of a 0-terminated list of solvables (the versions of one requested name). */
+static Id newest_of(Pool *pool, const Id *ids)
+{
+	Id best = 0;
+
+	for (; *ids; ids++)
+		if (!best || pool_evrcmp(pool, pool_id2solvable(pool, *ids)->evr,
+					 pool_id2solvable(pool, best)->evr, EVRCMP_COMPARE) > 0)
+			best = *ids;
+	return best;
+}
+
+void resolve_policy_roots(const struct resolve_policy *pol, const Queue *jobs, Queue *roots)
+{
+	Pool *pool = pol->pool;
+	Id how, what, p;
+	int i;
+
+	for (i = 0; i + 1 < jobs->count; i += 2) {
+		how = jobs->elements[i];
+		what = jobs->elements[i + 1];
+		if ((how & SOLVER_JOBMASK) != SOLVER_INSTALL)
+			continue;
+		switch (how & SOLVER_SELECTMASK) {
+		case SOLVER_SOLVABLE:
+			queue_push(roots, what);
+			break;
+		case SOLVER_SOLVABLE_ONE_OF:
+			if ((p = newest_of(pool, pool->whatprovidesdata + what)))
+				queue_push(roots, p);
+			break;
+		case SOLVER_SOLVABLE_PROVIDES:
+			if ((p = resolve_policy_pick(pol, what, NULL)))
+				queue_push(roots, p);
+			break;
+		}
+	}
 }

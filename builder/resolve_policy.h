@@ -36,4 +36,10 @@ Id resolve_policy_pick(const struct resolve_policy *pol, Id dep, const Map *avoi
  */
 void resolve_policy_walk(const struct resolve_policy *pol, const Queue *roots, Queue *out);
 
+/**
+ * The roots of apt's walk: for each SOLVER_INSTALL job of `jobs` (solver job pairs, in the
+ * request's order), the solvable it names, the first of a ONE_OF set, or the best provider.
+ */
+void resolve_policy_roots(const struct resolve_policy *pol, const Queue *jobs, Queue *roots);
+
 #endif

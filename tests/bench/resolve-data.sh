@@ -1,7 +1,7 @@
 #!/bin/bash
 # Real bookworm indexes for a primary + auxiliary arch pair (default armhf armel), fetched
 # through the host's own apt sources (never a host name written here) into a reusable directory;
-# prints that directory. Used by the real-data resolver tests (24, 25) and the resolver
+# prints that directory. Used by the real-data resolver tests (24, 29) and the resolver
 # benchmarks (20, 21).
 #
 #   resolve-data.sh [PRIMARY AUX]

@@ -1769,7 +1769,7 @@ static Solver *solver_new(const struct ctx *c)
  * libsolv verifies apt's choice (the chosen set installed as jobs of their own). Where that set is
  * not installable - apt's problem resolver would then give up or remove things - libsolv searches
  * itself, still steered towards apt's choices, and finds a valid set if there is one (README:
- * "Where mkimage differs from apt"). Returns the solver that succeeded, or the failed one.
+ * "How packages are chosen"). Returns the solver that succeeded, or the failed one.
  */
 static Solver *solve_as_apt(const struct ctx *c, int *failed)
 {

@@ -41,6 +41,7 @@
 #include "keyfpr.h"
 #include "lockfile.h"
 #include "log.h"
+#include "resolve_policy.h"
 
 #define MAX_NAME 256 /* package names, versions and architectures we accept */
 
@@ -69,12 +70,10 @@ struct ctx {
 	const struct indexes *ix;
 	const struct limits *lim; /* NULL: the defaults */
 	struct strv archs;      /* primary first */
-	Id *arch_ids;           /* pool ids of archs */
 	struct pkgref *refs;    /* by solvable id */
 	size_t alloc_refs;
 	struct srcfile *files;
 	size_t n_files, alloc_files;
-	Queue favor;            /* first alternatives */
 	Queue jobs;
 	struct strv job_what;   /* per job index / 2: what the user asked for, for messages */
 	Map considered;
@@ -238,21 +237,20 @@ static int count_relation(const struct pkgctx *pc, const char *field, size_t *n)
 	return pc->limit_err;
 }
 
-/* Depends, Pre-Depends, Recommends: alternatives become REL_OR; the first one is favoured. */
+/* Depends, Pre-Depends, Recommends: alternatives become REL_OR, in the order written. */
 static int add_positive(struct pkgctx *pc, const char *field, const char *v, Offset *deps,
 			Id marker)
 {
 	const char *clause = v, *cend, *alt, *aend, *end = v + strlen(v);
 	struct atom a;
 	Id id, acc;
-	int alt_n, ret;
+	int ret;
 	size_t n = 0;
 
 	while (clause < end) {
 		cend = memchr(clause, ',', (size_t)(end - clause));
 		cend = cend ? cend : end;
 		acc = 0;
-		alt_n = 1;
 		for (alt = clause; alt < cend; alt = aend + 1) {
 			aend = memchr(alt, '|', (size_t)(cend - alt));
 			aend = aend ? aend : cend;
@@ -261,9 +259,6 @@ static int add_positive(struct pkgctx *pc, const char *field, const char *v, Off
 			if (parse_atom(alt, aend, &a))
 				return bad_dep(pc, field, v);
 			id = with_version(pc->c->pool, dep_name(pc->c, &a, pc->ea), &a);
-			/* libsolv orders providers by name; apt takes the first alternative */
-			if (acc && alt_n++ == 1)
-				queue_push(&pc->c->favor, acc);
 			acc = acc ? pool_rel2id(pc->c->pool, acc, id, REL_OR, 1) : id;
 			if (aend == cend)
 				break;
@@ -861,6 +856,44 @@ static int unknown_package(const struct ctx *c, const struct recipe_package *rp)
 	return -MKI_E_RESOLVE;
 }
 
+static int str_cmp(const void *a, const void *b, void *arg)
+{
+	(void)arg;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A requested name no package has, only Provides: as apt, take its provider when there is one,
+ * refuse to guess among several (`apt-get install awk`: "you should explicitly select one").
+ */
+static int virtual_request(struct ctx *c, const struct recipe_package *rp, Id virt, const char *desc)
+{
+	Pool *pool = c->pool;
+	struct strv names = { 0 };
+	char *list;
+	Id p, pp;
+
+	FOR_PROVIDES(p, pp, virt) {
+		const char *n = pool_id2str(c->pool, pool_id2solvable(c->pool, p)->name);
+
+		if (MAPTST(&c->considered, p) && !strv_contains(&c->r->excludes, n) &&
+		    !strv_contains(&names, n))
+			strv_push(&names, n);
+	}
+	if (names.n <= 1) {
+		strv_release(&names);
+		add_job(c, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, virt, desc);
+		return 0;
+	}
+	solv_sort(names.v, names.n, sizeof(*names.v), str_cmp, NULL);
+	list = strv_join(&names, ", ");
+	log_error("'%s' (recipe line %d) is a virtual package provided by %zu packages: write one "
+		  "of: %s", rp->name, rp->line, names.n, list);
+	free(list);
+	strv_release(&names);
+	return -MKI_E_RESOLVE;
+}
+
 static int request_one(struct ctx *c, const struct recipe_package *rp)
 {
 	const char *arch = rp->arch ? rp->arch : c->archs.v[0], *elsewhere = NULL;
@@ -893,13 +926,13 @@ static int request_one(struct ctx *c, const struct recipe_package *rp)
 		add_job(c, SOLVER_INSTALL | SOLVER_SOLVABLE_ONE_OF, pool_queuetowhatprovides(c->pool, &q),
 			desc);
 	else if (!rp->version && c->pool->whatprovidesdata[pool_whatprovides(c->pool, virt)])
-		add_job(c, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, virt, desc);
+		added = virtual_request(c, rp, virt, desc) ? -1 : 1;
 	else
 		added = 0;
 	queue_free(&q);
 	free(desc);
 	if (added)
-		return 0;
+		return added < 0 ? -MKI_E_RESOLVE : 0;
 	if (nid && elsewhere) {
 		log_error("'%s' is not available for %s (recipe line %d), only for other architectures "
 			  "such as %s: write '%s:%s'", rp->name, arch, rp->line, elsewhere, rp->name,
@@ -907,13 +940,6 @@ static int request_one(struct ctx *c, const struct recipe_package *rp)
 		return -MKI_E_RESOLVE;
 	}
 	return unknown_package(c, rp);
-}
-
-static int id_cmp(const void *a, const void *b, void *arg)
-{
-	Id x = *(const Id *)a, y = *(const Id *)b;
-
-	return (x > y) - (x < y);
 }
 
 static const char *const base_names[] = { "none", "essential", "required", "important" };
@@ -971,11 +997,6 @@ static int build_jobs(struct ctx *c)
 		add_job(c, SOLVER_MULTIVERSION | SOLVER_SOLVABLE_ONE_OF,
 			pool_queuetowhatprovides(c->pool, &same), "Multi-Arch: same");
 	queue_free(&same);
-	solv_sort(c->favor.elements, (size_t)c->favor.count, sizeof(Id), id_cmp, NULL);
-	for (i = 0; i < (size_t)c->favor.count; i++)
-		if (!i || c->favor.elements[i] != c->favor.elements[i - 1])
-			add_job(c, SOLVER_FAVOR | SOLVER_SOLVABLE_PROVIDES, c->favor.elements[i],
-				"first alternative");
 	return ret;
 }
 
@@ -1091,6 +1112,31 @@ static int is_same_lock(const struct ctx *c, Id dep)
 	return str_ends_with(n, ":#same");
 }
 
+/* For a versioned relation nothing satisfies: the candidates the name does have, if any. */
+static void fmt_existing(const struct ctx *c, Id dep, struct buf *b)
+{
+	Pool *pool = c->pool;
+	Reldep *rd;
+	Id p, pp;
+	int n = 0;
+
+	if (!ISRELDEP(dep) || !((rd = GETRELDEP(pool, dep))->flags & (REL_LT | REL_EQ | REL_GT)) ||
+	    rd->flags > (REL_LT | REL_EQ | REL_GT))
+		return;
+	FOR_PROVIDES(p, pp, rd->name) {
+		if (!MAPTST(&c->considered, p))
+			continue;
+		if (n++ == 4) {
+			buf_adds(b, ", ...");
+			break;
+		}
+		buf_adds(b, n == 1 ? " (there is only " : ", ");
+		fmt_solvable(c, p, b);
+	}
+	if (n)
+		buf_adds(b, ")");
+}
+
 static void fmt_rule(const struct ctx *c, Solver *solv, Id rid, struct buf *b)
 {
 	Id src = 0, tgt = 0, dep = 0, what = 0, how;
@@ -1103,6 +1149,7 @@ static void fmt_rule(const struct ctx *c, Solver *solv, Id rid, struct buf *b)
 		buf_adds(b, " depends on '");
 		fmt_dep(c, dep, ea_of(c, src), b, 0);
 		buf_adds(b, "', which no candidate package provides");
+		fmt_existing(c, dep, b);
 		return;
 	case SOLVER_RULE_PKG_REQUIRES:
 		fmt_solvable(c, src, b);
@@ -1155,31 +1202,83 @@ static void fmt_rule(const struct ctx *c, Solver *solv, Id rid, struct buf *b)
 	buf_adds(b, solver_ruleinfo2str(solv, type, src, tgt, dep));
 }
 
+/* Where the predicate of a line "'name:arch=version' depends on ..." starts; NULL if none. */
+static const char *predicate(const char *line)
+{
+	const char *q = line[0] == '\'' ? strstr(line + 1, "' ") : NULL;
+
+	return q ? q + 1 : NULL;
+}
+
+#define GROUP_SHOWN 8 /* packages named in one grouped line */
+
+/*
+ * Log a problem's lines, those sharing a predicate as one (every provider of a virtual package
+ * failing the same way): "each of 'a', 'b' and 3 more depends on 'x'".
+ */
+static void log_grouped(Id problem, const struct strv *lines)
+{
+	size_t i, j, n;
+	const char *pi, *pj;
+
+	for (i = 0; i < lines->n; i++) {
+		struct buf b = { 0 };
+
+		if (!(pi = predicate(lines->v[i]))) {
+			log_error("  problem %d: %s", problem, lines->v[i]);
+			continue;
+		}
+		for (j = n = 0; j < lines->n; j++) {
+			pj = predicate(lines->v[j]);
+			if (!pj || strcmp(pi, pj))
+				continue;
+			if (j < i)
+				break; /* logged with an earlier line */
+			if (n < GROUP_SHOWN)
+				buf_addf(&b, "%s%.*s", n ? ", " : "", (int)(pj - lines->v[j]),
+					 lines->v[j]);
+			n++;
+		}
+		if (j < lines->n && j < i) {
+			buf_release(&b);
+			continue;
+		}
+		if (n == 1)
+			log_error("  problem %d: %s", problem, lines->v[i]);
+		else if (n > GROUP_SHOWN)
+			log_error("  problem %d: each of %s and %zu more%s", problem, b.p,
+				  n - GROUP_SHOWN, pi);
+		else
+			log_error("  problem %d: each of %s%s", problem, b.p, pi);
+		buf_release(&b);
+	}
+}
+
 static void report_problems(const struct ctx *c, Solver *solv)
 {
 	Id problem, n = solver_problem_count(solv);
 	Queue rules;
-	struct strv seen = { 0 };
 	int i;
 
 	queue_init(&rules);
 	log_error("no installable package set satisfies the recipe (%d problem%s):", n,
 		  n == 1 ? "" : "s");
 	for (problem = 1; problem <= n; problem++) {
+		struct strv lines = { 0 };
+
 		solver_findallproblemrules(solv, problem, &rules);
 		for (i = 0; i < rules.count; i++) {
 			struct buf b = { 0 };
 
 			fmt_rule(c, solv, rules.elements[i], &b);
-			if (!strv_contains(&seen, b.p)) {
-				log_error("  problem %d: %s", problem, b.p);
-				strv_push(&seen, b.p);
-			}
+			if (!strv_contains(&lines, b.p))
+				strv_push(&lines, b.p);
 			buf_release(&b);
 		}
+		log_grouped(problem, &lines);
+		strv_release(&lines);
 	}
 	queue_free(&rules);
-	strv_release(&seen);
 }
 
 /* ---- the plan ---------------------------------------------------------------------------- */
@@ -1623,14 +1722,91 @@ static int check_lock(const struct ctx *c, const struct plan *pl)
 	return ret;
 }
 
-static int solve(struct ctx *c, struct plan *out)
+/* What apt would install for the request (resolve_policy.c), into `chosen`. */
+static void apt_choice(const struct ctx *c, Queue *chosen)
+{
+	Pool *pool = c->pool;
+	struct resolve_policy pol = { .pool = pool, .considered = &c->considered,
+				      .n_archs = c->archs.n, .recommends = c->r->recommends };
+	uint8_t *rank = xcalloc((size_t)pool->nsolvables, 1);
+	Id *archs = xcalloc(c->archs.n, sizeof(*archs)), p;
+	Map excluded;
+	Queue roots;
+	size_t i;
+
+	for (i = 0; i < c->archs.n; i++)
+		archs[i] = pool_str2id(pool, c->archs.v[i], 1);
+	map_init(&excluded, pool->nsolvables);
+	FOR_POOL_SOLVABLES(p) {
+		uint8_t f = (size_t)p < c->alloc_refs ? c->refs[p].flags : 0;
+
+		rank[p] = f & F_ESSENTIAL ? 0 : f & F_REQUIRED ? 1 : f & F_IMPORTANT ? 2 : 3;
+		if (c->r->excludes.n &&
+		    strv_contains(&c->r->excludes, pool_id2str(pool, pool_id2solvable(pool, p)->name)))
+			MAPSET(&excluded, p);
+	}
+	pol.rank = rank;
+	pol.arch_ids = archs;
+	pol.excluded = &excluded;
+	queue_init(&roots);
+	resolve_policy_roots(&pol, &c->jobs, &roots);
+	resolve_policy_walk(&pol, &roots, chosen);
+	queue_free(&roots);
+	map_free(&excluded);
+	free(archs);
+	free(rank);
+}
+
+static Solver *solver_new(const struct ctx *c)
 {
 	Solver *solv = solver_create(c->pool);
-	int ret;
 
 	solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, !c->r->recommends || c->locked);
 	solver_set_flag(solv, SOLVER_FLAG_NO_INFARCHCHECK, 1);
-	if (solver_solve(solv, &c->jobs)) {
+	return solv;
+}
+
+/*
+ * libsolv verifies apt's choice (the chosen set installed as jobs of their own). Where that set is
+ * not installable - apt's problem resolver would then give up or remove things - libsolv searches
+ * itself, still steered towards apt's choices, and finds a valid set if there is one (README:
+ * "How packages are chosen"). Returns the solver that succeeded, or the failed one.
+ */
+static Solver *solve_as_apt(const struct ctx *c, int *failed)
+{
+	Queue chosen, jobs;
+	Solver *solv = NULL;
+	int pass, i;
+
+	queue_init(&chosen);
+	if (!c->locked)
+		apt_choice(c, &chosen);
+	for (pass = chosen.count ? 0 : 1; pass < 2; pass++) {
+		queue_init_clone(&jobs, &c->jobs);
+		for (i = 0; i < chosen.count; i++)
+			queue_push2(&jobs, (pass ? SOLVER_FAVOR : SOLVER_INSTALL) | SOLVER_SOLVABLE,
+				    chosen.elements[i]);
+		if (solv)
+			solver_free(solv);
+		solv = solver_new(c);
+		*failed = solver_solve(solv, &jobs) != 0;
+		queue_free(&jobs);
+		if (!*failed)
+			break;
+		if (!pass)
+			log_debug("resolve: apt's choice (%d packages) is not installable; searching",
+				  chosen.count);
+	}
+	queue_free(&chosen);
+	return solv;
+}
+
+static int solve(struct ctx *c, struct plan *out)
+{
+	int failed, ret;
+	Solver *solv = solve_as_apt(c, &failed);
+
+	if (failed) {
 		report_problems(c, solv);
 		ret = -MKI_E_RESOLVE;
 	} else {
@@ -1678,7 +1854,6 @@ static void ctx_release(struct ctx *c)
 		pool_free(c->pool);
 	}
 	map_free(&c->considered);
-	queue_free(&c->favor);
 	queue_free(&c->jobs);
 	strv_release(&c->job_what);
 	strv_release(&c->archs);
@@ -1700,7 +1875,6 @@ int resolve_plan(struct plan *out, const struct recipe *r, const struct indexes 
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	queue_init(&c.favor);
 	queue_init(&c.jobs);
 	recipe_all_archs(r, &c.archs);
 	if ((ret = check_archs(&c)) || (st && st->locked && (ret = open_lock(&c, st))))

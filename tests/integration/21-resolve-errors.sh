@@ -11,6 +11,10 @@ done
 pkg libskew 1.0 armhf "Multi-Arch: same"
 pkg libskew 2.0 armel "Multi-Arch: same"
 pkg broken 1.0 armhf "Depends: libmissing (>= 3)"
+pkg libold 2.0 armhf
+pkg wantsnew 1.0 armhf "Depends: libold (>= 3)"
+pkg awk-one 1.0 armhf "Provides: awk"
+pkg awk-two 1.0 armhf "Provides: awk"
 pkg xconf 1.0 armhf "Conflicts: yconf"
 pkg yconf 1.0 armel
 pkg armelonly 1.0 armel
@@ -27,6 +31,11 @@ expect_fail 4 "'armelonly' is not available for armhf.*write 'armelonly:armel'" 
 expect_fail 4 "'broken:armhf=1.0' depends on 'libmissing \(>= 3\)', which no candidate package provides" \
 	"${R[@]}" --install broken
 grep -q ':armhf (>=' "$T/err" && fail "the message shows an internal rewritten name"
+grep -q "there is only" "$T/err" && fail "a version hint for a name no package has"
+expect_fail 4 "'wantsnew:armhf=1.0' depends on 'libold \(>= 3\)', which no candidate package provides \(there is only 'libold:armhf=2.0'\)" \
+	"${R[@]}" --install wantsnew
+expect_fail 4 "'awk' \(recipe line 1\) is a virtual package provided by 2 packages: write one of: awk-one, awk-two" \
+	"${R[@]}" --install awk
 expect_fail 4 "conflicting pins: 'hello=1.0' \(line 1\) and 'hello=0.9' \(line 2\)" "${R[@]}" \
 	--install hello=1.0 --install hello=0.9
 expect_fail 4 "version '0.5' of 'hello' is not available for armhf \(available: 1.0\)" "${R[@]}" \

@@ -72,26 +72,26 @@ def arch_ok(dep_arch, negative, implicit_arch, prov_arch, prov_ma, native):
     return want == have
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--native", required=True)
-    ap.add_argument("--packages", action="append", default=[])
-    ap.add_argument("set")
-    a = ap.parse_args()
+def load_index(paths):
+    """(package, architecture, version) -> stanza, from Packages files."""
     index = {}
-    for spec in a.packages:
-        _, _, path = spec.partition("=")
+    for path in paths:
         for s in stanzas(path):
             index[(s["package"], s["architecture"], s["version"])] = s
+    return index
+
+
+def check(index, native, lines):
+    """Problems of the set `lines` (name:arch=version each) under dpkg's rules, as strings."""
     chosen = []
-    for line in open(a.set):
+    for line in lines:
         line = line.strip()
         if not line:
             continue
         m = re.match(r"^([^:]+):([^=]+)=(.+)$", line)
         key = m.groups()
         if key not in index:
-            sys.exit("depcheck: %s is not in any index" % line)
+            return ["%s is not in any index" % line]
         chosen.append(index[key])
     # what each chosen package offers: (name, version or None, arch, multi-arch, owner)
     offers = {}
@@ -105,12 +105,12 @@ def main():
 
     def satisfied(atom, owner, negative):
         name, qual, op, ver = atom
-        implicit = a.native if owner["architecture"] == "all" else owner["architecture"]
+        implicit = native if owner["architecture"] == "all" else owner["architecture"]
         hits = []
         for pver, parch, pma, prov in offers.get(name, []):
             if negative and prov["package"] == owner["package"]:
                 continue  # never against itself or its own other-arch copies
-            if not arch_ok(qual, negative, implicit, parch, pma, a.native):
+            if not arch_ok(qual, negative, implicit, parch, pma, native):
                 continue
             if op and (pver is None or not vercmp(pver, op, ver)):
                 continue
@@ -139,9 +139,22 @@ def main():
             errors.append("%s installed %d times but not Multi-Arch: same" % (name, len(copies)))
         if len({c["version"] for c in copies}) > 1 or len({c["architecture"] for c in copies}) < len(copies):
             errors.append("%s: Multi-Arch: same copies differ in version or repeat an arch" % name)
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--native", required=True)
+    ap.add_argument("--packages", action="append", default=[])
+    ap.add_argument("set")
+    a = ap.parse_args()
+    index = load_index(spec.partition("=")[2] for spec in a.packages)
+    with open(a.set) as f:
+        lines = [l for l in f if l.strip()]
+    errors = check(index, a.native, lines)
     for e in errors:
         print("depcheck: " + e, file=sys.stderr)
-    print("depcheck: %d packages, %d problems" % (len(chosen), len(errors)), file=sys.stderr)
+    print("depcheck: %d packages, %d problems" % (len(lines), len(errors)), file=sys.stderr)
     sys.exit(1 if errors else 0)
 
 

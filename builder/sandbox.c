@@ -686,7 +686,6 @@ static void exec_command(const struct sandbox_cmd *c, int outfd)
 		_exit(125);
 	}
 	environ = (char **)(uintptr_t)c->env;
-	/* seccomp_lockdown() goes here (lead merges) */
 	execvp(c->argv[0], (char *const *)(uintptr_t)c->argv);
 	dprintf(2, "mkimage: cannot execute '%s': %s\n", c->argv[0], strerror(errno));
 	_exit(127);
@@ -794,7 +793,7 @@ static int wait_command(const struct sandbox_cmd *c, pid_t cmd, const sigset_t *
 
 	watch_fds(c, &proc_fd, &root_fd);
 	if (proc_fd >= 0)
-		watchdog_init(&w, proc_fd, root_fd, c->watch);
+		watchdog_init(&w, proc_fd, root_fd, cmd, c->watch);
 	while (!found) {
 		pid = waitpid(-1, &wst, WNOHANG);
 		if (pid < 0 && errno != EINTR)

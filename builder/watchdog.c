@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,11 +97,21 @@ int watchdog_parse_cmdline(const char *cmdline, size_t len, struct watchdog_repo
 	return 0;
 }
 
-int watchdog_parse_starttime(const char *stat, unsigned long long *ticks)
+/* The number starting at `p` and ending at a space, a newline or the end: 0, or -EINVAL. */
+static int stat_number(const char *p, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(p, &end, 10);
+	return errno || end == p || (*end != ' ' && *end != '\n' && *end) ? -EINVAL : 0;
+}
+
+int watchdog_parse_stat(const char *stat, long *ppid, unsigned long long *ticks)
 {
 	/* comm (field 2) may hold spaces and ')': fields restart after the last ')'. */
 	const char *p = strrchr(stat, ')');
-	char *end;
+	unsigned long long parent = 0;
 	int field;
 
 	if (!p)
@@ -110,13 +121,31 @@ int watchdog_parse_starttime(const char *stat, unsigned long long *ticks)
 		p = strchr(p + 1, ' ');
 		if (!p)
 			return -EINVAL;
+		if (field == 3 && (stat_number(p + 1, &parent) || parent > INT_MAX))
+			return -EINVAL;
 	}
-	errno = 0;
-	*ticks = strtoull(p + 1, &end, 10);
-	return errno || end == p + 1 || (*end != ' ' && *end != '\n' && *end) ? -EINVAL : 0;
+	*ppid = (long)parent;
+	return stat_number(p + 1, ticks);
 }
 
-void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, const struct watchdog_opts *o)
+int watchdog_runs_dpkg(const char *cmdline, size_t len)
+{
+	const char *p = cmdline, *end = cmdline + len, *nul, *base;
+	int i;
+
+	for (i = 0; i < ARGS_SEARCHED && p < end; i++, p = nul + 1) {
+		nul = memchr(p, 0, (size_t)(end - p));
+		if (!nul)
+			return 0;
+		base = strrchr(p, '/');
+		if (!strcmp(base ? base + 1 : p, "dpkg"))
+			return 1;
+	}
+	return 0;
+}
+
+void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, pid_t command,
+		   const struct watchdog_opts *o)
 {
 	struct stat st;
 	long tck = sysconf(_SC_CLK_TCK);
@@ -124,6 +153,7 @@ void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, const struct wa
 	memset(w, 0, sizeof(*w));
 	w->proc_fd = proc_fd;
 	w->root_fd = root_fd;
+	w->command = command;
 	w->o = *o;
 	w->ticks_per_s = tck > 0 ? (unsigned long long)tck : 100;
 	if (root_fd < 0 || fstat(root_fd, &st) < 0)
@@ -163,22 +193,56 @@ static ssize_t read_proc(int proc_fd, const char *pid, const char *name, char *b
 	return n;
 }
 
-/* A process's maintainer script, with its package from the environment for a tmp.ci preinst. */
-static int script_of(int proc_fd, const char *pid, struct watchdog_report *r)
+/* What dpkg's environment says a script is, into the fields of `r` still empty. */
+static void script_from_env(int proc_fd, const char *pid, struct watchdog_report *r)
+{
+	static const char pkg_key[] = "DPKG_MAINTSCRIPT_PACKAGE=";
+	static const char name_key[] = "DPKG_MAINTSCRIPT_NAME=";
+	char buf[16384];
+	ssize_t n = read_proc(proc_fd, pid, "environ", buf, sizeof(buf));
+	const char *p, *v;
+
+	for (p = buf; n > 0 && p < buf + n; p += strlen(p) + 1) {
+		if (!r->package[0] && !strncmp(p, pkg_key, sizeof(pkg_key) - 1))
+			snprintf(r->package, sizeof(r->package), "%s", p + sizeof(pkg_key) - 1);
+		v = p + sizeof(name_key) - 1;
+		if (!r->script[0] && !strncmp(p, name_key, sizeof(name_key) - 1) &&
+		    is_script_name(v, strlen(v)))
+			snprintf(r->script, sizeof(r->script), "%s", v);
+	}
+}
+
+static int parent_runs_dpkg(int proc_fd, long ppid)
+{
+	char pid[24], buf[4096];
+	ssize_t n;
+
+	snprintf(pid, sizeof(pid), "%ld", ppid);
+	n = read_proc(proc_fd, pid, "cmdline", buf, sizeof(buf));
+	return n > 0 && watchdog_runs_dpkg(buf, (size_t)n);
+}
+
+/*
+ * Whether a process runs a maintainer script (watchdog.h: by its arguments, because dpkg
+ * (`ppid`, 0: not looked at) started it, or as the step's command with a script's environment);
+ * 1 and `*r` names what is known of it, else 0 and nothing named.
+ */
+static int script_of(const struct watchdog *w, const char *pid, long ppid,
+		     struct watchdog_report *r)
 {
 	char buf[4096];
-	ssize_t n = read_proc(proc_fd, pid, "cmdline", buf, sizeof(buf));
-	const char *key = "DPKG_MAINTSCRIPT_PACKAGE=", *p;
+	ssize_t n = read_proc(w->proc_fd, pid, "cmdline", buf, sizeof(buf));
+	int named = n > 0 && watchdog_parse_cmdline(buf, (size_t)n, r);
+	int by_dpkg = !named && ppid > 1 && parent_runs_dpkg(w->proc_fd, ppid);
+	int command = w->command > 0 && strtol(pid, NULL, 10) == w->command;
 
-	if (n <= 0 || !watchdog_parse_cmdline(buf, (size_t)n, r))
+	if (!named && !by_dpkg && !command)
 		return 0;
-	if (r->package[0])
+	script_from_env(w->proc_fd, pid, r);
+	if (named || by_dpkg || r->script[0])
 		return 1;
-	n = read_proc(proc_fd, pid, "environ", buf, sizeof(buf));
-	for (p = buf; n > 0 && p < buf + n; p += strlen(p) + 1)
-		if (!strncmp(p, key, strlen(key)))
-			snprintf(r->package, sizeof(r->package), "%s", p + strlen(key));
-	return 1;
+	r->package[0] = r->script[0] = 0;
+	return 0;
 }
 
 static int is_pid(const char *s)
@@ -197,13 +261,14 @@ static int script_overdue(const struct watchdog *w, const char *pid, double now,
 {
 	char stat[1024];
 	unsigned long long start;
+	long ppid;
 	double age;
 
 	if (read_proc(w->proc_fd, pid, "stat", stat, sizeof(stat)) <= 0 ||
-	    watchdog_parse_starttime(stat, &start))
+	    watchdog_parse_stat(stat, &ppid, &start))
 		return 0;
 	age = now - (double)start / (double)w->ticks_per_s;
-	if (age <= w->o.script_timeout || !script_of(w->proc_fd, pid, r))
+	if (age <= w->o.script_timeout || !script_of(w, pid, ppid, r))
 		return 0;
 	r->verdict = WATCHDOG_SCRIPT_TIMEOUT;
 	r->limit = w->o.script_timeout;
@@ -234,7 +299,7 @@ static unsigned long long scan_procs(const struct watchdog *w, struct watchdog_r
 			continue;
 		n++;
 		if (any_script && !r->script[0])
-			script_of(w->proc_fd, de->d_name, r);
+			script_of(w, de->d_name, 0, r);
 		else if (!any_script && w->o.script_timeout &&
 			 script_overdue(w, de->d_name, now, r))
 			break;
@@ -343,6 +408,19 @@ static void script_text(const struct watchdog_report *r, char *out, size_t size)
 			 r->package[0] ? r->package : "?");
 }
 
+/* The script a timeout names; one that hid its name is still said to be one. */
+static void timed_script_text(const struct watchdog_report *r, char *out, size_t size)
+{
+	if (r->script[0])
+		snprintf(out, size, "the %s script of package '%s'", r->script,
+			 r->package[0] ? r->package : "?");
+	else if (r->package[0])
+		snprintf(out, size, "a maintainer script of package '%s'", r->package);
+	else
+		snprintf(out, size, "a maintainer script started by dpkg (its arguments and "
+			 "environment no longer say which)");
+}
+
 void watchdog_log(const struct watchdog_report *r, const char *step, const struct limits *l)
 {
 	char who[192];
@@ -350,10 +428,10 @@ void watchdog_log(const struct watchdog_report *r, const char *step, const struc
 	script_text(r, who, sizeof(who));
 	switch (r->verdict) {
 	case WATCHDOG_SCRIPT_TIMEOUT:
-		log_error("the %s script of package '%s' ran longer than script_timeout (%llu s) "
-			  "during %s and was killed with every process of the step; raise "
-			  "'script_timeout' in the recipe if it is legitimately that slow", r->script,
-			  r->package[0] ? r->package : "?", r->limit, step);
+		timed_script_text(r, who, sizeof(who));
+		log_error("%s ran longer than script_timeout (%llu s) during %s and was killed with "
+			  "every process of the step; raise 'script_timeout' in the recipe if it is "
+			  "legitimately that slow", who, r->limit, step);
 		break;
 	case WATCHDOG_PROCESSES:
 		log_error("%s%s reached the process limit: %llu processes were running; every "

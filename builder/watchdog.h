@@ -41,6 +41,7 @@ struct watchdog_report {
 
 struct watchdog {
 	int proc_fd, root_fd; /* borrowed */
+	pid_t command;        /* the step's command, in the namespace's pids */
 	dev_t root_dev;
 	struct watchdog_opts o;
 	double next_walk, walk_cost; /* adaptive: walks take < 2% of the step */
@@ -49,9 +50,11 @@ struct watchdog {
 
 /**
  * Start watching a step: `proc_fd` is the step's own /proc (the pid namespace's), `root_fd` the
- * tree (-1: no size bound). Both borrowed and kept open by the caller.
+ * tree (-1: no size bound), `command` the pid of the step's command there (0: not known). Both
+ * fds borrowed and kept open by the caller.
  */
-void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, const struct watchdog_opts *o);
+void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, pid_t command,
+		   const struct watchdog_opts *o);
 
 /**
  * In the command, before exec: RLIMIT_NPROC at a few times the process limit (it counts threads;
@@ -62,7 +65,10 @@ void watchdog_limit_self(const struct watchdog_opts *o);
 
 /**
  * One look at the step (call every 100-250 ms from the namespace's init): count processes, find
- * maintainer scripts older than the timeout, walk the tree when its turn comes. When a bound is
+ * maintainer scripts older than the timeout, walk the tree when its turn comes. A process is a
+ * maintainer script when its first arguments name one, when dpkg started it, or when it is the
+ * step's command and its environment says it runs one; its age counts from its start, so a
+ * script that exec'd another program or rewrote its arguments is still timed. When a bound is
  * passed, fills `*r`, kills every other process of the pid namespace (SIGKILL) and returns 1;
  * else 0. The caller must be the namespace's init (kill(-1) spares only it).
  */
@@ -83,8 +89,18 @@ int watchdog_finish(struct watchdog *w, struct watchdog_report *r);
  */
 int watchdog_parse_cmdline(const char *cmdline, size_t len, struct watchdog_report *r);
 
-/** Field 22 of /proc/PID/stat (start time in clock ticks since boot): 0, or -EINVAL. */
-int watchdog_parse_starttime(const char *stat, unsigned long long *ticks);
+/**
+ * Fields 4 (parent pid) and 22 (start time in clock ticks since boot) of /proc/PID/stat: 0, or
+ * -EINVAL.
+ */
+int watchdog_parse_stat(const char *stat, long *ppid, unsigned long long *ticks);
+
+/**
+ * Whether a /proc/PID/cmdline (`len` bytes) is dpkg's: "dpkg" is the base name of one of its
+ * first arguments (argv[0]; argv[1] or [2] under qemu-user with binfmt flag P, or after
+ * mkimage-exec's "-0 ARGV0").
+ */
+int watchdog_runs_dpkg(const char *cmdline, size_t len);
 
 /**
  * Say what the watchdog did to `step` (e.g. "'dpkg --configure -a'"), once, as an error naming the

@@ -1,5 +1,6 @@
 # Bounds on maintainer scripts (issue 13 item 6, rows R1 R2): a postinst that hangs is killed at
-# the recipe's script_timeout, naming the package and the script; a fork bomb stops at
+# the recipe's script_timeout, naming the package and the script, also when it exec'd another
+# program (its name gone from its arguments); a fork bomb stops at
 # --limit processes with one message and its count, nothing left running; a postinst filling the
 # disk stops at --limit staging-size. As root and as an unprivileged user with a subordinate range.
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +52,25 @@ run_all() {
 	[ "$(grep -c 'script_timeout' "$T/err")" = 1 ] || fail "the timeout is not said exactly once"
 	nothing_left
 	note "hanging postinst killed after $t s (script_timeout 5)"
+
+	# a script that becomes another program is still the script dpkg started: by its
+	# environment it is named, without it it is still timed
+	with_postinst 'echo started; exec sleep infinity'
+	expect_fail 7 "the postinst script of package 'hello' ran longer than script_timeout \(5 s\)" \
+		timeout 120 "${run[@]}" --recipe "$T/r.cfg" "$T/tree"
+	nothing_left
+	with_postinst 'exec env -i sleep infinity'
+	expect_fail 7 "a maintainer script started by dpkg \(its arguments and environment no longer say which\) ran longer than script_timeout \(5 s\)" \
+		timeout 120 "${run[@]}" --recipe "$T/r.cfg" "$T/tree"
+	nothing_left
+	# the same in a `preinst install` mkimage runs itself (the step's command is the script)
+	with_postinst 'exit 0'
+	printf '#!/bin/sh\nexec sleep infinity\n' >"$T/tree/var/lib/dpkg/info/hello.preinst"
+	chmod 755 "$T/tree/var/lib/dpkg/info/hello.preinst"
+	expect_fail 7 "the preinst script of package 'hello' ran longer than script_timeout \(5 s\)" \
+		timeout 120 "${run[@]}" --recipe "$T/r.cfg" "$T/tree"
+	rm "$T/tree/var/lib/dpkg/info/hello.preinst"
+	nothing_left
 
 	recipe 10
 	with_postinst 'sleep 3'

@@ -62,19 +62,50 @@ START_TEST(cmdline_not_scripts)
 }
 END_TEST
 
-START_TEST(starttime)
+START_TEST(stat_fields)
 {
 	unsigned long long t = 0;
+	long ppid = 0;
 	/* comm with spaces and a ')' : fields restart after the last ')' */
-	const char *stat = "42 (a) b) S 1 42 42 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 "
+	const char *stat = "42 (a) b) S 7 42 42 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 "
 			   "123456 2400000 100 18446744073709551615\n";
 
-	ck_assert_int_eq(watchdog_parse_starttime(stat, &t), 0);
+	ck_assert_int_eq(watchdog_parse_stat(stat, &ppid, &t), 0);
 	ck_assert_uint_eq(t, 123456);
-	ck_assert_int_eq(watchdog_parse_starttime("42 (x) S 1 2 3\n", &t), -EINVAL);
-	ck_assert_int_eq(watchdog_parse_starttime("no paren", &t), -EINVAL);
-	ck_assert_int_eq(watchdog_parse_starttime("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
-						  "x12 0\n", &t), -EINVAL);
+	ck_assert_int_eq(ppid, 7);
+	ck_assert_int_eq(watchdog_parse_stat("42 (x) S 1 2 3\n", &ppid, &t), -EINVAL);
+	ck_assert_int_eq(watchdog_parse_stat("no paren", &ppid, &t), -EINVAL);
+	ck_assert_int_eq(watchdog_parse_stat("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
+					     "x12 0\n", &ppid, &t), -EINVAL);
+	ck_assert_int_eq(watchdog_parse_stat("1 (x) S p 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
+					     "12 0\n", &ppid, &t), -EINVAL);
+}
+END_TEST
+
+static int runs_dpkg(const char *args)
+{
+	char buf[512];
+	size_t n = strlen(args), i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = args[i] == '|' ? 0 : args[i];
+	return watchdog_runs_dpkg(buf, n);
+}
+
+/* dpkg as the kernel, qemu-user (binfmt flag P) and mkimage-exec start it; nothing else. */
+START_TEST(dpkg_cmdline)
+{
+	ck_assert_int_eq(runs_dpkg("dpkg|--configure|-a|"), 1);
+	ck_assert_int_eq(runs_dpkg("/usr/bin/qemu-arm-static|/usr/bin/dpkg|dpkg|--configure|-a|"),
+			 1);
+	ck_assert_int_eq(runs_dpkg("/usr/bin/qemu-arm-static|-0|dpkg|/usr/bin/dpkg|--configure|"),
+			 1);
+	ck_assert_int_eq(runs_dpkg("/usr/bin/dpkg-divert|--add|/x|"), 0);
+	ck_assert_int_eq(runs_dpkg("/bin/sh|/var/lib/dpkg/info/dpkg.postinst|configure|"), 0);
+	ck_assert_int_eq(runs_dpkg("a|b|c|d|dpkg|"), 0);
+	/* a truncated argument is not taken */
+	ck_assert_int_eq(runs_dpkg("dpkg"), 0);
+	ck_assert_int_eq(runs_dpkg(""), 0);
 }
 END_TEST
 
@@ -97,7 +128,7 @@ START_TEST(tree_bound)
 	close(fd);
 	snprintf(path, sizeof(path), "%s/usr", dir);
 	ck_assert_int_eq(symlink("/usr", path), 0);
-	watchdog_init(&w, -1, root, &o);
+	watchdog_init(&w, -1, root, 0, &o);
 	ck_assert_int_eq(watchdog_finish(&w, &r), 0);
 	/* 1 MiB of data in a subdirectory passes the 512 KiB bound */
 	snprintf(path, sizeof(path), "%s/d", dir);
@@ -126,7 +157,8 @@ Suite *watchdog_suite(void)
 
 	tcase_add_test(tc, cmdline_forms);
 	tcase_add_test(tc, cmdline_not_scripts);
-	tcase_add_test(tc, starttime);
+	tcase_add_test(tc, stat_fields);
+	tcase_add_test(tc, dpkg_cmdline);
 	tcase_add_test(tc, tree_bound);
 	suite_add_tcase(s, tc);
 	return s;

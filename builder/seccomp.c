@@ -49,6 +49,7 @@ static const unsigned denied_x86_64[] = {
 	428 /* open_tree */, 429 /* move_mount */, 430 /* fsopen */, 431 /* fsconfig */,
 	432 /* fsmount */, 433 /* fspick */, 442 /* mount_setattr */, 425 /* io_uring_setup */,
 	426 /* io_uring_enter */, 427 /* io_uring_register */, 443 /* quotactl_fd */,
+	467 /* open_tree_attr (Linux 6.15) */,
 };
 
 static const unsigned denied_i386[] = {
@@ -60,6 +61,7 @@ static const unsigned denied_i386[] = {
 	115 /* swapoff */, 51 /* acct */, 131 /* quotactl */, 110 /* iopl */, 101 /* ioperm */,
 	374 /* userfaultfd */, 342 /* open_by_handle_at */, 253 /* lookup_dcookie */,
 	111 /* vhangup */, 103 /* syslog */, 428, 429, 430, 431, 432, 433, 442, 425, 426, 427, 443,
+	467,
 };
 
 /* Per-ABI numbers of the calls whose arguments are looked at. */

@@ -829,6 +829,13 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	/*
+	 * This init lives in the tree with the command, so it holds nothing of mkimage's either (the
+	 * command cannot open /proc/1/fd, being in a nested user namespace; this makes sure).
+	 */
+	if (outfd > 3)
+		syscall(SYS_close_range, 3U, (unsigned)outfd - 1, 0U);
+	syscall(SYS_close_range, (unsigned)outfd + 1, ~0U, 0U);
 	if (!c->network)
 		loopback_up();
 	if (c->root && (setup_mounts(c->root, c->bind_src, c->bind_dir) || confine_root(c->root)))

@@ -31,6 +31,12 @@ cat /proc/1/root\$H/secret 2>/dev/null && echo "E1 READ HOST SECRET"
 { echo '|/bin/false' >/proc/sys/kernel/core_pattern; } 2>/dev/null && echo "E2 CORE_PATTERN WRITTEN"
 echo "E2 attempted"
 echo "procs: \$(ls -d /proc/[0-9]* | wc -l)"
+# pid 1 lives in the tree but outside the command's user namespace: its fds and memory are closed
+# (it may be listed: then it shows only its stdio and the output pipe)
+echo "pid1 fds: \$(ls /proc/1/fd 2>/dev/null | wc -l)"
+for f in /proc/1/fd/*; do ls "\$f/" >/dev/null 2>&1 && echo "E1 PID1 FD REACHED \$f"; done
+( exec 3<>/proc/1/mem ) 2>/dev/null && echo "E1 PID1 MEM WRITTEN"
+echo "pid1 fds and mem attempted"
 dpkg-divert --rename --divert /proc/1/root\$H/e4 --add /usr/bin/hello >/dev/null 2>&1
 echo "E4 hello: \$(ls /usr/bin/hello 2>&1)"
 /mki57-probe escape \$H
@@ -55,6 +61,8 @@ check() {
 	grep -Eq "pid1 root: (/proc/1/root/mki57-attack.sh|.*Permission denied)$" "$T/out" ||
 		fail "$who: pid 1's root is not the tree: $(cat "$T/out")"
 	grep -q "E2 attempted" "$T/out" || fail "$who: the attack did not run: $(cat "$T/out")"
+	grep -q "pid1 fds and mem attempted" "$T/out" || fail "$who: no attempt at pid 1's fds"
+	grep -Eq "^pid1 fds: [0-4]$" "$T/out" || fail "$who: pid 1 holds more than stdio and its pipe: $(grep 'pid1 fds' "$T/out")"
 	grep -E "READ HOST|WROTE HOST|CORE_PATTERN WRITTEN|REACHED|WRITTEN$|: DONE" "$T/out" &&
 		fail "$who: an attack succeeded"
 	# chroot itself is refused by the seccomp filter; were it not, the second one leads nowhere

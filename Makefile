@@ -105,6 +105,12 @@ check: unit integration
 bench: bench-deps mkimage mkimage-exec
 	tests/bench/run.sh
 
+# Boot a built image under qemu-system with its own kernel (tests/bootvm.sh, README "Booting the
+# images"): `make boot RECIPE=arm-board` boots images/arm-board.ext4; IMAGE=path boots another.
+boot:
+	@[ -n "$(IMAGE)$(RECIPE)" ] || { echo "make boot: say RECIPE=NAME (images/NAME.ext4) or IMAGE=FILE" >&2; exit 2; }
+	tests/bootvm.sh $(or $(IMAGE),images/$(basename $(notdir $(RECIPE))).ext4)
+
 install: mkimage mkimage-exec
 	install -D -m 0755 mkimage $(DESTDIR)$(BINDIR)/mkimage
 	install -D -m 0755 mkimage-exec $(DESTDIR)$(PREFIX)/lib/mkimage/mkimage-exec
@@ -119,7 +125,8 @@ deb: mkimage mkimage-exec
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
 	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev check gpg gpgv dpkg-dev apt-utils apt \
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
-	libclang-rt-14-dev git libcap2-bin file python3-jsonschema man-db groff-base lintian
+	libclang-rt-14-dev git libcap2-bin file python3-jsonschema man-db groff-base lintian \
+	qemu-system-arm qemu-system-x86
 BENCH_DEPS := mmdebstrap time bc
 
 deps:
@@ -146,5 +153,5 @@ format:
 clean:
 	rm -rf build build-san build-fuzz mkimage mkimage-exec mkimage_*.deb
 
-.PHONY: all tools fuzzers fuzz unit integration check bench bench-deps install deb deps format clean
+.PHONY: all tools fuzzers fuzz unit integration check bench bench-deps boot install deb deps format clean
 -include $(wildcard $(OUT)/*.d $(OUT)/unit/*.d)

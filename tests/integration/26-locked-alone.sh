@@ -3,16 +3,18 @@
 # key no keyring holds is refused naming it; --source still overrides the lock's sources.
 . "$(dirname "$0")/lib.sh"
 
-MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/arm-board
-"$TOP/tests/mkmirror.sh" "$MIRROR" armhf,armel busybox hello:armel libc6:armel libstdc++6:armel zlib1g:armel
+. "$TOP/tests/flagship.sh"
+flagship_mirror arm-board
 serve "$MIRROR/repo"
 export SOURCE_DATE_EPOCH=1700000000
 cp "$MIRROR/key.gpg" "$T/mirror.gpg"
 mkdir -p "$T/a" "$T/b" "$T/c" "$T/d"
 # The flagship recipe naming a source that does not answer and the mirror's keyring, as a release
-# recipe whose archive moved would: only the lock knows where the packages came from.
+# recipe whose archive moved would: only the lock knows where the packages came from. Without its
+# kernel (flagship.sh): the lock is what matters here, not the initramfs.
+flagship_lean arm-board "$T/lean"
 sed -e "s|{ host = true; components = \[ \"main\" \]; }|{ uri = \"http://127.0.0.1:1/moved\"; keyring = \"$T/mirror.gpg\"; }|" \
-	-e "s|\"\.\./hooks/|\"$TOP/hooks/|; s|\"\.\./images/|\"$T/|" "$TOP/recipes/arm-board.cfg" >"$T/recipe.cfg"
+	-e "s|\"\.\./hooks/|\"$T/lean/hooks/|; s|\"\.\./images/|\"$T/|" "$T/lean/recipes/arm-board.cfg" >"$T/recipe.cfg"
 grep -q "127.0.0.1:1/moved" "$T/recipe.cfg" || fail "the recipe edit did not apply"
 
 expect_ok "$MKIMAGE" --cache-dir "$T/cache" --source "$SERVER_URL bookworm main signed-by=$T/mirror.gpg" \

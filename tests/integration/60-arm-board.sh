@@ -1,9 +1,10 @@
 # End to end: the flagship recipe, built from a local signed mirror of real bookworm armhf + armel
-# packages on 127.0.0.1, configured under QEMU, hooks run, checked from the outside.
+# packages on 127.0.0.1, configured under QEMU, hooks run, checked from the outside, then booted
+# under qemu-system-arm with its own kernel to a serial login (tests/bootvm.sh).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-e2e.sh"
 
-MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/arm-board
-"$TOP/tests/mkmirror.sh" "$MIRROR" armhf,armel busybox hello:armel libc6:armel libstdc++6:armel zlib1g:armel
+flagship_mirror arm-board
 serve "$MIRROR/repo"
 
 out=$T/out-images
@@ -11,7 +12,7 @@ mkdir -p "$out"
 export SOURCE_DATE_EPOCH=1700000000
 expect_ok "$MKIMAGE" --source "$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg" \
 	--output "$out/arm-board.ext4" "$TOP/recipes/arm-board.cfg"
-img=$out/arm-board.ext4
+img=$out/arm-board.ext4 IMG=$out/arm-board.ext4
 for f in arm-board.ext4 arm-board.lock arm-board.spdx.json arm-board.report.json; do
 	[ -s "$out/$f" ] || fail "missing output $f"
 done
@@ -34,7 +35,7 @@ grep -c '^Status: install ok installed' "$T/root/var/lib/dpkg/status" >"$T/n"
 
 # The hooks ran: hostname, serial console, and the service user owning its home.
 [ "$(dbg "cat /etc/hostname")" = "arm-board" ] || fail "hostname hook did not run"
-dbg "cat /etc/inittab" | grep -q ttyAMA0 || fail "serial console hook did not run"
+e2e_appliance arm-board armmp ttyAMA0
 uid=$(dbg "cat /etc/passwd" | awk -F: '$1=="appsvc"{print $3}')
 [ -n "$uid" ] || fail "service user appsvc missing"
 dbg "stat /var/lib/appsvc" | grep -Eq "User: +$uid +Group: +[0-9]+ " || fail "appsvc home not owned by appsvc"
@@ -63,3 +64,6 @@ dep = {(r["spdxElementId"], r["relatedSpdxElement"]) for r in doc["relationships
 assert (ids["hello:armel"], ids["libc6:armel"]) in dep, "hello:armel does not depend on libc6:armel"
 assert (ids["libc6:armel"], ids["hello:armel"]) not in dep
 PY
+
+# It boots: serial login, the armel hello run by the boot-time unit, no failed unit.
+e2e_boot qemu-system-arm armel

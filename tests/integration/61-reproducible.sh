@@ -3,18 +3,18 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-hooks.sh"
 
-MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/arm-board
-"$TOP/tests/mkmirror.sh" "$MIRROR" armhf,armel busybox hello:armel libc6:armel libstdc++6:armel zlib1g:armel
+. "$TOP/tests/flagship.sh"
+flagship_mirror arm-board
 serve "$MIRROR/repo"
 SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
 export SOURCE_DATE_EPOCH=1700000000
 
-# A private copy of the recipe and hooks that any user can read, in ext4 and tar flavours.
+# A private copy of the recipe (without its kernel: flagship.sh) and hooks that any user can read,
+# in ext4 and tar flavours.
 chmod 755 "$T"
-mkdir -p "$T/p/recipes" "$T/p/hooks"
-cp "$TOP"/hooks/*.sh "$T/p/hooks/"
+flagship_lean arm-board "$T/p"
 cp "$MKIMAGE" "$T/p/mkimage"
-sed 's/^  output = .*//' "$TOP/recipes/arm-board.cfg" >"$T/p/recipes/arm-board.cfg"
+sed -i 's/^  output = .*//' "$T/p/recipes/arm-board.cfg"
 sed 's/format = "ext4";/format = "tar";/' "$T/p/recipes/arm-board.cfg" >"$T/p/recipes/arm-board-tar.cfg"
 chmod -R a+rX "$T/p"
 

@@ -4,8 +4,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 
-e2e_build pc-legacy amd64,i386 busybox hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386
+e2e_build pc-legacy
 e2e_audit
+e2e_appliance pc-legacy amd64 ttyS0
 dbg "stat /usr/lib/x86_64-linux-gnu/libc.so.6" | grep -q "Type: regular" || fail "no amd64 libc"
 dbg "stat /usr/lib/i386-linux-gnu/libc.so.6" | grep -q "Type: regular" || fail "no i386 libc"
 [ "$(dbg "cat /var/lib/dpkg/arch")" = "$(printf 'amd64\ni386')" ] || fail "dpkg arch file is wrong"
@@ -17,3 +18,6 @@ run32=
 "$T/sys/usr/lib/i386-linux-gnu/ld-linux.so.2" --version >/dev/null 2>&1 || run32=qemu-i386-static
 [ "$($run32 "$T/sys/usr/lib/i386-linux-gnu/ld-linux.so.2" --library-path "$T/sys/usr/lib/i386-linux-gnu" \
 	"$T/sys/usr/bin/hello")" = "Hello, world!" ] || fail "the i386 hello does not run"
+
+# It boots: serial login, the i386 hello run by the boot-time unit, no failed unit.
+e2e_boot qemu-system-x86_64 i386

@@ -2,8 +2,8 @@
 # that writes the wall clock into the tree fails with exit 8, naming the file and the field.
 . "$(dirname "$0")/lib.sh"
 
-MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/pc-legacy
-"$TOP/tests/mkmirror.sh" "$MIRROR" amd64,i386 busybox hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386
+. "$TOP/tests/flagship.sh"
+flagship_mirror pc-legacy
 serve "$MIRROR/repo"
 SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
 export SOURCE_DATE_EPOCH=1700000000

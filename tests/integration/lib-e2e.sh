@@ -1,18 +1,18 @@
 # Helpers for end-to-end tests: a recipe from recipes/ built against a local signed mirror of real
 # Debian packages (tests/mkmirror.sh), then checked from the outside with e2fsck and debugfs.
 
-# e2e_build RECIPE ARCHS PACKAGE...: mirror the recipe's package set for ARCHS (primary first),
-# serve it, build recipes/RECIPE.cfg into $T/images/RECIPE.ext4. Sets IMG.
+. "$TOP/tests/flagship.sh"
+
+# e2e_build RECIPE: mirror the recipe's package set (tests/flagship.sh), serve it, build
+# recipes/RECIPE.cfg into $T/images/RECIPE.ext4. Sets IMG.
 e2e_build() {
-	local recipe=$1 archs=$2 mirror
-	shift 2
-	mirror=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$recipe
-	"$TOP/tests/mkmirror.sh" "$mirror" "$archs" "$@"
-	serve "$mirror/repo"
+	local recipe=$1
+	flagship_mirror "$recipe"
+	serve "$MIRROR/repo"
 	mkdir -p "$T/images"
 	IMG=$T/images/$recipe.ext4
 	SOURCE_DATE_EPOCH=1700000000 expect_ok "$MKIMAGE" \
-		--source "$SERVER_URL bookworm main signed-by=$mirror/key.gpg" --output "$IMG" \
+		--source "$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg" --output "$IMG" \
 		"$TOP/recipes/$recipe.cfg"
 	e2fsck -fn "$IMG" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck -fn reports problems"; }
 	sbom_validate "${IMG%.ext4}.spdx.json"
@@ -29,4 +29,32 @@ e2e_audit() {
 	[ -z "$audit" ] || { echo "$audit" >&2; fail "dpkg --audit is not clean"; }
 	! grep '^Status:' "$T/db/dpkg/status" | grep -qv 'install ok installed' ||
 		fail "some package is not 'install ok installed'"
+}
+
+# e2e_appliance LABEL FLAVOUR TTY: $IMG is bootable: systemd as init, a kernel of FLAVOUR
+# (armmp, amd64, arm64) and its initrd in /boot, a getty on the serial port TTY, the root mounted
+# by LABEL, and no machine id shared by every board.
+e2e_appliance() {
+	local label=$1 flavour=$2 tty=$3
+	dbg "stat /sbin/init" | grep -q "Type: symlink" || fail "no init (systemd-sysv)"
+	dbg "ls -p /boot" | grep -q "/vmlinuz-[0-9.-]*-$flavour/" || fail "no $flavour kernel in /boot"
+	dbg "ls -p /boot" | grep -q "/initrd.img-[0-9.-]*-$flavour/" || fail "no initrd in /boot"
+	dbg "stat /etc/systemd/system/getty.target.wants/serial-getty@$tty.service" |
+		grep -q "Type: symlink" || fail "no getty enabled on the serial port $tty"
+	[ "$(dbg "cat /etc/fstab")" = "$(printf 'LABEL=%s\t/\text4\tdefaults,errors=remount-ro\t0\t1' "$label")" ] ||
+		fail "/etc/fstab does not mount the root by its label '$label'"
+	[ -z "$(dbg "cat /etc/machine-id")" ] || fail "the image carries a machine id every board would share"
+}
+
+# e2e_boot QEMU ARCH: boot $IMG under qemu-system QEMU (tests/bootvm.sh) to its serial login; the
+# recipe's boot-time unit must report the ARCH `hello` and no failed unit. Skipped in part without
+# QEMU. BOOT_TIMEOUT (default 900 s: TCG on a loaded 2-core machine) bounds the boot.
+e2e_boot() {
+	local qemu=$1 arch=$2 t0=$SECONDS
+	command -v "$qemu" >/dev/null || { skip_part "booting: no $qemu (make deps installs it)"; return 0; }
+	BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "$IMG" "${BOOT_TIMEOUT:-900}" 2>"$T/boot.err" ||
+		{ cat "$T/boot.err" >&2; fail "$(basename "$IMG") did not boot cleanly under $qemu"; }
+	tr -d '\r' <"$T/console.log" | grep -qx "boot-report: hello ($arch): Hello, world!" ||
+		{ cat "$T/boot.err" >&2; fail "the boot-time unit did not run the $arch hello"; }
+	note "booted under $qemu in $((SECONDS - t0)) s: $(grep -o 'login prompt in [0-9]* s' "$T/boot.err")"
 }

@@ -1,0 +1,26 @@
+# Sourced by tests and benches: the local test mirror of a flagship recipe (recipes/NAME.cfg).
+# flagship_mirror NAME builds or reuses it with tests/mkmirror.sh and sets MIRROR to its directory.
+# The package lists name what the recipe installs besides Essential + required; the directory is
+# named after the set, so a branch still building the older (unbootable) set never rebuilds it.
+flagship_mirror() {
+	local archs pkgs
+	case $1 in
+	arm-board) archs=armhf,armel pkgs="linux-image-armmp hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
+	pc-legacy) archs=amd64,i386 pkgs="linux-image-amd64 hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386" ;;
+	arm64-armhf) archs=arm64,armhf pkgs="linux-image-arm64 hello:armhf libc6:armhf libstdc++6:armhf zlib1g:armhf" ;;
+	*) echo "flagship_mirror: no recipe '$1'" >&2; return 2 ;;
+	esac
+	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$1-boot
+	# shellcheck disable=SC2086
+	"$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
+}
+
+# flagship_lean NAME DIR: recipes/NAME.cfg without its kernel as DIR/recipes/NAME.cfg, beside a
+# copy of hooks/ in DIR/hooks, so its relative paths hold. For tests of what the kernel does not
+# change (locks, the build's reproducibility across users and caches, native tools): generating
+# the initramfs under QEMU adds minutes to every build, and the boot tests (60, 62, 63) cover it.
+flagship_lean() {
+	mkdir -p "$2/recipes" "$2/hooks"
+	cp "$TOP"/hooks/*.sh "$2/hooks/"
+	grep -v '^ *"linux-image-' "$TOP/recipes/$1.cfg" >"$2/recipes/$1.cfg"
+}

@@ -7,9 +7,9 @@
 # no assertions on time.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/arm-board
 W=$(mktemp -d /var/tmp/mkimage-bench50.XXXXXX)
-"$TOP/tests/mkmirror.sh" "$MIRROR" armhf,armel busybox hello:armel libc6:armel libstdc++6:armel zlib1g:armel
+. "$TOP/tests/flagship.sh"
+flagship_mirror arm-board
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
 server=$!

@@ -2,13 +2,26 @@
 # hooks) followed by `mke2fs -t ext4 -d`, against mkimage on recipes/arm-board.cfg with a warm
 # cache, both from the same local signed mirror of real bookworm packages on 127.0.0.1.
 # Prints medians of REPS runs (default 3), per-stage medians for mkimage, peak RSS and ratios.
+# SET=lean (default) builds the recipe without its kernel (tests/flagship.sh), the set earlier
+# figures were taken with; SET=bootable the whole recipe, kernel and initramfs included
+# (61-build-bootable.sh). The load average is printed before and after: the machine is shared.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-3}
-MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/arm-board
+SET=${SET:-lean}
 W=$(mktemp -d /var/tmp/mkimage-bench.XXXXXX)
-PKGS="busybox hello:armel libc6:armel libstdc++6:armel zlib1g:armel"
-"$TOP/tests/mkmirror.sh" "$MIRROR" armhf,armel $PKGS
+. "$TOP/tests/flagship.sh"
+flagship_mirror arm-board
+flagship_lean arm-board "$W/lean"
+case $SET in
+lean) RECIPE=$W/lean/recipes/arm-board.cfg ;;
+bootable) RECIPE=$TOP/recipes/arm-board.cfg ;;
+*) echo "60-build: SET is lean or bootable, not '$SET'" >&2; exit 2 ;;
+esac
+# The peer gets the same packages and runs the same hooks, in the recipe's order and environment.
+PKGS=$(sed -n '/^  install = \[/,/\];/p' "$RECIPE" | grep -o '"[^"]*"' | tr -d '"' | tr '\n' ' ')
+HOOKS=$(sed -n 's|.*script = "\.\./hooks/\([^"]*\)".*|\1|p' "$RECIPE" | tr '\n' ' ')
+echo "set: $SET ($PKGS; hooks: $HOOKS); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
@@ -40,12 +53,13 @@ measure() { # measure NAME CMD...: appends "wall maxrss_kb" to $W/NAME.times
 }
 
 peer() {
+	local hooks=() h
+	for h in $HOOKS; do
+		hooks+=("--customize-hook=chroot \"\$1\" env MKIMAGE_NAME=arm-board MKIMAGE_ARCH=armhf sh < $TOP/hooks/$h")
+	done
 	rm -rf "$W/tree" "$W/peer.ext4"
 	mmdebstrap --quiet --mode=root --variant=minbase --architectures=armhf,armel \
-		--include="$(echo $PKGS | tr ' ' ',')" --keyring="$MIRROR/key.gpg" \
-		--customize-hook="chroot \"\$1\" sh < $TOP/hooks/hostname.sh" \
-		--customize-hook="chroot \"\$1\" sh < $TOP/hooks/serial-console.sh" \
-		--customize-hook="chroot \"\$1\" sh < $TOP/hooks/service-user.sh" \
+		--include="$(echo $PKGS | tr ' ' ',')" --keyring="$MIRROR/key.gpg" "${hooks[@]}" \
 		bookworm "$W/tree" "deb [signed-by=$MIRROR/key.gpg] $URL bookworm main" &&
 	size=$(du -sm "$W/tree" | cut -f1) &&
 	mke2fs -q -t ext4 -d "$W/tree" "$W/peer.ext4" "$((size * 13 / 10 + 64))M"
@@ -53,16 +67,17 @@ peer() {
 
 ours() {
 	"$TOP/mkimage" -q --cache-dir "$W/cache" --source "$URL bookworm main signed-by=$MIRROR/key.gpg" \
-		--output "$W/ours.ext4" "$TOP/recipes/arm-board.cfg" && cp "$W/ours.report.json" "$W/report.$1.json"
+		--output "$W/ours.ext4" "$RECIPE" && cp "$W/ours.report.json" "$W/report.$1.json"
 }
 
 export SOURCE_DATE_EPOCH=1700000000
 ours warmup >/dev/null  # fills the cache: the measured runs are warm
 for i in $(seq 1 "$REPS"); do
-	measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' MIRROR=$MIRROR TOP=$TOP URL=$URL; peer"
-	measure ours bash -c "$(declare -f ours); W=$W MIRROR=$MIRROR TOP=$TOP URL=$URL; ours $i"
+	measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' HOOKS='$HOOKS' MIRROR=$MIRROR TOP=$TOP URL=$URL; peer"
+	measure ours bash -c "$(declare -f ours); W=$W MIRROR=$MIRROR TOP=$TOP URL=$URL RECIPE=$RECIPE; ours $i"
 done
 
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$W" "$REPS" <<'PY'
 import json, statistics, sys
 w, reps = sys.argv[1], int(sys.argv[2])

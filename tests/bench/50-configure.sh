@@ -4,8 +4,8 @@
 # every target program under QEMU (--no-native-tools: the target's own dpkg --configure -a
 # emulated), on the same plan and tree, from a local signed mirror on 127.0.0.1, warm cache.
 # Both builds must give byte-identical images. BENCH_RUNS runs each (default 1), median reported;
-# no assertions on time. The recipe without its kernel (tests/flagship.sh): an initramfs made with
-# every program emulated takes most of an hour; bench 61 times the bootable build.
+# no assertions on time. The recipe without kernel and systemd (tests/flagship.sh): an initramfs
+# made with every program emulated takes most of an hour; bench 61 times the bootable build.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 W=$(mktemp -d /var/tmp/mkimage-bench50.XXXXXX)

@@ -2,8 +2,8 @@
 # hooks) followed by `mke2fs -t ext4 -d`, against mkimage on recipes/arm-board.cfg with a warm
 # cache, both from the same local signed mirror of real bookworm packages on 127.0.0.1.
 # Prints medians of REPS runs (default 3), per-stage medians for mkimage, peak RSS and ratios.
-# SET=lean (default) builds the recipe without its kernel (tests/flagship.sh), the set earlier
-# figures were taken with; SET=bootable the whole recipe, kernel and initramfs included
+# SET=lean (default) builds the recipe without kernel and systemd (tests/flagship.sh), the set
+# earlier figures were taken with; SET=bootable the whole recipe, kernel and initramfs included
 # (61-build-bootable.sh). The load average is printed before and after: the machine is shared.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)

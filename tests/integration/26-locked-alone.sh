@@ -10,8 +10,8 @@ export SOURCE_DATE_EPOCH=1700000000
 cp "$MIRROR/key.gpg" "$T/mirror.gpg"
 mkdir -p "$T/a" "$T/b" "$T/c" "$T/d"
 # The flagship recipe naming a source that does not answer and the mirror's keyring, as a release
-# recipe whose archive moved would: only the lock knows where the packages came from. Without its
-# kernel (flagship.sh): the lock is what matters here, not the initramfs.
+# recipe whose archive moved would: only the lock knows where the packages came from. Without
+# kernel and systemd (flagship.sh): the lock is what matters here, not the initramfs.
 flagship_lean arm-board "$T/lean"
 sed -e "s|{ host = true; components = \[ \"main\" \]; }|{ uri = \"http://127.0.0.1:1/moved\"; keyring = \"$T/mirror.gpg\"; }|" \
 	-e "s|\"\.\./hooks/|\"$T/lean/hooks/|; s|\"\.\./images/|\"$T/|" "$T/lean/recipes/arm-board.cfg" >"$T/recipe.cfg"

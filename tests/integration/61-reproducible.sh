@@ -9,8 +9,8 @@ serve "$MIRROR/repo"
 SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
 export SOURCE_DATE_EPOCH=1700000000
 
-# A private copy of the recipe (without its kernel: flagship.sh) and hooks that any user can read,
-# in ext4 and tar flavours.
+# A private copy of the recipe (without kernel and systemd: flagship.sh) and hooks that any user
+# can read, in ext4 and tar flavours.
 chmod 755 "$T"
 flagship_lean arm-board "$T/p"
 cp "$MKIMAGE" "$T/p/mkimage"

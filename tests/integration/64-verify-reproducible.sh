@@ -17,7 +17,7 @@ grep -q "reproducible: a second build gave a byte-identical image" "$T/err" ||
 [ ! -e "$T/good.ext4.verify" ] || fail "the second image was left behind"
 
 printf '#!/bin/sh\ndate +%%s.%%N >/etc/build-stamp\n' >"$T/r/hooks/stamp.sh"
-# Without the kernel (flagship.sh): the hook is the point here.
+# Without kernel and systemd (flagship.sh): the hook is the point here.
 sed -e 's/^  output = .*//' \
 	-e 's|^hooks = (|hooks = (\n  { name = "stamp"; script = "../hooks/stamp.sh"; where = "inside"; },|' \
 	"$T/r/recipes/pc-legacy.cfg" >"$T/r/recipes/bad.cfg"

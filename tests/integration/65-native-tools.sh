@@ -8,8 +8,8 @@ flagship_mirror arm-board
 serve "$MIRROR/repo"
 SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
 export SOURCE_DATE_EPOCH=1700000000
-# The recipe without its kernel (flagship.sh): an initramfs made with every program emulated
-# alone takes many minutes.
+# The recipe without kernel and systemd (flagship.sh): an initramfs made with every program
+# emulated alone takes many minutes.
 flagship_lean arm-board "$T/r"
 
 expect_ok "$MKIMAGE" -v --cache-dir "$T/cache" --source "$SRC" --output "$T/native.ext4" \

@@ -14,6 +14,7 @@ systemctl --failed --no-legend --plain 2>&1 | sed 's/^/boot-report: failed: /'
 echo "boot-report: system $state, $(systemctl --failed --no-legend | wc -l) failed units"
 SCRIPT
 chmod 0755 /usr/local/sbin/boot-report
+mkdir -p /etc/systemd/system/multi-user.target.wants
 cat > /etc/systemd/system/boot-report.service <<'UNIT'
 [Unit]
 Description=Boot report on the console (secondary-architecture program, failed units)
@@ -28,5 +29,4 @@ TTYPath=/dev/console
 [Install]
 WantedBy=multi-user.target
 UNIT
-mkdir -p /etc/systemd/system/multi-user.target.wants
 ln -sf /etc/systemd/system/boot-report.service /etc/systemd/system/multi-user.target.wants/

@@ -81,7 +81,7 @@ qpid=$!
 tail_log() { tr -d '\r' <"$log" | grep -v '^[[:space:]]*$' | tail -n "${1:-25}" | sed 's/^/  | /' >&2; }
 start=$SECONDS verdict=
 while :; do
-	# Lines are matched whole: the kernel and getty share the console with the unit.
+	# Not anchored: getty's prompt and the unit's line may share a console line.
 	if grep -aq 'boot-report: system .*failed units' "$log" && grep -aq 'login: ' "$log"; then
 		verdict=$(grep -a -o 'boot-report: system .*failed units' "$log" | tail -n 1)
 		break

@@ -45,14 +45,12 @@ struct pkg {
 	size_t n_files, alloc_files;
 	int err;
 	char *errmsg;
-	int ready;
 	struct lentry *list;
 	size_t n_list, alloc_list;
 	struct strv conffiles, md5s;
 	struct buf md5sums; /* generated as dpkg does when the package ships none */
 	uint64_t mem;       /* decoded file data held */
 	uint64_t meta;      /* what its entries' headers cost, roughly */
-	uint64_t held;      /* what the pool counts for it between decode and apply */
 	int stream;         /* too big to decode ahead: the applying thread streams it */
 	int refused;        /* the .deb itself is beyond a limit: it leaves the cache */
 	const struct limits *lim; /* borrowed from the settings */

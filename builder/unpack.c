@@ -13,7 +13,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +35,7 @@
 #include "pkgpath.h"
 #include "sandbox.h"
 #include "str.h"
+#include "workpool.h"
 
 #define SYMLINK_MAX 40              /* symlinks followed while resolving one path (as Linux) */
 #define DECODE_AHEAD 16             /* packages decoded ahead of the applied one, per worker */
@@ -65,88 +65,6 @@ struct place {
 	char *tree; /* canonical tree path of the object */
 	const char *name;
 };
-
-/* --- the worker pool ------------------------------------------------------------------------ */
-
-struct pool {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct pkg *pkgs;
-	size_t n, next, applied, window;
-	uint64_t inflight; /* decoded bytes not yet applied */
-	uint64_t stream_max; /* a package decoding to more is streamed by the applying thread */
-	int stop;
-};
-
-/* Decode package p->next now? Always the next one to apply; others within both bounds. */
-static int pool_may_decode(const struct pool *p)
-{
-	if (p->next == p->applied)
-		return 1;
-	return p->next < p->applied + p->window && p->inflight < DECODE_BUDGET;
-}
-
-static void *worker(void *arg)
-{
-	struct pool *p = arg;
-	size_t i;
-
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		while (!p->stop && p->next < p->n && !pool_may_decode(p))
-			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->stop || p->next >= p->n) {
-			pthread_mutex_unlock(&p->mu);
-			return NULL;
-		}
-		i = p->next++;
-		pthread_mutex_unlock(&p->mu);
-		p->pkgs[i].err = pkg_decode(&p->pkgs[i], p->stream_max);
-		pthread_mutex_lock(&p->mu);
-		p->pkgs[i].held = p->pkgs[i].mem + p->pkgs[i].meta;
-		p->inflight += p->pkgs[i].held;
-		p->pkgs[i].ready = 1;
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
-	}
-}
-
-static void pool_wait(struct pool *p, size_t i)
-{
-	pthread_mutex_lock(&p->mu);
-	while (!p->pkgs[i].ready)
-		pthread_cond_wait(&p->cv, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-}
-
-static void pool_done(struct pool *p, size_t i)
-{
-	pthread_mutex_lock(&p->mu);
-	p->applied = i + 1;
-	p->inflight -= p->pkgs[i].held;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-}
-
-static void pool_stop(struct pool *p)
-{
-	pthread_mutex_lock(&p->mu);
-	p->stop = 1;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-}
-
-static unsigned worker_count(const struct settings *st, size_t n)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned w = st->jobs ? st->jobs : 1;
-
-	if (cpus > 0 && w > (unsigned long)cpus)
-		w = (unsigned)cpus;
-	if (w > n)
-		w = (unsigned)n;
-	return w ? w : 1;
-}
 
 /* --- path resolution inside the root ------------------------------------------------------- */
 
@@ -1440,7 +1358,7 @@ static void evict(const struct pkg *k)
 			 strerror(errno));
 }
 
-static int apply_all(struct ctx *c, struct pool *pool)
+static int apply_all(struct ctx *c, struct workpool *pool)
 {
 	struct progress prog;
 	size_t i;
@@ -1450,7 +1368,7 @@ static int apply_all(struct ctx *c, struct pool *pool)
 	for (i = 0; i < c->n_pkgs && !r; i++) {
 		struct pkg *k = &c->pkgs[i];
 
-		pool_wait(pool, i);
+		workpool_wait(pool, i);
 		if (mki_interrupted())
 			r = -MKI_E_INTERRUPTED;
 		else if (k->err)
@@ -1461,39 +1379,41 @@ static int apply_all(struct ctx *c, struct pool *pool)
 		if (r)
 			evict(k);
 		pkg_drop_files(k);
-		pool_done(pool, i);
+		workpool_done(pool, i);
 		progress_add(&prog, 1);
 	}
 	progress_end(&prog);
 	return r;
 }
 
+/* Worker thread: decode package `i`; what it holds counts against the decode-ahead budget. */
+static uint64_t decode_job(void *arg, size_t i)
+{
+	struct ctx *c = arg;
+	struct pkg *k = &c->pkgs[i];
+
+	k->err = pkg_decode(k, c->stream_max);
+	return k->mem + k->meta;
+}
+
 static int run_pool(struct ctx *c, const struct settings *st)
 {
-	struct pool pool = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
-	unsigned n = worker_count(st, c->n_pkgs), started = 0, i;
-	pthread_t *threads = xcalloc(n, sizeof(*threads));
-	int r;
+	struct workpool_spec spec = { .n = c->n_pkgs, .budget = DECODE_BUDGET,
+				      .job = decode_job, .arg = c };
+	struct workpool *pool;
+	int r, started;
 
-	pool.pkgs = c->pkgs;
-	pool.n = c->n_pkgs;
-	pool.window = DECODE_AHEAD * n;
-	pool.stream_max = c->stream_max;
-	for (i = 0; i < n; i++)
-		if (!pthread_create(&threads[i], NULL, worker, &pool))
-			started++;
-	if (!started) {
-		free(threads);
+	spec.threads = workpool_threads(st->jobs, c->n_pkgs);
+	spec.window = DECODE_AHEAD * spec.threads;
+	started = workpool_start(&pool, &spec);
+	if (started < 0) {
 		log_error("cannot start unpack worker threads");
-		return -EAGAIN;
+		return started;
 	}
-	log_debug("unpacking %zu packages with %u decoder thread%s", c->n_pkgs, started,
+	log_debug("unpacking %zu packages with %d decoder thread%s", c->n_pkgs, started,
 		  started == 1 ? "" : "s");
-	r = apply_all(c, &pool);
-	pool_stop(&pool);
-	for (i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
-	free(threads);
+	r = apply_all(c, pool);
+	workpool_finish(pool);
 	return r;
 }
 

@@ -37,7 +37,6 @@
 #include "str.h"
 #include "workpool.h"
 
-#define SYMLINK_MAX 40              /* symlinks followed while resolving one path (as Linux) */
 #define DECODE_AHEAD 16             /* packages decoded ahead of the applied one, per worker */
 #define DECODE_BUDGET (64ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
 #define STREAM_OVER (32ull << 20)   /* a package decoding to more is streamed, not held */
@@ -72,95 +71,6 @@ struct place {
 static int open_beneath(int rootfd, const char *canon, int flags)
 {
 	return beneath_open_canonical(rootfd, canon, flags | O_DIRECTORY);
-}
-
-static void buf_truncate_last(struct buf *b)
-{
-	char *slash = strrchr(b->p, '/');
-
-	b->len = slash ? (size_t)(slash - b->p) : 0;
-	b->p[b->len] = 0;
-}
-
-/* Follow symlink `at` (a tree path): replace *rest by target + "/" + remainder. */
-static int splice_link(struct ctx *c, const char *at, char **rest, const char *remainder,
-		       struct buf *out)
-{
-	char target[DEB_PATH_MAX];
-	ssize_t n = readlinkat(c->rootfd, at, target, sizeof(target) - 1);
-	char *next;
-
-	if (n < 0)
-		return -errno;
-	target[n] = 0;
-	next = xasprintf("%s/%s", target, remainder);
-	free(*rest);
-	*rest = next;
-	if (target[0] == '/') {
-		out->len = 0;
-		out->p[0] = 0;
-	}
-	return 0;
-}
-
-/*
- * Resolve `path` (normalized, relative to the root) to the canonical path of a directory in
- * `out`, following symlinks with the root as "/". -ENOENT/-ENOTDIR name the failing component
- * in `bad`; -ELOOP for too many links; -EXDEV when a symlink climbs above the root.
- */
-static int resolve_dir(struct ctx *c, const char *path, struct buf *out, struct buf *bad)
-{
-	char *rest = xstrdup(path), *p = rest, *end;
-	unsigned links = 0;
-	struct stat st;
-	int r = 0;
-
-	buf_adds(out, "");
-	out->len = 0;
-	out->p[0] = 0;
-	while (!r && *p) {
-		size_t mark = out->len;
-
-		while (*p == '/')
-			p++;
-		end = strchrnul(p, '/');
-		if (end == p || (end - p == 1 && *p == '.')) {
-			p = end;
-			continue;
-		}
-		if (end - p == 2 && !strncmp(p, "..", 2)) {
-			if (!out->len)
-				r = -EXDEV;
-			else
-				buf_truncate_last(out);
-			p = end;
-			continue;
-		}
-		if (out->len)
-			buf_adds(out, "/");
-		buf_add(out, p, (size_t)(end - p));
-		if (fstatat(c->rootfd, out->p, &st, AT_SYMLINK_NOFOLLOW)) {
-			r = -errno;
-		} else if (S_ISLNK(st.st_mode)) {
-			char *link = xstrdup(out->p);
-
-			out->len = mark;
-			out->p[mark] = 0;
-			r = ++links > SYMLINK_MAX ? -ELOOP : splice_link(c, link, &rest, end, out);
-			free(link);
-			p = rest;
-			continue;
-		} else if (!S_ISDIR(st.st_mode)) {
-			r = -ENOTDIR;
-		}
-		p = end;
-	}
-	if (r && bad) {
-		bad->len = 0;
-		buf_adds(bad, out->p);
-	}
-	free(rest);
-	return r;
 }
 
 static void cache_drop(struct ctx *c)
@@ -205,7 +115,7 @@ static int locate(struct ctx *c, struct pkg *k, const char *norm, struct place *
 	pl->name = slash ? slash + 1 : norm;
 	if (!c->cache_key || strcmp(c->cache_key, parent)) {
 		cache_drop(c);
-		r = resolve_dir(c, parent, &canon, &bad);
+		r = beneath_resolve_dir(c->rootfd, parent, &canon, &bad);
 		if (!r && (c->cache_fd = open_beneath(c->rootfd, canon.p, O_PATH)) < 0)
 			r = c->cache_fd;
 		if (r) {
@@ -700,7 +610,7 @@ static int apply_dir(struct ctx *c, struct pkg *k, struct pfile *f, const struct
 		/* dpkg keeps a symlink to a directory where a package ships a directory. */
 		struct buf bad = { 0 };
 
-		r = resolve_dir(c, pl->tree, &canon, &bad);
+		r = beneath_resolve_dir(c->rootfd, pl->tree, &canon, &bad);
 		if (r && r != -ENOTDIR)
 			r = resolve_error(k, pl->tree, r, bad.p ? bad.p : "");
 		buf_release(&canon);

@@ -7,7 +7,7 @@
 #include "plan.h"
 #include "recipe.h"
 #include "settings.h"
-#include "unpack.h"
+#include "stage.h"
 
 /**
  * Configure every package of the unpacked tree `s->root` and run the recipe's hooks, inside the

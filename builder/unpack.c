@@ -1430,12 +1430,3 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	strv_release(&archs);
 	return ret;
 }
-
-void stage_release(struct stage *s)
-{
-	free(s->root);
-	free(s->manifest_file);
-	free(s->lint_file);
-	manifest_release(&s->manifest);
-	memset(s, 0, sizeof(*s));
-}

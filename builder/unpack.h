@@ -2,17 +2,10 @@
 #ifndef MKI_UNPACK_H
 #define MKI_UNPACK_H
 
-#include "manifest.h"
 #include "plan.h"
 #include "recipe.h"
 #include "settings.h"
-
-struct stage {
-	char *root;               /* absolute path of the staging tree: <work_dir>/root */
-	char *manifest_file;      /* <work_dir>/manifest: the manifest as saved after unpacking */
-	char *lint_file;          /* <work_dir>/multiarch-lint: files outside triplet paths */
-	struct manifest manifest;
-};
+#include "stage.h"
 
 /**
  * Unpack every plan entry (entry->path: a local .deb), in plan order, into a new tree
@@ -26,10 +19,9 @@ struct stage {
  * (file clash between packages), -MKI_E_LIMIT_PKG (a --limit hit; a .deb refused for its own
  * limits leaves the cache), -MKI_E_INTERRUPTED or a negative errno; every
  * error is logged once with the package and path. `out` is filled on success and on failure
- * (release it with stage_release()).
+ * (release it with stage_release(), stage.h).
  */
 int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 		const struct settings *st);
-void stage_release(struct stage *s);
 
 #endif

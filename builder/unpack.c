@@ -33,7 +33,6 @@
 #include "log.h"
 #include "pkg.h"
 #include "pkgpath.h"
-#include "sandbox.h"
 #include "str.h"
 #include "workpool.h"
 
@@ -43,14 +42,11 @@
 #define LAZY_OVER (1ull << 20)      /* streamed: files larger are copied in chunks, never held */
 
 struct ctx {
-	int rootfd;
+	struct stage_writer w;  /* the tree, the manifest, the time of what unpack creates */
 	const struct limits *lim;
 	uint64_t entries, bytes; /* unpacked so far, all packages together */
-	struct manifest *m;
 	struct pkg *pkgs;
 	size_t n_pkgs;
-	int can_chown;
-	int64_t mtime;          /* for what unpack itself creates */
 	unsigned nodes_skipped; /* device nodes the kernel would not let us create */
 	uint64_t stream_max;    /* packages decoding to more bytes are streamed, not decoded ahead */
 	char *cache_key;        /* package path of the last parent directory resolved ... */
@@ -115,8 +111,8 @@ static int locate(struct ctx *c, struct pkg *k, const char *norm, struct place *
 	pl->name = slash ? slash + 1 : norm;
 	if (!c->cache_key || strcmp(c->cache_key, parent)) {
 		cache_drop(c);
-		r = beneath_resolve_dir(c->rootfd, parent, &canon, &bad);
-		if (!r && (c->cache_fd = open_beneath(c->rootfd, canon.p, O_PATH)) < 0)
+		r = beneath_resolve_dir(c->w.rootfd, parent, &canon, &bad);
+		if (!r && (c->cache_fd = open_beneath(c->w.rootfd, canon.p, O_PATH)) < 0)
 			r = c->cache_fd;
 		if (r) {
 			r = resolve_error(k, norm, r, bad.p ? bad.p : "");
@@ -138,28 +134,6 @@ out:
 
 /* --- metadata ------------------------------------------------------------------------------ */
 
-static void note_chown_failed(struct ctx *c, int err)
-{
-	if (c->can_chown && (err == EPERM || err == EINVAL)) {
-		c->can_chown = 0;
-		log_debug("cannot change ownership here (%s): owners are kept in the manifest only",
-			  strerror(err));
-	}
-}
-
-/*
- * Every owner the unpacker sets goes through here: the tree holds the owner a command sees as
- * `uid`:`gid` (shifted in root builds, see sandbox_tree_uid()). `name` "" means `dirfd` itself.
- */
-static void tree_chown(struct ctx *c, int dirfd, const char *name, uid_t uid, gid_t gid)
-{
-	int flags = *name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH;
-
-	if (c->can_chown &&
-	    fchownat(dirfd, name, sandbox_tree_uid(uid), sandbox_tree_gid(gid), flags))
-		note_chown_failed(c, errno);
-}
-
 static void set_times(int dirfd, const char *name, int64_t mtime)
 {
 	struct timespec ts[2] = { { .tv_sec = mtime }, { .tv_sec = mtime } };
@@ -173,7 +147,7 @@ static int meta_fd(struct ctx *c, int fd, const struct deb_entry *e)
 	struct timespec ts[2] = { { .tv_sec = e->mtime }, { .tv_sec = e->mtime } };
 	size_t i;
 
-	tree_chown(c, fd, "", e->uid, e->gid);
+	stage_chown(&c->w, fd, "", e->uid, e->gid);
 	if (fchmod(fd, e->mode))
 		return -errno;
 	for (i = 0; i < e->n_xattrs; i++)
@@ -185,7 +159,7 @@ static int meta_fd(struct ctx *c, int fd, const struct deb_entry *e)
 
 static void meta_at(struct ctx *c, int dirfd, const char *name, const struct deb_entry *e)
 {
-	tree_chown(c, dirfd, name, e->uid, e->gid);
+	stage_chown(&c->w, dirfd, name, e->uid, e->gid);
 }
 
 static void manifest_fill(struct manifest_entry *me, const struct deb_entry *e)
@@ -359,7 +333,7 @@ static int write_link(struct ctx *c, struct pkg *k, struct pfile *f,
 	struct lentry *le = key ? list_find(k, key) : NULL;
 	int r = 0;
 
-	*first = le ? manifest_get(c->m, le->treepath) : NULL;
+	*first = le ? manifest_get(c->w.m, le->treepath) : NULL;
 	if (!norm) {
 		log_error("package '%s': hard link '%s' points outside the package ('%s')",
 			  k->dpkg_name, f->e.path, f->e.target);
@@ -369,7 +343,7 @@ static int write_link(struct ctx *c, struct pkg *k, struct pfile *f,
 			  "shipped before it as a regular file",
 			  k->dpkg_name, f->e.path, f->e.target);
 		r = -MKI_E_PACKAGE;
-	} else if (linkat(c->rootfd, le->treepath, pl->dirfd, tmp, 0)) {
+	} else if (linkat(c->w.rootfd, le->treepath, pl->dirfd, tmp, 0)) {
 		r = -errno;
 	}
 	free(norm);
@@ -527,8 +501,8 @@ static void detach_hardlinks(struct ctx *c, const char *tree)
 	struct manifest_entry *lead = NULL;
 	size_t i;
 
-	for (i = 0; i < c->m->n; i++) {
-		struct manifest_entry *e = c->m->v[i];
+	for (i = 0; i < c->w.m->n; i++) {
+		struct manifest_entry *e = c->w.m->v[i];
 
 		if (e->type != MF_HARDLINK || !e->target || strcmp(e->target, tree))
 			continue;
@@ -602,7 +576,7 @@ static const char *first_owner(const struct manifest_entry *me)
 static int apply_dir(struct ctx *c, struct pkg *k, struct pfile *f, const struct place *pl,
 		     const struct stat *st, int exists)
 {
-	struct manifest_entry *me = manifest_get(c->m, pl->tree);
+	struct manifest_entry *me = manifest_get(c->w.m, pl->tree);
 	struct buf canon = { 0 };
 	int r = 0;
 
@@ -610,7 +584,7 @@ static int apply_dir(struct ctx *c, struct pkg *k, struct pfile *f, const struct
 		/* dpkg keeps a symlink to a directory where a package ships a directory. */
 		struct buf bad = { 0 };
 
-		r = beneath_resolve_dir(c->rootfd, pl->tree, &canon, &bad);
+		r = beneath_resolve_dir(c->w.rootfd, pl->tree, &canon, &bad);
 		if (r && r != -ENOTDIR)
 			r = resolve_error(k, pl->tree, r, bad.p ? bad.p : "");
 		buf_release(&canon);
@@ -633,7 +607,7 @@ static int apply_dir(struct ctx *c, struct pkg *k, struct pfile *f, const struct
 		me = NULL;
 	}
 	if (!me) {
-		me = manifest_add(c->m, pl->tree);
+		me = manifest_add(c->w.m, pl->tree);
 		manifest_fill(me, &f->e);
 	}
 	owner_add(me, k->dpkg_name);
@@ -656,7 +630,7 @@ static void note_conffile(struct pkg *k, const char *pkgpath, const struct pfile
 static int apply_nondir(struct ctx *c, struct pkg *k, struct pfile *f,
 			const struct place *pl, const struct stat *st, int exists)
 {
-	struct manifest_entry *me = manifest_get(c->m, pl->tree), *first = NULL;
+	struct manifest_entry *me = manifest_get(c->w.m, pl->tree), *first = NULL;
 	int r;
 
 	if (exists && S_ISDIR(st->st_mode) && f->e.type == MF_SYMLINK) {
@@ -684,7 +658,7 @@ static int apply_nondir(struct ctx *c, struct pkg *k, struct pfile *f,
 		return r;
 	if (f->e.type == MF_SYMLINK)
 		cache_drop(c); /* the link may change how cached directories resolve */
-	me = manifest_add(c->m, pl->tree);
+	me = manifest_add(c->w.m, pl->tree);
 	manifest_fill(me, &f->e);
 	if (first) {
 		me->target = xstrdup(first->type == MF_HARDLINK ? first->target : first->path);
@@ -844,55 +818,6 @@ static int apply_pkg(struct ctx *c, struct pkg *k)
 
 /* --- what unpack itself creates: merged-/usr, the dpkg database --------------------------- */
 
-static struct manifest_entry *own_entry(struct ctx *c, const char *path, char type, uint32_t mode)
-{
-	struct manifest_entry *me = manifest_add(c->m, path);
-
-	me->type = type;
-	me->mode = mode;
-	me->uid = me->gid = 0;
-	me->mtime = c->mtime;
-	return me;
-}
-
-/* mkdir -p of a canonical path, each new directory 0755 root, unowned. */
-static int own_dirs(struct ctx *c, const char *path)
-{
-	char *p = xstrdup(path), *s = p;
-	struct stat st;
-	char saved;
-	int r = 0, missing;
-
-	for (;;) {
-		s = strchrnul(s, '/');
-		saved = *s;
-		*s = 0;
-		missing = fstatat(c->rootfd, p, &st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
-		if (!missing && !S_ISDIR(st.st_mode)) {
-			/* a package put something else there: never follow it */
-			log_error("cannot create '/%s': a package shipped '/%s' as a non-directory",
-				  path, p);
-			free(p);
-			return -MKI_E_PACKAGE;
-		}
-		if (missing == -ENOENT) {
-			if (mkdirat(c->rootfd, p, 0755)) {
-				r = -errno;
-				break;
-			}
-			tree_chown(c, c->rootfd, p, 0, 0);
-			own_entry(c, p, MF_DIR, 0755);
-		}
-		if (!saved)
-			break;
-		*s++ = saved;
-	}
-	if (r)
-		log_error("cannot create directory '/%s' in the staging tree: %s", p, strerror(-r));
-	free(p);
-	return r;
-}
-
 /* Debian's merged-/usr links (debootstrap's table), before any package is unpacked. */
 static const char *extra_lib_dirs(const char *arch)
 {
@@ -915,16 +840,16 @@ static int merged_link(struct ctx *c, const char *dir)
 {
 	char *usrdir = xasprintf("usr/%s", dir), *target = xasprintf("usr/%s", dir);
 	struct stat st;
-	int r = own_dirs(c, usrdir);
+	int r = stage_mkdirs(&c->w, usrdir);
 
-	if (!r && fstatat(c->rootfd, dir, &st, AT_SYMLINK_NOFOLLOW)) {
-		if (symlinkat(target, c->rootfd, dir)) {
+	if (!r && fstatat(c->w.rootfd, dir, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (symlinkat(target, c->w.rootfd, dir)) {
 			r = -errno;
 			log_error("cannot create merged-/usr link '/%s': %s", dir, strerror(errno));
 		} else {
-			tree_chown(c, c->rootfd, dir, 0, 0);
-			set_times(c->rootfd, dir, c->mtime);
-			own_entry(c, dir, MF_SYMLINK, 0777)->target = xstrdup(target);
+			stage_chown(&c->w, c->w.rootfd, dir, 0, 0);
+			set_times(c->w.rootfd, dir, c->w.mtime);
+			stage_own_entry(&c->w, dir, MF_SYMLINK, 0777)->target = xstrdup(target);
 		}
 	}
 	free(usrdir);
@@ -955,201 +880,21 @@ static int merged_usr(struct ctx *c, const struct strv *archs)
 	return r;
 }
 
-/* Write `path` (its parent a real directory) atomically, 0:0, recorded in the manifest unowned. */
-static int own_file(struct ctx *c, const char *path, const char *data, size_t len, uint32_t mode)
-{
-	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
-	char *parent = xstrndup(path, slash ? (size_t)(slash - path) : 0);
-	char *tmp = xasprintf("%s.mki-tmp", name);
-	struct timespec ts[2] = { { .tv_sec = c->mtime }, { .tv_sec = c->mtime } };
-	int dfd = open_beneath(c->rootfd, parent, O_PATH), fd = -1, r = dfd < 0 ? dfd : 0;
-
-	if (!r) {
-		unlinkat(dfd, tmp, 0);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		r = fd < 0 ? -errno : fsutil_write_all(fd, data, len);
-	}
-	if (!r)
-		tree_chown(c, fd, "", 0, 0);
-	if (!r && (fchmod(fd, mode) || futimens(fd, ts)))
-		r = -errno;
-	if (fd >= 0 && close(fd) && !r)
-		r = -errno;
-	if (!r && renameat(dfd, tmp, dfd, name))
-		r = -errno;
-	if (r && dfd >= 0)
-		unlinkat(dfd, tmp, 0);
-	if (r)
-		log_error("cannot write '/%s' in the staging tree: %s", path, strerror(-r));
-	else
-		own_entry(c, path, MF_REG, mode)->size = len;
-	if (dfd >= 0)
-		close(dfd);
-	free(parent);
-	free(tmp);
-	return r;
-}
-
-static void pkg_db_view(const struct pkg *k, struct dpkgdb_pkg *v)
-{
-	v->control = &k->ctl;
-	v->dpkg_name = k->dpkg_name;
-	v->conffiles = &k->conffiles;
-	v->conffile_md5s = &k->md5s;
-}
-
-static int db_cmp(const void *a, const void *b)
-{
-	struct dpkgdb_pkg va, vb;
-
-	pkg_db_view(*(struct pkg *const *)a, &va);
-	pkg_db_view(*(struct pkg *const *)b, &vb);
-	return dpkgdb_pkg_cmp(&va, &vb);
-}
-
-static int write_status(struct ctx *c)
-{
-	struct pkg **sorted = xcalloc(c->n_pkgs, sizeof(*sorted));
-	struct buf b = { 0 };
-	struct dpkgdb_pkg v;
-	size_t i;
-	int r;
-
-	for (i = 0; i < c->n_pkgs; i++)
-		sorted[i] = &c->pkgs[i];
-	qsort(sorted, c->n_pkgs, sizeof(*sorted), db_cmp);
-	buf_adds(&b, "");
-	for (i = 0; i < c->n_pkgs; i++) {
-		pkg_db_view(sorted[i], &v);
-		dpkgdb_status_stanza(&b, &v, "install ok unpacked");
-	}
-	r = own_file(c, "var/lib/dpkg/status", b.p, b.len, 0644);
-	if (!r) /* dpkg's status-old: the same on a fresh install */
-		r = own_file(c, "var/lib/dpkg/status-old", b.p, b.len, 0644);
-	buf_release(&b);
-	free(sorted);
-	return r;
-}
-
-static int write_info(struct ctx *c, struct pkg *k)
-{
-	struct buf list = { 0 };
-	char *path;
-	size_t i;
-	int r;
-
-	buf_adds(&list, "");
-	for (i = 0; i < k->n_list; i++)
-		if (k->list[i].pkgpath)
-			buf_addf(&list, "%s\n", k->list[i].pkgpath);
-	path = xasprintf("var/lib/dpkg/info/%s.list", k->dpkg_name);
-	r = own_file(c, path, list.p, list.len, 0644);
-	free(path);
-	buf_release(&list);
-	if (!r && k->md5sums.p) {
-		path = xasprintf("var/lib/dpkg/info/%s.md5sums", k->dpkg_name);
-		r = own_file(c, path, k->md5sums.p, k->md5sums.len, 0644);
-		free(path);
-	}
-	for (i = 0; !r && dpkgdb_info_members[i]; i++) {
-		const struct deb_member *m = deb_member(k->deb, dpkgdb_info_members[i]);
-
-		if (!m)
-			continue;
-		path = xasprintf("var/lib/dpkg/info/%s.%s", k->dpkg_name, m->name);
-		r = own_file(c, path, m->data, m->len,
-			     dpkgdb_info_is_script(m->name) ? 0755 : 0644);
-		free(path);
-	}
-	return r;
-}
-
-static int write_triggers(struct ctx *c)
-{
-	struct strv file = { 0 }, expl = { 0 };
-	struct buf b = { 0 };
-	size_t i;
-	int r = 0;
-
-	for (i = 0; i < c->n_pkgs && !r; i++) {
-		const struct deb_member *t = deb_member(c->pkgs[i].deb, "triggers");
-		const char *why = NULL;
-
-		if (t &&
-		    (r = dpkgdb_add_triggers(&file, &expl, t->data, c->pkgs[i].dpkg_name, &why)))
-			log_error("package '%s': bad triggers control file: %s",
-				  c->pkgs[i].dpkg_name, why);
-	}
-	buf_adds(&b, "");
-	for (i = 0; i < file.n; i++)
-		buf_addf(&b, "%s\n", file.v[i]);
-	if (!r)
-		r = own_file(c, "var/lib/dpkg/triggers/File", b.p, b.len, 0644);
-	if (!r)
-		r = own_file(c, "var/lib/dpkg/triggers/Unincorp", "", 0, 0644);
-	for (i = 0; i < expl.n && !r; i++) {
-		char *sp = strchr(expl.v[i], ' '), *path, *line;
-
-		*sp = 0;
-		path = xasprintf("var/lib/dpkg/triggers/%s", expl.v[i]);
-		line = xasprintf("%s\n", sp + 1);
-		r = own_file(c, path, line, strlen(line), 0644); /* one interested package each */
-		free(path);
-		free(line);
-	}
-	buf_release(&b);
-	strv_release(&file);
-	strv_release(&expl);
-	return r;
-}
-
-static int write_db(struct ctx *c, const struct strv *archs)
-{
-	static const char *const empty[] = { "available", "diversions", "statoverride", NULL };
-	struct buf arch = { 0 };
-	size_t i;
-	int r = own_dirs(c, "var/lib/dpkg/info");
-
-	if (!r)
-		r = own_dirs(c, "var/lib/dpkg/updates");
-	if (!r)
-		r = own_dirs(c, "var/lib/dpkg/triggers");
-	if (!r)
-		r = write_status(c);
-	for (i = 0; i < c->n_pkgs && !r; i++)
-		r = write_info(c, &c->pkgs[i]);
-	for (i = 0; empty[i] && !r; i++) {
-		char *path = xasprintf("var/lib/dpkg/%s", empty[i]);
-
-		r = own_file(c, path, "", 0, 0644);
-		free(path);
-	}
-	if (!r)
-		r = own_file(c, "var/lib/dpkg/info/format", "1\n", 2, 0644);
-	buf_adds(&arch, "");
-	for (i = 0; i < archs->n; i++)
-		buf_addf(&arch, "%s\n", archs->v[i]);
-	if (!r)
-		r = own_file(c, "var/lib/dpkg/arch", arch.p, arch.len, 0644);
-	buf_release(&arch);
-	return r ? r : write_triggers(c);
-}
-
 /* Directories were made 0700 so an unprivileged unpack can fill them: now their real modes. */
 static int finish_dirs(struct ctx *c)
 {
 	size_t i;
 
-	manifest_sort(c->m);
-	for (i = c->m->n; i-- > 0;) {
-		const struct manifest_entry *me = c->m->v[i];
+	manifest_sort(c->w.m);
+	for (i = c->w.m->n; i-- > 0;) {
+		const struct manifest_entry *me = c->w.m->v[i];
 		const char *p = me->path;
 		struct timespec ts[2] = { { .tv_sec = me->mtime }, { .tv_sec = me->mtime } };
 		int fd;
 
 		if (me->type != MF_DIR)
 			continue;
-		fd = open_beneath(c->rootfd, p, O_RDONLY);
+		fd = open_beneath(c->w.rootfd, p, O_RDONLY);
 		if (fd < 0 || fchmod(fd, me->mode) || futimens(fd, ts)) {
 			int err = fd < 0 ? -fd : errno;
 
@@ -1197,7 +942,7 @@ static void lint_pkg(struct ctx *c, const struct pkg *k, struct lint *l)
 		if (!k->list[i].pkgpath || k->list[i].type == MF_DIR ||
 		    has_component(k->list[i].treepath, a->triplet))
 			continue;
-		me = manifest_get(c->m, k->list[i].treepath);
+		me = manifest_get(c->w.m, k->list[i].treepath);
 		if (!me)
 			continue;
 		buf_addf(&l->out, "%s\t%s\t/%s\t%s\n", a->name, k->dpkg_name, k->list[i].treepath,
@@ -1333,12 +1078,12 @@ static int setup_root(struct stage *out, struct ctx *c, const struct settings *s
 	out->manifest_file = xasprintf("%s/manifest", st->work_dir);
 	out->lint_file = xasprintf("%s/multiarch-lint", st->work_dir);
 	if (mkdir(out->root, 0755) ||
-	    (c->rootfd = open(out->root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	    (c->w.rootfd = open(out->root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		log_error("cannot create the staging tree '%s': %s", out->root, strerror(errno));
 		return -errno;
 	}
-	tree_chown(c, c->rootfd, "", 0, 0);
-	own_entry(c, "", MF_DIR, 0755);
+	stage_chown(&c->w, c->w.rootfd, "", 0, 0);
+	stage_own_entry(&c->w, "", MF_DIR, 0755);
 	return 0;
 }
 
@@ -1369,6 +1114,40 @@ static int check_plan(const struct plan *p)
 	return 0;
 }
 
+/* The dpkg database's view of each package, in plan order; lists[i] is info/PKG.list. */
+static void db_views(struct ctx *c, struct dpkgdb_pkg *v, struct buf *lists)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->n_pkgs; i++) {
+		const struct pkg *k = &c->pkgs[i];
+
+		buf_adds(&lists[i], "");
+		for (j = 0; j < k->n_list; j++)
+			if (k->list[j].pkgpath)
+				buf_addf(&lists[i], "%s\n", k->list[j].pkgpath);
+		v[i] = (struct dpkgdb_pkg){ .control = &k->ctl, .dpkg_name = k->dpkg_name,
+					    .conffiles = &k->conffiles, .conffile_md5s = &k->md5s,
+					    .deb = k->deb, .list = &lists[i], .md5sums = &k->md5sums };
+	}
+}
+
+static int write_db(struct ctx *c, const struct strv *archs)
+{
+	struct dpkgdb_pkg *v = xcalloc(c->n_pkgs ? c->n_pkgs : 1, sizeof(*v));
+	struct buf *lists = xcalloc(c->n_pkgs ? c->n_pkgs : 1, sizeof(*lists));
+	size_t i;
+	int r;
+
+	db_views(c, v, lists);
+	r = dpkgdb_write(&c->w, v, c->n_pkgs, archs);
+	for (i = 0; i < c->n_pkgs; i++)
+		buf_release(&lists[i]);
+	free(lists);
+	free(v);
+	return r;
+}
+
 static int finish(struct ctx *c, struct stage *out, const struct strv *archs)
 {
 	int r = write_db(c, archs);
@@ -1377,7 +1156,7 @@ static int finish(struct ctx *c, struct stage *out, const struct strv *archs)
 		r = finish_dirs(c);
 	if (!r)
 		r = write_lint(c, out->lint_file, archs);
-	if (!r && (r = manifest_save(c->m, out->manifest_file)))
+	if (!r && (r = manifest_save(c->w.m, out->manifest_file)))
 		log_error("cannot save the manifest '%s': %s", out->manifest_file, strerror(-r));
 	if (!r && c->nodes_skipped)
 		log_info("%u device node%s recorded in the manifest only (mknod needs privilege)",
@@ -1396,7 +1175,7 @@ static uint64_t stream_threshold(void)
 int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 		const struct settings *st)
 {
-	struct ctx c = { .rootfd = -1, .cache_fd = -1, .can_chown = 1, .lim = &st->limits };
+	struct ctx c = { .w = { .rootfd = -1, .can_chown = 1 }, .cache_fd = -1, .lim = &st->limits };
 	struct strv archs = { 0 };
 	double t0 = log_now();
 	size_t i;
@@ -1404,8 +1183,8 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 
 	memset(out, 0, sizeof(*out));
 	manifest_init(&out->manifest);
-	c.m = &out->manifest;
-	c.mtime = st->source_date_epoch >= 0 ? st->source_date_epoch : 0;
+	c.w.m = &out->manifest;
+	c.w.mtime = st->source_date_epoch >= 0 ? st->source_date_epoch : 0;
 	c.stream_max = stream_threshold();
 	plan_archs(p, r, &archs);
 	ret = check_plan(p);
@@ -1425,8 +1204,8 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	for (i = 0; i < c.n_pkgs; i++)
 		pkg_release(&c.pkgs[i]);
 	free(c.pkgs);
-	if (c.rootfd >= 0)
-		close(c.rootfd);
+	if (c.w.rootfd >= 0)
+		close(c.w.rootfd);
 	strv_release(&archs);
 	return ret;
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "sandbox.h"
 
 static const struct sandbox_info root_build = { .ids = SANDBOX_IDS_ROOT,
@@ -78,6 +79,39 @@ START_TEST(caps_v3_to_v2)
 }
 END_TEST
 
+START_TEST(tail_lines)
+{
+	ck_assert_str_eq(sandbox_tail("a\nb\nc\n", 2), "b\nc\n");
+	ck_assert_str_eq(sandbox_tail("a\nb\nc", 1), "c");
+	ck_assert_str_eq(sandbox_tail("a\nb\nc\n", 10), "a\nb\nc\n");
+	ck_assert_str_eq(sandbox_tail("", 3), "");
+	ck_assert_str_eq(sandbox_tail(NULL, 3), "");
+}
+END_TEST
+
+/* The entry DESIGN.md section 4 proved for arm (armel and armhf), and the big-endian layout. */
+START_TEST(binfmt_lines)
+{
+	char *l = sandbox_binfmt_line(arch_find("armhf"), "/usr/bin/qemu-arm-static");
+
+	ck_assert_str_eq(l, ":mkimage-qemu-arm:M::"
+			    "\\x7f\\x45\\x4c\\x46\\x01\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+			    "\\x00\\x00\\x02\\x00\\x28\\x00:"
+			    "\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff"
+			    "\\xff\\xff\\xfe\\xff\\xff\\xff:/usr/bin/qemu-arm-static:FP");
+	free(l);
+	l = sandbox_binfmt_line(arch_find("riscv64"), "/q");
+	ck_assert_ptr_nonnull(strstr(l, "\\x7f\\x45\\x4c\\x46\\x02\\x01\\x01"));
+	ck_assert_ptr_nonnull(strstr(l, "\\x02\\x00\\xf3\\x00:"));
+	free(l);
+	l = sandbox_binfmt_line(arch_find("s390x"), "/q");
+	ck_assert_ptr_nonnull(strstr(l, "\\x02\\x02\\x01\\x00"));
+	ck_assert_ptr_nonnull(strstr(l, "\\x00\\x02\\x00\\x16:")); /* e_type 2, e_machine 22, BE */
+	ck_assert_ptr_nonnull(strstr(l, "\\xff\\xfe\\xff\\xff:/q:FP"));
+	free(l);
+}
+END_TEST
+
 Suite *sandbox_suite(void)
 {
 	Suite *s = suite_create("sandbox");
@@ -87,6 +121,8 @@ Suite *sandbox_suite(void)
 	tcase_add_test(tc, shift_root_build);
 	tcase_add_test(tc, shift_identity);
 	tcase_add_test(tc, caps_v3_to_v2);
+	tcase_add_test(tc, tail_lines);
+	tcase_add_test(tc, binfmt_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -25,7 +25,6 @@
 #define MAX_ATTEMPTS 4
 #define BACKOFF_FIRST 0.5   /* seconds; doubled on each retry */
 #define BACKOFF_MAX 8.0
-#define DEFAULT_STALL 30    /* seconds below 1 byte/s before a transfer counts as stalled */
 #define CONNECT_TIMEOUT 30L
 
 enum xstate { X_DONE, X_WAIT_LOCK, X_QUEUED, X_RUNNING, X_SYNCING };
@@ -83,23 +82,6 @@ static CURLcode curl_init_result;
 static void curl_init(void)
 {
 	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static long stall_timeout(void)
-{
-	const char *s = getenv("MKIMAGE_STALL_TIMEOUT");
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return DEFAULT_STALL;
-	v = strtol(s, &end, 10);
-	if (*end || v < 1 || v > 3600) {
-		log_warn("ignoring MKIMAGE_STALL_TIMEOUT='%s' (seconds from 1 to 3600); using %d", s,
-			 DEFAULT_STALL);
-		return DEFAULT_STALL;
-	}
-	return v;
 }
 
 static const char *what(const struct xfer *x)
@@ -759,7 +741,7 @@ static int fetcher_init(struct fetcher *f, struct fetch_item *items, size_t n,
 		return -ENOMEM;
 	f->st = st;
 	f->stats = stats;
-	f->stall = stall_timeout();
+	f->stall = st->stall_timeout;
 	f->n = n;
 	f->x = xcalloc(n ? n : 1, sizeof(*f->x));
 	for (i = 0; i < n; i++) {

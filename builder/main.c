@@ -269,6 +269,7 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	char *abs;
 	int ret;
 
+	settings_read_env(&o->st);
 	if (!o->st.cache_dir)
 		o->st.cache_dir = default_cache_dir();
 	if (make_dirs(o->st.cache_dir) || !(abs = realpath(o->st.cache_dir, NULL))) {
@@ -285,7 +286,7 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	derive_outputs(o);
 	/* A lock rebuilds alone: its recorded sources, unless --source overrides them. */
 	if (o->st.locked && !o->st.sources.n &&
-	    (ret = locksrc_specs(o->st.lock_file, r, &o->st.sources)))
+	    (ret = locksrc_specs(o->st.lock_file, r, o->st.apt_root, &o->st.sources)))
 		return ret;
 	o->tmp_dir = xstrdup(tmp && *tmp ? tmp : "/var/tmp");
 	ret = workdir_create(o->tmp_dir, &o->st.work_dir, &o->work_lock);
@@ -593,6 +594,7 @@ static void options_release(struct options *o)
 	free(o->tmp_dir);
 	free(o->st.lock_file);
 	strv_release(&o->st.sources);
+	settings_release_env(&o->st);
 }
 
 int main(int argc, char **argv)

@@ -811,14 +811,13 @@ static void log_summary(const struct sources *s)
 
 int sources_load(struct sources *out, const struct recipe *r, const struct settings *st)
 {
-	const char *root = getenv("MKIMAGE_APT_ROOT");
 	struct ctx c = { .out = out, .r = r, .st = st };
 	size_t i;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	recipe_all_archs(r, &c.archs);
-	c.apt_root = xstrdup(root && *root ? root : SOURCES_APT_ROOT_DEFAULT);
+	c.apt_root = xstrdup(st->apt_root);
 	c.codename = host_codename(c.apt_root);
 	for (i = 0; i < st->sources.n && !ret; i++)
 		ret = add_override(&c, st->sources.v[i]);

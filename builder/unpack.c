@@ -38,7 +38,6 @@
 
 #define DECODE_AHEAD 16             /* packages decoded ahead of the applied one, per worker */
 #define DECODE_BUDGET (64ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
-#define STREAM_OVER (32ull << 20)   /* a package decoding to more is streamed, not held */
 #define LAZY_OVER (1ull << 20)      /* streamed: files larger are copied in chunks, never held */
 
 struct ctx {
@@ -1164,14 +1163,6 @@ static int finish(struct ctx *c, struct stage *out, const struct strv *archs)
 	return r;
 }
 
-/* The test suite lowers the threshold (MKI_TEST_STREAM_BYTES) to stream every package. */
-static uint64_t stream_threshold(void)
-{
-	const char *s = getenv("MKI_TEST_STREAM_BYTES");
-
-	return s && *s ? strtoull(s, NULL, 10) : STREAM_OVER;
-}
-
 int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 		const struct settings *st)
 {
@@ -1185,7 +1176,7 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	manifest_init(&out->manifest);
 	c.w.m = &out->manifest;
 	c.w.mtime = st->source_date_epoch >= 0 ? st->source_date_epoch : 0;
-	c.stream_max = stream_threshold();
+	c.stream_max = st->stream_over;
 	plan_archs(p, r, &archs);
 	ret = check_plan(p);
 	if (!ret)

@@ -113,6 +113,7 @@ int main(int argc, char **argv)
 	int c, ret = 0, have_recipe = 0, exec_failed = 0, exec_only = 0;
 	size_t i;
 
+	settings_read_env(&st);
 	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': recipe = optarg; break;

@@ -58,6 +58,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c, ret;
 
+	settings_read_env(&st);
 	while ((c = getopt_long(argc, argv, "j:vq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': st.cache_dir = optarg; break;

@@ -84,6 +84,7 @@ int main(int argc, char **argv)
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	int c, ret;
 
+	settings_read_env(&st);
 	while ((c = getopt_long(argc, argv, "a:j:vq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': strv_push(&archs, optarg); break;

@@ -45,6 +45,7 @@ START_TEST(same_object_twice_after_the_holder_dies)
 	FILE *f;
 	pid_t holder;
 
+	settings_read_env(&st);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	src = xasprintf("%s/Packages.xz", dir);
 	url = xasprintf("file://%s", src);

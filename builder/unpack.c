@@ -165,11 +165,7 @@ static void manifest_fill(struct manifest_entry *me, const struct deb_entry *e)
 {
 	size_t i;
 
-	for (i = 0; i < me->n_xattrs; i++) {
-		free(me->xattrs[i].name);
-		free(me->xattrs[i].value);
-	}
-	free(me->xattrs);
+	manifest_xattrs_free(me->xattrs, me->n_xattrs);
 	me->xattrs = NULL;
 	me->n_xattrs = 0;
 	free(me->target);

@@ -62,7 +62,4 @@ void cache_discard(int fd, const char *tmp);
 int cache_lock(const char *cache_dir, const char *key, int wait);
 void cache_unlock(int fd);
 
-/** mkdir -p; 0 or a negative errno. */
-int cache_mkdirs(const char *path, unsigned mode);
-
 #endif

@@ -1,9 +1,12 @@
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arch.h"
 #include "sandbox.h"
+#include "sandbox_int.h"
 
 static const struct sandbox_info root_build = { .ids = SANDBOX_IDS_ROOT,
 	.sub_uid = SANDBOX_ROOT_RANGE, .sub_gid = 3000000, .sub_count = SANDBOX_ROOT_COUNT };
@@ -112,6 +115,61 @@ START_TEST(binfmt_lines)
 }
 END_TEST
 
+/* The maps the helper writes (or hands newuidmap/newgidmap) for each kind of build. */
+START_TEST(outer_maps)
+{
+	static const struct sandbox_info user = { .ids = SANDBOX_IDS_FULL, .outer_uid = 1000,
+		.outer_gid = 1001, .sub_uid = 100000, .sub_gid = 200000, .sub_count = 65536 };
+	char *m;
+
+	m = sandbox_idmap_text(&user, 0);
+	ck_assert_str_eq(m, "0 1000 1\n1 100000 65536\n");
+	free(m);
+	m = sandbox_idmap_text(&user, 1);
+	ck_assert_str_eq(m, "0 1001 1\n1 200000 65536\n");
+	free(m);
+	m = sandbox_idmap_text(&root_build, 1);
+	ck_assert_str_eq(m, "0 0 4294967295\n"); /* root keeps its identity; commands are shifted */
+	free(m);
+	m = sandbox_idmap_text(&single_build, 0);
+	ck_assert_str_eq(m, "0 1000 1\n");
+	free(m);
+}
+END_TEST
+
+static void subid_file(char *path, const char *text)
+{
+	FILE *f;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(subid_lookup)
+{
+	char path[] = "/tmp/mki-unit-subid-XXXXXX";
+	unsigned long start = 0, count = 0;
+
+	subid_file(path, "# comment\nbob:x:5\nalice:100000:0\nalice:165536:65536\n"
+			 "1002:300000:1000\ncarol:12:34:56\n");
+	/* the first usable line for the name: a zero count is skipped */
+	ck_assert_int_eq(sandbox_find_subid(path, "alice", 1001, &start, &count), 1);
+	ck_assert_uint_eq(start, 165536);
+	ck_assert_uint_eq(count, 65536);
+	/* by uid when the name has none */
+	ck_assert_int_eq(sandbox_find_subid(path, "dave", 1002, &start, &count), 1);
+	ck_assert_uint_eq(start, 300000);
+	ck_assert_uint_eq(count, 1000);
+	ck_assert_int_eq(sandbox_find_subid(path, "bob", 1003, &start, &count), 0); /* malformed */
+	ck_assert_int_eq(sandbox_find_subid(path, NULL, 9, &start, &count), 0);
+	ck_assert_int_eq(sandbox_find_subid("/nonexistent", "alice", 1, &start, &count), 0);
+	unlink(path);
+}
+END_TEST
+
 Suite *sandbox_suite(void)
 {
 	Suite *s = suite_create("sandbox");
@@ -123,6 +181,8 @@ Suite *sandbox_suite(void)
 	tcase_add_test(tc, caps_v3_to_v2);
 	tcase_add_test(tc, tail_lines);
 	tcase_add_test(tc, binfmt_lines);
+	tcase_add_test(tc, outer_maps);
+	tcase_add_test(tc, subid_lookup);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -100,7 +100,8 @@ int stage_write_file(struct stage_writer *w, const char *path, const char *data,
 	char *parent = xstrndup(path, slash ? (size_t)(slash - path) : 0);
 	char *tmp = xasprintf("%s.mki-tmp", name);
 	struct timespec ts[2] = { { .tv_sec = w->mtime }, { .tv_sec = w->mtime } };
-	int dfd = beneath_open_canonical(w->rootfd, parent, O_PATH | O_DIRECTORY), fd = -1, r = dfd < 0 ? dfd : 0;
+	int dfd = beneath_open_canonical(w->rootfd, parent, O_PATH | O_DIRECTORY), fd = -1;
+	int r = dfd < 0 ? dfd : 0;
 
 	if (!r) {
 		unlinkat(dfd, tmp, 0);

@@ -214,7 +214,8 @@ int ext4w_finish(struct ext4w *w)
 	size_t i;
 
 	for (i = 1; i < w->t->n && !ret; i++)
-		if (w->t->v[i].e->type == MF_DIR && ext4w_wants_htree(w->dir_bytes[i]) && !ext4w_is_lost_found(w, i))
+		if (w->t->v[i].e->type == MF_DIR && ext4w_wants_htree(w->dir_bytes[i]) &&
+		    !ext4w_is_lost_found(w, i))
 			ret = scrub_htree(w, i);
 	if (ret)
 		return ret;

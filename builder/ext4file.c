@@ -198,7 +198,8 @@ int ext4w_add_file(struct ext4w *w, size_t i)
 		err = ext2fs_inode_size_set(w->fs, (struct ext2_inode *)&u.in, (uint64_t)st.st_size);
 	if (h)
 		ext2fs_extent_free(h);
-	ret = err ? ext4w_lib_fail("cannot set up", path, err) : ext4w_write_inode(w, w->ino[i], &u.in, path);
+	ret = err ? ext4w_lib_fail("cannot set up", path, err)
+		  : ext4w_write_inode(w, w->ino[i], &u.in, path);
 	if (!ret)
 		ret = allocate_data(w, w->ino[i], fd, (uint64_t)st.st_size, path);
 	if (!ret && st.st_size)

@@ -141,11 +141,11 @@ void cache_discard(int fd, const char *tmp)
  * which a blocking flock() is restarted after SIGINT, so a build waiting for another process's
  * download would not notice the signal until that download ended (or never, if it hangs).
  */
-static int lock_wait(int fd)
+int cache_flock_wait(int fd, int op)
 {
 	struct timespec nap = { 0, LOCK_POLL_MS * 1000000L };
 
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
+	while (flock(fd, op | LOCK_NB)) {
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
 		if (mki_interrupted())
@@ -172,7 +172,7 @@ int cache_lock(const char *cache_dir, const char *key, int wait)
 		goto out;
 	}
 	if (wait)
-		ret = lock_wait(fd);
+		ret = cache_flock_wait(fd, LOCK_EX);
 	else if (flock(fd, LOCK_EX | LOCK_NB))
 		ret = -errno;
 	if (ret) {

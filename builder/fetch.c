@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "cachegc.h"
 #include "err.h"
 #include "fsutil.h"
 #include "hash.h"
@@ -623,7 +624,9 @@ static int prepare(struct fetcher *f, struct xfer *x, int wait)
 		x->state = X_QUEUED;
 		return 0;
 	}
-	ret = cache_lookup(f->st->cache_dir, it->sha256, it->size, &it->path);
+	ret = cache_user_claim(f->st->cache_user, it->sha256);
+	if (!ret)
+		ret = cache_lookup(f->st->cache_dir, it->sha256, it->size, &it->path);
 	if (ret == 1) {
 		it->from_cache = 1;
 		f->stats->files_cached++;

@@ -16,6 +16,7 @@
 
 #include "arch.h"
 #include "cache.h"
+#include "cachegc.h"
 #include "err.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -867,6 +868,7 @@ static int add_want(struct ctx *c, struct wants *w, size_t ri, const char *comp,
 	char *plain = xasprintf("%s/binary-%s/Packages", comp, arch), *rn;
 	struct want *x;
 	struct stat st;
+	int ret;
 
 	if (!f && !strcmp(arch, "all")) {
 		free(plain);
@@ -896,9 +898,10 @@ static int add_want(struct ctx *c, struct wants *w, size_t ri, const char *comp,
 					     arch, f->sha256)
 				 : xasprintf("%s/%s", r->base, f->path);
 	x->derived = xasprintf("%s/indexes/%s", c->st->cache_dir, f->sha256);
-	x->reuse = !stat(x->derived, &st) && S_ISREG(st.st_mode);
 	free(plain);
-	return 0;
+	ret = cache_user_claim(c->st->cache_user, f->sha256);
+	x->reuse = !ret && !stat(x->derived, &st) && S_ISREG(st.st_mode);
+	return ret;
 }
 
 /* A host source whose Release lacks an architecture: skipped, as apt does, with a warning. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "cachegc.h"
 #include "err.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -47,6 +48,8 @@ struct options {
 	int work_lock;    /* held while the work directory is ours (fsutil.h) */
 	int check, plan, lock_only, verify;
 	const char *diff_old; /* --diff OLD.lock: RECIPE is then the new lock file */
+	int cache_gc;         /* --cache-gc[=SIZE]: expire the cache down to gc_limit, then stop */
+	uint64_t gc_limit;
 	enum stage_id until;
 };
 
@@ -56,11 +59,15 @@ static void usage(FILE *f)
 
 	fputs("usage: mkimage [OPTIONS] RECIPE\n"
 	      "       mkimage --diff OLD.lock NEW.lock\n"
+	      "       mkimage --cache-gc[=SIZE] [--cache-dir DIR]\n"
 	      "Build an ext4 (or tar) root filesystem image for one or more Debian architectures,\n"
 	      "as described by RECIPE, without root.\n\n"
 	      "  -o, --output FILE       write the image to FILE (default: recipe's image.output,\n"
 	      "                          else images/NAME.ext4)\n"
 	      "      --cache-dir DIR     shared download cache (default: $XDG_CACHE_HOME/mkimage)\n"
+	      "      --cache-gc[=SIZE]   remove the least recently used cache objects until the\n"
+	      "                          cache fits SIZE (512M, 20G; default 0: every object no\n"
+	      "                          running build uses), then stop\n"
 	      "  -j, --jobs N            parallel downloads and unpack workers (default: 8)\n"
 	      "      --source 'URI SUITE COMPONENT... [signed-by=KEYRING]'\n"
 	      "                          use this repository instead of the recipe's sources\n"
@@ -143,10 +150,12 @@ static char *default_cache_dir(void)
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED,
-	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF };
+	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF,
+	       O_CACHE_GC };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
+		{ "cache-gc", optional_argument, NULL, O_CACHE_GC },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "source", required_argument, NULL, O_SOURCE },
 		{ "offline", no_argument, NULL, O_OFFLINE },
@@ -199,6 +208,13 @@ static int parse_args(struct options *o, int argc, char **argv)
 				o->st.lock_file = xstrdup(optarg);
 			break;
 		case O_DIFF: o->diff_old = optarg; break;
+		case O_CACHE_GC:
+			o->cache_gc = 1;
+			if (optarg && recipe_parse_size(optarg, &o->gc_limit)) {
+				log_error("--cache-gc takes a size such as 512M or 20G, not '%s'", optarg);
+				return -MKI_E_USAGE;
+			}
+			break;
 		case O_PLAN: o->plan = 1; break;
 		case O_UNTIL:
 			if (parse_until(optarg, &o->until)) {
@@ -224,6 +240,13 @@ static int parse_args(struct options *o, int argc, char **argv)
 		}
 	}
 	log_set_level(verbosity < 0 ? LOG_ERROR : verbosity > 0 ? LOG_DEBUG : LOG_INFO);
+	if (o->cache_gc && optind < argc) {
+		log_error("--cache-gc works on the cache alone and takes no recipe (got '%s')",
+			  argv[optind]);
+		return -MKI_E_USAGE;
+	}
+	if (o->cache_gc)
+		return 0;
 	if (optind != argc - 1) {
 		log_error(optind >= argc ? "no recipe given (try 'mkimage --help')"
 					 : "exactly one recipe, please (got '%s' too)",
@@ -263,6 +286,38 @@ static void derive_outputs(struct options *o)
 	o->report_file = xasprintf("%.*s.report.json", stem, o->output);
 }
 
+static double mib(uint64_t bytes)
+{
+	return (double)bytes / (1 << 20);
+}
+
+static int run_cache_gc(struct options *o)
+{
+	struct cache_gc_result res;
+	struct stat st;
+	int ret;
+
+	if (!o->st.cache_dir)
+		o->st.cache_dir = default_cache_dir();
+	if (stat(o->st.cache_dir, &st) && errno == ENOENT) {
+		log_info("no cache at '%s': nothing to remove", o->st.cache_dir);
+		return 0;
+	}
+	ret = cache_gc(o->st.cache_dir, o->gc_limit, &res);
+	if (ret) {
+		log_error("cannot expire the cache '%s': %s", o->st.cache_dir, mki_strerror(ret));
+		return ret;
+	}
+	log_info("cache '%s': %zu objects, %.1f MiB; removed %zu least recently used (%.1f MiB) "
+		 "and %zu leftovers of dead processes; now %.1f MiB", o->st.cache_dir,
+		 res.objects_before, mib(res.bytes_before), res.objects_removed,
+		 mib(res.bytes_before - res.bytes_after), res.leftovers, mib(res.bytes_after));
+	if (res.bytes_after > o->gc_limit)
+		log_warn("the cache is still above %.1f MiB: %zu objects are in use by %zu running "
+			 "builds", mib(o->gc_limit), res.objects_in_use, res.builds);
+	return 0;
+}
+
 static int setup_settings(struct options *o, const struct recipe *r)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -279,6 +334,9 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	}
 	free(o->st.cache_dir);
 	o->st.cache_dir = abs;
+	ret = cache_user_open(o->st.cache_dir, &o->st.cache_user);
+	if (ret)
+		return ret;
 	if (!o->output)
 		o->output = r->image.output ? xstrdup(r->image.output)
 					    : xasprintf("images/%s.%s", r->name,
@@ -594,6 +652,7 @@ static void options_release(struct options *o)
 	free(o->tmp_dir);
 	free(o->st.lock_file);
 	strv_release(&o->st.sources);
+	cache_user_close(o->st.cache_user);
 	settings_release_env(&o->st);
 }
 
@@ -612,6 +671,10 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ret = parse_args(&o, argc, argv);
+	if (!ret && o.cache_gc) {
+		ret = run_cache_gc(&o);
+		goto out;
+	}
 	if (!ret && o.diff_old) {
 		ret = lockdiff_print(o.diff_old, o.recipe, stdout);
 		goto out;

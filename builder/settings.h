@@ -7,6 +7,8 @@
 #include "limits.h"
 #include "str.h"
 
+struct cache_user;
+
 struct settings {
 	char *cache_dir;          /* absolute; shared between concurrent builds */
 	char *work_dir;           /* absolute; private to this build, removed at exit */
@@ -22,6 +24,7 @@ struct settings {
 	int no_native_tools;      /* emulate every target program (see accel.h) */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
 	struct limits limits;     /* --limit NAME=VALUE; zero-initialised means every default */
+	struct cache_user *cache_user; /* this build's claims on cache objects (cachegc.h); may be NULL */
 	/* From the environment, read once by settings_read_env(): */
 	char *apt_root;           /* MKIMAGE_APT_ROOT: the host's apt configuration, or "/etc/apt" */
 	long stall_timeout;       /* MKIMAGE_STALL_TIMEOUT: seconds below 1 byte/s = stalled */

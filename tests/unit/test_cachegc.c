@@ -9,6 +9,7 @@
 
 #include "cache.h"
 #include "cachegc.h"
+#include "fsutil.h"
 #include "str.h"
 
 /* A fake object KEY (64 hex digits made of `c`) of 8 KiB, last used at `when` (seconds). */
@@ -22,7 +23,7 @@ static void put(const char *dir, char c, time_t when, char *key)
 	key[64] = '\0';
 	path = cache_object_path(dir, key);
 	*strrchr(path, '/') = '\0';
-	ck_assert_int_eq(cache_mkdirs(path, 0755), 0);
+	ck_assert_int_eq(make_dirs(path), 0);
 	path[strlen(path)] = '/';
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	ck_assert_int_ge(fd, 0);

@@ -32,6 +32,7 @@
 #include "hash.h"
 #include "limits.h"
 #include "log.h"
+#include "pathfilter.h"
 #include "pkgpath.h"
 #include "sandbox.h"
 #include "str.h"
@@ -81,6 +82,7 @@ struct pkg {
 	int stream;         /* too big to decode ahead: the applying thread streams it */
 	int refused;        /* the .deb itself is beyond a limit: it leaves the cache */
 	const struct limits *lim; /* borrowed from the settings */
+	const struct pathfilter *filter; /* borrowed from the context */
 };
 
 struct ctx {
@@ -97,6 +99,8 @@ struct ctx {
 	char *cache_key;        /* package path of the last parent directory resolved ... */
 	char *cache_tree;       /* ... its canonical tree path ... */
 	int cache_fd;           /* ... and an O_PATH fd on it */
+	struct pathfilter filter;         /* the recipe's path filters */
+	struct pathfilter_count filtered; /* what they left out */
 };
 
 /* A resolved place for a package path: parent directory fd (borrowed) and name in it. */
@@ -237,13 +241,18 @@ static int file_md5(const struct pfile *f, char *hex)
 static void add_md5sum(struct pkg *k, const struct pfile *f)
 {
 	const char *p = f->e.path;
-	char hex[65];
+	char hex[65], *abs;
+	int left_out;
 
-	if (f->e.type != MF_REG || deb_member(k->deb, "md5sums") || file_md5(f, hex))
+	if (f->e.type != MF_REG || deb_member(k->deb, "md5sums"))
 		return;
 	while (*p == '.' || *p == '/')
 		p++;
-	buf_addf(&k->md5sums, "%s  %s\n", hex, p);
+	abs = xasprintf("/%s", p);
+	left_out = pathfilter_skips(k->filter, abs, 0); /* dpkg sums only what it wrote */
+	free(abs);
+	if (!left_out && !file_md5(f, hex))
+		buf_addf(&k->md5sums, "%s  %s\n", hex, p);
 }
 
 /* Read on in a lazy file's contents, straight from data.tar; 0 at its end. Errors are logged. */
@@ -1283,6 +1292,25 @@ static int count_staging(struct ctx *c, struct pkg *k, const struct pfile *f)
 	return 0;
 }
 
+/* 1 when the path filters leave `norm` out: never written, but listed for `k` as dpkg does. */
+static int skip_filtered(struct ctx *c, struct pkg *k, const struct pfile *f, const char *norm)
+{
+	char *abs;
+	int skip;
+
+	if (!c->filter.n)
+		return 0;
+	abs = xasprintf("/%s", norm);
+	skip = pathfilter_skips(&c->filter, abs, f->e.type == MF_DIR || f->e.type == MF_SYMLINK);
+	free(abs);
+	if (!skip)
+		return 0;
+	log_debug("package '%s': '/%s' left out by the path filters", k->dpkg_name, norm);
+	list_add(k, norm, norm, f->e.type);
+	pathfilter_count_add(&c->filtered, f->e.type == MF_DIR, f->e.type == MF_REG ? f->e.size : 0);
+	return 1;
+}
+
 static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 {
 	struct place pl = { .dirfd = -1 };
@@ -1296,6 +1324,10 @@ static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 		return r;
 	if (!*norm) {
 		list_add(k, "", "", MF_DIR);
+		free(norm);
+		return 0;
+	}
+	if (skip_filtered(c, k, f, norm)) {
 		free(norm);
 		return 0;
 	}
@@ -1618,6 +1650,22 @@ static int write_triggers(struct ctx *c)
 	return r;
 }
 
+/* The image's own dpkg goes on leaving out what the recipe's path filters left out. */
+static int write_filter_cfg(struct ctx *c)
+{
+	struct buf b = { 0 };
+	int r;
+
+	if (!c->filter.n)
+		return 0;
+	pathfilter_format_dpkg_cfg(&c->filter, &b);
+	r = own_dirs(c, "etc/dpkg/dpkg.cfg.d");
+	if (!r)
+		r = own_file(c, PATHFILTER_DPKG_CFG, b.p, b.len, 0644);
+	buf_release(&b);
+	return r;
+}
+
 static int write_db(struct ctx *c, const struct strv *archs)
 {
 	static const char *const empty[] = { "available", "diversions", "statoverride", NULL };
@@ -1647,6 +1695,8 @@ static int write_db(struct ctx *c, const struct strv *archs)
 	if (!r)
 		r = own_file(c, "var/lib/dpkg/arch", arch.p, arch.len, 0644);
 	buf_release(&arch);
+	if (!r)
+		r = write_filter_cfg(c);
 	return r ? r : write_triggers(c);
 }
 
@@ -1864,6 +1914,7 @@ static void init_pkgs(struct ctx *c, const struct plan *p)
 	for (i = 0; i < p->n; i++) {
 		c->pkgs[i].pe = &p->v[i];
 		c->pkgs[i].lim = c->lim;
+		c->pkgs[i].filter = &c->filter;
 		c->pkgs[i].dpkg_name = plan_entry_dpkg_name(&p->v[i]);
 		c->pkgs[i].ma_same = p->v[i].multi_arch && !strcmp(p->v[i].multi_arch, "same");
 	}
@@ -1921,6 +1972,7 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	c.mtime = st->source_date_epoch >= 0 ? st->source_date_epoch : 0;
 	c.stream_max = stream_threshold();
 	plan_archs(p, r, &archs);
+	pathfilter_build(&c.filter, r->minimize, &r->locales, &r->path_exclude, &r->path_include);
 	ret = check_plan(p);
 	if (!ret)
 		ret = setup_root(out, &c, st);
@@ -1935,6 +1987,8 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	if (!ret)
 		log_info("unpacked %zu packages (%zu paths) in %.2f s", p->n, out->manifest.n,
 			 log_now() - t0);
+	out->filtered = c.filtered;
+	pathfilter_release(&c.filter);
 	for (i = 0; i < c.n_pkgs; i++)
 		pkg_release(&c.pkgs[i]);
 	free(c.pkgs);

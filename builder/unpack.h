@@ -3,6 +3,7 @@
 #define MKI_UNPACK_H
 
 #include "manifest.h"
+#include "pathfilter.h"
 #include "plan.h"
 #include "recipe.h"
 #include "settings.h"
@@ -12,13 +13,16 @@ struct stage {
 	char *manifest_file;      /* <work_dir>/manifest: the manifest as saved after unpacking */
 	char *lint_file;          /* <work_dir>/multiarch-lint: files outside triplet paths */
 	struct manifest manifest;
+	struct pathfilter_count filtered; /* what the recipe's path filters left out */
 };
 
 /**
  * Unpack every plan entry (entry->path: a local .deb), in plan order, into a new tree
  * <st->work_dir>/root, as dpkg would (merged-/usr links first when r->merged_usr), write the dpkg
  * database with every package "install ok unpacked", and save the manifest and the multiarch
- * lint beside the tree. Decompression runs on up to st->jobs worker threads (at most one per
+ * lint beside the tree. The recipe's path filters (pathfilter.h) leave entries out of the tree and
+ * the manifest but not out of the package's .list, as dpkg does; they are written to
+ * PATHFILTER_DPKG_CFG and what they left out is counted in out->filtered. Decompression runs on up to st->jobs worker threads (at most one per
  * CPU); the result does not depend on thread timing.
  *
  * Ownership and modes from the tar headers are applied where the kernel allows and always

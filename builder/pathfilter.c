@@ -155,6 +155,21 @@ int pathfilter_skips(const struct pathfilter *f, const char *path, int dir_or_li
 	return 1;
 }
 
+size_t pathfilter_left_out_parent(const struct pathfilter *f, const char *path)
+{
+	char *dir = xstrdup(path), *slash;
+	size_t n = 0;
+
+	for (slash = strchr(dir + 1, '/'); slash && !n; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		if (pathfilter_skips(f, dir, 1))
+			n = (size_t)(slash - dir);
+		*slash = '/';
+	}
+	free(dir);
+	return n;
+}
+
 void pathfilter_count_add(struct pathfilter_count *c, int is_dir, uint64_t size)
 {
 	if (is_dir) {

@@ -66,6 +66,12 @@ void pathfilter_release(struct pathfilter *f);
  */
 int pathfilter_skips(const struct pathfilter *f, const char *path, int dir_or_link);
 
+/**
+ * The length of the first ancestor directory of `path` that `f` leaves out ("/usr/share/man" of
+ * "/usr/share/man/man1/x.1.gz": 14), or 0 when none is: why a kept entry has nowhere to go.
+ */
+size_t pathfilter_left_out_parent(const struct pathfilter *f, const char *path);
+
 /** Account one entry left out: a directory, or a non-directory of `size` bytes. */
 void pathfilter_count_add(struct pathfilter_count *c, int is_dir, uint64_t size);
 

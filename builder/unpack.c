@@ -1311,6 +1311,20 @@ static int skip_filtered(struct ctx *c, struct pkg *k, const struct pfile *f, co
 	return 1;
 }
 
+/* After a failed locate: a directory the filters left out is a likelier cause than the package. */
+static void explain_filtered_parent(struct ctx *c, const char *norm)
+{
+	char *abs = c->filter.n ? xasprintf("/%s", norm) : NULL;
+	size_t n = abs ? pathfilter_left_out_parent(&c->filter, abs) : 0;
+
+	if (n)
+		log_error("'%s' has nowhere to go: the path filters left out its directory '%.*s' "
+			  "(exclude '%.*s/*' rather than the directory itself, or include it by name: "
+			  "dpkg keeps an excluded directory only when its path starts with an include's "
+			  "part before the first wildcard)", abs, (int)n, abs, (int)n, abs);
+	free(abs);
+}
+
 static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 {
 	struct place pl = { .dirfd = -1 };
@@ -1332,6 +1346,8 @@ static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 		return 0;
 	}
 	r = locate(c, k, norm, &pl);
+	if (r)
+		explain_filtered_parent(c, norm);
 	if (!r)
 		r = check_admin(k, norm, pl.tree, f->e.type);
 	if (r)

@@ -252,6 +252,7 @@ sed -e "s|\"\\.\\./hooks/|\"$TOP/hooks/|" \
 	-e 's|^  allow_older = true;|&\n  minimize = true;\n  locales = [ "en" ];|' \
 	"$TOP/recipes/arm-board.cfg" >"$T/arm-board.cfg"
 grep -q 'minimize = true' "$T/arm-board.cfg" || fail "could not add minimize to arm-board.cfg"
+mkdir -p "$T/arm"
 expect_ok "$MKIMAGE" --source "$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg" \
 	--output "$T/arm/arm-board.ext4" "$T/arm-board.cfg"
 IMG=$T/arm/arm-board.ext4

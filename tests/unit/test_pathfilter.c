@@ -14,87 +14,139 @@ static void rules(struct pathfilter *f, const char *const *words)
 		pathfilter_add(f, *words + 1, **words == '+');
 }
 
+struct verdict {
+	const char *path;
+	int dir_or_link, skip;
+};
+
+/* Check each verdict against `f`, naming the path that disagrees. */
+static void expect(const struct pathfilter *f, const struct verdict *v)
+{
+	for (; v->path; v++)
+		ck_assert_msg(pathfilter_skips(f, v->path, v->dir_or_link) == v->skip,
+			      "'%s' (%s): expected %s", v->path, v->dir_or_link ? "dir" : "file",
+			      v->skip ? "left out" : "kept");
+}
+
 START_TEST(no_rules_keep_everything)
 {
+	static const struct verdict v[] = {
+		{ "/usr/share/doc/x/README", 0, 0 },
+		{ "/usr/share/doc", 1, 0 },
+		{ NULL, 0, 0 },
+	};
 	struct pathfilter f = { 0 };
 
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/x/README", 0), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc", 1), 0);
+	expect(&f, v);
 }
 END_TEST
 
 START_TEST(globs_as_fnmatch_without_flags)
 {
+	/* '*' and '?' cross '/', as dpkg's man page says */
+	static const struct verdict v[] = {
+		{ "/usr/share/doc/package/README", 0, 1 },
+		{ "/usr/READ", 0, 0 }, /* the second "/" is literal */
+		{ "/usr/share/doc/package/NEWS", 0, 0 },
+		{ "/etc/motd", 0, 1 },
+		{ "/etc/mmotd", 0, 0 },
+		{ "/opt/a/", 0, 1 },
+		{ "/opt/c1", 0, 0 },
+		/* leading dots are ordinary characters (no FNM_PERIOD) */
+		{ "/usr/.hidden/READ", 0, 1 },
+		{ NULL, 0, 0 },
+	};
 	static const char *const w[] = { "-/usr/*/READ*", "-/etc/?otd", "-/opt/[ab]?", NULL };
 	struct pathfilter f;
 
 	rules(&f, w);
-	/* '*' and '?' cross '/', as dpkg's man page says */
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/package/README", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/READ", 0), 0); /* the second "/" is literal */
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/package/NEWS", 0), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/etc/motd", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/etc/mmotd", 0), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/opt/a/", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/opt/c1", 0), 0);
-	/* leading dots are ordinary characters (no FNM_PERIOD) */
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/.hidden/READ", 0), 1);
+	expect(&f, v);
 	pathfilter_release(&f);
 }
 END_TEST
 
 START_TEST(last_match_decides)
 {
+	static const struct verdict v[] = {
+		{ "/usr/share/doc/a/changelog.gz", 0, 1 },
+		{ "/usr/share/doc/a/copyright", 0, 0 },
+		{ "/usr/share/doc/secret/copyright", 0, 1 },
+		{ "/usr/bin/a", 0, 0 },
+		{ NULL, 0, 0 },
+	};
 	static const char *const w[] = { "-/usr/share/doc/*", "+/usr/share/doc/*/copyright",
 		"-/usr/share/doc/secret/*", NULL };
 	struct pathfilter f;
 
 	rules(&f, w);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/a/changelog.gz", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/a/copyright", 0), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/secret/copyright", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/bin/a", 0), 0);
+	expect(&f, v);
 	pathfilter_release(&f);
 }
 END_TEST
 
 START_TEST(include_below_exclude_keeps_directories)
 {
+	/* a package's doc directory (or a symlink to another's) may receive its copyright */
+	static const struct verdict v[] = {
+		{ "/usr/share/doc/a", 1, 0 },
+		{ "/usr/share/doc/a/examples", 1, 0 },
+		/* the same path as a file is not needed */
+		{ "/usr/share/doc/a/examples", 0, 1 },
+		/* no include starts below /usr/share/man */
+		{ "/usr/share/man/man1", 1, 1 },
+		{ NULL, 0, 0 },
+	};
 	static const char *const w[] = { "-/usr/share/doc/*", "+/usr/share/doc/*/copyright",
 		"-/usr/share/man/*", NULL };
 	struct pathfilter f;
 
 	rules(&f, w);
-	/* a package's doc directory (or a symlink to another's) may receive its copyright */
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/a", 1), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/a/examples", 1), 0);
-	/* the same path as a file is not needed */
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/a/examples", 0), 1);
-	/* no include starts below /usr/share/man */
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/man/man1", 1), 1);
+	expect(&f, v);
 	pathfilter_release(&f);
 }
 END_TEST
 
 START_TEST(literal_head_stops_at_any_wildcard)
 {
+	static const struct verdict v[] = {
+		{ "/srv/www/site", 1, 0 },
+		{ "/srv/www", 1, 1 }, /* shorter than "/srv/www/sit" */
+		{ "/srv/dz", 1, 0 }, /* head "/srv/d" */
+		{ "/srv/ez", 1, 0 }, /* head "/srv/e" */
+		{ "/srv/fz", 1, 1 },
+		{ "/srv/www/site/index.html", 0, 0 },
+		{ NULL, 0, 0 },
+	};
 	static const char *const w[] = { "-/srv/*", "+/srv/www/sit?/index.html", "+/srv/d[ab]/x",
 		"+/srv/e\\*/y", NULL };
 	struct pathfilter f;
 
 	rules(&f, w);
-	ck_assert_int_eq(pathfilter_skips(&f, "/srv/www/site", 1), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/srv/www", 1), 1); /* shorter than "/srv/www/sit" */
-	ck_assert_int_eq(pathfilter_skips(&f, "/srv/dz", 1), 0);  /* head "/srv/d" */
-	ck_assert_int_eq(pathfilter_skips(&f, "/srv/ez", 1), 0);  /* head "/srv/e" */
-	ck_assert_int_eq(pathfilter_skips(&f, "/srv/fz", 1), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/srv/www/site/index.html", 0), 0);
+	expect(&f, v);
 	pathfilter_release(&f);
 }
 END_TEST
 
 START_TEST(minimize_preset)
 {
+	static const struct verdict v[] = {
+		{ "/usr/share/doc/bash/README.gz", 0, 1 },
+		{ "/usr/share/doc/bash/copyright", 0, 0 },
+		{ "/usr/share/info/bash.info.gz", 0, 1 },
+		{ "/usr/share/lintian/overrides/bash", 0, 1 },
+		{ "/usr/share/man/man8/ls.8.gz", 0, 1 },
+		{ "/usr/share/man/man1/ls.1.gz", 0, 0 }, /* recipe's */
+		{ "/usr/share/zoneinfo/UTC", 0, 1 },
+		{ "/usr/share/locale/fr/LC_MESSAGES/x.mo", 0, 1 },
+		{ "/usr/share/locale/de/LC_MESSAGES/x.mo", 0, 0 },
+		{ "/usr/share/locale/de_AT/LC_MESSAGES/x.mo", 0, 0 },
+		{ "/usr/share/locale/pt_BR/LC_MESSAGES/x.mo", 0, 0 },
+		{ "/usr/share/locale/pt/LC_MESSAGES/x.mo", 0, 1 },
+		{ "/usr/share/locale/dsb/LC_MESSAGES/x.mo", 0, 1 },
+		{ "/usr/share/locale/locale.alias", 0, 0 },
+		{ "/usr/bin/bash", 0, 0 },
+		{ NULL, 0, 0 },
+	};
 	struct strv none = { 0 }, locales = { 0 }, ex = { 0 }, in = { 0 };
 	struct pathfilter f = { 0 };
 
@@ -103,21 +155,7 @@ START_TEST(minimize_preset)
 	strv_push(&ex, "/usr/share/zoneinfo/*");
 	strv_push(&in, "/usr/share/man/man1/*");
 	pathfilter_build(&f, 1, &locales, &ex, &in);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/bash/README.gz", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/doc/bash/copyright", 0), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/info/bash.info.gz", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/lintian/overrides/bash", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/man/man8/ls.8.gz", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/man/man1/ls.1.gz", 0), 0); /* recipe's */
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/zoneinfo/UTC", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/locale/fr/LC_MESSAGES/x.mo", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/locale/de/LC_MESSAGES/x.mo", 0), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/locale/de_AT/LC_MESSAGES/x.mo", 0), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/locale/pt_BR/LC_MESSAGES/x.mo", 0), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/locale/pt/LC_MESSAGES/x.mo", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/locale/dsb/LC_MESSAGES/x.mo", 0), 1);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/share/locale/locale.alias", 0), 0);
-	ck_assert_int_eq(pathfilter_skips(&f, "/usr/bin/bash", 0), 0);
+	expect(&f, v);
 	pathfilter_release(&f);
 	pathfilter_build(&f, 0, &locales, &none, &none);
 	ck_assert_uint_eq(f.n, 0);

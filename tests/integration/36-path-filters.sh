@@ -17,7 +17,8 @@ export SOURCE_DATE_EPOCH=1700000000
 FRAG=etc/dpkg/dpkg.cfg.d/mkimage-path-filters
 
 # docs-test: a bit of everything minimize is about, plus a doc directory reached by a symlink,
-# an examples directory that only an include's literal head keeps, a hard link and a conffile.
+# an examples directory that only an include's literal head keeps, a hard link, a conffile and a
+# filtered conffile (dpkg's configure takes it for one it was asked not to install).
 d=$(deb_new docs-test 1.0 all)
 deb_file "$d" usr/bin/docs-test "#!/bin/sh" 0755
 deb_file "$d" usr/share/doc/docs-test/README "read me"
@@ -35,7 +36,8 @@ done
 deb_file "$d" usr/share/zoneinfo-test/UTC "utc"
 ln "$d/usr/share/zoneinfo-test/UTC" "$d/usr/share/zoneinfo-test/Zulu"
 deb_file "$d" etc/docs-test.conf "a=1"
-echo /etc/docs-test.conf >"$d/DEBIAN/conffiles"
+deb_file "$d" etc/docs-test-filtered.conf "b=2"
+printf '/etc/docs-test.conf\n/etc/docs-test-filtered.conf\n' >"$d/DEBIAN/conffiles"
 docs=$(deb_build "$d" "$T/repo/pool/main")
 # late-test: installed by a hook with the image's own dpkg, which must read the fragment.
 d=$(deb_new late-test 1.0 all)
@@ -47,7 +49,7 @@ late=$(deb_build "$d" "$T/late")
 
 # The rules of the recipe below, as driver options.
 FILTER_OPTS=(--minimize --locale de --locale pt_BR --locale sr@latin
-	--path-exclude '/usr/share/zoneinfo-test/*'
+	--path-exclude '/usr/share/zoneinfo-test/*' --path-exclude /etc/docs-test-filtered.conf
 	--path-include /usr/share/man/man1 --path-include '/usr/share/man/man1/keep-*')
 
 # --- 1. differential against dpkg ------------------------------------------------------------
@@ -129,7 +131,7 @@ packages = {
   install = [ $NATIVE_BASE, "docs-test" ];
   minimize = true;
   locales = [ "de", "pt_BR", "sr@latin" ];
-  path_exclude = [ "/usr/share/zoneinfo-test/*" ];
+  path_exclude = [ "/usr/share/zoneinfo-test/*", "/etc/docs-test-filtered.conf" ];
   path_include = [ "/usr/share/man/man1", "/usr/share/man/man1/keep-*" ];
   ${2:-}
 };
@@ -160,6 +162,9 @@ present /usr/share/locale/pt_BR/LC_MESSAGES/docs-test.mo regular
 present /usr/share/locale/sr@latin/LC_MESSAGES/docs-test.mo regular
 present /usr/bin/docs-test regular
 present /etc/docs-test.conf regular
+absent /etc/docs-test-filtered.conf
+dbg "cat /var/lib/dpkg/status" | grep -A1 -x 'Package: docs-test' | grep -qx 'Status: install ok installed' ||
+	fail "docs-test is not configured"
 for p in /usr/share/doc/docs-test/README /usr/share/doc/docs-test/examples/ex1 \
 	/usr/share/man/man1/docs-test.1.gz /usr/share/man/de /usr/share/info/docs-test.info.gz \
 	/usr/share/lintian/overrides/docs-test /usr/share/locale/fr /usr/share/locale/pt \

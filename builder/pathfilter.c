@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define LOCALE_NAME_MAX 32
+#define LOCALE_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@.+-"
 
 /* What Debian's slim images leave out (debuerreotype, mmdebstrap's examples, localepurge). */
 static const struct {
@@ -74,8 +75,7 @@ int pathfilter_check_locale(const char *name, const char **why)
 		*why = "must be 1 to 32 characters";
 	else if (!((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
 		*why = "must start with a letter";
-	else if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@.+-")
-		 != len)
+	else if (strspn(name, LOCALE_CHARS) != len)
 		*why = "may hold only letters, digits and '_', '@', '.', '+', '-' (as in 'pt_BR' or "
 		       "'sr@latin')";
 	return *why ? -EINVAL : 0;

@@ -75,8 +75,8 @@ else
 		{ cat "$T/dpkg.log" >&2; fail "dpkg --unpack failed"; }
 	A=$K/var/lib/dpkg B=$W/var/lib/dpkg
 	diff <(ls "$A/info") <(ls "$B/info") || fail "info/ holds different files"
-	for f in $(ls "$A/info"); do
-		cmp "$A/info/$f" "$B/info/$f" || fail "info/$f differs from dpkg's"
+	for f in "$A"/info/*; do
+		cmp "$f" "$B/info/${f##*/}" || fail "info/${f##*/} differs from dpkg's"
 	done
 	grep -qx /usr/share/doc/docs-test/README "$B/info/docs-test.list" ||
 		fail "a filtered path is missing from the .list (dpkg keeps it)"

@@ -237,6 +237,25 @@ START_TEST(counts)
 }
 END_TEST
 
+/* A hostile package's longest path against many wildcards: glibc's fnmatch stays polynomial. */
+START_TEST(no_blowup_on_long_paths)
+{
+	static const char *const w[] = { "-/*a*a*a*a*a*a*b", "-/*?*?*?*?*?*?*b", "+/*[a]*[a]*b",
+		NULL };
+	char *path = xmalloc(4096);
+	struct pathfilter f;
+
+	memset(path, 'a', 4095);
+	path[0] = '/';
+	path[4095] = 0;
+	rules(&f, w);
+	ck_assert_int_eq(pathfilter_skips(&f, path, 0), 0);
+	ck_assert_int_eq(pathfilter_skips(&f, path, 1), 0);
+	pathfilter_release(&f);
+	free(path);
+}
+END_TEST
+
 Suite *pathfilter_suite(void)
 {
 	Suite *s = suite_create("pathfilter");
@@ -252,6 +271,7 @@ Suite *pathfilter_suite(void)
 	tcase_add_test(tc, locale_names);
 	tcase_add_test(tc, dpkg_cfg_fragment);
 	tcase_add_test(tc, counts);
+	tcase_add_test(tc, no_blowup_on_long_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }

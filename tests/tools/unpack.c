@@ -106,7 +106,9 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 1) {
 		fprintf(stderr,
-			"usage: unpack [-j N] [-a ARCH]... [--no-merged-usr] WORKDIR DEB...\n");
+			"usage: unpack [-j N] [-a ARCH]... [--no-merged-usr] [--path-exclude GLOB]...\n"
+			"              [--path-include GLOB]... [--minimize] [--locale NAME]...\n"
+			"              WORKDIR DEB...\n");
 		return 2;
 	}
 	if (sde && *sde)

@@ -478,6 +478,7 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.bytes_downloaded = b->fetch.bytes_downloaded;
 	b->rep.files_downloaded = b->fetch.files_downloaded;
 	b->rep.files_cached = b->fetch.files_cached;
+	b->rep.filtered = b->stage.filtered;
 	b->rep.warnings = log_warning_count();
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, o->report_file);

@@ -142,13 +142,18 @@ int pkg_file_md5(const struct pfile *f, char *hex)
 void pkg_add_md5sum(struct pkg *k, const struct pfile *f)
 {
 	const char *p = f->e.path;
-	char hex[65];
+	char hex[65], *abs;
+	int left_out;
 
-	if (f->e.type != MF_REG || deb_member(k->deb, "md5sums") || pkg_file_md5(f, hex))
+	if (f->e.type != MF_REG || deb_member(k->deb, "md5sums"))
 		return;
 	while (*p == '.' || *p == '/')
 		p++;
-	buf_addf(&k->md5sums, "%s  %s\n", hex, p);
+	abs = xasprintf("/%s", p);
+	left_out = pathfilter_skips(k->filter, abs, 0); /* dpkg sums only what it wrote */
+	free(abs);
+	if (!left_out && !pkg_file_md5(f, hex))
+		buf_addf(&k->md5sums, "%s  %s\n", hex, p);
 }
 
 /* Read on in a lazy file's contents, straight from data.tar; 0 at its end. Errors are logged. */

@@ -14,6 +14,7 @@
 #include "hash.h"
 #include "limits.h"
 #include "manifest.h"
+#include "pathfilter.h"
 #include "plan.h"
 #include "str.h"
 
@@ -54,6 +55,7 @@ struct pkg {
 	int stream;         /* too big to decode ahead: the applying thread streams it */
 	int refused;        /* the .deb itself is beyond a limit: it leaves the cache */
 	const struct limits *lim; /* borrowed from the settings */
+	const struct pathfilter *filter; /* borrowed from the unpacker */
 };
 
 /** Record error `code` with a message naming the package; returns `code`. Nothing is logged. */

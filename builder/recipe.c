@@ -11,6 +11,7 @@
 #include "err.h"
 #include "hash.h"
 #include "log.h"
+#include "pathfilter.h"
 #include "readfile.h"
 
 #define RECIPE_MAX (1u << 20) /* a recipe or an @include file */
@@ -28,7 +29,7 @@ static const char *const top_keys[] = { "name", "architecture", "auxiliary_archi
 static const char *const source_keys[] = { "host", "uri", "suite", "components", "architectures",
 	"keyring", "trusted", NULL };
 static const char *const package_keys[] = { "base", "install", "exclude", "recommends",
-	"allow_older", "local", NULL };
+	"allow_older", "local", "path_exclude", "path_include", "minimize", "locales", NULL };
 static const char *const hook_keys[] = { "name", "script", "where", "timeout", NULL };
 static const char *const image_keys[] = { "format", "output", "size", "margin", "label", "reserved",
 	"uuid", "hash_seed", "devices", NULL };
@@ -437,6 +438,48 @@ static int parse_base(struct ctx *c, const config_setting_t *g)
 	return ret;
 }
 
+/* A list of path filter globs or kept locales, each checked with its own line. */
+static int get_checked(struct ctx *c, const config_setting_t *g, const char *key,
+		       int (*check)(const char *, const char **), struct strv *out)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	const char *why;
+	int i, ret = get_strv(c, g, key, out);
+
+	for (i = 0; !ret && (size_t)i < out->n; i++) {
+		const config_setting_t *e = config_setting_type(s) == CONFIG_TYPE_STRING
+						    ? s : config_setting_get_elem(s, (unsigned)i);
+
+		if (check(out->v[i], &why)) {
+			struct buf esc = { 0 };
+
+			buf_add_escaped(&esc, out->v[i]);
+			ret = fail(c, e, "'%s': \"%s\" %s", key, esc.p, why);
+			buf_release(&esc);
+		}
+	}
+	return ret;
+}
+
+/* dpkg's --path-exclude/--path-include and the minimize preset (pathfilter.h). */
+static int parse_path_filters(struct ctx *c, const config_setting_t *g)
+{
+	struct recipe *r = c->r;
+	int ret = get_checked(c, g, "path_exclude", pathfilter_check_glob, &r->path_exclude);
+
+	if (!ret)
+		ret = get_checked(c, g, "path_include", pathfilter_check_glob, &r->path_include);
+	if (!ret)
+		ret = get_bool(c, g, "minimize", &r->minimize);
+	if (!ret)
+		ret = get_checked(c, g, "locales", pathfilter_check_locale, &r->locales);
+	if (!ret && r->locales.n && !r->minimize)
+		ret = fail(c, config_setting_get_member(g, "locales"),
+			   "'locales' names the translations 'minimize' keeps: set 'minimize = true' "
+			   "too, or remove 'locales' (without it every translation is kept)");
+	return ret;
+}
+
 static int parse_packages(struct ctx *c, const config_setting_t *root)
 {
 	const config_setting_t *g = config_setting_get_member(root, "packages");
@@ -460,6 +503,8 @@ static int parse_packages(struct ctx *c, const config_setting_t *root)
 		ret = get_bool(c, g, "recommends", &r->recommends);
 	if (!ret)
 		ret = get_bool(c, g, "allow_older", &r->allow_older);
+	if (!ret)
+		ret = parse_path_filters(c, g);
 	if (ret)
 		return ret;
 	s = config_setting_get_member(g, "local");
@@ -798,6 +843,26 @@ static void fmt_sources(const struct recipe *r, struct buf *b, int digest)
 	buf_adds(b, ");\n");
 }
 
+/* Only when set: recipes written before these keys keep their digest. */
+static void fmt_path_filters(const struct recipe *r, struct buf *b)
+{
+	if (r->path_exclude.n) {
+		buf_adds(b, "  path_exclude = ");
+		fmt_strv(b, &r->path_exclude);
+		buf_adds(b, ";\n");
+	}
+	if (r->path_include.n) {
+		buf_adds(b, "  path_include = ");
+		fmt_strv(b, &r->path_include);
+		buf_adds(b, ";\n");
+	}
+	if (r->minimize) {
+		buf_adds(b, "  minimize = true;\n  locales = ");
+		fmt_strv(b, &r->locales);
+		buf_adds(b, ";\n");
+	}
+}
+
 static void fmt_packages(const struct recipe *r, struct buf *b, int digest)
 {
 	static const char *const bases[] = { "none", "essential", "required", "important" };
@@ -815,7 +880,9 @@ static void fmt_packages(const struct recipe *r, struct buf *b, int digest)
 	buf_addf(b, ";\n  recommends = %s;\n  allow_older = %s;\n  local = ",
 		 r->recommends ? "true" : "false", r->allow_older ? "true" : "false");
 	fmt_list(b, &r->local_debs, 1, digest);
-	buf_adds(b, ";\n};\n");
+	buf_adds(b, ";\n");
+	fmt_path_filters(r, b);
+	buf_adds(b, "};\n");
 }
 
 static void fmt_hooks(const struct recipe *r, struct buf *b, int digest)
@@ -1104,6 +1171,9 @@ void recipe_release(struct recipe *r)
 	strv_release(&r->aux_archs);
 	strv_release(&r->excludes);
 	strv_release(&r->local_debs);
+	strv_release(&r->path_exclude);
+	strv_release(&r->path_include);
+	strv_release(&r->locales);
 	free(r->file);
 	free(r->dir);
 	free(r->name);

@@ -79,6 +79,9 @@ struct recipe {
 	int recommends;
 	int allow_older;
 	struct strv local_debs; /* absolute paths */
+	struct strv path_exclude, path_include; /* dpkg path filter globs, in order */
+	int minimize;           /* the path filter preset: no docs, man pages, info, translations */
+	struct strv locales;    /* translations minimize keeps ("en", "pt_BR") */
 	struct recipe_hook *hooks;
 	size_t n_hooks;
 	unsigned hook_timeout;  /* default per hook, seconds */

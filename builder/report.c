@@ -50,6 +50,9 @@ int report_write(const struct report *rep, const struct plan *p, const struct re
 	buf_addf(&b, "  \"download\": { \"bytes\": %llu, \"files\": %u, \"cached\": %u },\n",
 		 (unsigned long long)rep->bytes_downloaded, rep->files_downloaded, rep->files_cached);
 	package_counts(&b, p);
+	buf_addf(&b, "  \"left_out\": { \"files\": %llu, \"directories\": %llu, \"bytes\": %llu },\n",
+		 (unsigned long long)rep->filtered.files, (unsigned long long)rep->filtered.dirs,
+		 (unsigned long long)rep->filtered.bytes);
 	buf_adds(&b, "  \"image\": { \"path\": ");
 	json_str(&b, rep->image);
 	buf_addf(&b, ", \"bytes\": %llu, \"sha256\": ", (unsigned long long)rep->image_bytes);

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "pathfilter.h"
 #include "plan.h"
 #include "recipe.h"
 
@@ -15,6 +16,7 @@ struct report {
 	double total_secs;
 	uint64_t bytes_downloaded;
 	unsigned files_downloaded, files_cached;
+	struct pathfilter_count filtered; /* left out of the tree by the path filters */
 	uint64_t image_bytes;   /* apparent size of the image file */
 	char image_sha256[65];
 	const char *image, *lock, *sbom;

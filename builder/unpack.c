@@ -31,6 +31,7 @@
 #include "hash.h"
 #include "limits.h"
 #include "log.h"
+#include "pathfilter.h"
 #include "pkg.h"
 #include "pkgpath.h"
 #include "str.h"
@@ -51,6 +52,8 @@ struct ctx {
 	char *cache_key;        /* package path of the last parent directory resolved ... */
 	char *cache_tree;       /* ... its canonical tree path ... */
 	int cache_fd;           /* ... and an O_PATH fd on it */
+	struct pathfilter filter;         /* the recipe's path filters */
+	struct pathfilter_count filtered; /* what they left out */
 };
 
 /* A resolved place for a package path: parent directory fd (borrowed) and name in it. */
@@ -737,6 +740,39 @@ static int count_staging(struct ctx *c, struct pkg *k, const struct pfile *f)
 	return 0;
 }
 
+/* 1 when the path filters leave `norm` out: never written, but listed for `k` as dpkg does. */
+static int skip_filtered(struct ctx *c, struct pkg *k, const struct pfile *f, const char *norm)
+{
+	char *abs;
+	int skip;
+
+	if (!c->filter.n)
+		return 0;
+	abs = xasprintf("/%s", norm);
+	skip = pathfilter_skips(&c->filter, abs, f->e.type == MF_DIR || f->e.type == MF_SYMLINK);
+	free(abs);
+	if (!skip)
+		return 0;
+	log_debug("package '%s': '/%s' left out by the path filters", k->dpkg_name, norm);
+	list_add(k, norm, norm, f->e.type);
+	pathfilter_count_add(&c->filtered, f->e.type == MF_DIR, f->e.type == MF_REG ? f->e.size : 0);
+	return 1;
+}
+
+/* After a failed locate: a directory the filters left out is a likelier cause than the package. */
+static void explain_filtered_parent(struct ctx *c, const char *norm)
+{
+	char *abs = c->filter.n ? xasprintf("/%s", norm) : NULL;
+	size_t n = abs ? pathfilter_left_out_parent(&c->filter, abs) : 0;
+
+	if (n)
+		log_error("'%s' has nowhere to go: the path filters left out its directory '%.*s' "
+			  "(exclude '%.*s/*' rather than the directory itself, or include it by name: "
+			  "dpkg keeps an excluded directory only when its path starts with an include's "
+			  "part before the first wildcard)", abs, (int)n, abs, (int)n, abs);
+	free(abs);
+}
+
 static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 {
 	struct place pl = { .dirfd = -1 };
@@ -753,7 +789,13 @@ static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 		free(norm);
 		return 0;
 	}
+	if (skip_filtered(c, k, f, norm)) {
+		free(norm);
+		return 0;
+	}
 	r = locate(c, k, norm, &pl);
+	if (r)
+		explain_filtered_parent(c, norm);
 	if (!r)
 		r = check_admin(k, norm, pl.tree, f->e.type);
 	if (r)
@@ -1091,6 +1133,7 @@ static void init_pkgs(struct ctx *c, const struct plan *p)
 	for (i = 0; i < p->n; i++) {
 		c->pkgs[i].pe = &p->v[i];
 		c->pkgs[i].lim = c->lim;
+		c->pkgs[i].filter = &c->filter;
 		c->pkgs[i].dpkg_name = plan_entry_dpkg_name(&p->v[i]);
 		c->pkgs[i].ma_same = p->v[i].multi_arch && !strcmp(p->v[i].multi_arch, "same");
 	}
@@ -1127,6 +1170,22 @@ static void db_views(struct ctx *c, struct dpkgdb_pkg *v, struct buf *lists)
 	}
 }
 
+/* The image's own dpkg goes on leaving out what the recipe's path filters left out. */
+static int write_filter_cfg(struct ctx *c)
+{
+	struct buf b = { 0 };
+	int r;
+
+	if (!c->filter.n)
+		return 0;
+	pathfilter_format_dpkg_cfg(&c->filter, &b);
+	r = stage_mkdirs(&c->w, "etc/dpkg/dpkg.cfg.d");
+	if (!r)
+		r = stage_write_file(&c->w, PATHFILTER_DPKG_CFG, b.p, b.len, 0644);
+	buf_release(&b);
+	return r;
+}
+
 static int write_db(struct ctx *c, const struct strv *archs)
 {
 	struct dpkgdb_pkg *v = xcalloc(c->n_pkgs ? c->n_pkgs : 1, sizeof(*v));
@@ -1136,6 +1195,8 @@ static int write_db(struct ctx *c, const struct strv *archs)
 
 	db_views(c, v, lists);
 	r = dpkgdb_write(&c->w, v, c->n_pkgs, archs);
+	if (!r)
+		r = write_filter_cfg(c);
 	for (i = 0; i < c->n_pkgs; i++)
 		buf_release(&lists[i]);
 	free(lists);
@@ -1174,6 +1235,7 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	c.w.mtime = st->source_date_epoch >= 0 ? st->source_date_epoch : 0;
 	c.stream_max = st->stream_over;
 	plan_archs(p, r, &archs);
+	pathfilter_build(&c.filter, r->minimize, &r->locales, &r->path_exclude, &r->path_include);
 	ret = check_plan(p);
 	if (!ret)
 		ret = setup_root(out, &c, st);
@@ -1188,6 +1250,8 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	if (!ret)
 		log_info("unpacked %zu packages (%zu paths) in %.2f s", p->n, out->manifest.n,
 			 log_now() - t0);
+	out->filtered = c.filtered;
+	pathfilter_release(&c.filter);
 	for (i = 0; i < c.n_pkgs; i++)
 		pkg_release(&c.pkgs[i]);
 	free(c.pkgs);

@@ -11,8 +11,11 @@
  * Unpack every plan entry (entry->path: a local .deb), in plan order, into a new tree
  * <st->work_dir>/root, as dpkg would (merged-/usr links first when r->merged_usr), write the dpkg
  * database with every package "install ok unpacked", and save the manifest and the multiarch
- * lint beside the tree. Decompression runs on up to st->jobs worker threads (at most one per
- * CPU); the result does not depend on thread timing.
+ * lint beside the tree. The recipe's path filters (pathfilter.h) leave entries out of the tree
+ * and the manifest but not out of the package's .list, as dpkg does; they are written to
+ * PATHFILTER_DPKG_CFG and what they left out is counted in out->filtered. Decompression runs on
+ * up to st->jobs worker threads (at most one per CPU); the result does not depend on thread
+ * timing.
  *
  * Ownership and modes from the tar headers are applied where the kernel allows and always
  * recorded in the manifest. Returns 0, -MKI_E_PACKAGE (bad or hostile .deb), -MKI_E_CONFLICT

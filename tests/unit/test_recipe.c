@@ -140,6 +140,49 @@ START_TEST(digest_ignores_location_not_content)
 }
 END_TEST
 
+/* Path filters reach the struct and the digest; a recipe without them keeps its old digest. */
+START_TEST(path_filters_in_digest)
+{
+	static const char *const with[] = {
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; "
+		"path_exclude = [ \"/usr/share/doc/*\" ]; };\n",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; "
+		"path_exclude = [ \"/usr/share/doc/*\" ]; path_include = \"/usr/share/doc/*/c\"; };\n",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; "
+		"minimize = true; };\n",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; "
+		"minimize = true; locales = [ \"en\" ]; };\n",
+	};
+	char digests[5][65];
+	struct recipe r;
+	struct buf b = { 0 };
+	size_t i, j;
+
+	ck_assert_int_eq(recipe_load(&r, write_recipe(MINIMAL)), 0);
+	ck_assert_int_eq(r.minimize, 0);
+	recipe_format(&r, &b);
+	ck_assert_ptr_null(strstr(b.p, "path_"));
+	ck_assert_ptr_null(strstr(b.p, "minimize"));
+	memcpy(digests[0], r.digest, 65);
+	recipe_release(&r);
+	buf_release(&b);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(recipe_load(&r, write_recipe(with[i])), 0);
+		memcpy(digests[i + 1], r.digest, 65);
+		if (i == 1) {
+			ck_assert_uint_eq(r.path_include.n, 1);
+			ck_assert_str_eq(r.path_include.v[0], "/usr/share/doc/*/c");
+		}
+		if (i == 3)
+			ck_assert_str_eq(r.locales.v[0], "en");
+		recipe_release(&r);
+	}
+	for (i = 0; i < 5; i++)
+		for (j = i + 1; j < 5; j++)
+			ck_assert_str_ne(digests[i], digests[j]);
+}
+END_TEST
+
 Suite *recipe_suite(void)
 {
 	Suite *s = suite_create("recipe");
@@ -151,6 +194,7 @@ Suite *recipe_suite(void)
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, errors_are_recipe_errors);
 	tcase_add_test(tc, digest_ignores_location_not_content);
+	tcase_add_test(tc, path_filters_in_digest);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -193,11 +193,10 @@ static int declared_licenses(const struct plan *p, const char *root, char **lic,
 			lic[i] = dep5_expression(text.p, text.len, origin, refs);
 		else if (ret != -MKI_E_INTERRUPTED)
 			log_debug("%s: %s: licence NOASSERTION", origin, readfile_why(ret, NULL));
-		n += lic[i] != NULL;
 		free(origin);
 		if (ret == -MKI_E_INTERRUPTED)
 			break;
-		ret = 0;
+		n += lic[i] != NULL;
 	}
 	if (rootfd >= 0) {
 		close(rootfd);
@@ -205,7 +204,7 @@ static int declared_licenses(const struct plan *p, const char *root, char **lic,
 			 p->n);
 	}
 	buf_release(&text);
-	return ret;
+	return ret == -MKI_E_INTERRUPTED ? ret : 0;
 }
 
 /* hasExtractedLicensingInfos: the text of every LicenseRef the packages' licences use. */
@@ -215,7 +214,7 @@ static void extracted(struct buf *b, const struct dep5_refs *refs)
 
 	if (!refs->n)
 		return;
-	buf_adds(b, "\n  ],\n  \"hasExtractedLicensingInfos\": [");
+	buf_adds(b, "  \"hasExtractedLicensingInfos\": [");
 	for (i = 0; i < refs->n; i++) {
 		const struct dep5_ref *r = &refs->v[i];
 
@@ -234,6 +233,7 @@ static void extracted(struct buf *b, const struct dep5_refs *refs)
 		json_str(b, r->text);
 		buf_adds(b, " }");
 	}
+	buf_adds(b, "\n  ],\n");
 }
 
 int sbom_write(const struct plan *p, const struct recipe *r, const char *root,
@@ -252,8 +252,9 @@ int sbom_write(const struct plan *p, const struct recipe *r, const char *root,
 		buf_adds(&b, ",\n");
 		package(&b, &p->v[i], i, r->suite, lic[i]);
 	}
+	buf_adds(&b, "\n  ],\n");
 	extracted(&b, &refs);
-	buf_adds(&b, "\n  ],\n  \"relationships\": [\n    { \"spdxElementId\": \"SPDXRef-DOCUMENT\", "
+	buf_adds(&b, "  \"relationships\": [\n    { \"spdxElementId\": \"SPDXRef-DOCUMENT\", "
 		     "\"relationshipType\": \"DESCRIBES\", \"relatedSpdxElement\": \"SPDXRef-Image\" }");
 	for (i = 0; i < p->n; i++) {
 		buf_adds(&b, ",\n    { \"spdxElementId\": \"SPDXRef-Image\", \"relationshipType\": "

@@ -1,6 +1,5 @@
 #include "dep5.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +15,11 @@
  * distinct licences); past them the file declares nothing rather than cost unbounded time.
  */
 #define MAX_PARAGRAPHS 4096
-#define MAX_TOKENS 256  /* words of one License line */
+#define MAX_TOKENS 256	/* words of one License line */
 #define MAX_LEAVES 8192 /* short names in all Files paragraphs together */
-#define MAX_TERMS 256   /* distinct terms of the result, distinct LicenseRefs of one file */
-#define MAX_REFS 4096   /* LicenseRefs of one document */
-#define MAX_ID 100      /* characters of a LicenseRef's idstring before any "-N" suffix */
+#define MAX_TERMS 256	/* distinct terms of the result, distinct LicenseRefs of one file */
+#define MAX_REFS 4096	/* LicenseRefs of one document */
+#define MAX_ID 100	/* characters of a LicenseRef's idstring before any "-N" suffix */
 
 /* ---- the copyright file: its License fields ---- */
 
@@ -37,16 +36,21 @@ struct copyright {
 	size_t n_alone, alloc_alone;
 };
 
-static void copyright_release(struct copyright *c)
+static void licenses_free(struct license *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < c->n_files; i++)
-		free(c->files[i].first), free(c->files[i].text);
-	for (i = 0; i < c->n_alone; i++)
-		free(c->alone[i].first), free(c->alone[i].text);
-	free(c->files);
-	free(c->alone);
+	for (i = 0; i < n; i++) {
+		free(v[i].first);
+		free(v[i].text);
+	}
+	free(v);
+}
+
+static void copyright_release(struct copyright *c)
+{
+	licenses_free(c->files, c->n_files);
+	licenses_free(c->alone, c->n_alone);
 }
 
 /* Debian's URL for the format, http or https, with or without the final '/'. */
@@ -72,14 +76,17 @@ static int is_format_1_0(const char *v)
 static char *license_text(const char *s)
 {
 	struct buf b = { 0 };
-	const char *nl;
 
-	for (; *s; s = nl ? nl + 1 : s + strlen(s)) {
-		nl = strchr(s, '\n');
-		if (!(nl ? nl - s == 1 && *s == '.' : !strcmp(s, ".")))
-			buf_add(&b, s, nl ? (size_t)(nl - s) : strlen(s));
-		if (nl)
-			buf_adds(&b, "\n");
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+
+		if (len != 1 || *s != '.')
+			buf_add(&b, s, len);
+		if (!nl)
+			break;
+		buf_adds(&b, "\n");
+		s = nl + 1;
 	}
 	return buf_detach(&b);
 }
@@ -180,26 +187,37 @@ struct token {
 	size_t len;
 };
 
+/* A node of one License line's tree; a leaf's strings point into the line. */
 struct node {
 	enum op op;
-	int l, r;         /* children of AND and OR */
-	const char *name; /* a leaf's short name, and its exception keywords (NULL: none) */
+	int l, r;	  /* children of AND and OR */
+	const char *name; /* a leaf's short name */
 	size_t name_len;
-	const char *exc;
+	const char *exc; /* its exception's keywords ("OpenSSL"), or NULL */
 	size_t exc_len;
 };
 
 struct expr {
-	struct token t[MAX_TOKENS];
-	size_t n, i;
+	struct token t[MAX_TOKENS]; /* the line's tokens */
+	size_t n, i;		    /* how many, the next one to parse */
 	struct node *nodes;
 	size_t n_nodes, alloc_nodes;
-	size_t *leaves; /* leaves of the whole file, for MAX_LEAVES */
 };
 
 static int word_is(const struct token *t, const char *w)
 {
 	return t->len == strlen(w) && !strncasecmp(t->s, w, t->len);
+}
+
+static enum tok classify(const struct token *t)
+{
+	if (t->len == 1 && *t->s == ',')
+		return T_COMMA;
+	if (word_is(t, "and"))
+		return T_AND;
+	if (word_is(t, "or"))
+		return T_OR;
+	return word_is(t, "with") ? T_WITH : T_NAME;
 }
 
 /* Split `s` into words and commas. -1 for too many or a character no short name has. */
@@ -218,8 +236,7 @@ static int tokenize(struct expr *x, const char *s)
 			return -1;
 		t->s = s;
 		t->len = n;
-		t->kind = *s == ',' ? T_COMMA : word_is(t, "and") ? T_AND : word_is(t, "or") ? T_OR
-			: word_is(t, "with") ? T_WITH : T_NAME;
+		t->kind = classify(t);
 		if (t->kind == T_NAME && (memchr(s, '(', n) || memchr(s, ')', n)))
 			return -1; /* not DEP-5 syntax: grouping is by comma */
 		x->n++;
@@ -260,8 +277,11 @@ static int parse_exception(struct expr *x, struct node *leaf)
 {
 	const struct token *first = NULL, *last = NULL, *t;
 
-	for (x->i++; (t = peek(x)) && t->kind == T_NAME && !word_is(t, "exception"); x->i++)
-		last = first ? t : (first = t);
+	for (x->i++; (t = peek(x)) && t->kind == T_NAME && !word_is(t, "exception"); x->i++) {
+		if (!first)
+			first = t;
+		last = t;
+	}
 	if (!t || !word_is(t, "exception") || !first)
 		return -1;
 	x->i++;
@@ -335,32 +355,58 @@ static int parse_line(struct expr *x, const char *line)
 static const struct spdx_name {
 	const char *family, *version, *id, *later;
 } spdx_names[] = {
-	{ "Apache", "", "Apache-1.0", NULL },	{ "Apache", "1", "Apache-1.0", NULL },
-	{ "Apache", "1.1", "Apache-1.1", NULL },	{ "Apache", "2", "Apache-2.0", NULL },
-	{ "Artistic", "", "Artistic-1.0", NULL },	{ "Artistic", "1", "Artistic-1.0", NULL },
-	{ "Artistic", "2", "Artistic-2.0", NULL },	{ "BSD-2-clause", "", "BSD-2-Clause", NULL },
-	{ "BSD-3-clause", "", "BSD-3-Clause", NULL }, { "BSD-4-clause", "", "BSD-4-Clause", NULL },
-	{ "ISC", "", "ISC", NULL },			{ "CC-BY", "1", "CC-BY-1.0", NULL },
-	{ "CC-BY", "2", "CC-BY-2.0", NULL },		{ "CC-BY", "2.5", "CC-BY-2.5", NULL },
-	{ "CC-BY", "3", "CC-BY-3.0", NULL },		{ "CC-BY", "4", "CC-BY-4.0", NULL },
-	{ "CC-BY-SA", "1", "CC-BY-SA-1.0", NULL },	{ "CC-BY-SA", "2", "CC-BY-SA-2.0", NULL },
-	{ "CC-BY-SA", "2.5", "CC-BY-SA-2.5", NULL },	{ "CC-BY-SA", "3", "CC-BY-SA-3.0", NULL },
-	{ "CC-BY-SA", "4", "CC-BY-SA-4.0", NULL },	{ "CC-BY-ND", "1", "CC-BY-ND-1.0", NULL },
-	{ "CC-BY-ND", "2", "CC-BY-ND-2.0", NULL },	{ "CC-BY-ND", "2.5", "CC-BY-ND-2.5", NULL },
-	{ "CC-BY-ND", "3", "CC-BY-ND-3.0", NULL },	{ "CC-BY-ND", "4", "CC-BY-ND-4.0", NULL },
-	{ "CC-BY-NC", "1", "CC-BY-NC-1.0", NULL },	{ "CC-BY-NC", "2", "CC-BY-NC-2.0", NULL },
-	{ "CC-BY-NC", "2.5", "CC-BY-NC-2.5", NULL },	{ "CC-BY-NC", "3", "CC-BY-NC-3.0", NULL },
-	{ "CC-BY-NC", "4", "CC-BY-NC-4.0", NULL },	{ "CC-BY-NC-SA", "1", "CC-BY-NC-SA-1.0", NULL },
-	{ "CC-BY-NC-SA", "2", "CC-BY-NC-SA-2.0", NULL }, { "CC-BY-NC-SA", "2.5", "CC-BY-NC-SA-2.5", NULL },
-	{ "CC-BY-NC-SA", "3", "CC-BY-NC-SA-3.0", NULL }, { "CC-BY-NC-SA", "4", "CC-BY-NC-SA-4.0", NULL },
-	{ "CC-BY-NC-ND", "1", "CC-BY-NC-ND-1.0", NULL }, { "CC-BY-NC-ND", "2", "CC-BY-NC-ND-2.0", NULL },
-	{ "CC-BY-NC-ND", "2.5", "CC-BY-NC-ND-2.5", NULL }, { "CC-BY-NC-ND", "3", "CC-BY-NC-ND-3.0", NULL },
-	{ "CC-BY-NC-ND", "4", "CC-BY-NC-ND-4.0", NULL }, { "CC0", "", "CC0-1.0", NULL },
-	{ "CC0", "1", "CC0-1.0", NULL },		{ "CDDL", "", "CDDL-1.0", NULL },
-	{ "CDDL", "1", "CDDL-1.0", NULL },		{ "CDDL", "1.1", "CDDL-1.1", NULL },
-	{ "CPL", "", "CPL-1.0", NULL },		{ "CPL", "1", "CPL-1.0", NULL },
-	{ "EFL", "", "EFL-1.0", NULL },		{ "EFL", "1", "EFL-1.0", NULL },
-	{ "EFL", "2", "EFL-2.0", NULL },		{ "Expat", "", "MIT", NULL },
+	{ "Apache", "", "Apache-1.0", NULL },
+	{ "Apache", "1", "Apache-1.0", NULL },
+	{ "Apache", "1.1", "Apache-1.1", NULL },
+	{ "Apache", "2", "Apache-2.0", NULL },
+	{ "Artistic", "", "Artistic-1.0", NULL },
+	{ "Artistic", "1", "Artistic-1.0", NULL },
+	{ "Artistic", "2", "Artistic-2.0", NULL },
+	{ "BSD-2-clause", "", "BSD-2-Clause", NULL },
+	{ "BSD-3-clause", "", "BSD-3-Clause", NULL },
+	{ "BSD-4-clause", "", "BSD-4-Clause", NULL },
+	{ "ISC", "", "ISC", NULL },
+	{ "CC-BY", "1", "CC-BY-1.0", NULL },
+	{ "CC-BY", "2", "CC-BY-2.0", NULL },
+	{ "CC-BY", "2.5", "CC-BY-2.5", NULL },
+	{ "CC-BY", "3", "CC-BY-3.0", NULL },
+	{ "CC-BY", "4", "CC-BY-4.0", NULL },
+	{ "CC-BY-SA", "1", "CC-BY-SA-1.0", NULL },
+	{ "CC-BY-SA", "2", "CC-BY-SA-2.0", NULL },
+	{ "CC-BY-SA", "2.5", "CC-BY-SA-2.5", NULL },
+	{ "CC-BY-SA", "3", "CC-BY-SA-3.0", NULL },
+	{ "CC-BY-SA", "4", "CC-BY-SA-4.0", NULL },
+	{ "CC-BY-ND", "1", "CC-BY-ND-1.0", NULL },
+	{ "CC-BY-ND", "2", "CC-BY-ND-2.0", NULL },
+	{ "CC-BY-ND", "2.5", "CC-BY-ND-2.5", NULL },
+	{ "CC-BY-ND", "3", "CC-BY-ND-3.0", NULL },
+	{ "CC-BY-ND", "4", "CC-BY-ND-4.0", NULL },
+	{ "CC-BY-NC", "1", "CC-BY-NC-1.0", NULL },
+	{ "CC-BY-NC", "2", "CC-BY-NC-2.0", NULL },
+	{ "CC-BY-NC", "2.5", "CC-BY-NC-2.5", NULL },
+	{ "CC-BY-NC", "3", "CC-BY-NC-3.0", NULL },
+	{ "CC-BY-NC", "4", "CC-BY-NC-4.0", NULL },
+	{ "CC-BY-NC-SA", "1", "CC-BY-NC-SA-1.0", NULL },
+	{ "CC-BY-NC-SA", "2", "CC-BY-NC-SA-2.0", NULL },
+	{ "CC-BY-NC-SA", "2.5", "CC-BY-NC-SA-2.5", NULL },
+	{ "CC-BY-NC-SA", "3", "CC-BY-NC-SA-3.0", NULL },
+	{ "CC-BY-NC-SA", "4", "CC-BY-NC-SA-4.0", NULL },
+	{ "CC-BY-NC-ND", "1", "CC-BY-NC-ND-1.0", NULL },
+	{ "CC-BY-NC-ND", "2", "CC-BY-NC-ND-2.0", NULL },
+	{ "CC-BY-NC-ND", "2.5", "CC-BY-NC-ND-2.5", NULL },
+	{ "CC-BY-NC-ND", "3", "CC-BY-NC-ND-3.0", NULL },
+	{ "CC-BY-NC-ND", "4", "CC-BY-NC-ND-4.0", NULL },
+	{ "CC0", "", "CC0-1.0", NULL },
+	{ "CC0", "1", "CC0-1.0", NULL },
+	{ "CDDL", "", "CDDL-1.0", NULL },
+	{ "CDDL", "1", "CDDL-1.0", NULL },
+	{ "CDDL", "1.1", "CDDL-1.1", NULL },
+	{ "CPL", "", "CPL-1.0", NULL },
+	{ "CPL", "1", "CPL-1.0", NULL },
+	{ "EFL", "", "EFL-1.0", NULL },
+	{ "EFL", "1", "EFL-1.0", NULL },
+	{ "EFL", "2", "EFL-2.0", NULL },
+	{ "Expat", "", "MIT", NULL },
 	{ "GPL", "", "GPL-1.0-only", "GPL-1.0-or-later" },
 	{ "GPL", "1", "GPL-1.0-only", "GPL-1.0-or-later" },
 	{ "GPL", "2", "GPL-2.0-only", "GPL-2.0-or-later" },
@@ -376,14 +422,22 @@ static const struct spdx_name {
 	{ "GFDL-NIV", "1.1", "GFDL-1.1-no-invariants-only", "GFDL-1.1-no-invariants-or-later" },
 	{ "GFDL-NIV", "1.2", "GFDL-1.2-no-invariants-only", "GFDL-1.2-no-invariants-or-later" },
 	{ "GFDL-NIV", "1.3", "GFDL-1.3-no-invariants-only", "GFDL-1.3-no-invariants-or-later" },
-	{ "LPPL", "1", "LPPL-1.0", NULL },		{ "LPPL", "1.1", "LPPL-1.1", NULL },
-	{ "LPPL", "1.2", "LPPL-1.2", NULL },		{ "LPPL", "1.3a", "LPPL-1.3a", NULL },
-	{ "LPPL", "1.3c", "LPPL-1.3c", NULL },	{ "MPL", "1", "MPL-1.0", NULL },
-	{ "MPL", "1.1", "MPL-1.1", NULL },		{ "MPL", "2", "MPL-2.0", NULL },
-	{ "Python", "", "Python-2.0", NULL },	{ "Python", "2", "Python-2.0", NULL },
-	{ "QPL", "", "QPL-1.0", NULL },		{ "QPL", "1", "QPL-1.0", NULL },
-	{ "W3C", "", "W3C", NULL },			{ "Zlib", "", "Zlib", NULL },
-	{ "Zope", "1.1", "ZPL-1.1", NULL },		{ "Zope", "2", "ZPL-2.0", NULL },
+	{ "LPPL", "1", "LPPL-1.0", NULL },
+	{ "LPPL", "1.1", "LPPL-1.1", NULL },
+	{ "LPPL", "1.2", "LPPL-1.2", NULL },
+	{ "LPPL", "1.3a", "LPPL-1.3a", NULL },
+	{ "LPPL", "1.3c", "LPPL-1.3c", NULL },
+	{ "MPL", "1", "MPL-1.0", NULL },
+	{ "MPL", "1.1", "MPL-1.1", NULL },
+	{ "MPL", "2", "MPL-2.0", NULL },
+	{ "Python", "", "Python-2.0", NULL },
+	{ "Python", "2", "Python-2.0", NULL },
+	{ "QPL", "", "QPL-1.0", NULL },
+	{ "QPL", "1", "QPL-1.0", NULL },
+	{ "W3C", "", "W3C", NULL },
+	{ "Zlib", "", "Zlib", NULL },
+	{ "Zope", "1.1", "ZPL-1.1", NULL },
+	{ "Zope", "2", "ZPL-2.0", NULL },
 	{ "Zope", "2.1", "ZPL-2.1", NULL },
 };
 
@@ -512,7 +566,7 @@ static int same_name(const char *a, const char *b)
 	}
 }
 
-/* The licence text for `key`: its stand-alone License paragraph, or a Files paragraph of it alone. */
+/* `key`'s licence text: its stand-alone License paragraph, or a Files paragraph of it alone. */
 static char *find_text(const struct render *rd, const char *key)
 {
 	const struct copyright *c = rd->c;
@@ -527,7 +581,8 @@ static char *find_text(const struct render *rd, const char *key)
 		if (c->files[i].text && same_name(c->files[i].first, key))
 			return xstrdup(c->files[i].text);
 	return xasprintf("The machine-readable copyright file names this licence '%s' without "
-			 "giving its text.", key);
+			 "giving its text.",
+			 key);
 }
 
 /* "LicenseRef-" and `name` with what SPDX ids cannot hold made '-' ("+" made "-plus-"). */
@@ -653,8 +708,8 @@ static char *items_join(struct items *it, enum op op, int *compound)
 	for (i = 0; i < it->n; i++) {
 		int paren = it->n > 1 && it->v[i].compound;
 
-		buf_addf(&b, "%s%s%s%s", i ? (op == OP_AND ? " AND " : " OR ") : "", paren ? "(" : "",
-			 it->v[i].s, paren ? ")" : "");
+		buf_addf(&b, "%s%s%s%s", i ? (op == OP_AND ? " AND " : " OR ") : "",
+			 paren ? "(" : "", it->v[i].s, paren ? ")" : "");
 		free(it->v[i].s);
 	}
 	free(it->v);
@@ -736,7 +791,7 @@ static const char *combine(struct render *rd, struct expr *x, struct items *all)
 char *dep5_expression(const char *data, size_t len, const char *origin, struct dep5_refs *refs)
 {
 	struct copyright c = { 0 };
-	struct render rd = { .c = &c, .origin = origin, .doc = refs };
+	struct render rd = {.c = &c, .origin = origin, .doc = refs};
 	struct expr *x = xcalloc(1, sizeof(*x));
 	struct items all = { 0 };
 	const char *why = load(&c, data, len, origin);

@@ -183,8 +183,8 @@ static int declared_licenses(const struct plan *p, const char *root, char **lic,
 	int rootfd = root ? open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1, ret = 0;
 
 	if (root && rootfd < 0)
-		log_warn("cannot open the staging tree '%s' to read the packages' licences: %s", root,
-			 strerror(errno));
+		log_warn("cannot open the staging tree '%s' to read the packages' licences: %s",
+			 root, strerror(errno));
 	for (i = 0; rootfd >= 0 && i < p->n; i++) {
 		char *origin = xasprintf("/usr/share/doc/%s/copyright", p->v[i].name);
 
@@ -200,8 +200,8 @@ static int declared_licenses(const struct plan *p, const char *root, char **lic,
 	}
 	if (rootfd >= 0) {
 		close(rootfd);
-		log_info("SBOM: licences declared for %zu of %zu packages (DEP-5 copyright files)", n,
-			 p->n);
+		log_info("SBOM: licences declared for %zu of %zu packages (DEP-5 copyright files)",
+			 n, p->n);
 	}
 	buf_release(&text);
 	return ret == -MKI_E_INTERRUPTED ? ret : 0;
@@ -210,6 +210,7 @@ static int declared_licenses(const struct plan *p, const char *root, char **lic,
 /* hasExtractedLicensingInfos: the text of every LicenseRef the packages' licences use. */
 static void extracted(struct buf *b, const struct dep5_refs *refs)
 {
+	char *comment;
 	size_t i;
 
 	if (!refs->n)
@@ -223,12 +224,10 @@ static void extracted(struct buf *b, const struct dep5_refs *refs)
 		buf_adds(b, ", \"name\": ");
 		json_str(b, r->name);
 		buf_adds(b, ",\n      \"comment\": ");
-		{
-			char *c = xasprintf("short name '%s' of the machine-readable copyright file %s",
-					    r->name, r->origin);
-			json_str(b, c);
-			free(c);
-		}
+		comment = xasprintf("short name '%s' of the machine-readable copyright file %s",
+				    r->name, r->origin);
+		json_str(b, comment);
+		free(comment);
 		buf_adds(b, ",\n      \"extractedText\": ");
 		json_str(b, r->text);
 		buf_adds(b, " }");

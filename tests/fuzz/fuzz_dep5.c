@@ -13,10 +13,12 @@
 
 static int idstring(const char *s, size_t n)
 {
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789.-+";
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-+", s[i]))
+		if (!s[i] || !strchr(chars, s[i]))
 			return 0;
 	return n > 0;
 }

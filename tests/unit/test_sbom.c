@@ -108,6 +108,7 @@ START_TEST(licenses_from_tree)
 	struct recipe r = { 0 };
 	char dir[] = "/tmp/mkimage-sbomtree-XXXXXX", file[128], cmd[256], *text;
 	char name[] = "board";
+	const char *noassertion = "\"licenseDeclared\": \"NOASSERTION\"";
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s/usr/share/doc", dir);
@@ -127,10 +128,10 @@ START_TEST(licenses_from_tree)
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"Zlib\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"LicenseRef-Beerware OR "
 					   "GPL-2.0-or-later\""));
-	ck_assert_ptr_nonnull(strstr(strstr(text, "\"libc6\""), "\"licenseDeclared\": \"NOASSERTION\""));
-	ck_assert_ptr_nonnull(strstr(strstr(text, "\"nodoc\""), "\"licenseDeclared\": \"NOASSERTION\""));
-	ck_assert_ptr_nonnull(strstr(text, "\"hasExtractedLicensingInfos\": [\n    { \"licenseId\": "
-					   "\"LicenseRef-Beerware\""));
+	ck_assert_ptr_nonnull(strstr(strstr(text, "\"libc6\""), noassertion));
+	ck_assert_ptr_nonnull(strstr(strstr(text, "\"nodoc\""), noassertion));
+	ck_assert_ptr_nonnull(strstr(text, "\"hasExtractedLicensingInfos\": [\n    { "
+					   "\"licenseId\": \"LicenseRef-Beerware\""));
 	ck_assert_ptr_nonnull(strstr(text, "wrote this file; caf\\ufffd."));
 	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", file);
 	ck_assert_int_eq(system(cmd), 0);

@@ -52,13 +52,15 @@ VerboseLog: 1
 C
 "$ACNG" -c "$A/conf" >"$A/stdout" 2>&1 &
 _PIDS="$_PIDS $!"
-for i in $(seq 1 100); do
-	python3 -c "import socket; socket.create_connection(('127.0.0.1', $ACNG_PORT), 1)" \
-		2>/dev/null && break
+listening() {
+	python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null
+}
+for _ in $(seq 1 100); do
+	listening "$ACNG_PORT" && break
 	sleep 0.1
 done
-python3 -c "import socket; socket.create_connection(('127.0.0.1', $ACNG_PORT), 1)" 2>/dev/null ||
-	fail "apt-cacher-ng does not listen on port $ACNG_PORT: $(cat "$A/stdout" "$A/log/apt-cacher.err")"
+listening "$ACNG_PORT" || fail "apt-cacher-ng does not listen on port $ACNG_PORT:" \
+	"$(cat "$A/stdout" "$A/log/apt-cacher.err")"
 ACNG_LOG=$A/log/apt-cacher.log
 
 unset https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY

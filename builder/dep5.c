@@ -581,8 +581,7 @@ static char *find_text(const struct render *rd, const char *key)
 		if (c->files[i].text && same_name(c->files[i].first, key))
 			return xstrdup(c->files[i].text);
 	return xasprintf("The machine-readable copyright file names this licence '%s' without "
-			 "giving its text.",
-			 key);
+			 "giving its text.", key);
 }
 
 /* "LicenseRef-" and `name` with what SPDX ids cannot hold made '-' ("+" made "-plus-"). */
@@ -791,7 +790,7 @@ static const char *combine(struct render *rd, struct expr *x, struct items *all)
 char *dep5_expression(const char *data, size_t len, const char *origin, struct dep5_refs *refs)
 {
 	struct copyright c = { 0 };
-	struct render rd = {.c = &c, .origin = origin, .doc = refs};
+	struct render rd = { .c = &c, .origin = origin, .doc = refs };
 	struct expr *x = xcalloc(1, sizeof(*x));
 	struct items all = { 0 };
 	const char *why = load(&c, data, len, origin);

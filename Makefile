@@ -135,7 +135,8 @@ deb: mkimage mkimage-exec
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
 	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev check gpg gpgv dpkg-dev apt-utils apt \
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
-	libclang-rt-14-dev git libcap2-bin file python3-jsonschema man-db groff-base lintian
+	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
+	man-db groff-base lintian apt-cacher-ng
 BENCH_DEPS := mmdebstrap time bc
 
 deps:

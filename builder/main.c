@@ -465,8 +465,8 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 		ret = resolve_write_lock(&b->plan, r, &b->indexes, o->st.lock_file);
 	base = strrchr(o->output, '/');
 	if (!ret)
-		ret = sbom_write(&b->plan, r, base ? base + 1 : o->output, b->rep.image_sha256,
-				 o->st.source_date_epoch, o->sbom_file);
+		ret = sbom_write(&b->plan, r, b->stage.root, base ? base + 1 : o->output,
+				 b->rep.image_sha256, o->st.source_date_epoch, o->sbom_file);
 	if (ret) {
 		log_error("cannot write the lock or SBOM beside '%s': %s", o->output,
 			  mki_strerror(ret));

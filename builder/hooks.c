@@ -23,6 +23,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "log.h"
+#include "overlay.h"
 #include "readfile.h"
 #include "sandbox.h"
 
@@ -561,6 +562,11 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	}
 	if (!ret)
 		ret = configure(&c);
+	if (!ret && r->n_overlays) {
+		overlay_report_free(s->overlays);
+		s->overlays = xcalloc(1, sizeof(*s->overlays));
+		ret = overlay_apply(r, s, rootfd, st->source_date_epoch, s->overlays);
+	}
 	if (!ret)
 		ret = run_hooks(&c);
 	ret2 = guards_remove(&c, rootfd);

@@ -420,6 +420,7 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.files_downloaded = b->fetch.files_downloaded;
 	b->rep.files_cached = b->fetch.files_cached;
 	b->rep.warnings = log_warning_count();
+	b->rep.overlays = b->stage.overlays;
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, o->report_file);
 	if (ret)

@@ -5,12 +5,15 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arch.h"
 #include "err.h"
 #include "hash.h"
 #include "log.h"
+#include "manifest.h"
+#include "overlay.h"
 #include "readfile.h"
 
 #define RECIPE_MAX (1u << 20) /* a recipe or an @include file */
@@ -24,7 +27,7 @@ struct ctx {
 /* The keys each group accepts; anything else is a typo and gets a "did you mean". */
 static const char *const top_keys[] = { "name", "architecture", "auxiliary_architectures", "suite",
 	"merged_usr", "sources", "packages", "hooks", "hook_timeout", "script_timeout", "image",
-	NULL };
+	"overlays", NULL };
 static const char *const source_keys[] = { "host", "uri", "suite", "components", "architectures",
 	"keyring", "trusted", NULL };
 static const char *const package_keys[] = { "base", "install", "exclude", "recommends",
@@ -32,6 +35,8 @@ static const char *const package_keys[] = { "base", "install", "exclude", "recom
 static const char *const hook_keys[] = { "name", "script", "where", "timeout", NULL };
 static const char *const image_keys[] = { "format", "output", "size", "margin", "label", "reserved",
 	"uuid", "hash_seed", "devices", NULL };
+static const char *const overlay_keys[] = { "source", "destination", "owner", "replace",
+	"devices", NULL };
 static const char *const device_keys[] = { "path", "type", "major", "minor", "mode", "uid", "gid",
 	NULL };
 
@@ -626,6 +631,107 @@ static int parse_device(struct ctx *c, const config_setting_t *g, struct recipe_
 	return ret;
 }
 
+/* "UID:GID", numeric: the ids the build's commands have (0-65535). */
+static int get_owner(struct ctx *c, const config_setting_t *g, struct recipe_overlay *o)
+{
+	const config_setting_t *s = config_setting_get_member(g, "owner");
+	char *v = NULL, *end = NULL;
+	unsigned long uid = 0, gid = 0;
+	int ret = get_str(c, g, "owner", &v);
+
+	if (ret || !v)
+		return ret;
+	errno = 0;
+	if (v[0] >= '0' && v[0] <= '9')
+		uid = strtoul(v, &end, 10);
+	if (end && *end == ':' && end[1] >= '0' && end[1] <= '9')
+		gid = strtoul(end + 1, &end, 10);
+	else
+		end = NULL;
+	if (!end || *end || errno || uid > 65535 || gid > 65535)
+		ret = fail(c, s, "'owner' must be numeric \"UID:GID\" with ids up to 65535 (such as "
+			   "\"0:0\"), not '%s'", v);
+	o->uid = (unsigned)uid;
+	o->gid = (unsigned)gid;
+	free(v);
+	return ret;
+}
+
+/* The source directory, relative to the recipe's; it must exist and be a directory. */
+static int get_overlay_source(struct ctx *c, const config_setting_t *g, struct recipe_overlay *o)
+{
+	const config_setting_t *s = config_setting_get_member(g, "source");
+	const char *p;
+	char *joined;
+	struct stat sb;
+	int ret = 0;
+
+	if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(c, s ? s : g, "an overlay needs 'source', a directory beside the recipe "
+			    "(string)");
+	p = config_setting_get_string(s);
+	joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", c->r->dir, p);
+	o->source = realpath(joined, NULL);
+	if (!o->source || stat(o->source, &sb) < 0)
+		ret = fail(c, s, "overlay source '%s' not found (looked at '%s'): %s", p, joined,
+			   strerror(errno));
+	else if (!S_ISDIR(sb.st_mode))
+		ret = fail(c, s, "overlay source '%s' is not a directory: name the directory whose "
+			   "tree is copied", p);
+	free(joined);
+	return ret;
+}
+
+static int parse_overlay(struct ctx *c, const config_setting_t *g, struct recipe_overlay *o)
+{
+	const config_setting_t *s = config_setting_get_member(g, "destination");
+	char *dest = NULL;
+	int ret;
+
+	o->line = config_setting_source_line(g);
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return fail(c, g, "each overlay must be a group: { source = \"overlay/x\"; "
+			    "destination = \"/\"; }");
+	ret = check_keys(c, g, overlay_keys, "an overlay");
+	if (!ret)
+		ret = get_overlay_source(c, g, o);
+	if (!ret)
+		ret = get_str(c, g, "destination", &dest);
+	if (!ret)
+		ret = get_owner(c, g, o);
+	if (!ret)
+		ret = get_bool(c, g, "replace", &o->replace);
+	if (!ret)
+		ret = get_bool(c, g, "devices", &o->devices);
+	if (!ret && (!dest || dest[0] != '/' || !(o->destination = manifest_normalize(dest))))
+		ret = fail(c, s ? s : g, "an overlay needs 'destination', an absolute path of the "
+			   "image without '..' (\"/\" for its root)");
+	free(dest);
+	if (!ret)
+		ret = overlay_check(o, c->file);
+	return ret;
+}
+
+static int parse_overlays(struct ctx *c, const config_setting_t *root)
+{
+	const config_setting_t *s = config_setting_get_member(root, "overlays");
+	struct recipe *r = c->r;
+	int i, ret;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(c, s, "'overlays' must be a list of groups: ( { ... }, { ... } )");
+	r->overlays = xcalloc((size_t)config_setting_length(s) + 1, sizeof(*r->overlays));
+	for (i = 0; i < config_setting_length(s); i++) {
+		r->n_overlays++;
+		ret = parse_overlay(c, config_setting_get_elem(s, (unsigned)i), &r->overlays[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* "../images/x.ext4" against the recipe's directory, without the ".." when the directory exists. */
 static char *resolve_output(const char *dir, const char *out)
 {
@@ -882,6 +988,31 @@ static void fmt_image(const struct recipe *r, struct buf *b, int digest)
 	buf_adds(b, "  );\n};\n");
 }
 
+/* Only when present: recipes without overlays keep their digest. */
+static void fmt_overlays(const struct recipe *r, struct buf *b, int digest)
+{
+	size_t i;
+
+	if (!r->n_overlays)
+		return;
+	buf_adds(b, "overlays = (\n");
+	for (i = 0; i < r->n_overlays; i++) {
+		const struct recipe_overlay *o = &r->overlays[i];
+
+		buf_adds(b, "  { source = ");
+		if (digest)
+			buf_addf(b, "\"sha256:%s\"", o->digest);
+		else
+			fmt_str(b, o->source);
+		buf_adds(b, "; destination = \"/");
+		buf_add_escaped(b, o->destination);
+		buf_addf(b, "\"; owner = \"%u:%u\"; replace = %s; devices = %s; }%s\n", o->uid,
+			 o->gid, o->replace ? "true" : "false", o->devices ? "true" : "false",
+			 i + 1 < r->n_overlays ? "," : "");
+	}
+	buf_adds(b, ");\n");
+}
+
 /*
  * The digest form names files by content ("sha256:...") and leaves out the output path, so the
  * digest - and every identifier derived from it - is the same wherever the checkout lives.
@@ -898,6 +1029,7 @@ static void fmt_recipe(const struct recipe *r, struct buf *b, int digest)
 	fmt_sources(r, b, digest);
 	fmt_packages(r, b, digest);
 	fmt_hooks(r, b, digest);
+	fmt_overlays(r, b, digest);
 	fmt_image(r, b, digest);
 }
 
@@ -938,6 +1070,8 @@ static int parse_all(struct ctx *c, const config_setting_t *root)
 		ret = parse_hooks(c, root);
 	if (!ret)
 		ret = parse_image(c, root);
+	if (!ret)
+		ret = parse_overlays(c, root);
 	return ret;
 }
 
@@ -1091,6 +1225,11 @@ void recipe_release(struct recipe *r)
 		free(r->hooks[i].name);
 		free(r->hooks[i].script);
 	}
+	for (i = 0; i < r->n_overlays; i++) {
+		free(r->overlays[i].source);
+		free(r->overlays[i].destination);
+	}
+	free(r->overlays);
 	for (i = 0; i < r->image.n_devices; i++)
 		free(r->image.devices[i].path);
 	free(r->image.devices);

@@ -49,6 +49,17 @@ struct recipe_device {
 	int line;
 };
 
+/* A directory beside the recipe copied into the tree after configuration (overlay.h). */
+struct recipe_overlay {
+	char *source;      /* absolute path of a directory */
+	char *destination; /* where its root lands in the tree, normalized: "" is "/" */
+	unsigned uid, gid; /* owner of everything it creates (default 0:0) */
+	int replace;       /* it may replace files that packages own */
+	int devices;       /* it may carry device nodes and FIFOs */
+	char digest[65];   /* sha256 of its listing and contents (overlay_check) */
+	int line;
+};
+
 struct recipe_image {
 	enum image_format format;
 	char *output;          /* NULL: images/NAME.ext4 (or .tar) under the current directory */
@@ -83,6 +94,8 @@ struct recipe {
 	size_t n_hooks;
 	unsigned hook_timeout;  /* default per hook, seconds */
 	unsigned script_timeout;/* per maintainer script, seconds; 0: only the configure guard */
+	struct recipe_overlay *overlays;
+	size_t n_overlays;
 	struct recipe_image image;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };

@@ -9,6 +9,8 @@
 
 #define REPORT_STAGES 7
 
+struct overlay_report;
+
 struct report {
 	const char *stage_names[REPORT_STAGES];
 	double stage_secs[REPORT_STAGES]; /* wall time per stage; < 0: not run */
@@ -19,6 +21,7 @@ struct report {
 	char image_sha256[65];
 	const char *image, *lock, *sbom;
 	unsigned warnings;
+	const struct overlay_report *overlays; /* NULL: the recipe has none */
 };
 
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */

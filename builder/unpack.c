@@ -32,6 +32,7 @@
 #include "hash.h"
 #include "limits.h"
 #include "log.h"
+#include "overlay.h"
 #include "pkgpath.h"
 #include "sandbox.h"
 #include "str.h"
@@ -1950,5 +1951,6 @@ void stage_release(struct stage *s)
 	free(s->manifest_file);
 	free(s->lint_file);
 	manifest_release(&s->manifest);
+	overlay_report_free(s->overlays);
 	memset(s, 0, sizeof(*s));
 }

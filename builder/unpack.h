@@ -7,11 +7,14 @@
 #include "recipe.h"
 #include "settings.h"
 
+struct overlay_report;
+
 struct stage {
 	char *root;               /* absolute path of the staging tree: <work_dir>/root */
 	char *manifest_file;      /* <work_dir>/manifest: the manifest as saved after unpacking */
 	char *lint_file;          /* <work_dir>/multiarch-lint: files outside triplet paths */
 	struct manifest manifest;
+	struct overlay_report *overlays; /* what the recipe's overlays wrote (overlay.h); or NULL */
 };
 
 /**

@@ -22,6 +22,7 @@
 #include "beneath.h"
 #include "err.h"
 #include "fsutil.h"
+#include "identity.h"
 #include "log.h"
 #include "overlay.h"
 #include "readfile.h"
@@ -562,6 +563,8 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	}
 	if (!ret)
 		ret = configure(&c);
+	if (!ret)
+		ret = identity_write(r, rootfd, st->source_date_epoch);
 	if (!ret && r->n_overlays) {
 		overlay_report_free(s->overlays);
 		s->overlays = xcalloc(1, sizeof(*s->overlays));
@@ -574,6 +577,8 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 		ret = -MKI_E_HOOK;
 	if (!ret)
 		scrub_build_traces(rootfd);
+	if (!ret)
+		ret = identity_finish(r, rootfd, st->source_date_epoch);
 	if (!ret)
 		ret = hooks_reconcile(s, st->source_date_epoch, &ch);
 	if (!ret)

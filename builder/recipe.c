@@ -11,6 +11,7 @@
 #include "arch.h"
 #include "err.h"
 #include "hash.h"
+#include "identity.h"
 #include "log.h"
 #include "manifest.h"
 #include "overlay.h"
@@ -27,14 +28,14 @@ struct ctx {
 /* The keys each group accepts; anything else is a typo and gets a "did you mean". */
 static const char *const top_keys[] = { "name", "architecture", "auxiliary_architectures", "suite",
 	"merged_usr", "sources", "packages", "hooks", "hook_timeout", "script_timeout", "image",
-	"overlays", NULL };
+	"overlays", "hostname", "machine_id", NULL };
 static const char *const source_keys[] = { "host", "uri", "suite", "components", "architectures",
 	"keyring", "trusted", NULL };
 static const char *const package_keys[] = { "base", "install", "exclude", "recommends",
 	"allow_older", "local", NULL };
 static const char *const hook_keys[] = { "name", "script", "where", "timeout", NULL };
 static const char *const image_keys[] = { "format", "output", "size", "margin", "label", "reserved",
-	"uuid", "hash_seed", "devices", NULL };
+	"uuid", "hash_seed", "devices", "fstab", "export_boot", "kernel", NULL };
 static const char *const overlay_keys[] = { "source", "destination", "owner", "replace",
 	"devices", NULL };
 static const char *const device_keys[] = { "path", "type", "major", "minor", "mode", "uid", "gid",
@@ -313,6 +314,29 @@ static int parse_source(struct ctx *c, const config_setting_t *g, struct recipe_
 		log_warn("%s:%d: source '%s' is marked trusted: its indexes are NOT verified", c->file,
 			 src->line, src->uri ? src->uri : "host");
 	return 0;
+}
+
+/* hostname and machine_id: what the image says about the device it boots on. */
+static int parse_identity(struct ctx *c, const config_setting_t *root)
+{
+	char *mid = NULL;
+	int ret = get_str(c, root, "hostname", &c->r->hostname);
+
+	if (!ret && c->r->hostname && !identity_valid_hostname(c->r->hostname))
+		ret = fail(c, config_setting_get_member(root, "hostname"),
+			   "'hostname' must be letters, digits and '-' in dot-separated labels of at "
+			   "most 63 (64 in all), not starting or ending with '-'; not '%s'",
+			   c->r->hostname);
+	if (!ret)
+		ret = get_str(c, root, "machine_id", &mid);
+	if (!ret && mid && !strcmp(mid, "empty"))
+		c->r->machine_id = MACHINE_ID_EMPTY;
+	else if (!ret && mid && strcmp(mid, "uninitialized"))
+		ret = fail(c, config_setting_get_member(root, "machine_id"),
+			   "'machine_id' must be \"uninitialized\" (first boot semantics) or \"empty\" "
+			   "(read-only root), not '%s'", mid);
+	free(mid);
+	return ret;
 }
 
 static int parse_sources(struct ctx *c, const config_setting_t *root)
@@ -775,6 +799,20 @@ static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
 		ret = get_str(c, g, "hash_seed", &im->hash_seed);
 	if (!ret && fmt && !strcmp(fmt, "tar"))
 		im->format = IMAGE_TAR;
+	im->fstab = im->format == IMAGE_EXT4;
+	if (!ret)
+		ret = get_bool(c, g, "fstab", &im->fstab);
+	if (!ret)
+		ret = get_bool(c, g, "export_boot", &im->export_boot);
+	if (!ret)
+		ret = get_str(c, g, "kernel", &im->kernel);
+	if (!ret && im->kernel && (!im->kernel[0] || strchr(im->kernel, '/')))
+		ret = fail(c, config_setting_get_member(g, "kernel"), "'kernel' is a kernel release "
+			   "as in /boot/vmlinuz-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'",
+			   im->kernel);
+	if (!ret && im->fstab && im->format == IMAGE_TAR)
+		ret = fail(c, config_setting_get_member(g, "fstab"),
+			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
 	else if (!ret && fmt && strcmp(fmt, "ext4"))
 		ret = fail(c, config_setting_get_member(g, "format"),
 			   "image 'format' must be \"ext4\" or \"tar\", not '%s'", fmt);
@@ -819,6 +857,8 @@ static int parse_image(struct ctx *c, const config_setting_t *root)
 			return ret;
 	}
 defaults:
+	if (!g)
+		im->fstab = 1;
 	if (!im->label)
 		im->label = xstrdup("rootfs");
 	return 0;
@@ -975,6 +1015,15 @@ static void fmt_image(const struct recipe *r, struct buf *b, int digest)
 		fmt_str(b, im->hash_seed);
 		buf_adds(b, ";\n");
 	}
+	if (im->fstab != (im->format == IMAGE_EXT4)) /* only when not the default: same digest */
+		buf_addf(b, "  fstab = %s;\n", im->fstab ? "true" : "false");
+	if (im->export_boot)
+		buf_adds(b, "  export_boot = true;\n");
+	if (im->kernel) {
+		buf_adds(b, "  kernel = ");
+		fmt_str(b, im->kernel);
+		buf_adds(b, ";\n");
+	}
 	buf_adds(b, "  devices = (\n");
 	for (i = 0; i < im->n_devices; i++) {
 		const struct recipe_device *d = &im->devices[i];
@@ -1030,6 +1079,13 @@ static void fmt_recipe(const struct recipe *r, struct buf *b, int digest)
 	fmt_packages(r, b, digest);
 	fmt_hooks(r, b, digest);
 	fmt_overlays(r, b, digest);
+	if (r->hostname) {
+		buf_adds(b, "hostname = ");
+		fmt_str(b, r->hostname);
+		buf_adds(b, ";\n");
+	}
+	if (r->machine_id == MACHINE_ID_EMPTY)
+		buf_adds(b, "machine_id = \"empty\";\n");
 	fmt_image(r, b, digest);
 }
 
@@ -1072,6 +1128,8 @@ static int parse_all(struct ctx *c, const config_setting_t *root)
 		ret = parse_image(c, root);
 	if (!ret)
 		ret = parse_overlays(c, root);
+	if (!ret)
+		ret = parse_identity(c, root);
 	return ret;
 }
 
@@ -1230,6 +1288,7 @@ void recipe_release(struct recipe *r)
 		free(r->overlays[i].destination);
 	}
 	free(r->overlays);
+	free(r->hostname);
 	for (i = 0; i < r->image.n_devices; i++)
 		free(r->image.devices[i].path);
 	free(r->image.devices);
@@ -1237,6 +1296,7 @@ void recipe_release(struct recipe *r)
 	free(r->image.label);
 	free(r->image.uuid);
 	free(r->image.hash_seed);
+	free(r->image.kernel);
 	free(r->sources);
 	free(r->packages);
 	free(r->hooks);

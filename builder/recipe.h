@@ -71,7 +71,12 @@ struct recipe_image {
 	char *hash_seed;       /* NULL: derived from the lock digest */
 	struct recipe_device *devices;
 	size_t n_devices;
+	int fstab;             /* write /etc/fstab with the root by LABEL= (default: ext4) */
+	int export_boot;       /* kernel, initrd, device trees beside the image (bootexport.h) */
+	char *kernel;          /* which /boot/vmlinuz-VERSION to export; NULL: the only one */
 };
+
+enum machine_id_mode { MACHINE_ID_UNINITIALIZED, MACHINE_ID_EMPTY };
 
 struct recipe {
 	char *file;  /* as given */
@@ -96,6 +101,8 @@ struct recipe {
 	unsigned script_timeout;/* per maintainer script, seconds; 0: only the configure guard */
 	struct recipe_overlay *overlays;
 	size_t n_overlays;
+	char *hostname;         /* NULL: /etc/hostname is left alone */
+	enum machine_id_mode machine_id;
 	struct recipe_image image;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };

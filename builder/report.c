@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "bootexport.h"
 #include "fsutil.h"
 #include "json.h"
 #include "overlay.h"
@@ -58,6 +59,8 @@ int report_write(const struct report *rep, const struct plan *p, const struct re
 	buf_adds(&b, " },\n");
 	if (rep->overlays)
 		overlay_report_json(rep->overlays, &b);
+	if (rep->boot)
+		bootexport_json(rep->boot, &b);
 	buf_adds(&b, "  \"lock\": ");
 	json_str(&b, rep->lock);
 	buf_adds(&b, ",\n  \"sbom\": ");

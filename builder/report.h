@@ -10,6 +10,7 @@
 #define REPORT_STAGES 7
 
 struct overlay_report;
+struct bootexport;
 
 struct report {
 	const char *stage_names[REPORT_STAGES];
@@ -22,6 +23,7 @@ struct report {
 	const char *image, *lock, *sbom;
 	unsigned warnings;
 	const struct overlay_report *overlays; /* NULL: the recipe has none */
+	const struct bootexport *boot;         /* NULL: none exported */
 };
 
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */

@@ -773,6 +773,28 @@ static char *resolve_output(const char *dir, const char *out)
 	return res;
 }
 
+/* fstab (default: ext4 images only), export_boot and kernel; after the format is known. */
+static int parse_image_boot(struct ctx *c, const config_setting_t *g)
+{
+	struct recipe_image *im = &c->r->image;
+	int ret;
+
+	im->fstab = im->format == IMAGE_EXT4;
+	ret = get_bool(c, g, "fstab", &im->fstab);
+	if (!ret)
+		ret = get_bool(c, g, "export_boot", &im->export_boot);
+	if (!ret)
+		ret = get_str(c, g, "kernel", &im->kernel);
+	if (!ret && im->kernel && (!im->kernel[0] || strchr(im->kernel, '/')))
+		ret = fail(c, config_setting_get_member(g, "kernel"), "'kernel' is a kernel release "
+			   "as in /boot/vmlinuz-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'",
+			   im->kernel);
+	if (!ret && im->fstab && im->format == IMAGE_TAR)
+		ret = fail(c, config_setting_get_member(g, "fstab"),
+			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
+	return ret;
+}
+
 static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
 {
 	struct recipe_image *im = &c->r->image;
@@ -799,23 +821,11 @@ static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
 		ret = get_str(c, g, "hash_seed", &im->hash_seed);
 	if (!ret && fmt && !strcmp(fmt, "tar"))
 		im->format = IMAGE_TAR;
-	im->fstab = im->format == IMAGE_EXT4;
-	if (!ret)
-		ret = get_bool(c, g, "fstab", &im->fstab);
-	if (!ret)
-		ret = get_bool(c, g, "export_boot", &im->export_boot);
-	if (!ret)
-		ret = get_str(c, g, "kernel", &im->kernel);
-	if (!ret && im->kernel && (!im->kernel[0] || strchr(im->kernel, '/')))
-		ret = fail(c, config_setting_get_member(g, "kernel"), "'kernel' is a kernel release "
-			   "as in /boot/vmlinuz-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'",
-			   im->kernel);
-	if (!ret && im->fstab && im->format == IMAGE_TAR)
-		ret = fail(c, config_setting_get_member(g, "fstab"),
-			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
 	else if (!ret && fmt && strcmp(fmt, "ext4"))
 		ret = fail(c, config_setting_get_member(g, "format"),
 			   "image 'format' must be \"ext4\" or \"tar\", not '%s'", fmt);
+	if (!ret)
+		ret = parse_image_boot(c, g);
 	s = config_setting_get_member(g, "size");
 	if (!ret && size && strcmp(size, "auto") && recipe_parse_size(size, &im->size))
 		ret = fail(c, s, "image 'size' must be \"auto\" or a size like \"512M\" or \"2G\", not '%s'",

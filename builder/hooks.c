@@ -556,7 +556,9 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	}
 	c.rootfd = rootfd;
 	env_init(&c);
-	ret = setup_archs(&c);
+	ret = overlay_precheck(r, s, rootfd);
+	if (!ret)
+		ret = setup_archs(&c);
 	if (!ret && (ret = guards_install(&c, rootfd))) {
 		log_error("cannot install the build guards in '%s': %s", s->root, strerror(-ret));
 		ret = -MKI_E_SANDBOX;
@@ -565,11 +567,8 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 		ret = configure(&c);
 	if (!ret)
 		ret = identity_write(r, rootfd, st->source_date_epoch);
-	if (!ret && r->n_overlays) {
-		overlay_report_free(s->overlays);
-		s->overlays = xcalloc(1, sizeof(*s->overlays));
-		ret = overlay_apply(r, s, rootfd, st->source_date_epoch, s->overlays);
-	}
+	if (!ret)
+		ret = overlay_apply(r, s, rootfd, st->source_date_epoch);
 	if (!ret)
 		ret = run_hooks(&c);
 	ret2 = guards_remove(&c, rootfd);

@@ -15,8 +15,9 @@
  * check that each arch's libc runs; set up native tools from `twins` (accel.h; may be empty); install the guards (usr/sbin/policy-rc.d exiting 101,
  * start-stop-daemon replaced by a no-op); run `preinst install` of every package in plan order,
  * base-passwd first; run the target's `dpkg --configure -a` (triggers included) and require every
- * package "install ok installed" and `dpkg --audit` clean; run the hooks in recipe order; remove
- * the guards; reconcile `s->manifest` with the tree. A failing or hanging script or hook is
+ * package "install ok installed" and `dpkg --audit` clean; write the identity files and copy the
+ * overlays (identity.h, overlay.h; s->overlays gets the overlays' report); run the hooks in
+ * recipe order; remove the guards; reset /etc/machine-id; reconcile `s->manifest` with the tree. A failing or hanging script or hook is
  * -MKI_E_HOOK (logged with its name, status and last lines of output).
  */
 int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,

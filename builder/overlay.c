@@ -50,6 +50,7 @@ struct ctx {
 	char *root_path; /* the tree's root as the kernel names it (/proc/self/fd) */
 	int64_t sde;
 	struct overlay_result *res;
+	int dry; /* overlay_precheck(): check what can be checked, write nothing */
 };
 
 static int fail(const char *file, const struct recipe_overlay *o, const char *fmt, ...)
@@ -421,7 +422,7 @@ static int may_replace(const struct ctx *c, const char *path, const struct ov_en
 		return fail(c->r->file, c->o, "'%s' would replace '/%s' of package '%s': set "
 			    "'replace = true' in this overlay if that is intended", e->path, path,
 			    me->owners.v[0]);
-	if (me && me->owners.n)
+	if (me && me->owners.n && !c->dry)
 		strv_push_take(&c->res->replaced, xasprintf("/%s (%s)", path, me->owners.v[0]));
 	return 0;
 }
@@ -434,12 +435,19 @@ static int put_entry(const struct ctx *c, const char *rel, const struct ov_entry
 	struct stat old;
 	int dirfd = beneath_parent(c->rootfd, rel, &name), exists, ret;
 
+	if (dirfd < 0 && c->dry)
+		return 0; /* a directory the overlay creates: nothing there to clash with */
 	if (dirfd < 0)
 		return fail(c->r->file, c->o, "cannot reach the directory of '/%s' in the tree: %s",
 			    rel, strerror(-dirfd));
 	path = canonical(c, dirfd, name);
 	exists = !fstatat(dirfd, name, &old, AT_SYMLINK_NOFOLLOW);
 	ret = path ? may_replace(c, path, e, exists, &old) : -EXDEV;
+	if (c->dry) {
+		close(dirfd);
+		free(path);
+		return ret == -EXDEV ? 0 : ret;
+	}
 	if (!ret && (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode))) {
 		if (exists && unlinkat(dirfd, name, 0) < 0)
 			ret = -errno; /* the manifest's node is what the image gets */
@@ -475,6 +483,8 @@ static int put_dir(const struct ctx *c, const char *rel, const struct ov_entry *
 	if (fd != -ENOENT)
 		return fail(c->r->file, c->o, "'%s' is a directory, but '/%s' in the tree is not "
 			    "one (%s)", *e->path ? e->path : ".", rel, strerror(-fd));
+	if (c->dry)
+		return 0;
 	dirfd = beneath_parent(c->rootfd, rel, &name);
 	if (dirfd < 0)
 		return fail(c->r->file, c->o, "the directory holding '/%s' does not exist in the "
@@ -525,25 +535,50 @@ static int apply_one(struct ctx *c)
 	return ret;
 }
 
-int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde,
-		  struct overlay_report *rep)
+/* The tree's root as the kernel names it, which canonical() strips from resolved directories. */
+static int ctx_init(struct ctx *c)
 {
-	struct ctx c = { .r = r, .s = s, .rootfd = rootfd, .sde = sde };
 	char link[64], root[PATH_MAX];
 	ssize_t n;
-	size_t i;
-	int ret = 0;
 
-	if (!r->n_overlays)
-		return 0;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", c->rootfd);
 	n = readlink(link, root, sizeof(root) - 1);
 	if (n <= 0) {
-		log_error("cannot name the staging tree '%s': %s", s->root, strerror(errno));
+		log_error("cannot name the staging tree '%s': %s", c->s->root, strerror(errno));
 		return -MKI_E_HOOK;
 	}
 	root[n] = 0;
-	c.root_path = xstrdup(strcmp(root, "/") ? root : "");
+	c->root_path = xstrdup(strcmp(root, "/") ? root : "");
+	return 0;
+}
+
+int overlay_precheck(const struct recipe *r, struct stage *s, int rootfd)
+{
+	struct ctx c = { .r = r, .s = s, .rootfd = rootfd, .sde = -1, .dry = 1 };
+	struct overlay_result scratch = { 0 };
+	size_t i;
+	int ret = r->n_overlays ? ctx_init(&c) : 0;
+
+	for (i = 0; !ret && i < r->n_overlays; i++) {
+		c.o = &r->overlays[i];
+		c.res = &scratch;
+		ret = apply_one(&c);
+	}
+	free(c.root_path);
+	return ret;
+}
+
+int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde)
+{
+	struct ctx c = { .r = r, .s = s, .rootfd = rootfd, .sde = sde };
+	struct overlay_report *rep;
+	size_t i;
+	int ret = r->n_overlays ? ctx_init(&c) : 0;
+
+	if (ret || !r->n_overlays)
+		return ret;
+	overlay_report_free(s->overlays);
+	rep = s->overlays = xcalloc(1, sizeof(*s->overlays));
 	rep->v = xcalloc(r->n_overlays, sizeof(*rep->v));
 	for (i = 0; !ret && i < r->n_overlays; i++) {
 		double t0 = log_now();
@@ -588,7 +623,7 @@ void overlay_report_json(const struct overlay_report *rep, struct buf *b)
 	buf_adds(b, rep->n ? "\n  ],\n" : "],\n");
 }
 
-void overlay_report_release(struct overlay_report *rep)
+static void report_release(struct overlay_report *rep)
 {
 	size_t i;
 
@@ -602,6 +637,6 @@ void overlay_report_free(struct overlay_report *rep)
 {
 	if (!rep)
 		return;
-	overlay_report_release(rep);
+	report_release(rep);
 	free(rep);
 }

@@ -59,15 +59,20 @@ int overlay_link_inside(const char *path, const char *target);
  * Refused, nothing more written: a file replacing a directory or, unless o->replace, a file a
  * package owns; a directory where the tree has something else; a missing destination parent.
  * These are recipe errors: logged with FILE:LINE, -MKI_E_RECIPE. I/O errors are -MKI_E_HOOK.
- * `rep` (released by the caller) gets one result per overlay.
+ * s->overlays (freed by stage_release()) gets one result per overlay; nothing without overlays.
  */
-int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde,
-		  struct overlay_report *rep);
+int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde);
+
+/**
+ * Before configuration: the refusals overlay_apply() would make against the unpacked tree of
+ * `s` (a package's file without `replace`, a directory replaced by a file or the reverse), so
+ * that a recipe error is said before minutes of maintainer scripts. Writes nothing; 0 or the
+ * same logged -MKI_E_RECIPE.
+ */
+int overlay_precheck(const struct recipe *r, struct stage *s, int rootfd);
 
 /** Append `"overlays": [ ... ],` (one line per overlay, two-space indent) to `b`. */
 void overlay_report_json(const struct overlay_report *rep, struct buf *b);
-/** Free the contents of `rep`. */
-void overlay_report_release(struct overlay_report *rep);
 /** Free the contents of `rep` and `rep` itself (NULL: nothing). */
 void overlay_report_free(struct overlay_report *rep);
 

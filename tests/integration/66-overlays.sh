@@ -112,7 +112,7 @@ d2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recipe_sha
 printf 'app=1\n' >"$R/overlay/etc/app/app.conf"
 touch -d @4000000000 "$R/overlay/etc/app/app.conf"
 
-# --- refusals: FILE:LINE, exit 2 ------------------------------------------------------------
+# --- refusals: FILE:LINE, exit 2 (a clash with the packages' files before configuring) ------------------------------------------------------------
 refuse() { # NAME OVERLAYS PATTERN
 	recipe "$R/bad-$1.cfg" "$2"
 	TMPDIR=$T/tmp expect_fail 2 "$3" "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/bad.ext4" \
@@ -149,10 +149,13 @@ mkdir -p "$R/clash/etc"
 printf 'mine\n' >"$R/clash/etc/vendor.conf"
 refuse package '  { source = "clash"; destination = "/"; }' \
 	"bad-package.cfg:[0-9]+: overlay '.*/clash': 'etc/vendor.conf' would replace '/etc/vendor.conf' of package 'vendor-conf': set 'replace = true'"
+grep -q "dpkg --configure -a:" "$T/err" && fail "package: refused only after configuring"
 mkdir -p "$R/ondir/usr/share"
 printf 'x\n' >"$R/ondir/usr/share/vendor"
 refuse ondir '  { source = "ondir"; destination = "/"; }' \
 	"'usr/share/vendor' would replace the directory '/usr/share/vendor' of the tree"
+# Both are seen in the unpacked tree: said before the packages are configured, not after.
+grep -q "dpkg --configure -a:" "$T/err" && fail "ondir: refused only after configuring"
 refuse noparent '  { source = "app"; destination = "/nonexistent/app"; }' \
 	"the directory holding '/nonexistent/app' does not exist in the tree"
 

@@ -35,6 +35,14 @@ static void sub(const char *base, const char *rel)
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 }
 
+static const char *path_in(const char *base, const char *rel)
+{
+	static char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	return path;
+}
+
 static void setup(void)
 {
 	char path[256];
@@ -130,7 +138,7 @@ START_TEST(apply)
 	struct recipe_overlay o = overlay();
 	struct recipe r = { .file = recipe_file, .overlays = &o, .n_overlays = 1 };
 	struct stage s = { .root = tree };
-	struct overlay_report rep = { 0 };
+	struct overlay_report *rep;
 	struct manifest_entry *e;
 	char buf[16] = "";
 	int rootfd = open(tree, O_PATH | O_DIRECTORY), fd;
@@ -141,16 +149,19 @@ START_TEST(apply)
 	strv_push(&e->owners, "vendor");
 	put(src, "etc/owned", "overlay\n", 0600);
 	ck_assert_int_eq(overlay_check(&o, "r.cfg"), 0);
-	ck_assert_int_eq(overlay_apply(&r, &s, rootfd, 100, &rep), -MKI_E_RECIPE);
-	overlay_report_release(&rep);
+	ck_assert_int_eq(overlay_precheck(&r, &s, rootfd), -MKI_E_RECIPE);
+	ck_assert_int_eq(access(path_in(tree, "etc/app.conf"), F_OK), -1); /* nothing written */
+	ck_assert_int_eq(overlay_apply(&r, &s, rootfd, 100), -MKI_E_RECIPE);
 
 	o.replace = 1;
-	ck_assert_int_eq(overlay_apply(&r, &s, rootfd, 100, &rep), 0);
-	ck_assert_int_eq(rep.n, 1);
-	ck_assert_int_eq(rep.v[0].files, 2);
-	ck_assert_int_eq(rep.v[0].links, 1);
-	ck_assert_int_eq(rep.v[0].replaced.n, 1);
-	ck_assert_str_eq(rep.v[0].replaced.v[0], "/etc/owned (vendor)");
+	ck_assert_int_eq(overlay_precheck(&r, &s, rootfd), 0);
+	ck_assert_int_eq(overlay_apply(&r, &s, rootfd, 100), 0);
+	rep = s.overlays;
+	ck_assert_int_eq(rep->n, 1);
+	ck_assert_int_eq(rep->v[0].files, 2);
+	ck_assert_int_eq(rep->v[0].links, 1);
+	ck_assert_int_eq(rep->v[0].replaced.n, 1);
+	ck_assert_str_eq(rep->v[0].replaced.v[0], "/etc/owned (vendor)");
 	e = manifest_get(&s.manifest, "etc/owned");
 	ck_assert_ptr_nonnull(e);
 	ck_assert_int_eq(e->mode, 0600);
@@ -164,7 +175,7 @@ START_TEST(apply)
 	fd = openat(open(tree, O_RDONLY | O_DIRECTORY), "etc/owned", O_RDONLY);
 	ck_assert_int_eq(read(fd, buf, sizeof(buf) - 1), 8);
 	ck_assert_str_eq(buf, "overlay\n");
-	overlay_report_release(&rep);
+	overlay_report_free(s.overlays);
 	manifest_release(&s.manifest);
 	close(rootfd);
 }

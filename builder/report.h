@@ -23,7 +23,7 @@ struct report {
 	const char *image, *lock, *sbom;
 	unsigned warnings;
 	const struct overlay_report *overlays; /* NULL: the recipe has none */
-	const struct bootexport *boot;         /* NULL: none exported */
+	const struct bootexport *boot;         /* image.export_boot; reported once committed */
 };
 
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */

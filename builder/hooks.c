@@ -17,7 +17,9 @@
 #include "configure.h"
 #include "err.h"
 #include "guards.h"
+#include "identity.h"
 #include "log.h"
+#include "overlay.h"
 #include "recipehooks.h"
 #include "reconcile.h"
 #include "target.h"
@@ -82,13 +84,15 @@ static int open_tree(const char *root)
 	return rootfd;
 }
 
-static int finish(struct stage *s, int rootfd, int64_t source_date_epoch)
+static int finish(struct stage *s, const struct recipe *r, int rootfd, int64_t source_date_epoch)
 {
 	struct reconcile_changes ch = { 0 };
 	int ret;
 
 	scrub_build_traces(rootfd);
-	ret = reconcile_manifest(s, source_date_epoch, &ch);
+	ret = identity_finish(r, rootfd, source_date_epoch);
+	if (!ret)
+		ret = reconcile_manifest(s, source_date_epoch, &ch);
 	if (!ret)
 		log_info("manifest reconciled: %zu new, %zu changed, %zu removed", ch.added,
 			 ch.changed, ch.removed);
@@ -105,7 +109,9 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	if (rootfd < 0)
 		return rootfd;
 	target_init(&t, s->root, rootfd, p, r, st);
-	ret = target_setup_archs(&t, &p->archs);
+	ret = overlay_precheck(r, s, rootfd);
+	if (!ret)
+		ret = target_setup_archs(&t, &p->archs);
 	if (!ret && (ret = guards_install(&g, rootfd))) {
 		log_error("cannot install the build guards in '%s': %s", s->root, strerror(-ret));
 		ret = -MKI_E_SANDBOX;
@@ -113,12 +119,16 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	if (!ret)
 		ret = configure(&t, p, twins, r, st);
 	if (!ret)
+		ret = identity_write(r, rootfd, st->source_date_epoch);
+	if (!ret)
+		ret = overlay_apply(r, s, rootfd, st->source_date_epoch);
+	if (!ret)
 		ret = recipehooks_run(&t, r);
 	ret2 = guards_remove(&g, rootfd, s->root);
 	if (!ret && ret2)
 		ret = -MKI_E_HOOK;
 	if (!ret)
-		ret = finish(s, rootfd, st->source_date_epoch);
+		ret = finish(s, r, rootfd, st->source_date_epoch);
 	close(rootfd);
 	target_release(&t);
 	return ret;

@@ -12,9 +12,11 @@
  * sandbox, which the caller has entered (sandbox_enter): register qemu for the plan's foreign
  * archs and check that each arch's libc runs; install the guards (guards.h); set up native tools
  * from `twins` (accel.h; may be empty) for the maintainer scripts; configure the packages
- * (configure.h); run the recipe's hooks (recipehooks.h); remove the guards; reconcile
- * `s->manifest` with the tree (reconcile.h). A failing or hanging script or hook is -MKI_E_HOOK
- * (logged with its name, status and last lines of output).
+ * (configure.h); write the identity files and copy the overlays (identity.h, overlay.h;
+ * s->overlays gets the overlays' report); run the recipe's hooks (recipehooks.h); remove the
+ * guards; reset /etc/machine-id; reconcile `s->manifest` with the tree (reconcile.h). A failing
+ * or hanging script or hook is -MKI_E_HOOK (logged with its name, status and last lines of
+ * output).
  */
 int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	      const struct recipe *r, const struct settings *st);

@@ -12,6 +12,7 @@
 
 #include "accel.h"
 #include "cachegc.h"
+#include "bootexport.h"
 #include "err.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -402,6 +403,7 @@ struct build {
 	struct stage stage;
 	struct fetch_stats fetch;
 	struct report rep;
+	struct bootexport boot; /* image.export_boot */
 	double t0;
 };
 
@@ -480,6 +482,8 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.files_cached = b->fetch.files_cached;
 	b->rep.filtered = b->stage.filtered;
 	b->rep.warnings = log_warning_count();
+	b->rep.overlays = b->stage.overlays;
+	b->rep.boot = &b->boot;
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, o->report_file);
 	if (ret)
@@ -624,9 +628,14 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	ip.output = o->output;
 	ip.source_date_epoch = o->st.source_date_epoch;
 	plan_seed(r, &b->plan, ip.seed);
-	ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
+	if (r->image.export_boot)
+		ret = bootexport_prepare(&b->boot, &b->stage, r, o->output, o->st.source_date_epoch);
+	if (!ret)
+		ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
 	if (!ret && o->verify)
 		ret = verify_again(o, r, b, &ip);
+	if (!ret && r->image.export_boot)
+		ret = bootexport_commit(&b->boot);
 	if (!ret)
 		ret = write_outputs(o, r, b);
 	if (!ret)
@@ -636,6 +645,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 
 static void build_release(struct build *b)
 {
+	bootexport_release(&b->boot);
 	stage_release(&b->stage);
 	plan_release(&b->plan);
 	plan_release(&b->twins);

@@ -49,6 +49,17 @@ struct recipe_device {
 	int line;
 };
 
+/* A directory beside the recipe copied into the tree after configuration (overlay.h). */
+struct recipe_overlay {
+	char *source;      /* absolute path of a directory */
+	char *destination; /* where its root lands in the tree, normalized: "" is "/" */
+	unsigned uid, gid; /* owner of everything it creates (default 0:0) */
+	int replace;       /* it may replace files that packages own */
+	int devices;       /* it may carry device nodes and FIFOs */
+	char digest[65];   /* sha256 of its listing and contents (overlay_check) */
+	int line;
+};
+
 struct recipe_image {
 	enum image_format format;
 	char *output;          /* NULL: images/NAME.ext4 (or .tar) under the current directory */
@@ -60,7 +71,12 @@ struct recipe_image {
 	char *hash_seed;       /* NULL: derived from the lock digest */
 	struct recipe_device *devices;
 	size_t n_devices;
+	int fstab;             /* write /etc/fstab with the root by LABEL= (default: ext4) */
+	int export_boot;       /* kernel, initrd, device trees beside the image (bootexport.h) */
+	char *kernel;          /* which /boot/vmlinuz-VERSION to export; NULL: the only one */
 };
+
+enum machine_id_mode { MACHINE_ID_UNINITIALIZED, MACHINE_ID_EMPTY };
 
 struct recipe {
 	char *file;  /* as given */
@@ -86,6 +102,10 @@ struct recipe {
 	size_t n_hooks;
 	unsigned hook_timeout;  /* default per hook, seconds */
 	unsigned script_timeout;/* per maintainer script, seconds; 0: only the configure guard */
+	struct recipe_overlay *overlays;
+	size_t n_overlays;
+	char *hostname;         /* NULL: /etc/hostname is left alone */
+	enum machine_id_mode machine_id;
 	struct recipe_image image;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };

@@ -10,6 +10,9 @@
 
 #define REPORT_STAGES 7
 
+struct overlay_report;
+struct bootexport;
+
 struct report {
 	const char *stage_names[REPORT_STAGES];
 	double stage_secs[REPORT_STAGES]; /* wall time per stage; < 0: not run */
@@ -21,6 +24,8 @@ struct report {
 	char image_sha256[65];
 	const char *image, *lock, *sbom;
 	unsigned warnings;
+	const struct overlay_report *overlays; /* NULL: the recipe has none */
+	const struct bootexport *boot;         /* image.export_boot; reported once committed */
 };
 
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */

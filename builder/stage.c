@@ -13,6 +13,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "log.h"
+#include "overlay.h"
 #include "sandbox.h"
 #include "str.h"
 
@@ -22,6 +23,7 @@ void stage_release(struct stage *s)
 	free(s->manifest_file);
 	free(s->lint_file);
 	manifest_release(&s->manifest);
+	overlay_report_free(s->overlays);
 	memset(s, 0, sizeof(*s));
 }
 

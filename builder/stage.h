@@ -9,12 +9,15 @@
 #include "manifest.h"
 #include "pathfilter.h"
 
+struct overlay_report;
+
 struct stage {
 	char *root;               /* absolute path of the staging tree: <work_dir>/root */
 	char *manifest_file;      /* <work_dir>/manifest: the manifest as saved after unpacking */
 	char *lint_file;          /* <work_dir>/multiarch-lint: files outside triplet paths */
 	struct manifest manifest;
 	struct pathfilter_count filtered; /* what the recipe's path filters left out */
+	struct overlay_report *overlays;  /* what the recipe's overlays wrote (overlay.h); or NULL */
 };
 
 /** Free what `s` holds (the tree on disk stays) and zero it. */

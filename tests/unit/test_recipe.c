@@ -105,6 +105,13 @@ START_TEST(errors_are_recipe_errors)
 		" sources = ( { uri = \"http://127.0.0.1/\"; } );",
 		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; };"
 		" image = { devices = ( { path = \"/dev/x\"; type = \"char\"; mode = 600; } ); };",
+		MINIMAL "overlays = ( { source = \"missing\"; destination = \"/\"; } );",
+		MINIMAL "overlays = ( { source = \".\"; destination = \"/a/../b\"; } );",
+		MINIMAL "overlays = ( { source = \".\"; destination = \"/\"; owner = \"0\"; } );",
+		MINIMAL "hostname = \"a_b\";",
+		MINIMAL "machine_id = \"fixed\";",
+		MINIMAL "image = { format = \"tar\"; fstab = true; };",
+		MINIMAL "image = { kernel = \"\"; };",
 	};
 	struct recipe r;
 	size_t i;
@@ -115,6 +122,35 @@ START_TEST(errors_are_recipe_errors)
 		ck_assert_msg(recipe_load(&r, p) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
 		free(p);
 	}
+}
+END_TEST
+
+/* The appliance keys' defaults, and a recipe spelling them out keeps its digest. */
+START_TEST(appliance_defaults)
+{
+	struct recipe a, b;
+	char *p = write_recipe(MINIMAL);
+
+	ck_assert_int_eq(recipe_load(&a, p), 0);
+	ck_assert_int_eq(a.image.fstab, 1);
+	ck_assert_int_eq(a.image.export_boot, 0);
+	ck_assert_int_eq(a.machine_id, MACHINE_ID_UNINITIALIZED);
+	ck_assert_ptr_null(a.hostname);
+	ck_assert_int_eq(a.n_overlays, 0);
+	free(p);
+	p = write_recipe(MINIMAL "machine_id = \"uninitialized\"; image = { fstab = true; };");
+	ck_assert_int_eq(recipe_load(&b, p), 0);
+	ck_assert_str_eq(a.digest, b.digest);
+	recipe_release(&b);
+	free(p);
+	p = write_recipe(MINIMAL "hostname = \"board\"; image = { format = \"tar\"; };");
+	ck_assert_int_eq(recipe_load(&b, p), 0);
+	ck_assert_int_eq(b.image.fstab, 0);
+	ck_assert_str_eq(b.hostname, "board");
+	ck_assert_str_ne(a.digest, b.digest);
+	recipe_release(&a);
+	recipe_release(&b);
+	free(p);
 }
 END_TEST
 
@@ -195,6 +231,7 @@ Suite *recipe_suite(void)
 	tcase_add_test(tc, errors_are_recipe_errors);
 	tcase_add_test(tc, digest_ignores_location_not_content);
 	tcase_add_test(tc, path_filters_in_digest);
+	tcase_add_test(tc, appliance_defaults);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -56,14 +56,6 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 		struct fetch_stats *stats);
 
 /**
- * The URL of repository file `path` (a Packages "Filename:", e.g. "pool/main/b/busybox/
- * busybox_1:1.35.0-4_armhf.deb") under `base`, percent-encoding every byte of `path` except
- * unreserved characters and '/', as apt does (so ':' from epochs and '+' reach the server intact).
- * A new string.
- */
-char *fetch_url_join(const char *base, const char *path);
-
-/**
  * Make every plan entry with a url available locally: sets entry->path to the verified cache
  * object. Entries that already have a path (local .debs) are left alone. A .deb whose index
  * declares it larger than the 'deb-size' limit is refused before anything is downloaded

@@ -23,7 +23,7 @@ struct index_release {
 
 /*
  * One verified Packages file. Its "Filename:" values are relative to releases[release].src->uri:
- * build download URLs with fetch_url_join(src->uri, filename), which percent-encodes as apt does.
+ * build download URLs with url_join(src->uri, filename), which percent-encodes as apt does.
  */
 struct index_file {
 	size_t release;  /* index into releases */

@@ -35,7 +35,7 @@
 #include "debcontrol.h"
 #include "deb822.h"
 #include "err.h"
-#include "fetch.h"
+#include "url.h"
 #include "hash.h"
 #include "limits.h"
 #include "keyfpr.h"
@@ -1327,7 +1327,7 @@ static int fill_remote(const struct srcfile *sf, const struct deb822 *d, struct 
 	}
 	memcpy(e->sha256, sha, 65);
 	/* Filename is a path; "1%3a2.0" in it must reach the server as written (apt quotes too). */
-	e->url = fetch_url_join(sf->rel->src->uri, fn);
+	e->url = url_join(sf->rel->src->uri, fn);
 	return 0;
 }
 

@@ -160,7 +160,7 @@ static int fetch_fallback(struct indexes_ctx *c, const struct fetch_item *in)
 			release_items(&c->rels[i], &items[2 * n], &names);
 			which[n++] = i;
 		}
-	ret = n ? fetch_items(items, 2 * n, c->st, "release", NULL) : 0;
+	ret = n ? c->download(items, 2 * n, c->st, "release", NULL) : 0;
 	for (i = 0; i < n && !ret; i++)
 		ret = take_release(&c->rels[which[i]], &items[2 * i]);
 	strv_release(&names);
@@ -182,7 +182,7 @@ static int fetch_signed_files(struct indexes_ctx *c)
 		goto out;
 	for (i = 0; i < c->n; i++)
 		inrelease_item(&c->rels[i], &items[i], &names);
-	ret = fetch_items(items, c->n, c->st, "release", NULL);
+	ret = c->download(items, c->n, c->st, "release", NULL);
 	for (i = 0; i < c->n && !ret; i++)
 		if (!items[i].result)
 			take_inrelease(&c->rels[i], &items[i]);
@@ -218,7 +218,7 @@ static int fetch_wants(struct indexes_ctx *c, struct wants *w, int by_hash_retry
 							      !by_hash_retry };
 		idx[n++] = i;
 	}
-	ret = n ? fetch_items(items, n, c->st, "indexes", NULL) : 0;
+	ret = n ? c->download(items, n, c->st, "indexes", NULL) : 0;
 	for (i = 0; i < n; i++) {
 		w->v[idx[i]].item = items[i];
 		again |= items[i].result == -MKI_E_NOTFOUND;
@@ -327,9 +327,9 @@ static const char *native_tools_arch(const struct recipe *r, const struct settin
 }
 
 int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,
-		  const struct settings *st)
+		  const struct settings *st, fetch_items_fn *download)
 {
-	struct indexes_ctx c = { .st = st, .out = out, .n = s->n };
+	struct indexes_ctx c = { .st = st, .download = download, .out = out, .n = s->n };
 	struct wants w = { 0 };
 	size_t i;
 	int ret = 0;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fetch_item.h"
 #include "recipe.h"
 #include "settings.h"
 #include "sources.h"
@@ -48,9 +49,11 @@ struct indexes {
  * not st->ignore_valid_until), -MKI_E_SOURCE (suite, component or architecture not in the
  * Release), -MKI_E_PARSE (malformed Release), -MKI_E_INTEGRITY, -MKI_E_NETWORK, -MKI_E_NOTFOUND,
  * -MKI_E_OFFLINE (st->offline and not cached). `out` belongs to the caller (indexes_release).
+ * Every download goes through `download` (main.c passes fetch_items): the stage never calls the
+ * fetch stage itself.
  */
 int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,
-		  const struct settings *st);
+		  const struct settings *st, fetch_items_fn *download);
 void indexes_release(struct indexes *ix);
 
 /* --- exposed for unit tests ---------------------------------------------------------------- */

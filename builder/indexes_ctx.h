@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "fetch.h"
+#include "fetch_item.h"
 #include "indexes.h"
 #include "str.h"
 
@@ -45,6 +45,7 @@ struct rel {
 
 struct indexes_ctx {
 	const struct settings *st;
+	fetch_items_fn *download; /* fetch_items, from main.c */
 	const char *native_arch; /* the host's arch, fetched for native tools (accel.h); or NULL */
 	struct rel *rels;
 	size_t n;

@@ -531,8 +531,9 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	b->t0 = log_now();
 	ret = stop_after(o, ST_SOURCES, timed(b, ST_SOURCES, sources_load(&b->sources, r, &o->st)));
 	if (!ret)
-		ret = stop_after(o, ST_INDEXES, timed(b, ST_INDEXES,
-						      indexes_fetch(&b->indexes, &b->sources, r, &o->st)));
+		ret = stop_after(o, ST_INDEXES,
+				 timed(b, ST_INDEXES, indexes_fetch(&b->indexes, &b->sources, r,
+								    &o->st, fetch_items)));
 	if (!ret)
 		default_sde(o, &b->indexes);
 	if (!ret)

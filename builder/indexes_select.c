@@ -80,8 +80,8 @@ static const struct rel_entry *pick_file(const struct rel *r, const char *comp, 
  * What the signed Release declares is refused before anything is downloaded: a Packages file of
  * "several GiB" costs us nothing but this check.
  */
-static int check_declared(const struct indexes_ctx *c, const struct rel *r, const struct rel_entry *f,
-			  const struct rel_entry *plain)
+static int check_declared(const struct indexes_ctx *c, const struct rel *r,
+			  const struct rel_entry *f, const struct rel_entry *plain)
 {
 	const struct limits *lim = &c->st->limits;
 	const struct rel_entry *e = f;
@@ -102,7 +102,8 @@ static int check_declared(const struct indexes_ctx *c, const struct rel *r, cons
 	return -MKI_E_LIMIT_REPO;
 }
 
-static int add_want(struct indexes_ctx *c, struct wants *w, size_t ri, const char *comp, const char *arch)
+static int add_want(struct indexes_ctx *c, struct wants *w, size_t ri, const char *comp,
+		    const char *arch)
 {
 	const struct rel *r = &c->rels[ri];
 	const struct rel_entry *f = pick_file(r, comp, arch);

@@ -88,7 +88,8 @@ static int choose_group(struct resolve_ctx *c, const Id *ids, size_t n)
 	return 1; /* pinned version missing: reported by check_pins */
 }
 
-static void list_versions(const struct resolve_ctx *c, const char *name, const char *arch, struct buf *b)
+static void list_versions(const struct resolve_ctx *c, const char *name, const char *arch,
+			  struct buf *b)
 {
 	Pool *pool = c->pool;
 	Id nid = pool_str2id(c->pool, name, 0), p;

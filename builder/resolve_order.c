@@ -104,8 +104,8 @@ static size_t tarjan(const struct plan *pl, size_t *comp)
 
 /* Inside component `k`: the smallest ready member; in a cycle, one whose Pre-Depends are all
  * placed, then the fewest unplaced dependencies. */
-static size_t pick_member(const struct plan *pl, const struct node *nodes,
-			  const size_t *comp, size_t k)
+static size_t pick_member(const struct plan *pl, const struct node *nodes, const size_t *comp,
+			  size_t k)
 {
 	size_t i, best = (size_t)-1;
 
@@ -124,8 +124,8 @@ static size_t pick_member(const struct plan *pl, const struct node *nodes,
 }
 
 /* The ready component (no unplaced dependency outside it) with the smallest member key. */
-static size_t pick_comp(const struct plan *pl, const struct node *nodes,
-			const size_t *comp, const size_t *comp_waits)
+static size_t pick_comp(const struct plan *pl, const struct node *nodes, const size_t *comp,
+			const size_t *comp_waits)
 {
 	size_t i, best = (size_t)-1;
 

@@ -49,10 +49,8 @@ static int rel_init(struct indexes_ctx *c, struct rel *r, const struct source *s
 	r->base = xasprintf("%s/dists/%s", src->uri, src->suite);
 	r->cache_dir = xasprintf("%s/releases/%s", c->st->cache_dir, key);
 	r->work = xasprintf("%s/release-%zu", c->st->work_dir, i);
-	if (mkdir(r->work, 0755) && errno != EEXIST) {
-		log_error("cannot create '%s': %s", r->work, strerror(errno));
-		return -errno;
-	}
+	if (mkdir(r->work, 0755) && errno != EEXIST)
+		return log_errno(-errno, "cannot create '%s': %m", r->work);
 	return 0;
 }
 

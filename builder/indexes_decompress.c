@@ -105,10 +105,8 @@ static int decompress_into(const char *src, struct sink *k, uint64_t memlimit, u
 	unsigned char magic[6];
 	int in = open(src, O_RDONLY | O_CLOEXEC), ret;
 
-	if (in < 0) {
-		log_error("cannot open '%s': %s", src, strerror(errno));
-		return -errno;
-	}
+	if (in < 0)
+		return log_errno(-errno, "cannot open '%s': %m", src);
 	if (read(in, magic, sizeof(magic)) == sizeof(magic) && xz_is_xz(magic, sizeof(magic)) &&
 	    lseek(in, 0, SEEK_SET) == 0)
 		ret = xz_into(src, in, k, memlimit, memneed);
@@ -133,24 +131,22 @@ static int check_plain(const struct want *x, const char *hex, uint64_t total)
  * Decompression went past `max` (the Release's own size for the plain file, or the limit), or
  * its xz headers asked for `memneed` bytes of memory.
  */
-static int too_big(const struct indexes_ctx *c, const struct want *x, uint64_t max, uint64_t memneed)
+static int too_big(const struct indexes_ctx *c, const struct want *x, uint64_t max,
+		   uint64_t memneed)
 {
 	const struct limits *lim = &c->st->limits;
 
-	if (memneed) {
-		log_error("'%s' needs %llu MiB of memory to decompress (its xz dictionary), more than "
-			  "%s: refused before decompressing (%s)", x->url,
-			  (unsigned long long)(memneed >> 20),
-			  limits_format(LIMIT_XZ_MEMORY, limits_get(lim, LIMIT_XZ_MEMORY)).s,
-			  limits_hint(lim, LIMIT_XZ_MEMORY).s);
-		return -MKI_E_LIMIT_REPO;
-	}
-	if (x->plain && x->plain->size == max) {
-		log_error("'%s' decompresses to more than the %llu bytes the Release declares for "
-			  "'%s': the mirror is inconsistent or hostile; stopped there, nothing was "
-			  "cached", x->url, (unsigned long long)max, x->plain->path);
-		return -MKI_E_INTEGRITY;
-	}
+	if (memneed)
+		return log_errno(-MKI_E_LIMIT_REPO, "'%s' needs %llu MiB of memory to decompress "
+				 "(its xz dictionary), more than %s: refused before decompressing "
+				 "(%s)", x->url, (unsigned long long)(memneed >> 20),
+				 limits_format(LIMIT_XZ_MEMORY, limits_get(lim, LIMIT_XZ_MEMORY)).s,
+				 limits_hint(lim, LIMIT_XZ_MEMORY).s);
+	if (x->plain && x->plain->size == max)
+		return log_errno(-MKI_E_INTEGRITY, "'%s' decompresses to more than the %llu bytes "
+				 "the Release declares for '%s': the mirror is inconsistent or "
+				 "hostile; stopped there, nothing was cached", x->url,
+				 (unsigned long long)max, x->plain->path);
 	log_error("'%s' decompresses to more than %s (a decompression bomb?): stopped there, "
 		  "nothing was cached (%s)", x->url, limits_format(LIMIT_INDEX_UNPACKED, max).s,
 		  limits_hint(lim, LIMIT_INDEX_UNPACKED).s);
@@ -179,10 +175,9 @@ int indexes_decompress_want(const struct indexes_ctx *c, struct want *x)
 	int ret;
 
 	k.fd = cache_tmp_open(x->derived, &tmp);
-	if (k.fd < 0) {
-		log_error("cannot create a temp file for '%s': %s", x->derived, strerror(-k.fd));
-		return k.fd;
-	}
+	if (k.fd < 0)
+		return log_errno(k.fd, "cannot create a temp file for '%s': %s", x->derived,
+				 strerror(-k.fd));
 	if (x->plain && x->plain->size < k.max)
 		k.max = x->plain->size;
 	ret = hash_init(&h, HASH_SHA256);

@@ -161,16 +161,13 @@ static int check_dates(const struct indexes_ctx *c, const struct rel *r, const c
 	const struct release_info *ri = &r->info;
 	int64_t t;
 
-	if (ri->date && indexes_parse_date(ri->date, &t)) {
-		log_error("%s has a malformed Date '%s'", what, ri->date);
-		return -MKI_E_PARSE;
-	}
+	if (ri->date && indexes_parse_date(ri->date, &t))
+		return log_errno(-MKI_E_PARSE, "%s has a malformed Date '%s'", what, ri->date);
 	if (!ri->valid_until)
 		return 0;
-	if (indexes_parse_date(ri->valid_until, &t)) {
-		log_error("%s has a malformed Valid-Until '%s'", what, ri->valid_until);
-		return -MKI_E_PARSE;
-	}
+	if (indexes_parse_date(ri->valid_until, &t))
+		return log_errno(-MKI_E_PARSE, "%s has a malformed Valid-Until '%s'", what,
+				 ri->valid_until);
 	if (t >= (int64_t)time(NULL))
 		return 0;
 	if (c->st->ignore_valid_until) {
@@ -247,11 +244,10 @@ static int check_rollback(const struct indexes_ctx *c, const struct rel *r, cons
 
 	if (!r->fresh || cached_date(r, &before) || !before)
 		return 0;
-	if (!r->info.date || indexes_parse_date(r->info.date, &now)) {
-		log_error("%s has no Date, but the one verified before was dated: refused as a "
-			  "possible rollback (--allow-release-rollback to accept it)", what);
-		return -MKI_E_EXPIRED;
-	}
+	if (!r->info.date || indexes_parse_date(r->info.date, &now))
+		return log_errno(-MKI_E_EXPIRED, "%s has no Date, but the one verified before was "
+				 "dated: refused as a possible rollback (--allow-release-rollback "
+				 "to accept it)", what);
 	if (now >= before)
 		return 0;
 	if (c->st->allow_rollback) {
@@ -286,12 +282,11 @@ static int read_release_file(const struct indexes_ctx *c, const char *path, stru
 	const struct limits *lim = &c->st->limits;
 	int ret = read_file(path, (size_t)limits_get(lim, LIMIT_RELEASE_SIZE), raw);
 
-	if (ret == -EFBIG) {
-		log_error("'%s' is larger than %s: refused (%s)", path,
-			  limits_format(LIMIT_RELEASE_SIZE, limits_get(lim, LIMIT_RELEASE_SIZE)).s,
-			  limits_hint(lim, LIMIT_RELEASE_SIZE).s);
-		return -MKI_E_LIMIT_REPO;
-	}
+	if (ret == -EFBIG)
+		return log_errno(-MKI_E_LIMIT_REPO, "'%s' is larger than %s: refused (%s)", path,
+				 limits_format(LIMIT_RELEASE_SIZE,
+					       limits_get(lim, LIMIT_RELEASE_SIZE)).s,
+				 limits_hint(lim, LIMIT_RELEASE_SIZE).s);
 	if (ret)
 		log_error("cannot read '%s': %s", path, strerror(-ret));
 	return ret;

@@ -57,18 +57,15 @@ static int fill_remote(const struct srcfile *sf, const struct deb822 *d, struct 
 	const char *size = deb822_get(d, "Size");
 	char *end;
 
-	if (!fn || !sha || !size || !sha256_hex_valid(sha) || strstr(fn, "..") || fn[0] == '/') {
-		log_error("%s:%lu: '%s' lacks a valid Filename, Size or SHA256 field", d->file,
-			  d->stanza_line, e->name);
-		return -MKI_E_PARSE;
-	}
+	if (!fn || !sha || !size || !sha256_hex_valid(sha) || strstr(fn, "..") || fn[0] == '/')
+		return log_errno(-MKI_E_PARSE,
+				 "%s:%lu: '%s' lacks a valid Filename, Size or SHA256 field",
+				 d->file, d->stanza_line, e->name);
 	errno = 0;
 	e->size = strtoull(size, &end, 10);
-	if (errno || *end || end == size) {
-		log_error("%s:%lu: '%s' has an invalid Size '%s'", d->file, d->stanza_line, e->name,
-			  size);
-		return -MKI_E_PARSE;
-	}
+	if (errno || *end || end == size)
+		return log_errno(-MKI_E_PARSE, "%s:%lu: '%s' has an invalid Size '%s'", d->file,
+				 d->stanza_line, e->name, size);
 	memcpy(e->sha256, sha, 65);
 	/* Filename is a path; "1%3a2.0" in it must reach the server as written (apt quotes too). */
 	e->url = url_join(sf->rel->src->uri, fn);
@@ -80,14 +77,11 @@ static int fill_local(const struct srcfile *sf, struct plan_entry *e)
 	struct stat st;
 	int ret;
 
-	if (stat(sf->path, &st)) {
-		log_error("cannot read local package '%s': %s", sf->path, strerror(errno));
-		return -errno;
-	}
-	if ((ret = hash_file_hex(sf->path, HASH_SHA256, e->sha256))) {
-		log_error("cannot read local package '%s': %s", sf->path, strerror(-ret));
-		return ret;
-	}
+	if (stat(sf->path, &st))
+		return log_errno(-errno, "cannot read local package '%s': %m", sf->path);
+	if ((ret = hash_file_hex(sf->path, HASH_SHA256, e->sha256)))
+		return log_errno(ret, "cannot read local package '%s': %s", sf->path,
+				 strerror(-ret));
 	e->size = (uint64_t)st.st_size;
 	e->path = xstrdup(sf->path);
 	return 0;
@@ -121,10 +115,8 @@ static int read_entry(struct resolve_ctx *c, Id p, struct plan_entry *e)
 
 	ret = sf->rel ? deb822_open(&d, sf->path) : deb822_open_mem(&d, sf->path, sf->text,
 								     sf->text_len);
-	if (ret) {
-		log_error("cannot read index '%s' again: %s", sf->path, strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return log_errno(ret, "cannot read index '%s' again: %s", sf->path, strerror(-ret));
 	deb822_set_limits(&d, c->lim, sf->rel ? -MKI_E_LIMIT_REPO : -MKI_E_LIMIT_PKG);
 	ret = deb822_seek(&d, ref->offset, ref->line);
 	if (!ret && (ret = deb822_next(&d)) == 0)
@@ -140,7 +132,8 @@ static int read_entry(struct resolve_ctx *c, Id p, struct plan_entry *e)
 /* ---- order ------------------------------------------------------------------------------- */
 
 /* Entries' depends (plan indices) from the chosen set, Pre-Depends first; idx: solvable -> i+1. */
-static void collect_depends(struct resolve_ctx *c, struct plan *pl, const size_t *idx, const Id *ids)
+static void collect_depends(struct resolve_ctx *c, struct plan *pl, const size_t *idx,
+			    const Id *ids)
 {
 	Pool *pool = c->pool;
 	Id p2, pp, *dp;
@@ -181,7 +174,6 @@ static void collect_depends(struct resolve_ctx *c, struct plan *pl, const size_t
 		}
 	}
 }
-
 
 static int chosen_cmp(const void *a, const void *b, void *arg)
 {
@@ -368,11 +360,10 @@ static int open_lock(struct resolve_ctx *c, const struct settings *st)
 
 	if ((ret = lockfile_read(&c->lock, st->lock_file)))
 		return ret == -MKI_E_LOCK ? ret : -MKI_E_LOCK;
-	if (strcmp(c->lock.recipe, c->r->digest)) {
-		log_error("the recipe changed since '%s' was written (digest %.12s, lock %.12s): "
-			  "run 'mkimage --lock' again", st->lock_file, c->r->digest, c->lock.recipe);
-		return -MKI_E_LOCK;
-	}
+	if (strcmp(c->lock.recipe, c->r->digest))
+		return log_errno(-MKI_E_LOCK, "the recipe changed since '%s' was written (digest "
+				 "%.12s, lock %.12s): run 'mkimage --lock' again", st->lock_file,
+				 c->r->digest, c->lock.recipe);
 	c->locked = 1;
 	return 0;
 }
@@ -382,10 +373,9 @@ static int check_archs(const struct resolve_ctx *c)
 	size_t i;
 
 	for (i = 0; i < c->archs.n; i++)
-		if (!arch_find(c->archs.v[i])) {
-			log_error("unknown architecture '%s' in the recipe", c->archs.v[i]);
-			return -MKI_E_RESOLVE;
-		}
+		if (!arch_find(c->archs.v[i]))
+			return log_errno(-MKI_E_RESOLVE, "unknown architecture '%s' in the recipe",
+					 c->archs.v[i]);
 	return 0;
 }
 

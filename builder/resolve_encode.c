@@ -420,11 +420,10 @@ static int add_stanza(struct resolve_ctx *c, Repo *repo, uint32_t file, const st
 	ver = f[F_VERSION];
 	arch = f[F_ARCH];
 
-	if (!name || !ver || !arch || !valid_token(name) || !valid_token(ver) || !valid_token(arch)) {
-		log_error("%s:%lu: stanza lacks a valid Package, Version or Architecture", d->file,
-			  d->stanza_line);
-		return -MKI_E_PARSE;
-	}
+	if (!name || !ver || !arch || !valid_token(name) || !valid_token(ver) || !valid_token(arch))
+		return log_errno(-MKI_E_PARSE,
+				 "%s:%lu: stanza lacks a valid Package, Version or Architecture",
+				 d->file, d->stanza_line);
 	if (!strcmp(arch, "all") ? !take_all : !strv_contains(&c->archs, arch))
 		return 0;
 	if (file_arch && strcmp(arch, "all") && strcmp(arch, file_arch))
@@ -483,10 +482,8 @@ static int load_index(struct resolve_ctx *c, size_t i)
 	Repo *repo;
 	int ret, all = takes_all(c->ix, i, c->archs.v[0]);
 
-	if ((ret = deb822_open(&d, f->path))) {
-		log_error("cannot read index '%s': %s", f->path, strerror(-ret));
-		return ret;
-	}
+	if ((ret = deb822_open(&d, f->path)))
+		return log_errno(ret, "cannot read index '%s': %s", f->path, strerror(-ret));
 	deb822_set_limits(&d, c->lim, -MKI_E_LIMIT_REPO);
 	if (f->url)
 		deb822_set_name(&d, f->url);

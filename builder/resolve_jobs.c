@@ -37,7 +37,8 @@ static const char *closest_name(const struct resolve_ctx *c, const char *name)
 }
 
 /* Considered solvables named `nid` for `arch` (or all) into q; *elsewhere names another arch. */
-static void find_named(const struct resolve_ctx *c, Id nid, Id arch, Queue *q, const char **elsewhere)
+static void find_named(const struct resolve_ctx *c, Id nid, Id arch, Queue *q,
+		       const char **elsewhere)
 {
 	Pool *pool = c->pool;
 	Id p, pp;
@@ -78,7 +79,8 @@ static int str_cmp(const void *a, const void *b, void *arg)
  * A requested name no package has, only Provides: as apt, take its provider when there is one,
  * refuse to guess among several (`apt-get install awk`: "you should explicitly select one").
  */
-static int virtual_request(struct resolve_ctx *c, const struct recipe_package *rp, Id virt, const char *desc)
+static int virtual_request(struct resolve_ctx *c, const struct recipe_package *rp, Id virt,
+			   const char *desc)
 {
 	Pool *pool = c->pool;
 	struct strv names = { 0 };
@@ -122,10 +124,10 @@ static int request_one(struct resolve_ctx *c, const struct recipe_package *rp)
 		free(all);
 		return -MKI_E_RESOLVE;
 	}
-	if (strv_contains(&c->r->excludes, rp->name)) {
-		log_error("'%s' is both requested (recipe line %d) and excluded", rp->name, rp->line);
-		return -MKI_E_RESOLVE;
-	}
+	if (strv_contains(&c->r->excludes, rp->name))
+		return log_errno(-MKI_E_RESOLVE,
+				 "'%s' is both requested (recipe line %d) and excluded", rp->name,
+				 rp->line);
 	desc = xasprintf("%s%s%s%s%s", rp->name, rp->arch ? ":" : "", rp->arch ? rp->arch : "",
 			 rp->version ? "=" : "", rp->version ? rp->version : "");
 	queue_init(&q);
@@ -145,12 +147,10 @@ static int request_one(struct resolve_ctx *c, const struct recipe_package *rp)
 	free(desc);
 	if (added)
 		return added < 0 ? -MKI_E_RESOLVE : 0;
-	if (nid && elsewhere) {
-		log_error("'%s' is not available for %s (recipe line %d), only for other architectures "
-			  "such as %s: write '%s:%s'", rp->name, arch, rp->line, elsewhere, rp->name,
-			  elsewhere);
-		return -MKI_E_RESOLVE;
-	}
+	if (nid && elsewhere)
+		return log_errno(-MKI_E_RESOLVE, "'%s' is not available for %s (recipe line %d), "
+				 "only for other architectures such as %s: write '%s:%s'",
+				 rp->name, arch, rp->line, elsewhere, rp->name, elsewhere);
 	return unknown_package(c, rp);
 }
 

@@ -56,14 +56,6 @@ int indexes_fetch(struct indexes *out, const struct sources *s, const struct rec
 		  const struct settings *st, fetch_items_fn *download);
 void indexes_release(struct indexes *ix);
 
-/* --- exposed for unit tests ---------------------------------------------------------------- */
-
-/**
- * The signed text of a clearsigned message, dash-escaping undone. Refuses (returns -MKI_E_PARSE)
- * anything outside one BEGIN PGP SIGNED MESSAGE ... END PGP SIGNATURE block except whitespace.
- */
-int indexes_signed_text(const char *msg, size_t len, struct buf *out);
-
 /** Parse an RFC 2822 date of a Release file ("Sat, 10 Jun 2023 08:46:48 UTC") into `*t`. */
 int indexes_parse_date(const char *s, int64_t *t);
 

@@ -74,6 +74,12 @@ static inline char *rel_name(const struct rel *r)
 /* ---- indexes_parse.c: the text of a Release (pure) ---------------------------------------- */
 
 /**
+ * The signed text of a clearsigned message, dash-escaping undone. Refuses (returns -MKI_E_PARSE)
+ * anything outside one BEGIN PGP SIGNED MESSAGE ... END PGP SIGNATURE block except whitespace.
+ */
+int indexes_signed_text(const char *msg, size_t len, struct buf *out);
+
+/**
  * Parse the signed text of a Release (one deb822 stanza) into `ri`: the fields the stage reads
  * and the SHA256 list. 0 or -MKI_E_PARSE with `*bad_line` the 1-based line at fault.
  */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "accel_internal.h"
 #include "arch.h"
 #include "beneath.h"
 #include "deb.h"

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "err.h"
+#include "limits_internal.h"
 #include "log.h"
 
 #define KIB 1024ull

@@ -51,15 +51,6 @@ uint64_t limits_get(const struct limits *l, enum limit_id id);
  */
 int limits_set(struct limits *l, const char *spec);
 
-/** Parse VALUE for limit `id` into `*out` (>= 1). 0 or -MKI_E_USAGE; nothing logged. */
-int limits_parse_value(enum limit_id id, const char *s, uint64_t *out);
-
-/** The limit called `name`, or -1. */
-int limits_find(const char *name);
-
-/** The limit's name as --limit takes it ("deb-data"). */
-const char *limits_name(enum limit_id id);
-
 /** Append the --help lines (one per limit: name, default, what it bounds) to `out`. */
 void limits_help(struct buf *out);
 

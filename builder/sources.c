@@ -17,6 +17,7 @@
 #include "err.h"
 #include "log.h"
 #include "readfile.h"
+#include "sources_internal.h"
 
 #define MAX_SOURCES_FILE (1u << 20)
 

@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "limits.h"
+#include "limits_internal.h"
 #include "log.h"
 #include "str.h"
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "recipe_internal.h"
 #include "resolve.h"
 
 #define SHA "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

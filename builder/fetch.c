@@ -18,8 +18,8 @@
 #include "err.h"
 #include "fsutil.h"
 #include "hash.h"
-#include "limits.h"
 #include "log.h"
+#include "runlimits.h"
 #include "str.h"
 
 #define MAX_ATTEMPTS 4

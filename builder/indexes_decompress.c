@@ -14,8 +14,8 @@
 #include "fsutil.h"
 #include "hash.h"
 #include "indexes_ctx.h"
-#include "limits.h"
 #include "log.h"
+#include "runlimits.h"
 #include "xz.h"
 
 /* Where decompressed bytes go: hashed, bounded by `max`, written to `fd`. */

@@ -9,8 +9,8 @@
 
 #include "err.h"
 #include "indexes_ctx.h"
-#include "limits.h"
 #include "log.h"
+#include "runlimits.h"
 
 static void want_release(struct want *x)
 {

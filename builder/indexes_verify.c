@@ -15,10 +15,10 @@
 #include "err.h"
 #include "hash.h"
 #include "indexes_ctx.h"
-#include "limits.h"
 #include "log.h"
 #include "proc.h"
 #include "readfile.h"
+#include "runlimits.h"
 
 #define GPGV_TIMEOUT 120
 

@@ -15,9 +15,9 @@
 #include <solv/solver.h>
 
 #include "indexes.h"
-#include "limits.h"
 #include "lockfile.h"
 #include "recipe.h"
+#include "runlimits.h"
 #include "str.h"
 
 #define MAX_NAME 256 /* package names, versions and architectures we accept */

@@ -30,9 +30,9 @@
 #include "err.h"
 #include "fsutil.h"
 #include "hash.h"
-#include "limits.h"
 #include "log.h"
 #include "pkgpath.h"
+#include "runlimits.h"
 #include "sandbox.h"
 #include "str.h"
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "limits.h"
+#include "runlimits.h"
 
 /** The bounds of one step; a 0 field is no bound. */
 struct watchdog_opts {

@@ -1,8 +1,8 @@
 /* Limits: functions exported only for the unit tests (and test drivers); not part of the contract. */
-#ifndef MKI_LIMITS_INTERNAL_H
-#define MKI_LIMITS_INTERNAL_H
+#ifndef MKI_RUNLIMITS_INTERNAL_H
+#define MKI_RUNLIMITS_INTERNAL_H
 
-#include "limits.h"
+#include "runlimits.h"
 
 /** The limit called `name`, or -1. */
 int limits_find(const char *name);

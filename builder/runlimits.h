@@ -6,9 +6,12 @@
  * A hit limit is a refusal, never a truncation: the stage logs what, where, the limit's name and
  * value and how to raise it, and returns -MKI_E_LIMIT_REPO (index data, exit 3) or
  * -MKI_E_LIMIT_PKG (a package, exit 6).
+ *
+ * The file is runlimits.h, not limits.h, so that it never shadows the system <limits.h>; the
+ * module's names stay limits_* and struct limits.
  */
-#ifndef MKI_LIMITS_H
-#define MKI_LIMITS_H
+#ifndef MKI_RUNLIMITS_H
+#define MKI_RUNLIMITS_H
 
 #include <stdint.h>
 

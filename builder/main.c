@@ -323,6 +323,12 @@ static void print_plan(const struct plan *p)
 	}
 }
 
+/*
+ * A stage's positive result, beside 0 and the negative error codes: the build is complete before
+ * the image (--until, --plan, --lock); main() turns it into success.
+ */
+enum { BUILD_DONE = 1 };
+
 /* Stop between stages when a signal arrived or --until says so. */
 static int stop_after(const struct options *o, enum stage_id id, int ret)
 {
@@ -330,7 +336,7 @@ static int stop_after(const struct options *o, enum stage_id id, int ret)
 		return -MKI_E_INTERRUPTED;
 	if (!ret && o->until == id) {
 		log_info("stopped after stage '%s' (--until)", stage_names[id]);
-		return 1;
+		return BUILD_DONE;
 	}
 	return ret;
 }
@@ -382,13 +388,13 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 
 	if (!ret && o->plan) {
 		print_plan(&b->plan);
-		return 1;
+		return BUILD_DONE;
 	}
 	if (!ret && o->lock_only) {
 		ret = resolve_write_lock(&b->plan, r, &b->indexes, o->st.lock_file);
 		if (!ret)
 			log_info("lock written to '%s'", o->st.lock_file);
-		return ret ? ret : 1;
+		return ret ? ret : BUILD_DONE;
 	}
 	return ret;
 }
@@ -632,7 +638,7 @@ int main(int argc, char **argv)
 		ret = setup_settings(&o, &r);
 	if (!ret)
 		ret = build_image(&o, &r, &b);
-	if (ret == 1)
+	if (ret == BUILD_DONE)
 		ret = 0;
 	if (mki_interrupted())
 		ret = -MKI_E_INTERRUPTED;

@@ -66,6 +66,7 @@ struct wants {
 	size_t n, alloc;
 };
 
+/* "'URI' suite 'SUITE'" for messages; a new string. */
 static inline char *rel_name(const struct rel *r)
 {
 	return xasprintf("'%s' suite '%s'", r->src->uri, r->src->suite);

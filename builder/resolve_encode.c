@@ -11,11 +11,9 @@
  *             other-arch copies never conflict with it
  *   M-A same  provides N:#same = V and conflicts with N:#same != V: all copies share one version;
  *             a MULTIVERSION job lifts libsolv's one-package-per-name rule for them
- * Only the newest version per (name, arch) is considered (apt's candidate), unless pinned or the
- * recipe allows older versions. Packages' text is not kept: each solvable remembers where its
- * stanza is and the chosen ones are read again at the end.
+ * Packages' text is not kept: each solvable remembers where its stanza is (struct pkgref), and
+ * resolve.c reads the chosen ones again at the end.
  */
-
 #include <stdlib.h>
 #include <string.h>
 

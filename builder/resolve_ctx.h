@@ -27,12 +27,13 @@ enum { F_ESSENTIAL = 1, F_REQUIRED = 2, F_IMPORTANT = 4 };
 
 /* Where a solvable's stanza lives, and the little the request needs before the end. */
 struct pkgref {
-	uint32_t file;  /* index into ctx files */
+	uint32_t file;  /* index into resolve_ctx files */
 	uint32_t line;
 	off_t offset;
 	uint8_t ma, flags, valid;
 };
 
+/* A file solvables were read from: a Packages index or a local .deb. */
 struct srcfile {
 	char *path;       /* Packages file, or local .deb */
 	const struct index_release *rel; /* NULL for a local .deb */
@@ -40,6 +41,7 @@ struct srcfile {
 	size_t text_len;
 };
 
+/* One resolve_plan() call: the pool and what each step adds to it. */
 struct resolve_ctx {
 	Pool *pool;
 	Repo *local_repo;

@@ -106,11 +106,25 @@ static void fmt_existing(const struct resolve_ctx *c, Id dep, struct buf *b)
 		buf_adds(b, ")");
 }
 
+/* A job's rule: what the recipe asked for or excludes, as the user wrote it. */
+static void fmt_job_rule(const struct resolve_ctx *c, Solver *solv, Id rid, struct buf *b)
+{
+	Id what = 0, how = solver_rule2job(solv, rid, &what);
+	int job = solver_rule2jobidx(solv, rid);
+
+	if (job >= 0 && (size_t)job / 2 < c->job_what.n)
+		buf_addf(b, "%s '%s'",
+			 (how & SOLVER_JOBMASK) == SOLVER_LOCK ? "the recipe excludes"
+							       : "the recipe asks for",
+			 c->job_what.v[job / 2]);
+	else
+		buf_adds(b, "a request of the recipe");
+}
+
 static void fmt_rule(const struct resolve_ctx *c, Solver *solv, Id rid, struct buf *b)
 {
-	Id src = 0, tgt = 0, dep = 0, what = 0, how;
+	Id src = 0, tgt = 0, dep = 0;
 	SolverRuleinfo type = solver_ruleinfo(solv, rid, &src, &tgt, &dep);
-	int job;
 
 	switch (type) {
 	case SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP:
@@ -155,20 +169,10 @@ static void fmt_rule(const struct resolve_ctx *c, Solver *solv, Id rid, struct b
 	default:
 		break;
 	}
-	if ((type & SOLVER_RULE_TYPEMASK) == SOLVER_RULE_JOB) {
-		job = solver_rule2jobidx(solv, rid);
-		how = solver_rule2job(solv, rid, &what);
-		if (job >= 0 && (size_t)job / 2 < c->job_what.n)
-			buf_addf(b, "%s '%s'",
-				 (how & SOLVER_JOBMASK) == SOLVER_LOCK
-					 ? "the recipe excludes"
-					 : "the recipe asks for",
-				 c->job_what.v[job / 2]);
-		else
-			buf_adds(b, "a request of the recipe");
-		return;
-	}
-	buf_adds(b, solver_ruleinfo2str(solv, type, src, tgt, dep));
+	if ((type & SOLVER_RULE_TYPEMASK) == SOLVER_RULE_JOB)
+		fmt_job_rule(c, solv, rid, b);
+	else
+		buf_adds(b, solver_ruleinfo2str(solv, type, src, tgt, dep));
 }
 
 /* Where the predicate of a line "'name:arch=version' depends on ..." starts; NULL if none. */

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "limits.h"
 #include "manifest.h"
+#include "runlimits.h"
 
 /* One path or link target in data.tar (as PATH_MAX: not a resource limit, so not configurable). */
 #define DEB_PATH_MAX 4096

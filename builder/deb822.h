@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "limits.h"
+#include "runlimits.h"
 
 struct deb822_field {
 	const char *name;  /* as written (compare case-insensitively) */

@@ -19,8 +19,8 @@
 #include "err.h"
 #include "fsutil.h"
 #include "hash.h"
-#include "limits.h"
 #include "log.h"
+#include "runlimits.h"
 #include "str.h"
 
 #define MAX_ATTEMPTS 4
@@ -808,31 +808,6 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 out:
 	fetcher_release(&f);
 	return ret;
-}
-
-char *fetch_url_join(const char *base, const char *path)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	struct buf b = { 0 };
-	size_t n = strlen(base);
-
-	while (n && base[n - 1] == '/')
-		n--;
-	buf_add(&b, base, n);
-	buf_add(&b, "/", 1);
-	for (; *path; path++) {
-		unsigned char c = (unsigned char)*path;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    strchr("-._~/", c)) {
-			buf_add(&b, path, 1);
-		} else {
-			char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
-
-			buf_add(&b, esc, 3);
-		}
-	}
-	return buf_detach(&b);
 }
 
 static char *base_name(const char *url)

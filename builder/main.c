@@ -20,7 +20,6 @@
 #include "hooks.h"
 #include "image.h"
 #include "indexes.h"
-#include "limits.h"
 #include "lockdiff.h"
 #include "locksrc.h"
 #include "log.h"
@@ -28,6 +27,7 @@
 #include "recipe.h"
 #include "report.h"
 #include "resolve.h"
+#include "runlimits.h"
 #include "sandbox.h"
 #include "sbom.h"
 #include "settings.h"
@@ -383,6 +383,12 @@ static void print_plan(const struct plan *p)
 	}
 }
 
+/*
+ * A stage's positive result, beside 0 and the negative error codes: the build is complete before
+ * the image (--until, --plan, --lock); main() turns it into success.
+ */
+enum { BUILD_DONE = 1 };
+
 /* Stop between stages when a signal arrived or --until says so. */
 static int stop_after(const struct options *o, enum stage_id id, int ret)
 {
@@ -390,7 +396,7 @@ static int stop_after(const struct options *o, enum stage_id id, int ret)
 		return -MKI_E_INTERRUPTED;
 	if (!ret && o->until == id) {
 		log_info("stopped after stage '%s' (--until)", stage_names[id]);
-		return 1;
+		return BUILD_DONE;
 	}
 	return ret;
 }
@@ -443,13 +449,13 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 
 	if (!ret && o->plan) {
 		print_plan(&b->plan);
-		return 1;
+		return BUILD_DONE;
 	}
 	if (!ret && o->lock_only) {
 		ret = resolve_write_lock(&b->plan, r, &b->indexes, o->st.lock_file);
 		if (!ret)
 			log_info("lock written to '%s'", o->st.lock_file);
-		return ret ? ret : 1;
+		return ret ? ret : BUILD_DONE;
 	}
 	return ret;
 }
@@ -595,8 +601,9 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	b->t0 = log_now();
 	ret = stop_after(o, ST_SOURCES, timed(b, ST_SOURCES, sources_load(&b->sources, r, &o->st)));
 	if (!ret)
-		ret = stop_after(o, ST_INDEXES, timed(b, ST_INDEXES,
-						      indexes_fetch(&b->indexes, &b->sources, r, &o->st)));
+		ret = stop_after(o, ST_INDEXES,
+				 timed(b, ST_INDEXES, indexes_fetch(&b->indexes, &b->sources, r,
+								    &o->st, fetch_items)));
 	if (!ret)
 		default_sde(o, &b->indexes);
 	if (!ret)
@@ -707,7 +714,7 @@ int main(int argc, char **argv)
 		ret = setup_settings(&o, &r);
 	if (!ret)
 		ret = build_image(&o, &r, &b);
-	if (ret == 1)
+	if (ret == BUILD_DONE)
 		ret = 0;
 	if (mki_interrupted())
 		ret = -MKI_E_INTERRUPTED;

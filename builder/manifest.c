@@ -10,6 +10,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "log.h"
+#include "manifest_internal.h"
 
 static uint64_t fnv1a(const char *s)
 {

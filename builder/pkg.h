@@ -12,7 +12,7 @@
 
 #include "deb.h"
 #include "hash.h"
-#include "limits.h"
+#include "runlimits.h"
 #include "manifest.h"
 #include "pathfilter.h"
 #include "plan.h"

@@ -17,6 +17,7 @@
 #include "manifest.h"
 #include "overlay.h"
 #include "readfile.h"
+#include "recipe_internal.h"
 
 #define RECIPE_MAX (1u << 20) /* a recipe or an @include file */
 #define INCLUDE_DEPTH 8

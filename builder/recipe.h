@@ -115,19 +115,13 @@ struct recipe {
  * -MKI_E_RECIPE (also when the file cannot be read); `r` is then released.
  */
 int recipe_load(struct recipe *r, const char *path);
-/** As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths. */
-int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir);
 /** Free the contents of `r`. */
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */
 void recipe_format(const struct recipe *r, struct buf *out);
 /** All architectures: primary first, then auxiliaries. `out` is filled with copies. */
 void recipe_all_archs(const struct recipe *r, struct strv *out);
-/**
- * Parse "name[:arch][=version]" into `p` (strings allocated). Returns 0, or -MKI_E_RECIPE with a
- * reason in `*why` (static string).
- */
-int recipe_parse_package(const char *spec, struct recipe_package *p, const char **why);
+
 /** Parse "512M", "2G", "1048576" into bytes; 0 on success, -EINVAL otherwise. */
 int recipe_parse_size(const char *s, uint64_t *out);
 

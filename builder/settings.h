@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "limits.h"
+#include "runlimits.h"
 #include "str.h"
 
 struct cache_user;

@@ -37,10 +37,4 @@ struct sources {
 int sources_load(struct sources *out, const struct recipe *r, const struct settings *st);
 void sources_release(struct sources *s);
 
-/**
- * Decode every ASCII-armored OpenPGP block in `text` into `out` (binary packets, concatenated).
- * Returns 0, or -MKI_E_PARSE when no well-formed block is found.
- */
-int sources_dearmor(const char *text, struct buf *out);
-
 #endif

@@ -2,7 +2,7 @@
 #ifndef MKI_TARGET_H
 #define MKI_TARGET_H
 
-#include "limits.h"
+#include "runlimits.h"
 #include "plan.h"
 #include "recipe.h"
 #include "settings.h"

@@ -29,11 +29,12 @@
 #include "err.h"
 #include "fsutil.h"
 #include "hash.h"
-#include "limits.h"
 #include "log.h"
 #include "pathfilter.h"
 #include "pkg.h"
 #include "pkgpath.h"
+#include "runlimits.h"
+#include "sandbox.h"
 #include "str.h"
 #include "workpool.h"
 

@@ -8,6 +8,7 @@
 #include "err.h"
 #include "log.h"
 #include "recipe.h"
+#include "recipe_internal.h"
 
 static char dir[] = "/tmp/mkimage-recipe-XXXXXX";
 

@@ -157,11 +157,8 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-format:
-	clang-format -i builder/*.c builder/*.h tests/unit/*.c
-
 clean:
 	rm -rf build build-san build-fuzz mkimage mkimage-exec mkimage_*.deb
 
-.PHONY: all tools fuzzers fuzz unit integration check check-san bench bench-deps install deb deps format clean
+.PHONY: all tools fuzzers fuzz unit integration check check-san bench bench-deps install deb deps clean
 -include $(wildcard $(OUT)/*.d $(OUT)/unit/*.d)

@@ -13,7 +13,7 @@
 
 #include "recipe.h"
 #include "str.h"
-#include "unpack.h"
+#include "stage.h"
 
 struct bootexport {
 	char *version;                  /* kernel release: /boot/vmlinuz-VERSION */

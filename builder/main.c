@@ -615,7 +615,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	}
 	if (!ret)
 		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_stage(o, b)));
-	/* Unpack, hooks and the image writer run in one user namespace (DESIGN.md section 4). */
+	/* Unpack, hooks and the image writer run in one user namespace (sandbox.h). */
 	if (!ret) {
 		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
 

@@ -24,7 +24,7 @@
 #include "log.h"
 #include "manifest.h"
 #include "sandbox.h"
-#include "unpack.h"
+#include "stage.h"
 
 #define COPY_CHUNK (64u << 10)
 #define TMP_NAME ".mkimage-overlay.tmp"

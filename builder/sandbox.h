@@ -1,7 +1,7 @@
 /*
- * The rootless sandbox (DESIGN.md section 4): one user + mount + uts + ipc namespace that the build
- * enters before unpacking and stays in until the image is written, with the full subordinate id
- * range mapped (or the identity map when really root), a private binfmt_misc instance with
+ * The rootless sandbox (README: "Configuration and hooks", "Threat model"): one user + mount +
+ * uts + ipc namespace that the build enters before unpacking and stays in until the image is
+ * written, with the full subordinate id range mapped (or the identity map when really root), a private binfmt_misc instance with
  * qemu-user registered for the foreign architectures, and runs of target programs, each in a
  * fresh pid + mount namespace whose init pivots into the tree and is killed afterwards (so nothing
  * outlives a command and none of the mounts (/proc, /dev, /run, /tmp) ever lands in the tree), and

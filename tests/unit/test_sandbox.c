@@ -92,7 +92,7 @@ START_TEST(tail_lines)
 }
 END_TEST
 
-/* The entry DESIGN.md section 4 proved for arm (armel and armhf), and the big-endian layout. */
+/* The entry binfmt_misc accepts for arm (armel and armhf), and the big-endian layout. */
 START_TEST(binfmt_lines)
 {
 	char *l = sandbox_binfmt_line(arch_find("armhf"), "/usr/bin/qemu-arm-static");

@@ -75,11 +75,14 @@ checked() {
 # 1. apt gives up in either order; mkimage finds the valid set, tool's first alternative kept.
 for order in "app tool" "tool app"; do
 	# shellcheck disable=SC2086
-	apt_set "$T/apt-gives-up" armhf "armhf armel" $order && { cat "$T/apt-gives-up" >&2; fail "apt solved '$order': case 1 is moot"; }
-	grep -q "^E: .*held" "$T/apt/sim.log" || { cat "$T/apt/sim.log" >&2; fail "apt refused '$order' for another reason"; }
+	apt_set "$T/apt-gives-up" armhf "armhf armel" $order &&
+		{ cat "$T/apt-gives-up" >&2; fail "apt solved '$order': case 1 is moot"; }
+	grep -q "^E: .*held" "$T/apt/sim.log" ||
+		{ cat "$T/apt/sim.log" >&2; fail "apt refused '$order' for another reason"; }
 	# shellcheck disable=SC2086
 	lock gives-up $order || { cat "$T/err" >&2; fail "mkimage refused '$order'"; }
-	expect_set "$T/gives-up.ours" "app:armhf=1.0 x2:armhf=1.0 q2:armhf=1.0 tool:armhf=1.0 z2:armhf=1.0" "mkimage, $order"
+	expect_set "$T/gives-up.ours" \
+		"app:armhf=1.0 x2:armhf=1.0 q2:armhf=1.0 tool:armhf=1.0 z2:armhf=1.0" "mkimage, $order"
 	checked gives-up
 done
 note "gives-up: apt's resolver gives up on 'app tool' in either order; mkimage installs a valid set"

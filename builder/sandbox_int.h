@@ -1,4 +1,7 @@
-/* The sandbox's modules among themselves (sandbox.c, sandbox_idmap.c, sandbox_binfmt.c). */
+/*
+ * The sandbox's modules among themselves (sandbox.c, sandbox_idmap.c, sandbox_binfmt.c, idshift.c)
+ * and their unit tests.
+ */
 #ifndef MKI_SANDBOX_INT_H
 #define MKI_SANDBOX_INT_H
 
@@ -31,5 +34,16 @@ char *sandbox_idmap_text(const struct sandbox_info *si, int gid);
  */
 int sandbox_find_subid(const char *file, const char *name, unsigned long id,
 		       unsigned long *start, unsigned long *count);
+
+struct arch;
+/**
+ * The binfmt_misc registration for `a`'s ELF binaries (ident, e_type EXEC or DYN, e_machine) run
+ * by `interp` with flags FP: ":mkimage-QEMU:M::MAGIC:MASK:INTERP:FP". New string.
+ */
+char *sandbox_binfmt_line(const struct arch *a, const char *interp);
+
+/** sandbox_tree_uid() and sandbox_inside_uid() (sandbox.h) for a given state; `gid`: gid range. */
+unsigned long sandbox_shift_to_tree(const struct sandbox_info *si, unsigned long id, int gid);
+long sandbox_shift_to_inside(const struct sandbox_info *si, unsigned long id, int gid);
 
 #endif

@@ -516,21 +516,24 @@ static void detach_hardlinks(struct ctx *c, const char *tree)
 	}
 }
 
-/*
- * `k` ships `f` where an owned object already is: 1 when it is the identical file of another
- * arch instance (keep it, share it), 2 when its owners replace `k` (keep it, `k` does not get
- * it), 0 when `k` may overwrite it (its owners forget the path), or a logged error.
- */
+/* What becomes of an object `k` ships where an owned object already is (check_overwrite). */
+enum overwrite {
+	OVERWRITE = 0,   /* `k` writes it; its owners forget the path */
+	OVERWRITE_SHARE, /* the identical file of another arch instance: kept, owned by both */
+	OVERWRITE_KEEP,  /* its owners replace `k`: kept, and not `k`'s */
+};
+
+/* An enum overwrite, or a logged negative error. */
 static int check_overwrite(struct ctx *c, struct pkg *k, struct pfile *f,
 			   const struct place *pl, struct manifest_entry *me)
 {
 	size_t i;
 
 	if (!me || !me->owners.n || strv_contains(&me->owners, k->dpkg_name))
-		return 0;
+		return OVERWRITE;
 	if (shared_instance(c, k, me)) {
 		if (same_object(k, me, f, pl))
-			return 1;
+			return OVERWRITE_SHARE;
 		log_error("M-A same packages '%s' and '%s' ship different contents for '/%s' "
 			  "(their versions must match and shared files be identical)",
 			  me->owners.v[0], k->dpkg_name, pl->tree);
@@ -546,7 +549,7 @@ static int check_overwrite(struct ctx *c, struct pkg *k, struct pfile *f,
 		/* dpkg: the installed owner replaces the package being unpacked; keep its file. */
 		log_debug("package '%s': '/%s' kept from '%s', which replaces it", k->dpkg_name,
 			  pl->tree, me->owners.v[0]);
-		return 2;
+		return OVERWRITE_KEEP;
 	}
 	for (i = 0; i < me->owners.n; i++) {
 		const struct pkg *q = pkg_by_name(c, me->owners.v[i]);
@@ -564,7 +567,7 @@ static int check_overwrite(struct ctx *c, struct pkg *k, struct pfile *f,
 		detach_hardlinks(c, pl->tree);
 	log_debug("package '%s' replaces '/%s' of '%s'", k->dpkg_name, pl->tree, me->owners.v[0]);
 	strv_release(&me->owners);
-	return 0;
+	return OVERWRITE;
 }
 
 static const char *first_owner(const struct manifest_entry *me)
@@ -645,13 +648,13 @@ static int apply_nondir(struct ctx *c, struct pkg *k, struct pfile *f,
 			  k->dpkg_name, pl->tree, first_owner(me));
 		return -MKI_E_CONFLICT;
 	}
-	r = exists ? check_overwrite(c, k, f, pl, me) : 0;
+	r = exists ? check_overwrite(c, k, f, pl, me) : OVERWRITE;
 	if (r < 0)
 		return r;
-	if (r == 1)
+	if (r == OVERWRITE_SHARE)
 		owner_add(me, k->dpkg_name);
-	if (r)
-		return r == 1 ? 0 : r;
+	if (r != OVERWRITE)
+		return r == OVERWRITE_SHARE ? 0 : OVERWRITE_KEEP;
 	r = create_object(c, k, f, pl, exists, &first);
 	if (r)
 		return r;
@@ -809,7 +812,7 @@ static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 	if (exists && S_ISLNK(st.st_mode))
 		cache_drop(c); /* a replaced link may change how cached directories resolve */
 	if (r) {
-		r = r > 0 ? 0 : r; /* 2: the file stays another package's, not listed for `k` */
+		r = r == OVERWRITE_KEEP ? 0 : r; /* the file stays another package's, not `k`'s */
 		goto out;
 	}
 	list_add(k, norm, pl.tree, f->e.type);

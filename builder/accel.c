@@ -14,16 +14,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "accel_internal.h"
 #include "arch.h"
 #include "beneath.h"
 #include "deb.h"
 #include "deb822.h"
 #include "err.h"
-#include "fetch.h"
 #include "fsutil.h"
 #include "log.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "url.h"
 
 #define LIB_PREFIX "/lib/" MKI_HOST_MULTIARCH "/"
 #define USRLIB_PREFIX "/usr/lib/" MKI_HOST_MULTIARCH "/"
@@ -249,7 +250,7 @@ static void consider(struct select *x, const struct deb822 *d, const char *base)
 	memset(c, 0, sizeof(*c));
 	c->name = xstrdup(name);
 	c->version = xstrdup(ver);
-	c->url = fetch_url_join(base, file);
+	c->url = url_join(base, file);
 	c->sha256 = xstrdup(sha);
 	c->size = strtoull(size, NULL, 10);
 	split_deps(deb822_get(d, "Pre-Depends"), &c->deps);

@@ -57,9 +57,4 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 /** Restore plain qemu registrations, remove the mount point from the tree and the copy. */
 int accel_release(struct accel *a);
 
-/** Names of the ELF DT_NEEDED entries of `path` (a host-class ELF); negative errno. */
-int accel_elf_needed(const char *path, struct strv *needed);
-/** "1.2-3" for "1.2-3+b4": binNMUs rebuild an unchanged source. New string. */
-char *accel_source_version(const char *version);
-
 #endif

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "arch_internal.h"
 #include "execprobe.h"
 #include "str.h"
 

@@ -19,8 +19,6 @@ struct arch {
 
 /** Look up a Debian architecture name; NULL if unknown (all is not an architecture here). */
 const struct arch *arch_find(const char *name);
-/** Look up by multiarch triplet; NULL if unknown. */
-const struct arch *arch_by_triplet(const char *triplet);
 /** The table, terminated by an entry with name == NULL. */
 const struct arch *arch_table(void);
 /** The Debian architecture of this host's userland (from the compiler's target). */

@@ -14,6 +14,8 @@
 #include "str.h"
 
 #define RESOLVE_TREE (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+#define SYMLINK_MAX 40 /* symlinks followed while resolving one path (as Linux) */
+#define TARGET_MAX 4096  /* longest symlink target read (PATH_MAX) */
 
 static const char *skip_slashes(const char *rel)
 {
@@ -171,4 +173,90 @@ int beneath_supported(int rootfd)
 	if (fd >= 0)
 		close(fd);
 	return fd == -ENOSYS ? -ENOSYS : 0;
+}
+
+/* --- canonical paths, resolved in userspace (the unpacker's view) --- */
+
+static void buf_truncate_last(struct buf *b)
+{
+	char *slash = strrchr(b->p, '/');
+
+	b->len = slash ? (size_t)(slash - b->p) : 0;
+	b->p[b->len] = 0;
+}
+
+/* Follow symlink `at` (a tree path): replace *rest by target + "/" + remainder. */
+static int splice_link(int rootfd, const char *at, char **rest, const char *remainder,
+		       struct buf *out)
+{
+	char target[TARGET_MAX];
+	ssize_t n = readlinkat(rootfd, at, target, sizeof(target) - 1);
+	char *next;
+
+	if (n < 0)
+		return -errno;
+	target[n] = 0;
+	next = xasprintf("%s/%s", target, remainder);
+	free(*rest);
+	*rest = next;
+	if (target[0] == '/') {
+		out->len = 0;
+		out->p[0] = 0;
+	}
+	return 0;
+}
+
+int beneath_resolve_dir(int rootfd, const char *path, struct buf *out, struct buf *bad)
+{
+	char *rest = xstrdup(path), *p = rest, *end;
+	unsigned links = 0;
+	struct stat st;
+	int r = 0;
+
+	buf_adds(out, "");
+	out->len = 0;
+	out->p[0] = 0;
+	while (!r && *p) {
+		size_t mark = out->len;
+
+		while (*p == '/')
+			p++;
+		end = strchrnul(p, '/');
+		if (end == p || (end - p == 1 && *p == '.')) {
+			p = end;
+			continue;
+		}
+		if (end - p == 2 && !strncmp(p, "..", 2)) {
+			if (!out->len)
+				r = -EXDEV;
+			else
+				buf_truncate_last(out);
+			p = end;
+			continue;
+		}
+		if (out->len)
+			buf_adds(out, "/");
+		buf_add(out, p, (size_t)(end - p));
+		if (fstatat(rootfd, out->p, &st, AT_SYMLINK_NOFOLLOW)) {
+			r = -errno;
+		} else if (S_ISLNK(st.st_mode)) {
+			char *link = xstrdup(out->p);
+
+			out->len = mark;
+			out->p[mark] = 0;
+			r = ++links > SYMLINK_MAX ? -ELOOP : splice_link(rootfd, link, &rest, end, out);
+			free(link);
+			p = rest;
+			continue;
+		} else if (!S_ISDIR(st.st_mode)) {
+			r = -ENOTDIR;
+		}
+		p = end;
+	}
+	if (r && bad) {
+		bad->len = 0;
+		buf_adds(bad, out->p);
+	}
+	free(rest);
+	return r;
 }

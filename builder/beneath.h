@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "str.h"
+
 /** Open `rel` with `flags` (O_CLOEXEC added; the last component is followed, inside the tree). */
 int beneath_open(int rootfd, const char *rel, int flags, mode_t mode);
 /**
@@ -38,6 +40,16 @@ int beneath_rename(int rootfd, const char *from, const char *to);
  * its tree path ("var/tmp/PREFIXxxxxxx", new string) on success.
  */
 int beneath_mkstemp(int rootfd, const char *dir, const char *prefix, char **rel);
+/**
+ * Resolve `path` (relative to the tree; ".", ".." and repeated slashes allowed) to the canonical
+ * tree path of a directory in `out` ("" for the root), in userspace with chroot semantics, as
+ * dpkg resolves a package's paths: every symlink on the way is followed, an absolute target
+ * restarts at the tree's root. Refused: a ".." or link climbing above the root (-EXDEV; the
+ * kernel's RESOLVE_IN_ROOT would clamp it instead), more than 40 links (-ELOOP). -ENOENT or
+ * -ENOTDIR name the failing component in `bad` (may be NULL). The result is only a name: open
+ * it with beneath_open_canonical(), which refuses it if the tree changed meanwhile.
+ */
+int beneath_resolve_dir(int rootfd, const char *path, struct buf *out, struct buf *bad);
 /**
  * Whether this kernel can do the above (openat2 exists): 0, or -ENOSYS. Call once before a
  * stage that needs it, to fail with one clear message instead of at the first access.

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "log.h"
 #include "str.h"
 
@@ -42,32 +43,6 @@ int cache_lookup(const char *cache_dir, const char *sha256, uint64_t size, char 
 	return 1;
 }
 
-int cache_mkdirs(const char *path, unsigned mode)
-{
-	char *p, *s;
-	int ret = 0;
-
-	/* Usually only the leaf is missing, or nothing: one call instead of one per component. */
-	if (!mkdir(path, mode) || errno == EEXIST)
-		return 0;
-	if (errno != ENOENT)
-		return -errno;
-	p = xstrdup(path);
-
-	for (s = p + 1; *s && !ret; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(p, mode) && errno != EEXIST)
-			ret = -errno;
-		*s = '/';
-	}
-	if (!ret && mkdir(p, mode) && errno != EEXIST)
-		ret = -errno;
-	free(p);
-	return ret;
-}
-
 int cache_tmp_open(const char *final, char **tmp)
 {
 	const char *slash = strrchr(final, '/');
@@ -78,7 +53,7 @@ int cache_tmp_open(const char *final, char **tmp)
 	if (!slash)
 		return -EINVAL;
 	dir = xstrndup(final, (size_t)(slash - final));
-	ret = cache_mkdirs(dir, 0755);
+	ret = make_dirs(dir);
 	if (ret) {
 		free(dir);
 		return ret;
@@ -112,20 +87,11 @@ static void sync_dir_of(const char *path)
 
 int cache_commit(int fd, const char *tmp, const char *final)
 {
-	int ret = 0;
+	int ret = fsutil_close_rename(fd, 0, tmp, final);
 
-	if (fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, final))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		return ret;
-	}
-	sync_dir_of(final);
-	return 0;
+	if (!ret)
+		sync_dir_of(final);
+	return ret;
 }
 
 int cache_publish(const char *tmp, const char *final)
@@ -175,11 +141,11 @@ void cache_discard(int fd, const char *tmp)
  * which a blocking flock() is restarted after SIGINT, so a build waiting for another process's
  * download would not notice the signal until that download ended (or never, if it hangs).
  */
-static int lock_wait(int fd)
+int cache_flock_wait(int fd, int op)
 {
 	struct timespec nap = { 0, LOCK_POLL_MS * 1000000L };
 
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
+	while (flock(fd, op | LOCK_NB)) {
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
 		if (mki_interrupted())
@@ -196,7 +162,7 @@ int cache_lock(const char *cache_dir, const char *key, int wait)
 	char *dir = xasprintf("%s/locks", cache_dir), *path = NULL;
 	int fd = -1, ret;
 
-	ret = cache_mkdirs(dir, 0755);
+	ret = make_dirs(dir);
 	if (ret)
 		goto out;
 	path = xasprintf("%s/%s", dir, key);
@@ -206,7 +172,7 @@ int cache_lock(const char *cache_dir, const char *key, int wait)
 		goto out;
 	}
 	if (wait)
-		ret = lock_wait(fd);
+		ret = cache_flock_wait(fd, LOCK_EX);
 	else if (flock(fd, LOCK_EX | LOCK_NB))
 		ret = -errno;
 	if (ret) {

@@ -9,6 +9,7 @@
  *   releases/KEY/InRelease        the last verified InRelease (or Release + Release.gpg) of a source
  *   locks/abcd...                 empty lock files (flock), one per object ever written
  * Temp files live next to their final name as .NAME.XXXXXX (same directory: rename is atomic).
+ * users/ and gc.lock belong to expiry (cachegc.h).
  */
 #ifndef MKI_CACHE_H
 #define MKI_CACHE_H
@@ -62,7 +63,10 @@ void cache_discard(int fd, const char *tmp);
 int cache_lock(const char *cache_dir, const char *key, int wait);
 void cache_unlock(int fd);
 
-/** mkdir -p; 0 or a negative errno. */
-int cache_mkdirs(const char *path, unsigned mode);
+/**
+ * flock(`fd`, `op`) (LOCK_EX or LOCK_SH), waiting as cache_lock does: by polling, so SIGINT or
+ * SIGTERM ends the wait with -MKI_E_INTERRUPTED. Returns 0 or a negative errno.
+ */
+int cache_flock_wait(int fd, int op);
 
 #endif

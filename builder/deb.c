@@ -369,7 +369,7 @@ static void copy_xattrs(struct deb_entry *e, struct archive_entry *ae)
 		return;
 	e->xattrs = xcalloc(n, sizeof(*e->xattrs));
 	while (e->n_xattrs < n && archive_entry_xattr_next(ae, &name, &value, &len) == ARCHIVE_OK) {
-		struct deb_xattr *x = &e->xattrs[e->n_xattrs++];
+		struct manifest_xattr *x = &e->xattrs[e->n_xattrs++];
 
 		x->name = xstrdup(name);
 		x->value = xmalloc(len);
@@ -488,13 +488,7 @@ const char *deb_error(const struct deb *d)
 
 void deb_entry_release(struct deb_entry *e)
 {
-	size_t i;
-
-	for (i = 0; i < e->n_xattrs; i++) {
-		free(e->xattrs[i].name);
-		free(e->xattrs[i].value);
-	}
-	free(e->xattrs);
+	manifest_xattrs_free(e->xattrs, e->n_xattrs);
 	free(e->path);
 	free(e->target);
 	memset(e, 0, sizeof(*e));

@@ -12,7 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "limits.h"
+#include "manifest.h"
+#include "runlimits.h"
 
 /* One path or link target in data.tar (as PATH_MAX: not a resource limit, so not configurable). */
 #define DEB_PATH_MAX 4096
@@ -22,12 +23,6 @@ struct deb_member {
 	char *name; /* base name: "control", "postinst" */
 	uint32_t mode;
 	char *data; /* NUL-terminated copy */
-	size_t len;
-};
-
-struct deb_xattr {
-	char *name;
-	void *value;
 	size_t len;
 };
 
@@ -42,7 +37,7 @@ struct deb_entry {
 	uint64_t size;
 	int sparse;   /* a sparse member (GNU or pax): its holes are kept as holes */
 	char *target; /* symlink text or hardlink target name (raw) */
-	struct deb_xattr *xattrs;
+	struct manifest_xattr *xattrs;
 	size_t n_xattrs;
 };
 

@@ -17,7 +17,13 @@ static void reader_init(struct deb822 *d, FILE *f, const char *name)
 	d->f = f;
 	d->file = xstrdup(name);
 	d->rbuf = xmalloc(READ_CHUNK);
+	d->err_level = LOG_ERROR;
 	deb822_set_limits(d, NULL, -MKI_E_LIMIT_REPO);
+}
+
+void deb822_set_quiet(struct deb822 *d)
+{
+	d->err_level = LOG_DEBUG;
 }
 
 void deb822_set_limits(struct deb822 *d, const struct limits *l, int code)
@@ -84,7 +90,7 @@ void deb822_close(struct deb822 *d)
 
 static int fail(const struct deb822 *d, const char *what)
 {
-	log_error("%s:%lu: %s", d->file, d->line, what);
+	log_msg(d->err_level, "%s:%lu: %s", d->file, d->line, what);
 	return -MKI_E_PARSE;
 }
 
@@ -93,7 +99,7 @@ static int refill(struct deb822 *d)
 	d->rpos = 0;
 	d->rlen = fread(d->rbuf, 1, READ_CHUNK, d->f);
 	if (!d->rlen && ferror(d->f)) {
-		log_error("%s: read error: %s", d->file, strerror(errno));
+		log_msg(d->err_level, "%s: read error: %s", d->file, strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -117,8 +123,8 @@ static int read_line(struct deb822 *d, size_t *len)
 		chunk = nl ? (size_t)(nl - (d->rbuf + d->rpos)) : d->rlen - d->rpos;
 		if (n + chunk >= d->max_line) {
 			d->line++;
-			log_error("%s:%lu: line longer than %zu bytes: refused (%s)", d->file,
-				  d->line, d->max_line, limits_hint(d->lim, LIMIT_LINE).s);
+			log_msg(d->err_level, "%s:%lu: line longer than %zu bytes: refused (%s)",
+				d->file, d->line, d->max_line, limits_hint(d->lim, LIMIT_LINE).s);
 			return d->limit_err;
 		}
 		ALLOC_GROW(d->line_buf, n + chunk + 1, d->line_alloc);
@@ -155,8 +161,8 @@ static void strip(const char **s, size_t *len)
 static int text_add(struct deb822 *d, const char *s, size_t n)
 {
 	if (d->text_len + n + 1 > d->max_stanza) {
-		log_error("%s:%lu: stanza larger than %zu bytes: refused (%s)", d->file,
-			  d->stanza_line, d->max_stanza, limits_hint(d->lim, LIMIT_STANZA).s);
+		log_msg(d->err_level, "%s:%lu: stanza larger than %zu bytes: refused (%s)",
+			d->file, d->stanza_line, d->max_stanza, limits_hint(d->lim, LIMIT_STANZA).s);
 		return d->limit_err;
 	}
 	ALLOC_GROW(d->text, d->text_len + n + 1, d->text_alloc);
@@ -207,8 +213,8 @@ static int add_field(struct deb822 *d, const char *line, size_t len)
 	if (find_field(d, line, nlen))
 		return fail(d, "duplicate field in one stanza");
 	if (d->n_fields >= d->max_fields) {
-		log_error("%s:%lu: more than %zu fields in one stanza: refused (%s)", d->file,
-			  d->line, d->max_fields, limits_hint(d->lim, LIMIT_FIELDS).s);
+		log_msg(d->err_level, "%s:%lu: more than %zu fields in one stanza: refused (%s)",
+			d->file, d->line, d->max_fields, limits_hint(d->lim, LIMIT_FIELDS).s);
 		return d->limit_err;
 	}
 	v = colon + 1;

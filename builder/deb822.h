@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "limits.h"
+#include "runlimits.h"
 
 struct deb822_field {
 	const char *name;  /* as written (compare case-insensitively) */
@@ -36,6 +36,7 @@ struct deb822 {
 	const struct limits *lim; /* borrowed; NULL: the defaults */
 	size_t max_line, max_stanza, max_fields;
 	int limit_err;            /* returned when a limit is hit */
+	int err_level;            /* enum log_level of parse and limit messages */
 };
 
 /** Open `path` for reading. 0, or a negative errno (nothing logged: the caller knows why). */
@@ -54,6 +55,11 @@ void deb822_set_limits(struct deb822 *d, const struct limits *l, int code);
  * name and how to raise it) / negative errno.
  */
 int deb822_next(struct deb822 *d);
+/**
+ * Log parse errors and hit limits at debug level only, for input whose failure the caller handles
+ * without failing the build (a copyright file that turns out not to be machine-readable).
+ */
+void deb822_set_quiet(struct deb822 *d);
 /** Name the file `name` in messages (e.g. the URL an index came from, not its cache path). */
 void deb822_set_name(struct deb822 *d, const char *name);
 /** Continue reading at byte `offset`, which is line `line` (from stanza_offset/stanza_line). */

@@ -3,6 +3,7 @@
 #define MKI_DPKGDB_H
 
 #include "deb.h"
+#include "stage.h"
 #include "str.h"
 
 /** What the database needs to know about one unpacked package. All pointers borrowed. */
@@ -11,6 +12,9 @@ struct dpkgdb_pkg {
 	const char *dpkg_name;         /* "name" or "name:arch" (M-A same) */
 	const struct strv *conffiles;  /* "/etc/x" */
 	const struct strv *conffile_md5s; /* parallel to conffiles: md5 hex of the unpacked file */
+	const struct deb *deb;         /* control.tar members for info/ and triggers */
+	const struct buf *list;        /* info/PKG.list: the paths it owns, one a line */
+	const struct buf *md5sums;     /* generated md5sums (p NULL: the package ships its own) */
 };
 
 /**
@@ -35,5 +39,15 @@ int dpkgdb_info_is_script(const char *name);
  */
 int dpkgdb_add_triggers(struct strv *file, struct strv *explicit_, const char *text,
 			const char *dpkg_name, const char **why);
+
+/**
+ * Write the dpkg database of `pkgs` (plan order; `n` of them) into the tree as dpkg leaves it
+ * after unpacking: status and status-old (sorted, "install ok unpacked"), info/ files, triggers/
+ * (File, Unincorp, one file per explicit trigger), the empty available/diversions/statoverride,
+ * info/format and arch (`archs` in order). Returns 0, -MKI_E_PACKAGE (a bad triggers file) or a
+ * negative errno; every error is logged.
+ */
+int dpkgdb_write(struct stage_writer *w, const struct dpkgdb_pkg *pkgs, size_t n,
+		 const struct strv *archs);
 
 #endif

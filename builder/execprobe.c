@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "execprobe_internal.h"
 #include "log.h"
 
 #define LOAD_ADDR 0x08048000u

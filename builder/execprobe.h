@@ -14,7 +14,4 @@
  */
 int execprobe_ia32(void);
 
-/** The probe program's bytes (for unit tests); `*len` gets its size. */
-const unsigned char *execprobe_ia32_image(unsigned *len);
-
 #endif

@@ -15,17 +15,17 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "cachegc.h"
 #include "err.h"
 #include "fsutil.h"
 #include "hash.h"
-#include "limits.h"
 #include "log.h"
+#include "runlimits.h"
 #include "str.h"
 
 #define MAX_ATTEMPTS 4
 #define BACKOFF_FIRST 0.5   /* seconds; doubled on each retry */
 #define BACKOFF_MAX 8.0
-#define DEFAULT_STALL 30    /* seconds below 1 byte/s before a transfer counts as stalled */
 #define CONNECT_TIMEOUT 30L
 
 enum xstate { X_DONE, X_WAIT_LOCK, X_QUEUED, X_RUNNING, X_SYNCING };
@@ -83,23 +83,6 @@ static CURLcode curl_init_result;
 static void curl_init(void)
 {
 	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static long stall_timeout(void)
-{
-	const char *s = getenv("MKIMAGE_STALL_TIMEOUT");
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return DEFAULT_STALL;
-	v = strtol(s, &end, 10);
-	if (*end || v < 1 || v > 3600) {
-		log_warn("ignoring MKIMAGE_STALL_TIMEOUT='%s' (seconds from 1 to 3600); using %d", s,
-			 DEFAULT_STALL);
-		return DEFAULT_STALL;
-	}
-	return v;
 }
 
 static const char *what(const struct xfer *x)
@@ -641,7 +624,9 @@ static int prepare(struct fetcher *f, struct xfer *x, int wait)
 		x->state = X_QUEUED;
 		return 0;
 	}
-	ret = cache_lookup(f->st->cache_dir, it->sha256, it->size, &it->path);
+	ret = cache_user_claim(f->st->cache_user, it->sha256);
+	if (!ret)
+		ret = cache_lookup(f->st->cache_dir, it->sha256, it->size, &it->path);
 	if (ret == 1) {
 		it->from_cache = 1;
 		f->stats->files_cached++;
@@ -759,7 +744,7 @@ static int fetcher_init(struct fetcher *f, struct fetch_item *items, size_t n,
 		return -ENOMEM;
 	f->st = st;
 	f->stats = stats;
-	f->stall = stall_timeout();
+	f->stall = st->stall_timeout;
 	f->n = n;
 	f->x = xcalloc(n ? n : 1, sizeof(*f->x));
 	for (i = 0; i < n; i++) {
@@ -823,31 +808,6 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 out:
 	fetcher_release(&f);
 	return ret;
-}
-
-char *fetch_url_join(const char *base, const char *path)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	struct buf b = { 0 };
-	size_t n = strlen(base);
-
-	while (n && base[n - 1] == '/')
-		n--;
-	buf_add(&b, base, n);
-	buf_add(&b, "/", 1);
-	for (; *path; path++) {
-		unsigned char c = (unsigned char)*path;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    strchr("-._~/", c)) {
-			buf_add(&b, path, 1);
-		} else {
-			char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
-
-			buf_add(&b, esc, 3);
-		}
-	}
-	return buf_detach(&b);
 }
 
 static char *base_name(const char *url)

@@ -15,35 +15,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "fetch_item.h"
 #include "plan.h"
 #include "settings.h"
-
-struct fetch_stats {
-	uint64_t bytes_downloaded;
-	unsigned files_downloaded, files_cached;
-};
-
-/*
- * One download. With `sha256` set the bytes are hashed while streaming and the result is the cache
- * object (`path`). Without it (signed metadata such as InRelease, verified by the caller) the file
- * goes to `dest` through a temp file and rename.
- */
-struct fetch_item {
-	const char *url;      /* borrowed */
-	const char *what;     /* for messages, e.g. "hello_1.0_armhf.deb"; borrowed */
-	uint64_t size;        /* expected size; 0: unknown (then at most the 'release-size' limit) */
-	const char *sha256;   /* expected SHA-256, or NULL */
-	const char *dest;     /* without sha256: the final path; borrowed */
-	time_t if_modified;   /* without sha256: conditional GET when > 0 */
-	int missing_ok;       /* a 404/410 is a result (-MKI_E_NOTFOUND), not a logged error */
-
-	/* results */
-	int result;           /* 0 or a negative code; logged unless missing_ok and 404 */
-	int not_modified;     /* conditional GET answered 304: dest untouched */
-	int from_cache;       /* already in the cache: nothing downloaded */
-	time_t filetime;      /* the server's Last-Modified, or 0 */
-	char *path;           /* with sha256: the cache object (new string, caller frees) */
-};
 
 /**
  * Download every item, `settings->jobs` at a time; `step` names the progress line. Items whose
@@ -54,14 +28,6 @@ struct fetch_item {
  */
 int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, const char *step,
 		struct fetch_stats *stats);
-
-/**
- * The URL of repository file `path` (a Packages "Filename:", e.g. "pool/main/b/busybox/
- * busybox_1:1.35.0-4_armhf.deb") under `base`, percent-encoding every byte of `path` except
- * unreserved characters and '/', as apt does (so ':' from epochs and '+' reach the server intact).
- * A new string.
- */
-char *fetch_url_join(const char *base, const char *path);
 
 /**
  * Make every plan entry with a url available locally: sets entry->path to the verified cache

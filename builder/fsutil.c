@@ -40,35 +40,40 @@ int fsutil_commit(int fd, const char *tmp, const char *output)
 	return 0;
 }
 
-int write_file_atomic(const char *file, const void *data, size_t len)
+int fsutil_close_rename(int fd, int ret, const char *tmp, const char *final)
 {
-	char *tmp = xasprintf("%s.tmp.%d", file, (int)getpid());
-	int fd, ret = 0;
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	ret = fsutil_write_all(fd, data, len);
 	if (!ret && fsync(fd))
 		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
-	if (!ret && rename(tmp, file))
+	if (!ret && rename(tmp, final))
 		ret = -errno;
 	if (ret)
 		unlink(tmp);
-out:
+	return ret;
+}
+
+int write_file_atomic(const char *file, const void *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%d", file, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), ret;
+
+	ret = fd < 0 ? -errno : fsutil_close_rename(fd, fsutil_write_all(fd, data, len), tmp, file);
 	free(tmp);
 	return ret;
 }
 
 int make_dirs(const char *path)
 {
-	char *p = xstrdup(path), *s;
+	char *p, *s;
 	int ret = 0;
 
+	/* Usually only the leaf is missing, or nothing: one call instead of one per component. */
+	if (!mkdir(path, 0755) || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	p = xstrdup(path);
 	for (s = p + 1; *s && !ret; s++) {
 		if (*s != '/')
 			continue;

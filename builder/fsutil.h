@@ -13,7 +13,13 @@ int write_file_atomic(const char *file, const void *data, size_t len);
  * 0600), rename over `output`. 0 or -errno; the caller removes `tmp` on failure.
  */
 int fsutil_commit(int fd, const char *tmp, const char *output);
-/** mkdir -p with mode 0755. 0 or -errno. */
+/**
+ * Finish a temp file `tmp` written beside `final` (`ret`: the writer's result so far): when 0,
+ * fsync and rename over `final`; `fd` is closed in any case, and `tmp` removed on any failure.
+ * Returns `ret`, or the first error of fsync/close/rename as -errno.
+ */
+int fsutil_close_rename(int fd, int ret, const char *tmp, const char *final);
+/** mkdir -p with mode 0755 (an existing directory is fine). 0 or -errno. */
 int make_dirs(const char *path);
 /** rm -rf without following symlinks; read-only directories are made writable first. */
 int remove_tree(const char *path);

@@ -8,6 +8,7 @@
  * have been set by host root (mkimage, an outside hook): they are read back unchanged.
  */
 #include "sandbox.h"
+#include "sandbox_int.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "recipe.h"
-#include "unpack.h"
+#include "stage.h"
 
 struct image_params {
 	const struct recipe_image *im; /* size, label, uuid, devices ... */

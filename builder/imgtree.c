@@ -9,6 +9,7 @@
 
 #include "beneath.h"
 #include "err.h"
+#include "imgtree_internal.h"
 #include "log.h"
 #include "str.h"
 

@@ -37,8 +37,6 @@ struct imgtree {
  */
 int imgtree_build(struct imgtree *t, const struct stage *s, const struct image_params *p);
 void imgtree_release(struct imgtree *t);
-/** Index of `path` or -1. */
-long imgtree_find(const struct imgtree *t, const char *path);
 /** Index of the parent directory of node `i` (i > 0). */
 size_t imgtree_parent(const struct imgtree *t, size_t i);
 /** The last path component of node `i` (borrowed). */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fetch_item.h"
 #include "recipe.h"
 #include "settings.h"
 #include "sources.h"
@@ -23,7 +24,7 @@ struct index_release {
 
 /*
  * One verified Packages file. Its "Filename:" values are relative to releases[release].src->uri:
- * build download URLs with fetch_url_join(src->uri, filename), which percent-encodes as apt does.
+ * build download URLs with url_join(src->uri, filename), which percent-encodes as apt does.
  */
 struct index_file {
 	size_t release;  /* index into releases */
@@ -48,18 +49,12 @@ struct indexes {
  * not st->ignore_valid_until), -MKI_E_SOURCE (suite, component or architecture not in the
  * Release), -MKI_E_PARSE (malformed Release), -MKI_E_INTEGRITY, -MKI_E_NETWORK, -MKI_E_NOTFOUND,
  * -MKI_E_OFFLINE (st->offline and not cached). `out` belongs to the caller (indexes_release).
+ * Every download goes through `download` (main.c passes fetch_items): the stage never calls the
+ * fetch stage itself.
  */
 int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,
-		  const struct settings *st);
+		  const struct settings *st, fetch_items_fn *download);
 void indexes_release(struct indexes *ix);
-
-/* --- exposed for unit tests ---------------------------------------------------------------- */
-
-/**
- * The signed text of a clearsigned message, dash-escaping undone. Refuses (returns -MKI_E_PARSE)
- * anything outside one BEGIN PGP SIGNED MESSAGE ... END PGP SIGNATURE block except whitespace.
- */
-int indexes_signed_text(const char *msg, size_t len, struct buf *out);
 
 /** Parse an RFC 2822 date of a Release file ("Sat, 10 Jun 2023 08:46:48 UTC") into `*t`. */
 int indexes_parse_date(const char *s, int64_t *t);

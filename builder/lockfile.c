@@ -103,16 +103,11 @@ int lockfile_write(struct lockfile *lk, const char *file)
 		goto out;
 	}
 	ret = fsutil_write_all(fd, b.p, b.len);
-	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
+	if (!ret && fchmod(fd, 0644))
 		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, file))
-		ret = -errno;
-	if (ret) {
+	ret = fsutil_close_rename(fd, ret, tmp, file);
+	if (ret)
 		log_error("cannot write the lock file '%s': %s", file, strerror(-ret));
-		unlink(tmp);
-	}
 out:
 	free(tmp);
 	buf_release(&b);

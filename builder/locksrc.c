@@ -22,16 +22,15 @@ static void glob_into(const char *pattern, struct strv *out)
 	globfree(&g);
 }
 
-static void candidates(const struct recipe *r, struct strv *out)
+static void candidates(const struct recipe *r, const char *apt_root, struct strv *out)
 {
-	const char *root = getenv("MKIMAGE_APT_ROOT");
 	char *pat;
 	size_t i;
 
 	for (i = 0; i < r->n_sources; i++)
 		if (r->sources[i].keyring)
 			strv_push(out, r->sources[i].keyring);
-	pat = xasprintf("%s/trusted.gpg.d/*.gpg", root && *root ? root : SOURCES_APT_ROOT_DEFAULT);
+	pat = xasprintf("%s/trusted.gpg.d/*.gpg", apt_root);
 	glob_into(pat, out);
 	free(pat);
 	glob_into("/usr/share/keyrings/*.gpg", out);
@@ -77,7 +76,8 @@ static int one_spec(const struct lock_source *s, const struct strv *cand, struct
 	return 0;
 }
 
-int locksrc_specs(const char *lock_file, const struct recipe *r, struct strv *specs)
+int locksrc_specs(const char *lock_file, const struct recipe *r, const char *apt_root,
+		  struct strv *specs)
 {
 	struct lockfile lk;
 	struct strv cand = { 0 };
@@ -93,7 +93,7 @@ int locksrc_specs(const char *lock_file, const struct recipe *r, struct strv *sp
 			lockfile_release(&lk);
 			return 0;
 		}
-	candidates(r, &cand);
+	candidates(r, apt_root, &cand);
 	for (i = 0, ret = 0; i < lk.n_sources && !ret; i++)
 		ret = one_spec(&lk.sources[i], &cand, specs);
 	strv_release(&cand);

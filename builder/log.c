@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
+
 static enum log_level threshold = LOG_INFO;
 static unsigned warnings;
 static int bar_visible; /* a progress bar occupies the current stderr line */
@@ -48,13 +50,13 @@ static void clear_bar(void)
 	}
 }
 
-void log_msg(enum log_level level, const char *fmt, ...)
+/* errno is the caller's while `fmt` is formatted (for %m) and when this returns. */
+static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
 	static const char *const tags[] = { "error", "warning", "info", "debug" };
 	static const char *const colors[] = { "\033[1;31m", "\033[1;33m", "\033[1;34m", "\033[2m" };
 	/* Callers log and then return -errno: isatty() and stdio must not change it (ENOTTY). */
 	int saved = errno;
-	va_list ap;
 
 	if (level == LOG_WARN)
 		__atomic_add_fetch(&warnings, 1, __ATOMIC_RELAXED);
@@ -67,12 +69,33 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	else
 		fprintf(stderr, "mkimage: %s: ", tags[level]);
 	errno = saved;
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
 	pthread_mutex_unlock(&lock);
 	errno = saved;
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(level, fmt, ap);
+	va_end(ap);
+}
+
+int log_errno(int code, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (code < 0 && code > -MKI_E_BASE)
+		errno = -code;
+	va_start(ap, fmt);
+	log_vmsg(LOG_ERROR, fmt, ap);
+	va_end(ap);
+	errno = saved;
+	return code;
 }
 
 double log_now(void)

@@ -10,13 +10,23 @@ enum log_level { LOG_QUIET = -1, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 
-/** printf-style; a newline is added. Messages: lowercase, no full stop, names in '...'. */
-/** Print one message at `level` to stderr (when at or above the threshold); errno is preserved. */
+/**
+ * Print one message at `level` to stderr (when at or above the threshold); errno is preserved.
+ * printf-style; a newline is added. Messages: lowercase, no full stop, names in '...'.
+ */
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/**
+ * Log an error and return `code` (a negative errno or -MKI_E_* code), so that logging where the
+ * context is richest and failing take one statement:
+ *     return log_errno(-errno, "cannot create '%s': %m", dir);
+ * For a negative errno, %m in `fmt` prints its text; errno itself is left as it was.
+ */
+int log_errno(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** Number of warnings logged so far (for the build report). */
 unsigned log_warning_count(void);

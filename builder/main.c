@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "cachegc.h"
+#include "bootexport.h"
 #include "err.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -18,7 +20,6 @@
 #include "hooks.h"
 #include "image.h"
 #include "indexes.h"
-#include "limits.h"
 #include "lockdiff.h"
 #include "locksrc.h"
 #include "log.h"
@@ -26,6 +27,7 @@
 #include "recipe.h"
 #include "report.h"
 #include "resolve.h"
+#include "runlimits.h"
 #include "sandbox.h"
 #include "sbom.h"
 #include "settings.h"
@@ -47,6 +49,8 @@ struct options {
 	int work_lock;    /* held while the work directory is ours (fsutil.h) */
 	int check, plan, lock_only, verify;
 	const char *diff_old; /* --diff OLD.lock: RECIPE is then the new lock file */
+	int cache_gc;         /* --cache-gc[=SIZE]: expire the cache down to gc_limit, then stop */
+	uint64_t gc_limit;
 	enum stage_id until;
 };
 
@@ -56,11 +60,15 @@ static void usage(FILE *f)
 
 	fputs("usage: mkimage [OPTIONS] RECIPE\n"
 	      "       mkimage --diff OLD.lock NEW.lock\n"
+	      "       mkimage --cache-gc[=SIZE] [--cache-dir DIR]\n"
 	      "Build an ext4 (or tar) root filesystem image for one or more Debian architectures,\n"
 	      "as described by RECIPE, without root.\n\n"
 	      "  -o, --output FILE       write the image to FILE (default: recipe's image.output,\n"
 	      "                          else images/NAME.ext4)\n"
 	      "      --cache-dir DIR     shared download cache (default: $XDG_CACHE_HOME/mkimage)\n"
+	      "      --cache-gc[=SIZE]   remove the least recently used cache objects until the\n"
+	      "                          cache fits SIZE (512M, 20G; default 0: every object no\n"
+	      "                          running build uses), then stop\n"
 	      "  -j, --jobs N            parallel downloads and unpack workers (default: 8)\n"
 	      "      --source 'URI SUITE COMPONENT... [signed-by=KEYRING]'\n"
 	      "                          use this repository instead of the recipe's sources\n"
@@ -143,10 +151,12 @@ static char *default_cache_dir(void)
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED,
-	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF };
+	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF,
+	       O_CACHE_GC };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
+		{ "cache-gc", optional_argument, NULL, O_CACHE_GC },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "source", required_argument, NULL, O_SOURCE },
 		{ "offline", no_argument, NULL, O_OFFLINE },
@@ -199,6 +209,13 @@ static int parse_args(struct options *o, int argc, char **argv)
 				o->st.lock_file = xstrdup(optarg);
 			break;
 		case O_DIFF: o->diff_old = optarg; break;
+		case O_CACHE_GC:
+			o->cache_gc = 1;
+			if (optarg && recipe_parse_size(optarg, &o->gc_limit)) {
+				log_error("--cache-gc takes a size such as 512M or 20G, not '%s'", optarg);
+				return -MKI_E_USAGE;
+			}
+			break;
 		case O_PLAN: o->plan = 1; break;
 		case O_UNTIL:
 			if (parse_until(optarg, &o->until)) {
@@ -224,6 +241,13 @@ static int parse_args(struct options *o, int argc, char **argv)
 		}
 	}
 	log_set_level(verbosity < 0 ? LOG_ERROR : verbosity > 0 ? LOG_DEBUG : LOG_INFO);
+	if (o->cache_gc && optind < argc) {
+		log_error("--cache-gc works on the cache alone and takes no recipe (got '%s')",
+			  argv[optind]);
+		return -MKI_E_USAGE;
+	}
+	if (o->cache_gc)
+		return 0;
 	if (optind != argc - 1) {
 		log_error(optind >= argc ? "no recipe given (try 'mkimage --help')"
 					 : "exactly one recipe, please (got '%s' too)",
@@ -263,12 +287,45 @@ static void derive_outputs(struct options *o)
 	o->report_file = xasprintf("%.*s.report.json", stem, o->output);
 }
 
+static double mib(uint64_t bytes)
+{
+	return (double)bytes / (1 << 20);
+}
+
+static int run_cache_gc(struct options *o)
+{
+	struct cache_gc_result res;
+	struct stat st;
+	int ret;
+
+	if (!o->st.cache_dir)
+		o->st.cache_dir = default_cache_dir();
+	if (stat(o->st.cache_dir, &st) && errno == ENOENT) {
+		log_info("no cache at '%s': nothing to remove", o->st.cache_dir);
+		return 0;
+	}
+	ret = cache_gc(o->st.cache_dir, o->gc_limit, &res);
+	if (ret) {
+		log_error("cannot expire the cache '%s': %s", o->st.cache_dir, mki_strerror(ret));
+		return ret;
+	}
+	log_info("cache '%s': %zu objects, %.1f MiB; removed %zu least recently used (%.1f MiB) "
+		 "and %zu leftovers of dead processes; now %.1f MiB", o->st.cache_dir,
+		 res.objects_before, mib(res.bytes_before), res.objects_removed,
+		 mib(res.bytes_before - res.bytes_after), res.leftovers, mib(res.bytes_after));
+	if (res.bytes_after > o->gc_limit)
+		log_warn("the cache is still above %.1f MiB: %zu objects are in use by %zu running "
+			 "builds", mib(o->gc_limit), res.objects_in_use, res.builds);
+	return 0;
+}
+
 static int setup_settings(struct options *o, const struct recipe *r)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *abs;
 	int ret;
 
+	settings_read_env(&o->st);
 	if (!o->st.cache_dir)
 		o->st.cache_dir = default_cache_dir();
 	if (make_dirs(o->st.cache_dir) || !(abs = realpath(o->st.cache_dir, NULL))) {
@@ -278,6 +335,9 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	}
 	free(o->st.cache_dir);
 	o->st.cache_dir = abs;
+	ret = cache_user_open(o->st.cache_dir, &o->st.cache_user);
+	if (ret)
+		return ret;
 	if (!o->output)
 		o->output = r->image.output ? xstrdup(r->image.output)
 					    : xasprintf("images/%s.%s", r->name,
@@ -285,7 +345,7 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	derive_outputs(o);
 	/* A lock rebuilds alone: its recorded sources, unless --source overrides them. */
 	if (o->st.locked && !o->st.sources.n &&
-	    (ret = locksrc_specs(o->st.lock_file, r, &o->st.sources)))
+	    (ret = locksrc_specs(o->st.lock_file, r, o->st.apt_root, &o->st.sources)))
 		return ret;
 	o->tmp_dir = xstrdup(tmp && *tmp ? tmp : "/var/tmp");
 	ret = workdir_create(o->tmp_dir, &o->st.work_dir, &o->work_lock);
@@ -323,6 +383,12 @@ static void print_plan(const struct plan *p)
 	}
 }
 
+/*
+ * A stage's positive result, beside 0 and the negative error codes: the build is complete before
+ * the image (--until, --plan, --lock); main() turns it into success.
+ */
+enum { BUILD_DONE = 1 };
+
 /* Stop between stages when a signal arrived or --until says so. */
 static int stop_after(const struct options *o, enum stage_id id, int ret)
 {
@@ -330,7 +396,7 @@ static int stop_after(const struct options *o, enum stage_id id, int ret)
 		return -MKI_E_INTERRUPTED;
 	if (!ret && o->until == id) {
 		log_info("stopped after stage '%s' (--until)", stage_names[id]);
-		return 1;
+		return BUILD_DONE;
 	}
 	return ret;
 }
@@ -343,6 +409,7 @@ struct build {
 	struct stage stage;
 	struct fetch_stats fetch;
 	struct report rep;
+	struct bootexport boot; /* image.export_boot */
 	double t0;
 };
 
@@ -382,13 +449,13 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 
 	if (!ret && o->plan) {
 		print_plan(&b->plan);
-		return 1;
+		return BUILD_DONE;
 	}
 	if (!ret && o->lock_only) {
 		ret = resolve_write_lock(&b->plan, r, &b->indexes, o->st.lock_file);
 		if (!ret)
 			log_info("lock written to '%s'", o->st.lock_file);
-		return ret ? ret : 1;
+		return ret ? ret : BUILD_DONE;
 	}
 	return ret;
 }
@@ -406,8 +473,8 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 		ret = resolve_write_lock(&b->plan, r, &b->indexes, o->st.lock_file);
 	base = strrchr(o->output, '/');
 	if (!ret)
-		ret = sbom_write(&b->plan, r, base ? base + 1 : o->output, b->rep.image_sha256,
-				 o->st.source_date_epoch, o->sbom_file);
+		ret = sbom_write(&b->plan, r, b->stage.root, base ? base + 1 : o->output,
+				 b->rep.image_sha256, o->st.source_date_epoch, o->sbom_file);
 	if (ret) {
 		log_error("cannot write the lock or SBOM beside '%s': %s", o->output,
 			  mki_strerror(ret));
@@ -419,7 +486,10 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.bytes_downloaded = b->fetch.bytes_downloaded;
 	b->rep.files_downloaded = b->fetch.files_downloaded;
 	b->rep.files_cached = b->fetch.files_cached;
+	b->rep.filtered = b->stage.filtered;
 	b->rep.warnings = log_warning_count();
+	b->rep.overlays = b->stage.overlays;
+	b->rep.boot = &b->boot;
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, o->report_file);
 	if (ret)
@@ -531,8 +601,9 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	b->t0 = log_now();
 	ret = stop_after(o, ST_SOURCES, timed(b, ST_SOURCES, sources_load(&b->sources, r, &o->st)));
 	if (!ret)
-		ret = stop_after(o, ST_INDEXES, timed(b, ST_INDEXES,
-						      indexes_fetch(&b->indexes, &b->sources, r, &o->st)));
+		ret = stop_after(o, ST_INDEXES,
+				 timed(b, ST_INDEXES, indexes_fetch(&b->indexes, &b->sources, r,
+								    &o->st, fetch_items)));
 	if (!ret)
 		default_sde(o, &b->indexes);
 	if (!ret)
@@ -544,7 +615,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	}
 	if (!ret)
 		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_stage(o, b)));
-	/* Unpack, hooks and the image writer run in one user namespace (DESIGN.md section 4). */
+	/* Unpack, hooks and the image writer run in one user namespace (sandbox.h). */
 	if (!ret) {
 		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
 
@@ -564,9 +635,14 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	ip.output = o->output;
 	ip.source_date_epoch = o->st.source_date_epoch;
 	plan_seed(r, &b->plan, ip.seed);
-	ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
+	if (r->image.export_boot)
+		ret = bootexport_prepare(&b->boot, &b->stage, r, o->output, o->st.source_date_epoch);
+	if (!ret)
+		ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
 	if (!ret && o->verify)
 		ret = verify_again(o, r, b, &ip);
+	if (!ret && r->image.export_boot)
+		ret = bootexport_commit(&b->boot);
 	if (!ret)
 		ret = write_outputs(o, r, b);
 	if (!ret)
@@ -576,6 +652,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 
 static void build_release(struct build *b)
 {
+	bootexport_release(&b->boot);
 	stage_release(&b->stage);
 	plan_release(&b->plan);
 	plan_release(&b->twins);
@@ -593,6 +670,8 @@ static void options_release(struct options *o)
 	free(o->tmp_dir);
 	free(o->st.lock_file);
 	strv_release(&o->st.sources);
+	cache_user_close(o->st.cache_user);
+	settings_release_env(&o->st);
 }
 
 int main(int argc, char **argv)
@@ -610,6 +689,10 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ret = parse_args(&o, argc, argv);
+	if (!ret && o.cache_gc) {
+		ret = run_cache_gc(&o);
+		goto out;
+	}
 	if (!ret && o.diff_old) {
 		ret = lockdiff_print(o.diff_old, o.recipe, stdout);
 		goto out;
@@ -631,7 +714,7 @@ int main(int argc, char **argv)
 		ret = setup_settings(&o, &r);
 	if (!ret)
 		ret = build_image(&o, &r, &b);
-	if (ret == 1)
+	if (ret == BUILD_DONE)
 		ret = 0;
 	if (mki_interrupted())
 		ret = -MKI_E_INTERRUPTED;

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "log.h"
+#include "manifest_internal.h"
 
 static uint64_t fnv1a(const char *s)
 {
@@ -25,15 +26,20 @@ void manifest_init(struct manifest *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static void entry_free(struct manifest_entry *e)
+void manifest_xattrs_free(struct manifest_xattr *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < e->n_xattrs; i++) {
-		free(e->xattrs[i].name);
-		free(e->xattrs[i].value);
+	for (i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].value);
 	}
-	free(e->xattrs);
+	free(v);
+}
+
+static void entry_free(struct manifest_entry *e)
+{
+	manifest_xattrs_free(e->xattrs, e->n_xattrs);
 	free(e->path);
 	free(e->target);
 	strv_release(&e->owners);

@@ -58,9 +58,9 @@ struct manifest_entry *manifest_get(const struct manifest *m, const char *path);
  * removed or the manifest released.
  */
 struct manifest_entry *manifest_add(struct manifest *m, const char *path);
-/** Remove `path` (no-op if absent). */
-void manifest_remove(struct manifest *m, const char *path);
 /** Set (or replace) an xattr on `e`; copies name and value. */
+/** Free an xattr list: each name and value, then the array (as deb entries hold them too). */
+void manifest_xattrs_free(struct manifest_xattr *v, size_t n);
 void manifest_set_xattr(struct manifest_entry *e, const char *name, const void *value, size_t len);
 /** Sort entries by path, bytewise, so parents come before children and output is stable. */
 void manifest_sort(struct manifest *m);
@@ -74,7 +74,8 @@ char *manifest_normalize(const char *path);
  * "name=hex;..." or "-". Atomically written (temp + rename). 0 or negative errno.
  */
 int manifest_save(const struct manifest *m, const char *file);
-/** Read the text form; 0, negative errno, or -MKI_E_PARSE (logged with file:line). */
-int manifest_load(struct manifest *m, const char *file);
+
+/** Remove `path` (no-op if absent). */
+void manifest_remove(struct manifest *m, const char *path);
 
 #endif

@@ -37,14 +37,12 @@ const char *readfile_why(int err, const char *kind)
 	return strerror(-err);
 }
 
-int readfile_open(const char *path, const char **kind)
+/* Require a regular file at `fd` (opened O_NONBLOCK) and make it blocking; closes it on failure. */
+static int require_regular(int fd, const char **kind)
 {
-	/* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), flags;
 	struct stat st;
+	int flags;
 
-	if (fd < 0)
-		return -errno;
 	if (fstat(fd, &st) < 0) {
 		int ret = -errno;
 
@@ -65,13 +63,22 @@ int readfile_open(const char *path, const char **kind)
 	return fd;
 }
 
-int readfile_read(const char *path, size_t limit, struct buf *b, const char **kind)
+int readfile_open(const char *path, const char **kind)
+{
+	/* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : require_regular(fd, kind);
+}
+
+int readfile_read_fd(int fd, size_t limit, struct buf *b, const char **kind)
 {
 	char chunk[65536];
-	int fd = readfile_open(path, kind), ret = 0;
+	int ret = 0;
 	ssize_t n;
 
 	b->len = 0;
+	fd = require_regular(fd, kind);
 	if (fd < 0)
 		return fd;
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
@@ -95,4 +102,12 @@ int readfile_read(const char *path, size_t limit, struct buf *b, const char **ki
 	if (!ret && !b->p)
 		buf_add(b, "", 0);
 	return ret;
+}
+
+int readfile_read(const char *path, size_t limit, struct buf *b, const char **kind)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	b->len = 0;
+	return fd < 0 ? -errno : readfile_read_fd(fd, limit, b, kind);
 }

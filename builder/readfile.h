@@ -29,6 +29,12 @@ int readfile_open(const char *path, const char **kind);
 int readfile_read(const char *path, size_t limit, struct buf *b, const char **kind);
 
 /**
+ * As readfile_read(), from `fd`, which the caller opened with O_NONBLOCK (so a FIFO did not block
+ * the open) and which is closed here in every case.
+ */
+int readfile_read_fd(int fd, size_t limit, struct buf *b, const char **kind);
+
+/**
  * Words for a readfile_* failure `err`: "a FIFO, not a regular file" (with `kind`), "larger
  * than the limit", or strerror(). Static or `kind`-based; valid until the next call.
  */

@@ -5,13 +5,19 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arch.h"
 #include "err.h"
 #include "hash.h"
+#include "identity.h"
 #include "log.h"
+#include "pathfilter.h"
+#include "manifest.h"
+#include "overlay.h"
 #include "readfile.h"
+#include "recipe_internal.h"
 
 #define RECIPE_MAX (1u << 20) /* a recipe or an @include file */
 #define INCLUDE_DEPTH 8
@@ -24,14 +30,16 @@ struct ctx {
 /* The keys each group accepts; anything else is a typo and gets a "did you mean". */
 static const char *const top_keys[] = { "name", "architecture", "auxiliary_architectures", "suite",
 	"merged_usr", "sources", "packages", "hooks", "hook_timeout", "script_timeout", "image",
-	NULL };
+	"overlays", "hostname", "machine_id", NULL };
 static const char *const source_keys[] = { "host", "uri", "suite", "components", "architectures",
 	"keyring", "trusted", NULL };
 static const char *const package_keys[] = { "base", "install", "exclude", "recommends",
-	"allow_older", "local", NULL };
+	"allow_older", "local", "path_exclude", "path_include", "minimize", "locales", NULL };
 static const char *const hook_keys[] = { "name", "script", "where", "timeout", NULL };
 static const char *const image_keys[] = { "format", "output", "size", "margin", "label", "reserved",
-	"uuid", "hash_seed", "devices", NULL };
+	"uuid", "hash_seed", "devices", "fstab", "export_boot", "kernel", NULL };
+static const char *const overlay_keys[] = { "source", "destination", "owner", "replace",
+	"devices", NULL };
 static const char *const device_keys[] = { "path", "type", "major", "minor", "mode", "uid", "gid",
 	NULL };
 
@@ -310,6 +318,29 @@ static int parse_source(struct ctx *c, const config_setting_t *g, struct recipe_
 	return 0;
 }
 
+/* hostname and machine_id: what the image says about the device it boots on. */
+static int parse_identity(struct ctx *c, const config_setting_t *root)
+{
+	char *mid = NULL;
+	int ret = get_str(c, root, "hostname", &c->r->hostname);
+
+	if (!ret && c->r->hostname && !identity_valid_hostname(c->r->hostname))
+		ret = fail(c, config_setting_get_member(root, "hostname"),
+			   "'hostname' must be letters, digits and '-' in dot-separated labels of at "
+			   "most 63 (64 in all), not starting or ending with '-'; not '%s'",
+			   c->r->hostname);
+	if (!ret)
+		ret = get_str(c, root, "machine_id", &mid);
+	if (!ret && mid && !strcmp(mid, "empty"))
+		c->r->machine_id = MACHINE_ID_EMPTY;
+	else if (!ret && mid && strcmp(mid, "uninitialized"))
+		ret = fail(c, config_setting_get_member(root, "machine_id"),
+			   "'machine_id' must be \"uninitialized\" (first boot semantics) or \"empty\" "
+			   "(read-only root), not '%s'", mid);
+	free(mid);
+	return ret;
+}
+
 static int parse_sources(struct ctx *c, const config_setting_t *root)
 {
 	const config_setting_t *s = config_setting_get_member(root, "sources");
@@ -437,6 +468,48 @@ static int parse_base(struct ctx *c, const config_setting_t *g)
 	return ret;
 }
 
+/* A list of path filter globs or kept locales, each checked with its own line. */
+static int get_checked(struct ctx *c, const config_setting_t *g, const char *key,
+		       int (*check)(const char *, const char **), struct strv *out)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	const char *why;
+	int i, ret = get_strv(c, g, key, out);
+
+	for (i = 0; !ret && (size_t)i < out->n; i++) {
+		const config_setting_t *e = config_setting_type(s) == CONFIG_TYPE_STRING
+						    ? s : config_setting_get_elem(s, (unsigned)i);
+
+		if (check(out->v[i], &why)) {
+			struct buf esc = { 0 };
+
+			buf_add_escaped(&esc, out->v[i]);
+			ret = fail(c, e, "'%s': \"%s\" %s", key, esc.p, why);
+			buf_release(&esc);
+		}
+	}
+	return ret;
+}
+
+/* dpkg's --path-exclude/--path-include and the minimize preset (pathfilter.h). */
+static int parse_path_filters(struct ctx *c, const config_setting_t *g)
+{
+	struct recipe *r = c->r;
+	int ret = get_checked(c, g, "path_exclude", pathfilter_check_glob, &r->path_exclude);
+
+	if (!ret)
+		ret = get_checked(c, g, "path_include", pathfilter_check_glob, &r->path_include);
+	if (!ret)
+		ret = get_bool(c, g, "minimize", &r->minimize);
+	if (!ret)
+		ret = get_checked(c, g, "locales", pathfilter_check_locale, &r->locales);
+	if (!ret && r->locales.n && !r->minimize)
+		ret = fail(c, config_setting_get_member(g, "locales"),
+			   "'locales' names the translations 'minimize' keeps: set 'minimize = true' "
+			   "too, or remove 'locales' (without it every translation is kept)");
+	return ret;
+}
+
 static int parse_packages(struct ctx *c, const config_setting_t *root)
 {
 	const config_setting_t *g = config_setting_get_member(root, "packages");
@@ -460,6 +533,8 @@ static int parse_packages(struct ctx *c, const config_setting_t *root)
 		ret = get_bool(c, g, "recommends", &r->recommends);
 	if (!ret)
 		ret = get_bool(c, g, "allow_older", &r->allow_older);
+	if (!ret)
+		ret = parse_path_filters(c, g);
 	if (ret)
 		return ret;
 	s = config_setting_get_member(g, "local");
@@ -626,6 +701,107 @@ static int parse_device(struct ctx *c, const config_setting_t *g, struct recipe_
 	return ret;
 }
 
+/* "UID:GID", numeric: the ids the build's commands have (0-65535). */
+static int get_owner(struct ctx *c, const config_setting_t *g, struct recipe_overlay *o)
+{
+	const config_setting_t *s = config_setting_get_member(g, "owner");
+	char *v = NULL, *end = NULL;
+	unsigned long uid = 0, gid = 0;
+	int ret = get_str(c, g, "owner", &v);
+
+	if (ret || !v)
+		return ret;
+	errno = 0;
+	if (v[0] >= '0' && v[0] <= '9')
+		uid = strtoul(v, &end, 10);
+	if (end && *end == ':' && end[1] >= '0' && end[1] <= '9')
+		gid = strtoul(end + 1, &end, 10);
+	else
+		end = NULL;
+	if (!end || *end || errno || uid > 65535 || gid > 65535)
+		ret = fail(c, s, "'owner' must be numeric \"UID:GID\" with ids up to 65535 (such as "
+			   "\"0:0\"), not '%s'", v);
+	o->uid = (unsigned)uid;
+	o->gid = (unsigned)gid;
+	free(v);
+	return ret;
+}
+
+/* The source directory, relative to the recipe's; it must exist and be a directory. */
+static int get_overlay_source(struct ctx *c, const config_setting_t *g, struct recipe_overlay *o)
+{
+	const config_setting_t *s = config_setting_get_member(g, "source");
+	const char *p;
+	char *joined;
+	struct stat sb;
+	int ret = 0;
+
+	if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(c, s ? s : g, "an overlay needs 'source', a directory beside the recipe "
+			    "(string)");
+	p = config_setting_get_string(s);
+	joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", c->r->dir, p);
+	o->source = realpath(joined, NULL);
+	if (!o->source || stat(o->source, &sb) < 0)
+		ret = fail(c, s, "overlay source '%s' not found (looked at '%s'): %s", p, joined,
+			   strerror(errno));
+	else if (!S_ISDIR(sb.st_mode))
+		ret = fail(c, s, "overlay source '%s' is not a directory: name the directory whose "
+			   "tree is copied", p);
+	free(joined);
+	return ret;
+}
+
+static int parse_overlay(struct ctx *c, const config_setting_t *g, struct recipe_overlay *o)
+{
+	const config_setting_t *s = config_setting_get_member(g, "destination");
+	char *dest = NULL;
+	int ret;
+
+	o->line = config_setting_source_line(g);
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return fail(c, g, "each overlay must be a group: { source = \"overlay/x\"; "
+			    "destination = \"/\"; }");
+	ret = check_keys(c, g, overlay_keys, "an overlay");
+	if (!ret)
+		ret = get_overlay_source(c, g, o);
+	if (!ret)
+		ret = get_str(c, g, "destination", &dest);
+	if (!ret)
+		ret = get_owner(c, g, o);
+	if (!ret)
+		ret = get_bool(c, g, "replace", &o->replace);
+	if (!ret)
+		ret = get_bool(c, g, "devices", &o->devices);
+	if (!ret && (!dest || dest[0] != '/' || !(o->destination = manifest_normalize(dest))))
+		ret = fail(c, s ? s : g, "an overlay needs 'destination', an absolute path of the "
+			   "image without '..' (\"/\" for its root)");
+	free(dest);
+	if (!ret)
+		ret = overlay_check(o, c->file);
+	return ret;
+}
+
+static int parse_overlays(struct ctx *c, const config_setting_t *root)
+{
+	const config_setting_t *s = config_setting_get_member(root, "overlays");
+	struct recipe *r = c->r;
+	int i, ret;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(c, s, "'overlays' must be a list of groups: ( { ... }, { ... } )");
+	r->overlays = xcalloc((size_t)config_setting_length(s) + 1, sizeof(*r->overlays));
+	for (i = 0; i < config_setting_length(s); i++) {
+		r->n_overlays++;
+		ret = parse_overlay(c, config_setting_get_elem(s, (unsigned)i), &r->overlays[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* "../images/x.ext4" against the recipe's directory, without the ".." when the directory exists. */
 static char *resolve_output(const char *dir, const char *out)
 {
@@ -641,6 +817,28 @@ static char *resolve_output(const char *dir, const char *out)
 	free(real);
 	free(joined);
 	return res;
+}
+
+/* fstab (default: ext4 images only), export_boot and kernel; after the format is known. */
+static int parse_image_boot(struct ctx *c, const config_setting_t *g)
+{
+	struct recipe_image *im = &c->r->image;
+	int ret;
+
+	im->fstab = im->format == IMAGE_EXT4;
+	ret = get_bool(c, g, "fstab", &im->fstab);
+	if (!ret)
+		ret = get_bool(c, g, "export_boot", &im->export_boot);
+	if (!ret)
+		ret = get_str(c, g, "kernel", &im->kernel);
+	if (!ret && im->kernel && (!im->kernel[0] || strchr(im->kernel, '/')))
+		ret = fail(c, config_setting_get_member(g, "kernel"), "'kernel' is a kernel release "
+			   "as in /boot/vmlinuz-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'",
+			   im->kernel);
+	if (!ret && im->fstab && im->format == IMAGE_TAR)
+		ret = fail(c, config_setting_get_member(g, "fstab"),
+			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
+	return ret;
 }
 
 static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
@@ -672,6 +870,8 @@ static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
 	else if (!ret && fmt && strcmp(fmt, "ext4"))
 		ret = fail(c, config_setting_get_member(g, "format"),
 			   "image 'format' must be \"ext4\" or \"tar\", not '%s'", fmt);
+	if (!ret)
+		ret = parse_image_boot(c, g);
 	s = config_setting_get_member(g, "size");
 	if (!ret && size && strcmp(size, "auto") && recipe_parse_size(size, &im->size))
 		ret = fail(c, s, "image 'size' must be \"auto\" or a size like \"512M\" or \"2G\", not '%s'",
@@ -713,6 +913,8 @@ static int parse_image(struct ctx *c, const config_setting_t *root)
 			return ret;
 	}
 defaults:
+	if (!g)
+		im->fstab = 1;
 	if (!im->label)
 		im->label = xstrdup("rootfs");
 	return 0;
@@ -798,6 +1000,26 @@ static void fmt_sources(const struct recipe *r, struct buf *b, int digest)
 	buf_adds(b, ");\n");
 }
 
+/* Only when set: recipes written before these keys keep their digest. */
+static void fmt_path_filters(const struct recipe *r, struct buf *b)
+{
+	if (r->path_exclude.n) {
+		buf_adds(b, "  path_exclude = ");
+		fmt_strv(b, &r->path_exclude);
+		buf_adds(b, ";\n");
+	}
+	if (r->path_include.n) {
+		buf_adds(b, "  path_include = ");
+		fmt_strv(b, &r->path_include);
+		buf_adds(b, ";\n");
+	}
+	if (r->minimize) {
+		buf_adds(b, "  minimize = true;\n  locales = ");
+		fmt_strv(b, &r->locales);
+		buf_adds(b, ";\n");
+	}
+}
+
 static void fmt_packages(const struct recipe *r, struct buf *b, int digest)
 {
 	static const char *const bases[] = { "none", "essential", "required", "important" };
@@ -815,7 +1037,9 @@ static void fmt_packages(const struct recipe *r, struct buf *b, int digest)
 	buf_addf(b, ";\n  recommends = %s;\n  allow_older = %s;\n  local = ",
 		 r->recommends ? "true" : "false", r->allow_older ? "true" : "false");
 	fmt_list(b, &r->local_debs, 1, digest);
-	buf_adds(b, ";\n};\n");
+	buf_adds(b, ";\n");
+	fmt_path_filters(r, b);
+	buf_adds(b, "};\n");
 }
 
 static void fmt_hooks(const struct recipe *r, struct buf *b, int digest)
@@ -869,6 +1093,15 @@ static void fmt_image(const struct recipe *r, struct buf *b, int digest)
 		fmt_str(b, im->hash_seed);
 		buf_adds(b, ";\n");
 	}
+	if (im->fstab != (im->format == IMAGE_EXT4)) /* only when not the default: same digest */
+		buf_addf(b, "  fstab = %s;\n", im->fstab ? "true" : "false");
+	if (im->export_boot)
+		buf_adds(b, "  export_boot = true;\n");
+	if (im->kernel) {
+		buf_adds(b, "  kernel = ");
+		fmt_str(b, im->kernel);
+		buf_adds(b, ";\n");
+	}
 	buf_adds(b, "  devices = (\n");
 	for (i = 0; i < im->n_devices; i++) {
 		const struct recipe_device *d = &im->devices[i];
@@ -880,6 +1113,31 @@ static void fmt_image(const struct recipe *r, struct buf *b, int digest)
 			 d->mode, d->uid, d->gid, i + 1 < im->n_devices ? "," : "");
 	}
 	buf_adds(b, "  );\n};\n");
+}
+
+/* Only when present: recipes without overlays keep their digest. */
+static void fmt_overlays(const struct recipe *r, struct buf *b, int digest)
+{
+	size_t i;
+
+	if (!r->n_overlays)
+		return;
+	buf_adds(b, "overlays = (\n");
+	for (i = 0; i < r->n_overlays; i++) {
+		const struct recipe_overlay *o = &r->overlays[i];
+
+		buf_adds(b, "  { source = ");
+		if (digest)
+			buf_addf(b, "\"sha256:%s\"", o->digest);
+		else
+			fmt_str(b, o->source);
+		buf_adds(b, "; destination = \"/");
+		buf_add_escaped(b, o->destination);
+		buf_addf(b, "\"; owner = \"%u:%u\"; replace = %s; devices = %s; }%s\n", o->uid,
+			 o->gid, o->replace ? "true" : "false", o->devices ? "true" : "false",
+			 i + 1 < r->n_overlays ? "," : "");
+	}
+	buf_adds(b, ");\n");
 }
 
 /*
@@ -898,6 +1156,14 @@ static void fmt_recipe(const struct recipe *r, struct buf *b, int digest)
 	fmt_sources(r, b, digest);
 	fmt_packages(r, b, digest);
 	fmt_hooks(r, b, digest);
+	fmt_overlays(r, b, digest);
+	if (r->hostname) {
+		buf_adds(b, "hostname = ");
+		fmt_str(b, r->hostname);
+		buf_adds(b, ";\n");
+	}
+	if (r->machine_id == MACHINE_ID_EMPTY)
+		buf_adds(b, "machine_id = \"empty\";\n");
 	fmt_image(r, b, digest);
 }
 
@@ -938,6 +1204,10 @@ static int parse_all(struct ctx *c, const config_setting_t *root)
 		ret = parse_hooks(c, root);
 	if (!ret)
 		ret = parse_image(c, root);
+	if (!ret)
+		ret = parse_overlays(c, root);
+	if (!ret)
+		ret = parse_identity(c, root);
 	return ret;
 }
 
@@ -1091,6 +1361,12 @@ void recipe_release(struct recipe *r)
 		free(r->hooks[i].name);
 		free(r->hooks[i].script);
 	}
+	for (i = 0; i < r->n_overlays; i++) {
+		free(r->overlays[i].source);
+		free(r->overlays[i].destination);
+	}
+	free(r->overlays);
+	free(r->hostname);
 	for (i = 0; i < r->image.n_devices; i++)
 		free(r->image.devices[i].path);
 	free(r->image.devices);
@@ -1098,12 +1374,16 @@ void recipe_release(struct recipe *r)
 	free(r->image.label);
 	free(r->image.uuid);
 	free(r->image.hash_seed);
+	free(r->image.kernel);
 	free(r->sources);
 	free(r->packages);
 	free(r->hooks);
 	strv_release(&r->aux_archs);
 	strv_release(&r->excludes);
 	strv_release(&r->local_debs);
+	strv_release(&r->path_exclude);
+	strv_release(&r->path_include);
+	strv_release(&r->locales);
 	free(r->file);
 	free(r->dir);
 	free(r->name);

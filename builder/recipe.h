@@ -49,6 +49,17 @@ struct recipe_device {
 	int line;
 };
 
+/* A directory beside the recipe copied into the tree after configuration (overlay.h). */
+struct recipe_overlay {
+	char *source;      /* absolute path of a directory */
+	char *destination; /* where its root lands in the tree, normalized: "" is "/" */
+	unsigned uid, gid; /* owner of everything it creates (default 0:0) */
+	int replace;       /* it may replace files that packages own */
+	int devices;       /* it may carry device nodes and FIFOs */
+	char digest[65];   /* sha256 of its listing and contents (overlay_check) */
+	int line;
+};
+
 struct recipe_image {
 	enum image_format format;
 	char *output;          /* NULL: images/NAME.ext4 (or .tar) under the current directory */
@@ -60,7 +71,12 @@ struct recipe_image {
 	char *hash_seed;       /* NULL: derived from the lock digest */
 	struct recipe_device *devices;
 	size_t n_devices;
+	int fstab;             /* write /etc/fstab with the root by LABEL= (default: ext4) */
+	int export_boot;       /* kernel, initrd, device trees beside the image (bootexport.h) */
+	char *kernel;          /* which /boot/vmlinuz-VERSION to export; NULL: the only one */
 };
+
+enum machine_id_mode { MACHINE_ID_UNINITIALIZED, MACHINE_ID_EMPTY };
 
 struct recipe {
 	char *file;  /* as given */
@@ -79,10 +95,17 @@ struct recipe {
 	int recommends;
 	int allow_older;
 	struct strv local_debs; /* absolute paths */
+	struct strv path_exclude, path_include; /* dpkg path filter globs, in order */
+	int minimize;           /* the path filter preset: no docs, man pages, info, translations */
+	struct strv locales;    /* translations minimize keeps ("en", "pt_BR") */
 	struct recipe_hook *hooks;
 	size_t n_hooks;
 	unsigned hook_timeout;  /* default per hook, seconds */
 	unsigned script_timeout;/* per maintainer script, seconds; 0: only the configure guard */
+	struct recipe_overlay *overlays;
+	size_t n_overlays;
+	char *hostname;         /* NULL: /etc/hostname is left alone */
+	enum machine_id_mode machine_id;
 	struct recipe_image image;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };
@@ -92,19 +115,13 @@ struct recipe {
  * -MKI_E_RECIPE (also when the file cannot be read); `r` is then released.
  */
 int recipe_load(struct recipe *r, const char *path);
-/** As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths. */
-int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir);
 /** Free the contents of `r`. */
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */
 void recipe_format(const struct recipe *r, struct buf *out);
 /** All architectures: primary first, then auxiliaries. `out` is filled with copies. */
 void recipe_all_archs(const struct recipe *r, struct strv *out);
-/**
- * Parse "name[:arch][=version]" into `p` (strings allocated). Returns 0, or -MKI_E_RECIPE with a
- * reason in `*why` (static string).
- */
-int recipe_parse_package(const char *spec, struct recipe_package *p, const char **why);
+
 /** Parse "512M", "2G", "1048576" into bytes; 0 on success, -EINVAL otherwise. */
 int recipe_parse_size(const char *s, uint64_t *out);
 

@@ -2,8 +2,10 @@
 
 #include <string.h>
 
+#include "bootexport.h"
 #include "fsutil.h"
 #include "json.h"
+#include "overlay.h"
 
 static void package_counts(struct buf *b, const struct plan *p)
 {
@@ -50,11 +52,19 @@ int report_write(const struct report *rep, const struct plan *p, const struct re
 	buf_addf(&b, "  \"download\": { \"bytes\": %llu, \"files\": %u, \"cached\": %u },\n",
 		 (unsigned long long)rep->bytes_downloaded, rep->files_downloaded, rep->files_cached);
 	package_counts(&b, p);
+	buf_addf(&b, "  \"left_out\": { \"files\": %llu, \"directories\": %llu, \"bytes\": %llu },\n",
+		 (unsigned long long)rep->filtered.files, (unsigned long long)rep->filtered.dirs,
+		 (unsigned long long)rep->filtered.bytes);
 	buf_adds(&b, "  \"image\": { \"path\": ");
 	json_str(&b, rep->image);
 	buf_addf(&b, ", \"bytes\": %llu, \"sha256\": ", (unsigned long long)rep->image_bytes);
 	json_str(&b, rep->image_sha256);
-	buf_adds(&b, " },\n  \"lock\": ");
+	buf_adds(&b, " },\n");
+	if (rep->overlays)
+		overlay_report_json(rep->overlays, &b);
+	if (rep->boot)
+		bootexport_json(rep->boot, &b);
+	buf_adds(&b, "  \"lock\": ");
 	json_str(&b, rep->lock);
 	buf_adds(&b, ",\n  \"sbom\": ");
 	json_str(&b, rep->sbom);

@@ -4,10 +4,14 @@
 
 #include <stdint.h>
 
+#include "pathfilter.h"
 #include "plan.h"
 #include "recipe.h"
 
 #define REPORT_STAGES 7
+
+struct overlay_report;
+struct bootexport;
 
 struct report {
 	const char *stage_names[REPORT_STAGES];
@@ -15,10 +19,13 @@ struct report {
 	double total_secs;
 	uint64_t bytes_downloaded;
 	unsigned files_downloaded, files_cached;
+	struct pathfilter_count filtered; /* left out of the tree by the path filters */
 	uint64_t image_bytes;   /* apparent size of the image file */
 	char image_sha256[65];
 	const char *image, *lock, *sbom;
 	unsigned warnings;
+	const struct overlay_report *overlays; /* NULL: the recipe has none */
+	const struct bootexport *boot;         /* image.export_boot; reported once committed */
 };
 
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */

@@ -6,9 +6,12 @@
  * satisfied by a marked package is left alone; otherwise the alternatives of the or-group are
  * tried in the order written, and within one alternative the candidates are ordered by
  * CompareProviders: the package of that very name before other providers, Essential first, the
- * native architecture before the others (in APT::Architectures order), the higher Priority. This
- * file replays that walk over the libsolv pool; resolve.c then hands the marked set to libsolv,
- * which verifies it (and searches itself only when apt's greedy choice is not installable).
+ * native architecture before the others (in APT::Architectures order), the higher Priority. A
+ * candidate whose own dependencies fail is discarded and the next one tried; a candidate's
+ * Conflicts unmark what was marked before (apt's problem resolver then lets the dependants
+ * choose again: repair() below). This file replays that walk over the libsolv pool; resolve.c
+ * then hands the marked set to libsolv, which verifies it (and searches itself only when apt's
+ * greedy choice is not installable).
  */
 #include "resolve_policy.h"
 
@@ -108,12 +111,24 @@ Id resolve_policy_pick(const struct resolve_policy *pol, Id dep, const Map *avoi
 	return pick_alt(pol, dep, avoid);
 }
 
+/*
+ * The walk's state. apt marks the request "protected" (from the user): a later choice never
+ * unmarks it. Other marks can be undone: a candidate whose own dependencies fail is discarded,
+ * and a candidate's Conflicts/Breaks unmark ("keep") the marked packages they hit.
+ */
 struct walk {
 	const struct resolve_policy *pol;
 	Map marked;
-	Map conflicted; /* solvables a marked package conflicts with (and the marked ones' rivals) */
-	Queue *out;
+	Map roots;      /* the request: protected */
+	Map conflicted; /* solvables a marked package conflicts with */
+	Map held;       /* held back by repair(): never chosen again */
+	Queue order;    /* solvables in marking order (unmarked ones too) */
+	Queue stack;    /* frames of FRAME ids: solvable, dependency position, dependency, candidate */
+	int evicted;    /* a package was unmarked for another's Conflicts */
+	int failed;     /* the frame just popped failed */
 };
+
+#define FRAME 4
 
 static int satisfied(const struct walk *w, Id dep)
 {
@@ -126,32 +141,21 @@ static int satisfied(const struct walk *w, Id dep)
 	return 0;
 }
 
-/* Whether `p` conflicts with a marked package (apt would not pick it either). */
-static int clashes(const struct walk *w, Id p)
+/* The multiarch version lock (N:#same, resolve.c) is no Conflicts apt would act on. */
+static int is_version_lock(const Pool *pool, Id dep)
 {
-	Pool *pool = w->pol->pool;
-	Solvable *s = pool_id2solvable(pool, p);
-	Id *dp, q, qq;
+	size_t len;
+	const char *n = target_base(pool, dep, &len);
 
-	if (MAPTST(&w->conflicted, p))
-		return 1;
-	if (!s->conflicts)
-		return 0;
-	for (dp = s->repo->idarraydata + s->conflicts; *dp; dp++)
-		FOR_PROVIDES(q, qq, *dp)
-			if (q != p && MAPTST(&w->marked, q))
-				return 1;
-	return 0;
+	return n[len] == ':' && !strcmp(n + len, ":#same");
 }
 
-static void mark(struct walk *w, Id p)
+static void add_conflicts(struct walk *w, Id p)
 {
 	Pool *pool = w->pol->pool;
 	Solvable *s = pool_id2solvable(pool, p);
 	Id *dp, q, qq;
 
-	MAPSET(&w->marked, p);
-	queue_push(w->out, p);
 	if (!s->conflicts)
 		return;
 	for (dp = s->repo->idarraydata + s->conflicts; *dp; dp++)
@@ -160,22 +164,167 @@ static void mark(struct walk *w, Id p)
 				MAPSET(&w->conflicted, q);
 }
 
-/* Choose and mark a package for `dep`; 0 if apt would find none that installs. */
-static Id satisfy(struct walk *w, Id dep)
+static void mark(struct walk *w, Id p)
 {
-	Map avoid;
-	Id p;
+	MAPSET(&w->marked, p);
+	queue_push(&w->order, p);
+	add_conflicts(w, p);
+}
 
-	p = pick_alt(w->pol, dep, &w->conflicted);
-	if (!p || !clashes(w, p))
-		return p;
-	/* rare: the favourite conflicts with a marked package; try the others, apt's way */
-	map_init(&avoid, w->pol->pool->nsolvables);
-	map_or(&avoid, &w->conflicted);
-	do
-		MAPSET(&avoid, p);
-	while ((p = pick_alt(w->pol, dep, &avoid)) && clashes(w, p));
-	map_free(&avoid);
+/* apt's MarkKeep of a package marked before: it is not installed after all. */
+static void unmark(struct walk *w, Id p)
+{
+	int i;
+
+	MAPCLR(&w->marked, p);
+	map_empty(&w->conflicted);
+	for (i = 0; i < w->order.count; i++)
+		if (MAPTST(&w->marked, w->order.elements[i]))
+			add_conflicts(w, w->order.elements[i]);
+}
+
+/* Whether some candidate (or a marked package) could satisfy `dep` (apt's IsInstallOk). */
+static int satisfiable(const struct walk *w, Id dep)
+{
+	const struct resolve_policy *pol = w->pol;
+	Pool *pool = pol->pool;
+	Id p, pp;
+
+	FOR_PROVIDES(p, pp, dep)
+		if (MAPTST(&w->marked, p) ||
+		    (MAPTST(pol->considered, p) && !(pol->excluded && MAPTST(pol->excluded, p))))
+			return 1;
+	return 0;
+}
+
+/* Whether `a`'s Conflicts/Breaks hit `b`; with `evicting`, only those apt would act on. */
+static int conflicts_with(Pool *pool, Id a, Id b, int evicting)
+{
+	Solvable *s = pool_id2solvable(pool, a);
+	Id *dp, q, qq;
+
+	if (!s->conflicts || a == b)
+		return 0;
+	for (dp = s->repo->idarraydata + s->conflicts; *dp; dp++)
+		if (!evicting || !is_version_lock(pool, *dp))
+			FOR_PROVIDES(q, qq, *dp)
+				if (q == b)
+					return 1;
+	return 0;
+}
+
+/*
+ * Whether a marked package's Conflicts hit `p` and stay: apt does not unmark a package for the
+ * Conflicts it declares itself, only for those of the package being marked.
+ */
+static int conflicted(const struct walk *w, Id p)
+{
+	Pool *pool = w->pol->pool;
+	Id q;
+	int i;
+
+	if (!MAPTST(&w->conflicted, p))
+		return 0;
+	for (i = 0; i < w->order.count; i++) {
+		q = w->order.elements[i];
+		if (MAPTST(&w->marked, q) && conflicts_with(pool, q, p, 0) &&
+		    (MAPTST(&w->roots, q) || !conflicts_with(pool, p, q, 1)))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether apt's MarkInstall would take `p`: no marked package conflicts with it, its Conflicts
+ * hit nothing protected, every Pre-Depends/Depends has some candidate.
+ */
+static int installable(const struct walk *w, Id p)
+{
+	Pool *pool = w->pol->pool;
+	Solvable *s = pool_id2solvable(pool, p);
+	Id *dp, q, qq;
+
+	if (MAPTST(&w->held, p) || conflicted(w, p))
+		return 0;
+	if (s->conflicts)
+		for (dp = s->repo->idarraydata + s->conflicts; *dp; dp++)
+			FOR_PROVIDES(q, qq, *dp)
+				if (q != p && MAPTST(&w->marked, q) &&
+				    (MAPTST(&w->roots, q) || is_version_lock(pool, *dp)))
+					return 0;
+	if (s->requires)
+		for (dp = s->repo->idarraydata + s->requires; *dp; dp++)
+			if (*dp != SOLVABLE_PREREQMARKER && !satisfiable(w, *dp))
+				return 0;
+	return 1;
+}
+
+/* Mark `p`, first unmarking what its Conflicts/Breaks hit (apt: the later choice wins). */
+static void take(struct walk *w, Id p)
+{
+	Pool *pool = w->pol->pool;
+	Solvable *s = pool_id2solvable(pool, p);
+	Id *dp, q, qq;
+
+	if (s->conflicts)
+		for (dp = s->repo->idarraydata + s->conflicts; *dp; dp++)
+			FOR_PROVIDES(q, qq, *dp)
+				if (q != p && MAPTST(&w->marked, q)) {
+					unmark(w, q);
+					w->evicted = 1;
+				}
+	mark(w, p);
+}
+
+/* Insertion sort by provider_cmp: provider lists are short. */
+static void sort_providers(const struct resolve_policy *pol, Id *v, int n, const char *base,
+			   size_t blen)
+{
+	int i, j;
+	Id t;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && provider_cmp(pol, v[j], v[j - 1], base, blen) < 0; j--) {
+			t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+/* apt's possible solutions of `dep`: each alternative's candidates in CompareProviders order. */
+static void solutions(const struct resolve_policy *pol, Id dep, Queue *q)
+{
+	Pool *pool = pol->pool;
+	Reldep *rd;
+	size_t blen;
+	const char *base;
+	Id p, pp;
+	int from = q->count;
+
+	if (ISRELDEP(dep) && (rd = GETRELDEP(pool, dep))->flags == REL_OR) {
+		solutions(pol, rd->name, q);
+		solutions(pol, rd->evr, q);
+		return;
+	}
+	base = target_base(pool, dep, &blen);
+	FOR_PROVIDES(p, pp, dep)
+		if (MAPTST(pol->considered, p) && !(pol->excluded && MAPTST(pol->excluded, p)))
+			queue_pushunique(q, p);
+	sort_providers(pol, q->elements + from, q->count - from, base, blen);
+}
+
+/* The first installable solution of `dep` from index *next on; *next moves past it. 0 if none. */
+static Id next_solution(const struct walk *w, Id dep, Id *next)
+{
+	Queue q;
+	Id p = 0;
+
+	queue_init(&q);
+	solutions(w->pol, dep, &q);
+	for (; *next < q.count && !p; (*next)++)
+		if (installable(w, q.elements[*next]))
+			p = q.elements[*next];
+	queue_free(&q);
 	return p;
 }
 
@@ -183,7 +332,7 @@ static Id satisfy(struct walk *w, Id dep)
  * The next dependency of `p` to follow: *pos >= 0 is a position in its requires (Pre-Depends and
  * Depends), *pos < 0 one in its recommends (-1 the first).
  */
-static Id next_dep(const struct walk *w, Id p, int *pos)
+static Id next_dep(const struct walk *w, Id p, Id *pos)
 {
 	Solvable *s = pool_id2solvable(w->pol->pool, p);
 	Id *dp, d;
@@ -204,39 +353,184 @@ static Id next_dep(const struct walk *w, Id p, int *pos)
 	return d;
 }
 
-void resolve_policy_walk(const struct resolve_policy *pol, const Queue *roots, Queue *out)
+static void push_frame(struct walk *w, Id p)
 {
-	struct walk w = { .pol = pol, .out = out };
-	Queue stack; /* frames: solvable, position in its dependencies */
-	Id p, dep;
-	int i, pos;
+	queue_push2(&w->stack, p, 0);
+	queue_push2(&w->stack, 0, 0);
+}
 
-	map_init(&w.marked, pol->pool->nsolvables);
-	map_init(&w.conflicted, pol->pool->nsolvables);
-	queue_init(&stack);
-	for (i = 0; i < roots->count; i++)
-		if (!MAPTST(&w.marked, roots->elements[i]))
-			mark(&w, roots->elements[i]);
-	for (i = 0; i < roots->count; i++) {
-		queue_push2(&stack, roots->elements[i], 0);
-		while (stack.count) {
-			p = stack.elements[stack.count - 2];
-			pos = stack.elements[stack.count - 1];
-			dep = next_dep(&w, p, &pos);
-			stack.elements[stack.count - 1] = pos;
-			if (!dep) {
-				queue_truncate(&stack, stack.count - 2);
-				continue;
-			}
-			if (satisfied(&w, dep) || !(p = satisfy(&w, dep)))
-				continue;
-			mark(&w, p);
-			queue_push2(&stack, p, 0);
+/*
+ * One step of apt's MarkInstall for the frame on top: follow its next dependency, or try the next
+ * solution of the one whose solution just failed. A package whose Pre-Depends/Depends cannot be
+ * met is discarded (the request excepted) and its parent tries its next solution; what it marked
+ * stays marked, as in apt, until sweep().
+ */
+static void step(struct walk *w)
+{
+	Id *f = w->stack.elements + w->stack.count - FRAME; /* p, pos, dep, next */
+	Id p = f[0], c;
+
+	if (f[2] && !w->failed) {
+		f[2] = 0; /* the child's solution held */
+		return;
+	}
+	w->failed = 0;
+	if (!f[2]) {
+		if (!(f[2] = next_dep(w, p, &f[1]))) {
+			queue_truncate(&w->stack, w->stack.count - FRAME);
+			return;
+		}
+		f[3] = 0;
+		if (satisfied(w, f[2])) {
+			f[2] = 0;
+			return;
 		}
 	}
-	queue_free(&stack);
-	map_free(&w.marked);
+	if ((c = next_solution(w, f[2], &f[3]))) {
+		if (MAPTST(&w->marked, c)) {
+			f[2] = 0; /* marked meanwhile by a failed solution's dependencies */
+			return;
+		}
+		take(w, c);
+		push_frame(w, c);
+		return;
+	}
+	f[2] = 0;
+	if (f[1] > 0 && !MAPTST(&w->roots, p)) { /* a Pre-Depends/Depends nothing meets */
+		unmark(w, p);
+		queue_truncate(&w->stack, w->stack.count - FRAME);
+		w->failed = 1;
+	}
+}
+
+static void run(struct walk *w, const Id *from, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!MAPTST(&w->marked, from[i]))
+			continue;
+		push_frame(w, from[i]);
+		while (w->stack.count)
+			step(w);
+		w->failed = 0;
+	}
+}
+
+/* Keep only what the request needs through the dependencies followed (apt removes the rest). */
+static void sweep(struct walk *w, const Queue *roots)
+{
+	Pool *pool = w->pol->pool;
+	Map keep;
+	Queue todo;
+	Id p, q, qq, d, pos;
+	int i;
+
+	map_init(&keep, pool->nsolvables);
+	queue_init_clone(&todo, roots);
+	for (i = 0; i < todo.count; i++)
+		MAPSET(&keep, todo.elements[i]);
+	while (todo.count) {
+		p = queue_pop(&todo);
+		for (pos = 0; (d = next_dep(w, p, &pos));)
+			FOR_PROVIDES(q, qq, d)
+				if (MAPTST(&w->marked, q) && !MAPTST(&keep, q)) {
+					MAPSET(&keep, q);
+					queue_push(&todo, q);
+				}
+	}
+	map_and(&w->marked, &keep);
+	map_free(&keep);
+	queue_free(&todo);
+}
+
+/* Hold back marked packages with a Pre-Depends/Depends no marked package meets; how many. */
+static int hold_broken(struct walk *w)
+{
+	Pool *pool = w->pol->pool;
+	Solvable *s;
+	Id p, *dp;
+	int i, n = 0;
+
+	for (i = 0; i < w->order.count; i++) {
+		p = w->order.elements[i];
+		if (!MAPTST(&w->marked, p) || MAPTST(&w->roots, p))
+			continue;
+		s = pool_id2solvable(pool, p);
+		if (!s->requires)
+			continue;
+		for (dp = s->repo->idarraydata + s->requires; *dp; dp++)
+			if (*dp != SOLVABLE_PREREQMARKER && !satisfied(w, *dp)) {
+				unmark(w, p);
+				MAPSET(&w->held, p);
+				n++;
+				break;
+			}
+	}
+	return n;
+}
+
+#define REPAIR_ROUNDS 32
+
+/*
+ * apt's problem resolver, for what the Conflicts of a later choice broke: hold back the packages
+ * left with an unmet dependency, then let every marked package choose again where it lacks one
+ * (the next alternative), until a round changes nothing.
+ */
+static void repair(struct walk *w, const Queue *roots)
+{
+	Queue again;
+	int round, held, before;
+
+	for (round = 0; round < REPAIR_ROUNDS; round++) {
+		sweep(w, roots);
+		held = hold_broken(w);
+		before = w->order.count;
+		queue_init_clone(&again, &w->order);
+		run(w, again.elements, again.count);
+		queue_free(&again);
+		if (!held && w->order.count == before)
+			return;
+	}
+}
+
+void resolve_policy_walk(const struct resolve_policy *pol, const Queue *roots, Queue *out)
+{
+	struct walk w = { .pol = pol };
+	Map emitted;
+	Id p;
+	int i;
+
+	map_init(&w.marked, pol->pool->nsolvables);
+	map_init(&w.roots, pol->pool->nsolvables);
+	map_init(&w.conflicted, pol->pool->nsolvables);
+	map_init(&w.held, pol->pool->nsolvables);
+	map_init(&emitted, pol->pool->nsolvables);
+	queue_init(&w.order);
+	queue_init(&w.stack);
+	for (i = 0; i < roots->count; i++)
+		if (!MAPTST(&w.marked, roots->elements[i])) {
+			MAPSET(&w.roots, roots->elements[i]);
+			mark(&w, roots->elements[i]);
+		}
+	run(&w, roots->elements, roots->count);
+	if (w.evicted)
+		repair(&w, roots);
+	sweep(&w, roots);
+	for (i = 0; i < w.order.count; i++) {
+		p = w.order.elements[i];
+		if (MAPTST(&w.marked, p) && !MAPTST(&emitted, p)) {
+			MAPSET(&emitted, p);
+			queue_push(out, p);
+		}
+	}
+	queue_free(&w.stack);
+	queue_free(&w.order);
+	map_free(&emitted);
+	map_free(&w.held);
 	map_free(&w.conflicted);
+	map_free(&w.roots);
+	map_free(&w.marked);
 }
 
 /* The newest of a 0-terminated list of solvables (the versions of one requested name). */

@@ -31,8 +31,12 @@ Id resolve_policy_pick(const struct resolve_policy *pol, Id dep, const Map *avoi
 /**
  * apt's install walk: mark every root (in order), then follow each one's Pre-Depends, Depends
  * (and Recommends if asked) depth first, a dependency already satisfied by a marked package
- * being left alone, else satisfied by resolve_policy_pick among those that conflict with no
- * marked package. Appends the marked solvables to `out` (roots included), in marking order.
+ * being left alone, else satisfied by the first of its solutions in resolve_policy_pick's order
+ * that apt's MarkInstall would take (no marked package conflicts with it, its Conflicts hit no
+ * root, its own dependencies succeed - else it is discarded and the next one tried). Its
+ * Conflicts unmark packages marked before (not roots), whose dependants then choose again. What
+ * no root needs any more is dropped. Appends the marked solvables to `out` (roots included), in
+ * marking order.
  */
 void resolve_policy_walk(const struct resolve_policy *pol, const Queue *roots, Queue *out);
 

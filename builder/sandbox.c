@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -30,60 +29,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
 #include "confine.h"
 #include "err.h"
 #include "log.h"
 #include "proc.h"
+#include "sandbox_int.h"
 #include "seccomp.h"
 
-#define BINFMT_DIR "/proc/sys/fs/binfmt_misc"
-#define MAX_SUBIDS 65536u
-#define MAX_EMULATED 16
 
 static struct sandbox_info info;
 static int entered;
-static const struct arch *emulated[MAX_EMULATED];
-static size_t n_emulated;
 
 const struct sandbox_info *sandbox_get(void)
 {
 	return entered ? &info : NULL;
 }
 
-/* --- id maps ---------------------------------------------------------------------------- */
-
-/* The first "NAME:START:COUNT" (or "UID:START:COUNT") line of `file` for this user. */
-static int find_subid(const char *file, const char *name, unsigned long id, unsigned long *start,
-		      unsigned long *count)
-{
-	char line[512], idstr[32];
-	FILE *f = fopen(file, "re");
-	int found = 0;
-
-	if (!f)
-		return 0;
-	snprintf(idstr, sizeof(idstr), "%lu", id);
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *c1 = strchr(line, ':'), *c2, *end;
-
-		if (!c1 || !(c2 = strchr(c1 + 1, ':')))
-			continue;
-		*c1 = 0;
-		if (strcmp(line, name ? name : "") && strcmp(line, idstr))
-			continue;
-		errno = 0;
-		*start = strtoul(c1 + 1, &end, 10);
-		if (errno || end != c2)
-			continue;
-		*count = strtoul(c2 + 1, &end, 10);
-		found = !errno && *count > 0;
-	}
-	fclose(f);
-	return found;
-}
-
-static int write_file(const char *path, const char *text)
+int sandbox_write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
 	size_t len = strlen(text);
@@ -96,132 +58,13 @@ static int write_file(const char *path, const char *text)
 	return ret;
 }
 
-static int run_idmap_tool(const char *tool, pid_t pid, unsigned long outer, unsigned long sub,
-			  unsigned count)
-{
-	char a[4][24];
-	const char *argv[9] = { tool, a[0], "0", a[1], "1", "1", a[2], a[3], NULL };
-	struct buf err = { 0 };
-	struct proc_opts po = { .stdin_fd = -1, .err = &err, .limit = 4096 };
-	int status = 0, ret;
-
-	snprintf(a[0], sizeof(a[0]), "%d", (int)pid);
-	snprintf(a[1], sizeof(a[1]), "%lu", outer);
-	snprintf(a[2], sizeof(a[2]), "%lu", sub);
-	snprintf(a[3], sizeof(a[3]), "%u", count);
-	ret = proc_run(argv, &po, &status);
-	if (ret || status)
-		log_error("'%s' could not map ids for the build namespace: %s", tool,
-			  ret ? strerror(-ret) : err.p ? err.p : "failed");
-	buf_release(&err);
-	return ret || status ? -1 : 0;
-}
-
-/* Runs in the helper, outside the new namespace: give `pid` its uid and gid maps. */
-static int write_maps(pid_t pid)
-{
-	char path[64], map[64];
-
-	switch (info.ids) {
-	case SANDBOX_IDS_ROOT:
-		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-		if (write_file(path, "0 0 4294967295\n"))
-			return -1;
-		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
-		return write_file(path, "0 0 4294967295\n") ? -1 : 0;
-	case SANDBOX_IDS_FULL:
-		if (run_idmap_tool("newuidmap", pid, info.outer_uid, info.sub_uid, info.sub_count))
-			return -1;
-		return run_idmap_tool("newgidmap", pid, info.outer_gid, info.sub_gid, info.sub_count);
-	default:
-		snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
-		if (write_file(path, "deny"))
-			return -1;
-		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-		snprintf(map, sizeof(map), "0 %lu 1\n", (unsigned long)info.outer_uid);
-		if (write_file(path, map))
-			return -1;
-		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
-		snprintf(map, sizeof(map), "0 %lu 1\n", (unsigned long)info.outer_gid);
-		return write_file(path, map) ? -1 : 0;
-	}
-}
-
-/*
- * Root keeps the identity map for itself, but its commands run as root's subordinate range, or
- * the documented fixed one: never as host root.
- */
-static void choose_root_range(const char *name)
-{
-	unsigned long us = 0, uc = 0, gs = 0, gc = 0;
-
-	info.ids = SANDBOX_IDS_ROOT;
-	info.sub_uid = info.sub_gid = SANDBOX_ROOT_RANGE;
-	info.sub_count = SANDBOX_ROOT_COUNT;
-	if (find_subid("/etc/subuid", name, 0, &us, &uc) &&
-	    find_subid("/etc/subgid", name, 0, &gs, &gc) && us && gs) {
-		info.sub_uid = (uid_t)us;
-		info.sub_gid = (gid_t)gs;
-		info.sub_count = (unsigned)(uc < gc ? uc : gc);
-		if (info.sub_count > MAX_SUBIDS)
-			info.sub_count = MAX_SUBIDS;
-	}
-}
-
-/* Decide which map we can have, and say up front when it is not the full one. */
-static int choose_ids_once(const struct sandbox_opts *o)
-{
-	struct passwd *pw = getpwuid(getuid());
-	const char *name = pw ? pw->pw_name : NULL;
-	unsigned long us = 0, uc = 0, gs = 0, gc = 0;
-	char *tool = NULL;
-
-	info.outer_uid = getuid();
-	info.outer_gid = getgid();
-	if (info.outer_uid == 0) {
-		choose_root_range(name);
-		return 0;
-	}
-	if (find_subid("/etc/subuid", name, info.outer_uid, &us, &uc) &&
-	    find_subid("/etc/subgid", name, info.outer_uid, &gs, &gc)) {
-		if (!(tool = proc_which("newuidmap")) || (free(tool), !(tool = proc_which("newgidmap")))) {
-			log_error("newuidmap/newgidmap not found: install the 'uidmap' package");
-			return -MKI_E_SANDBOX;
-		}
-		free(tool);
-		info.ids = SANDBOX_IDS_FULL;
-		info.sub_uid = (uid_t)us;
-		info.sub_gid = (gid_t)gs;
-		info.sub_count = (unsigned)(uc < gc ? uc : gc);
-		if (info.sub_count > MAX_SUBIDS)
-			info.sub_count = MAX_SUBIDS;
-		if (info.sub_count < 65535)
-			log_warn("only %u subordinate ids for '%s': ids above %u (e.g. nobody, 65534) "
-				 "cannot be used inside the build", info.sub_count, name ? name : "?",
-				 info.sub_count);
-		return 0;
-	}
-	if (!o->allow_single_id) {
-		log_error("user '%s' has no subordinate id range in /etc/subuid and /etc/subgid, so "
-			  "packages cannot be configured with their real owners (chown root:shadow "
-			  "fails); add one as root: usermod --add-subuids 100000-165535 "
-			  "--add-subgids 100000-165535 %s (or accept a single-id build with "
-			  "--single-id)", name ? name : "?", name ? name : "USER");
-		return -MKI_E_SANDBOX;
-	}
-	log_warn("no subordinate ids for '%s': building with a single id; files keep the owners "
-		 "the packages give them, but maintainer scripts cannot chown", name ? name : "?");
-	info.ids = SANDBOX_IDS_SINGLE;
-	return 0;
-}
-
 /* Decided once per process, so checking early and entering later say things once. */
 static int choose_ids(const struct sandbox_opts *o)
 {
 	static int chosen, result;
 
 	if (!chosen) {
-		result = choose_ids_once(o);
+		result = sandbox_idmap_choose(&info, o);
 		chosen = 1;
 	}
 	return result;
@@ -263,7 +106,7 @@ static int unshare_with_helper(void)
 		close(pipefd[1]);
 		if (read(pipefd[0], &go, 1) != 1)
 			_exit(1);
-		_exit(write_maps(self) ? 1 : 0);
+		_exit(sandbox_idmap_write(&info, self) ? 1 : 0);
 	}
 	close(pipefd[0]);
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC) < 0) {
@@ -325,187 +168,6 @@ int sandbox_enter(const struct sandbox_opts *o)
 		  : info.ids == SANDBOX_IDS_ROOT ? "identity (root)"
 						 : "single",
 		  info.binfmt_private ? "private" : "host");
-	return 0;
-}
-
-/* --- binfmt_misc ------------------------------------------------------------------------- */
-
-static void add_hex(struct buf *b, const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		buf_addf(b, "\\x%02x", p[i]);
-}
-
-/*
- * ":NAME:M::MAGIC:MASK:INTERP:FP" for the first 20 bytes of the ELF header: ident (class, data,
- * version; OS ABI ignored), e_type EXEC or DYN, e_machine.
- */
-char *sandbox_binfmt_line(const struct arch *a, const char *interp)
-{
-	uint8_t magic[20] = { 0x7f, 'E', 'L', 'F', a->elf_class, a->elf_data, 1 };
-	uint8_t mask[20] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0xff, 0xff,
-			     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff };
-	struct buf b = { 0 };
-	int le = a->elf_data == 1;
-
-	magic[le ? 16 : 17] = 2;
-	if (!le) {
-		mask[16] = 0xff;
-		mask[17] = 0xfe;
-	}
-	magic[le ? 18 : 19] = (uint8_t)(a->elf_machine & 0xff);
-	magic[le ? 19 : 18] = (uint8_t)(a->elf_machine >> 8);
-	buf_addf(&b, ":mkimage-%s:M::", a->qemu);
-	add_hex(&b, magic, sizeof(magic));
-	buf_adds(&b, ":");
-	add_hex(&b, mask, sizeof(mask));
-	buf_addf(&b, ":%s:FP", interp);
-	return buf_detach(&b);
-}
-
-/* A host registration for `a` that is enabled and has flag F (works after chroot). */
-static int host_registration_ok(const struct arch *a)
-{
-	char *path = xasprintf("%s/%s", BINFMT_DIR, a->qemu), line[256];
-	FILE *f = fopen(path, "re");
-	int enabled = 0, fixed = 0;
-
-	free(path);
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strcmp(line, "enabled\n"))
-			enabled = 1;
-		if (str_starts_with(line, "flags:") && strchr(line + 6, 'F'))
-			fixed = 1;
-	}
-	fclose(f);
-	return enabled && fixed;
-}
-
-static const struct arch *emulated_same_elf(const struct arch *a)
-{
-	size_t i;
-
-	for (i = 0; i < n_emulated; i++)
-		if (emulated[i]->elf_machine == a->elf_machine &&
-		    emulated[i]->elf_class == a->elf_class && emulated[i]->elf_data == a->elf_data)
-			return emulated[i];
-	return NULL;
-}
-
-static int register_private(const struct arch *a)
-{
-	char *name = xasprintf("%s-static", a->qemu), *interp = proc_which(name), *line = NULL;
-	int ret = 0;
-
-	if (!interp) {
-		log_error("cannot run %s binaries: '%s' not found; install the 'qemu-user-static' "
-			  "package", a->name, name);
-		ret = -MKI_E_SANDBOX;
-		goto out;
-	}
-	line = sandbox_binfmt_line(a, interp);
-	ret = write_file(BINFMT_DIR "/register", line);
-	if (ret)
-		log_error("cannot register '%s' for %s binaries in the private binfmt_misc: %s",
-			  interp, a->name, strerror(-ret));
-	else
-		log_debug("binfmt: %s", line);
-	ret = ret ? -MKI_E_SANDBOX : 0;
-out:
-	free(name);
-	free(interp);
-	free(line);
-	return ret;
-}
-
-/* Replace the private registration of `a` by one run by `interp` (NULL: its qemu again). */
-static int reregister(const struct arch *a, const char *interp)
-{
-	char *entry = xasprintf("%s/mkimage-%s", BINFMT_DIR, a->qemu);
-	char *name = xasprintf("%s-static", a->qemu), *qemu = interp ? NULL : proc_which(name);
-	char *line = NULL;
-	int ret = write_file(entry, "-1");
-
-	if (ret && ret != -ENOENT) {
-		log_error("cannot remove binfmt_misc entry '%s': %s", entry, strerror(-ret));
-		goto out;
-	}
-	line = interp || qemu ? sandbox_binfmt_line(a, interp ? interp : qemu) : NULL;
-	ret = line ? write_file(BINFMT_DIR "/register", line) : -ENOENT;
-	if (ret)
-		log_error("cannot register '%s' for %s binaries: %s", interp ? interp : name, a->name,
-			  strerror(-ret));
-	else
-		log_debug("binfmt: %s", line);
-out:
-	free(entry);
-	free(name);
-	free(qemu);
-	free(line);
-	return ret ? -MKI_E_SANDBOX : 0;
-}
-
-int sandbox_set_interpreter(const char *interp)
-{
-	size_t i;
-	int ret = 0;
-
-	if (!entered || !info.binfmt_private) {
-		log_error("internal: changing binfmt_misc interpreters needs the private instance");
-		return -MKI_E_SANDBOX;
-	}
-	for (i = 0; !ret && i < n_emulated; i++)
-		ret = reregister(emulated[i], interp);
-	return ret;
-}
-
-int sandbox_add_arch(const char *arch)
-{
-	const struct arch *a = arch_find(arch);
-	int ret;
-
-	if (!a) {
-		log_error("unknown architecture '%s'", arch);
-		return -MKI_E_SANDBOX;
-	}
-	if (arch_runs_natively(a) || emulated_same_elf(a))
-		return 0;
-	if (!entered || !a->qemu) {
-		log_error(!entered ? "internal: sandbox_add_arch before sandbox_enter"
-				   : "no qemu-user emulator exists for architecture '%s'", arch);
-		return -MKI_E_SANDBOX;
-	}
-	if (n_emulated == MAX_EMULATED)
-		return -MKI_E_LIMIT;
-	if (info.binfmt_private)
-		ret = register_private(a);
-	else if (host_registration_ok(a))
-		ret = 0;
-	else {
-		log_error("cannot run %s binaries: this kernel has no private binfmt_misc (Linux >= "
-			  "6.7) and the host has no '%s' registration with flag F; as root install "
-			  "'qemu-user-static' and 'binfmt-support', or use a newer kernel", arch,
-			  a->qemu);
-		ret = -MKI_E_SANDBOX;
-	}
-	if (!ret)
-		emulated[n_emulated++] = a;
-	return ret;
-}
-
-int sandbox_arch_emulated(const char *arch)
-{
-	const struct arch *a = arch_find(arch);
-	size_t i;
-
-	for (i = 0; a && i < n_emulated; i++)
-		if (emulated[i]->elf_machine == a->elf_machine &&
-		    emulated[i]->elf_class == a->elf_class)
-			return 1;
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /*
- * The rootless sandbox (DESIGN.md section 4): one user + mount + uts + ipc namespace that the build
- * enters before unpacking and stays in until the image is written, with the full subordinate id
- * range mapped (or the identity map when really root), a private binfmt_misc instance with
+ * The rootless sandbox (README: "Configuration and hooks", "Threat model"): one user + mount +
+ * uts + ipc namespace that the build enters before unpacking and stays in until the image is
+ * written, with the full subordinate id range mapped (or the identity map when really root), a private binfmt_misc instance with
  * qemu-user registered for the foreign architectures, and runs of target programs, each in a
  * fresh pid + mount namespace whose init pivots into the tree and is killed afterwards (so nothing
  * outlives a command and none of the mounts (/proc, /dev, /run, /tmp) ever lands in the tree), and
@@ -61,12 +61,6 @@ const struct sandbox_info *sandbox_get(void);
  * machine (armel, armhf) share one entry. -MKI_E_SANDBOX with what to install otherwise.
  */
 int sandbox_add_arch(const char *arch);
-struct arch;
-/**
- * The binfmt_misc registration for `a`'s ELF binaries (ident, e_type EXEC or DYN, e_machine) run
- * by `interp` with flags FP: ":mkimage-QEMU:M::MAGIC:MASK:INTERP:FP". New string.
- */
-char *sandbox_binfmt_line(const struct arch *a, const char *interp);
 /**
  * Point every emulated arch's private registration at `interp` (flags FP), or back at its qemu
  * when NULL. Needs the private binfmt_misc instance; -MKI_E_SANDBOX, logged, otherwise.
@@ -91,9 +85,6 @@ gid_t sandbox_tree_gid(gid_t inside);
  */
 long sandbox_inside_uid(uid_t tree);
 long sandbox_inside_gid(gid_t tree);
-/** The same, for a given state (testable); `gid` selects the gid range. */
-unsigned long sandbox_shift_to_tree(const struct sandbox_info *si, unsigned long id, int gid);
-long sandbox_shift_to_inside(const struct sandbox_info *si, unsigned long id, int gid);
 /**
  * The uid_map (or, `gid`, gid_map) text of a command's nested user namespace; `host`: a command on
  * the host filesystem (an outside hook), which in root builds keeps the identity. New string.

@@ -8,8 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dep5.h"
+#include "err.h"
 #include "fsutil.h"
 #include "json.h"
+#include "log.h"
+#include "readfile.h"
 
 /* SPDX ids allow letters, digits, '.' and '-' only. */
 static void spdx_id(struct buf *b, const struct plan_entry *e, size_t i)
@@ -71,7 +75,8 @@ static void supplier(struct buf *b, const char *maint)
 	buf_release(&s);
 }
 
-static void package(struct buf *b, const struct plan_entry *e, size_t i, const char *suite)
+static void package(struct buf *b, const struct plan_entry *e, size_t i, const char *suite,
+		    const char *license)
 {
 	buf_adds(b, "    {\n      \"SPDXID\": ");
 	spdx_id(b, e, i);
@@ -104,8 +109,9 @@ static void package(struct buf *b, const struct plan_entry *e, size_t i, const c
 		json_str(b, c);
 		free(c);
 	}
-	buf_adds(b, ",\n      \"licenseConcluded\": \"NOASSERTION\",\n      \"licenseDeclared\": "
-		    "\"NOASSERTION\",\n      \"copyrightText\": \"NOASSERTION\"\n    }");
+	buf_adds(b, ",\n      \"licenseConcluded\": \"NOASSERTION\",\n      \"licenseDeclared\": ");
+	json_str(b, license ? license : "NOASSERTION");
+	buf_adds(b, ",\n      \"copyrightText\": \"NOASSERTION\"\n    }");
 }
 
 static void header(struct buf *b, const struct recipe *r, const char *image_name,
@@ -164,19 +170,90 @@ static void depends_on(struct buf *b, const struct plan *p)
 	}
 }
 
-int sbom_write(const struct plan *p, const struct recipe *r, const char *image_name,
-	       const char *image_sha256, int64_t sde, const char *file)
+/*
+ * licenseDeclared of every entry (NULL: NOASSERTION) from the DEP-5 copyright file the tree at
+ * `root` holds for it. A missing, unreadable or free-form file declares nothing, which is no
+ * error: only an interruption is.
+ */
+static int declared_licenses(const struct plan *p, const char *root, char **lic,
+			     struct dep5_refs *refs)
+{
+	struct buf text = { 0 };
+	size_t i, n = 0;
+	int rootfd = root ? open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1, ret = 0;
+
+	if (root && rootfd < 0)
+		log_warn("cannot open the staging tree '%s' to read the packages' licences: %s",
+			 root, strerror(errno));
+	for (i = 0; rootfd >= 0 && i < p->n; i++) {
+		char *origin = xasprintf("/usr/share/doc/%s/copyright", p->v[i].name);
+
+		ret = dep5_read(rootfd, p->v[i].name, &text);
+		if (!ret)
+			lic[i] = dep5_expression(text.p, text.len, origin, refs);
+		else if (ret != -MKI_E_INTERRUPTED)
+			log_debug("%s: %s: licence NOASSERTION", origin, readfile_why(ret, NULL));
+		free(origin);
+		if (ret == -MKI_E_INTERRUPTED)
+			break;
+		n += lic[i] != NULL;
+	}
+	if (rootfd >= 0) {
+		close(rootfd);
+		log_info("SBOM: licences declared for %zu of %zu packages (DEP-5 copyright files)",
+			 n, p->n);
+	}
+	buf_release(&text);
+	return ret == -MKI_E_INTERRUPTED ? ret : 0;
+}
+
+/* hasExtractedLicensingInfos: the text of every LicenseRef the packages' licences use. */
+static void extracted(struct buf *b, const struct dep5_refs *refs)
+{
+	char *comment;
+	size_t i;
+
+	if (!refs->n)
+		return;
+	buf_adds(b, "  \"hasExtractedLicensingInfos\": [");
+	for (i = 0; i < refs->n; i++) {
+		const struct dep5_ref *r = &refs->v[i];
+
+		buf_adds(b, i ? ",\n    { \"licenseId\": " : "\n    { \"licenseId\": ");
+		json_str(b, r->id);
+		buf_adds(b, ", \"name\": ");
+		json_str(b, r->name);
+		buf_adds(b, ",\n      \"comment\": ");
+		comment = xasprintf("short name '%s' of the machine-readable copyright file %s",
+				    r->name, r->origin);
+		json_str(b, comment);
+		free(comment);
+		buf_adds(b, ",\n      \"extractedText\": ");
+		json_str(b, r->text);
+		buf_adds(b, " }");
+	}
+	buf_adds(b, "\n  ],\n");
+}
+
+int sbom_write(const struct plan *p, const struct recipe *r, const char *root,
+	       const char *image_name, const char *image_sha256, int64_t sde, const char *file)
 {
 	struct buf b = { 0 };
+	struct dep5_refs refs = { 0 };
+	char **lic = xcalloc(p->n + 1, sizeof(*lic));
 	size_t i;
-	int ret;
+	int ret = declared_licenses(p, root, lic, &refs);
 
+	if (ret)
+		goto out;
 	header(&b, r, image_name, image_sha256, sde);
 	for (i = 0; i < p->n; i++) {
 		buf_adds(&b, ",\n");
-		package(&b, &p->v[i], i, r->suite);
+		package(&b, &p->v[i], i, r->suite, lic[i]);
 	}
-	buf_adds(&b, "\n  ],\n  \"relationships\": [\n    { \"spdxElementId\": \"SPDXRef-DOCUMENT\", "
+	buf_adds(&b, "\n  ],\n");
+	extracted(&b, &refs);
+	buf_adds(&b, "  \"relationships\": [\n    { \"spdxElementId\": \"SPDXRef-DOCUMENT\", "
 		     "\"relationshipType\": \"DESCRIBES\", \"relatedSpdxElement\": \"SPDXRef-Image\" }");
 	for (i = 0; i < p->n; i++) {
 		buf_adds(&b, ",\n    { \"spdxElementId\": \"SPDXRef-Image\", \"relationshipType\": "
@@ -187,6 +264,11 @@ int sbom_write(const struct plan *p, const struct recipe *r, const char *image_n
 	depends_on(&b, p);
 	buf_adds(&b, "\n  ]\n}\n");
 	ret = write_file_atomic(file, b.p, b.len);
+out:
+	for (i = 0; i < p->n; i++)
+		free(lic[i]);
+	free(lic);
+	dep5_refs_release(&refs);
 	buf_release(&b);
 	return ret;
 }

@@ -4,8 +4,10 @@
 
 #include <stdint.h>
 
-#include "limits.h"
+#include "runlimits.h"
 #include "str.h"
+
+struct cache_user;
 
 struct settings {
 	char *cache_dir;          /* absolute; shared between concurrent builds */
@@ -22,6 +24,20 @@ struct settings {
 	int no_native_tools;      /* emulate every target program (see accel.h) */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
 	struct limits limits;     /* --limit NAME=VALUE; zero-initialised means every default */
+	struct cache_user *cache_user; /* this build's claims on cache objects (cachegc.h); may be NULL */
+	/* From the environment, read once by settings_read_env(): */
+	char *apt_root;           /* MKIMAGE_APT_ROOT: the host's apt configuration, or "/etc/apt" */
+	long stall_timeout;       /* MKIMAGE_STALL_TIMEOUT: seconds below 1 byte/s = stalled */
+	uint64_t stream_over;     /* MKI_TEST_STREAM_BYTES: unpack streams packages decoding to more */
 };
+
+/**
+ * Fill the environment-driven fields of `st` (its other fields are left alone): each variable
+ * when set and valid, else its default. An invalid MKIMAGE_STALL_TIMEOUT is warned about and
+ * ignored. Stages never read the environment themselves.
+ */
+void settings_read_env(struct settings *st);
+/** Free what settings_read_env() allocated. */
+void settings_release_env(struct settings *st);
 
 #endif

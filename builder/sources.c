@@ -17,6 +17,7 @@
 #include "err.h"
 #include "log.h"
 #include "readfile.h"
+#include "sources_internal.h"
 
 #define MAX_SOURCES_FILE (1u << 20)
 
@@ -444,7 +445,10 @@ static int parse_options(const char *opts, struct entry *e)
 	return ret;
 }
 
-/* One line of sources.list; returns 0 (filled), 1 (nothing to use) or -MKI_E_SOURCE. */
+/* parse_list_line()'s result for a line without an entry, beside 0 and -MKI_E_SOURCE. */
+enum { LIST_LINE_BLANK = 1 };
+
+/* One line of sources.list; returns 0 (filled), LIST_LINE_BLANK or -MKI_E_SOURCE. */
 static int parse_list_line(char *line, struct entry *e)
 {
 	struct strv w = { 0 };
@@ -456,7 +460,7 @@ static int parse_list_line(char *line, struct entry *e)
 	p = line + strspn(line, " \t");
 	n = strcspn(p, " \t");
 	if (!*p || !n)
-		return 1;
+		return LIST_LINE_BLANK;
 	strv_push_take(&e->types, xstrndup(p, n));
 	if (strcmp(e->types.v[0], "deb") && strcmp(e->types.v[0], "deb-src")) {
 		log_error("%s: unknown type '%s' (expected 'deb' or 'deb-src')", e->origin,
@@ -508,7 +512,7 @@ static int read_list(struct ctx *c, const char *path)
 			*next++ = 0;
 		e.origin = xasprintf("%s:%d", path, ++lineno);
 		ret = parse_list_line(line, &e);
-		ret = ret == 1 ? 0 : ret ? ret : add_entry(c, &e);
+		ret = ret == LIST_LINE_BLANK ? 0 : ret ? ret : add_entry(c, &e);
 		entry_release(&e);
 	}
 	buf_release(&text);
@@ -811,14 +815,13 @@ static void log_summary(const struct sources *s)
 
 int sources_load(struct sources *out, const struct recipe *r, const struct settings *st)
 {
-	const char *root = getenv("MKIMAGE_APT_ROOT");
 	struct ctx c = { .out = out, .r = r, .st = st };
 	size_t i;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	recipe_all_archs(r, &c.archs);
-	c.apt_root = xstrdup(root && *root ? root : SOURCES_APT_ROOT_DEFAULT);
+	c.apt_root = xstrdup(st->apt_root);
 	c.codename = host_codename(c.apt_root);
 	for (i = 0; i < st->sources.n && !ret; i++)
 		ret = add_override(&c, st->sources.v[i]);

@@ -25,24 +25,16 @@ struct sources {
 	size_t n;
 };
 
-/* The host's apt configuration directory; MKIMAGE_APT_ROOT overrides it (tests, chroots). */
-#define SOURCES_APT_ROOT_DEFAULT "/etc/apt"
-
 /**
  * Build the source list: --source overrides (st->sources) if any, else the recipe's sources, with
- * "host" entries expanded from the apt root (sources.list, sources.list.d/ *.list one-line and
- * *.sources deb822). Host suites named after the host's codename (from os-release beside the apt
- * root, e.g. /etc/os-release), like "bookworm-updates", are rewritten to the recipe's suite.
+ * "host" entries expanded from the apt root st->apt_root (sources.list, sources.list.d/ *.list
+ * one-line and *.sources deb822). Host suites named after the host's codename (from os-release
+ * beside the apt root, e.g. /etc/os-release), like "bookworm-updates", are rewritten to the
+ * recipe's suite.
  * Armored keyrings (and inline Signed-By keys) are converted to binary keyrings in st->work_dir.
  * Logs "WHERE: what is wrong" and returns -MKI_E_SOURCE on malformed input.
  */
 int sources_load(struct sources *out, const struct recipe *r, const struct settings *st);
 void sources_release(struct sources *s);
-
-/**
- * Decode every ASCII-armored OpenPGP block in `text` into `out` (binary packets, concatenated).
- * Returns 0, or -MKI_E_PARSE when no well-formed block is found.
- */
-int sources_dearmor(const char *text, struct buf *out);
 
 #endif

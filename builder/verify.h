@@ -2,7 +2,7 @@
 #ifndef MKI_VERIFY_H
 #define MKI_VERIFY_H
 
-#include "unpack.h"
+#include "stage.h"
 
 /**
  * Compare build `a` with build `b` (trees + manifests) and their images. Returns 0 when the images

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "watchdog_internal.h"
 
 #define INFO_DIR "/var/lib/dpkg/info/"
 #define NEW_DIR "/var/lib/dpkg/tmp.ci/"

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "limits.h"
+#include "runlimits.h"
 
 /** The bounds of one step; a 0 field is no bound. */
 struct watchdog_opts {
@@ -79,28 +79,6 @@ int watchdog_tick(struct watchdog *w, struct watchdog_report *r);
  * between two walks is still caught. Fills `*r` and returns 1 when the tree is over its bound.
  */
 int watchdog_finish(struct watchdog *w, struct watchdog_report *r);
-
-/**
- * The maintainer script a process runs, from its /proc/PID/cmdline (`len` bytes, NUL-separated):
- * dpkg executes /var/lib/dpkg/info/PKG.SCRIPT (or /var/lib/dpkg/tmp.ci/SCRIPT for a new
- * preinst), so the path is argv[0] for a binary, argv[1] after the kernel's #! rewrite
- * (`/bin/sh PATH configure`), argv[3] under qemu-user with binfmt flag P. Fills `package` (from
- * the path; "" for tmp.ci) and `script`; returns 1 when it is one, else 0.
- */
-int watchdog_parse_cmdline(const char *cmdline, size_t len, struct watchdog_report *r);
-
-/**
- * Fields 4 (parent pid) and 22 (start time in clock ticks since boot) of /proc/PID/stat: 0, or
- * -EINVAL.
- */
-int watchdog_parse_stat(const char *stat, long *ppid, unsigned long long *ticks);
-
-/**
- * Whether a /proc/PID/cmdline (`len` bytes) is dpkg's: "dpkg" is the base name of one of its
- * first arguments (argv[0]; argv[1] or [2] under qemu-user with binfmt flag P, or after
- * mkimage-exec's "-0 ARGV0").
- */
-int watchdog_runs_dpkg(const char *cmdline, size_t len);
 
 /**
  * Say what the watchdog did to `step` (e.g. "'dpkg --configure -a'"), once, as an error naming the

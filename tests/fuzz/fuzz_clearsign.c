@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "err.h"
-#include "indexes.h"
+#include "indexes_ctx.h"
 #include "log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

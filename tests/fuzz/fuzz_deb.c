@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct plan_entry e = { 0 };
 	struct plan p = { 0 };
 	struct recipe r = { .merged_usr = 1 };
-	struct settings st = { .jobs = 1, .source_date_epoch = 0 };
+	struct settings st = { .jobs = 1, .source_date_epoch = 0, .stream_over = 32ull << 20 };
 	struct stage s = { 0 };
 	char deb[128], work[128];
 	int ret;

@@ -6,6 +6,7 @@
 #include "err.h"
 #include "log.h"
 #include "recipe.h"
+#include "recipe_internal.h"
 
 /* libconfig 1.5 leaks a buffer on some syntax errors: its bug, not ours (see .options). */
 const char *__lsan_default_suppressions(void);

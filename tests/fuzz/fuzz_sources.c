@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t first = nul ? (size_t)(nul - data) : size;
 	struct recipe_source rs = { .host = 1 };
 	struct recipe r = { 0 };
-	struct settings st = { 0 };
+	struct settings st = { .apt_root = root };
 	struct sources out;
 	char arch[] = "armhf", suite[] = "bookworm";
 	int ret;
@@ -60,7 +60,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mkdir(root, 0700);
 		snprintf(sub, sizeof(sub), "%s/sources.list.d", root);
 		mkdir(sub, 0700);
-		setenv("MKIMAGE_APT_ROOT", root, 1);
 		atexit(remove_root);
 		log_set_level(LOG_QUIET);
 	}

@@ -32,6 +32,17 @@ for f in /var/lib/apt/lists/*_InRelease; do
 	sed -n '/^$/,/^-----BEGIN PGP SIGNATURE/p' "$f" | sed '1d;$d' | head -c 65536 >"$d/release$n" || true
 done
 
+# fuzz_dep5: the host's machine-readable copyright files (at most 40, the smaller first).
+d=$c/fuzz_dep5
+mkdir -p "$d"
+n=0
+for f in $(ls -Sr /usr/share/doc/*/copyright 2>/dev/null); do
+	[ "$n" -lt 40 ] || break
+	head -1 "$f" | grep -q '^Format: .*copyright-format/1.0' || continue
+	n=$((n + 1))
+	cp "$f" "$d/copyright$n"
+done
+
 # fuzz_deb: real .debs made with dpkg-deb (every compressor, files, links, dirs, scripts) and a few
 # small real packages from the host's apt cache.
 d=$c/fuzz_deb

@@ -19,6 +19,18 @@ pkg xconf 1.0 armhf "Conflicts: yconf"
 pkg yconf 1.0 armel
 pkg armelonly 1.0 armel
 pkg anyconf 1.0 armhf "Conflicts: single:any"
+# every provider of a virtual package failing the same way (php's phpapi-N): one line
+pkg php-common 1.0 armhf
+for s in cli cgi fpm; do
+	pkg php-$s 1.0 armhf "Provides: phpapi-1" "Depends: php-common (= 2)"
+done
+pkg php-ext 1.0 armhf "Depends: phpapi-1"
+for i in $(seq 1 10); do
+	pkg api-$i 1.0 armhf "Provides: bigapi" "Depends: nolib"
+done
+pkg big-ext 1.0 armhf "Depends: bigapi"
+pkg libnew 3.0 armhf
+pkg wantsold 1.0 armhf "Depends: libnew (<= 2)"
 repo_make armhf armel
 mapfile -t PK < <(our_args)
 R=("$RESOLVE" --primary armhf --arch armel "${PK[@]}")
@@ -34,6 +46,14 @@ grep -q ':armhf (>=' "$T/err" && fail "the message shows an internal rewritten n
 grep -q "there is only" "$T/err" && fail "a version hint for a name no package has"
 expect_fail 4 "'wantsnew:armhf=1.0' depends on 'libold \(>= 3\)', which no candidate package provides \(there is only 'libold:armhf=2.0'\)" \
 	"${R[@]}" --install wantsnew
+expect_fail 4 "'wantsold:armhf=1.0' depends on 'libnew \(<= 2\)', which no candidate package provides \(there is only 'libnew:armhf=3.0'\)" \
+	"${R[@]}" --install wantsold
+expect_fail 4 "problem 1: each of 'php-cli:armhf=1.0', 'php-cgi:armhf=1.0', 'php-fpm:armhf=1.0' depends on 'php-common \(= 2\)', which no candidate package provides \(there is only 'php-common:armhf=1.0'\)" \
+	"${R[@]}" --install php-ext
+[ "$(grep -c "php-common (= 2)" "$T/err")" = 1 ] || { cat "$T/err" >&2; fail "one line per provider"; }
+expect_fail 4 "each of 'api-1:armhf=1.0', .*'api-8:armhf=1.0' and 2 more depends on 'nolib', which no candidate package provides" \
+	"${R[@]}" --install big-ext
+[ "$(wc -l <"$T/err")" -le 5 ] || { cat "$T/err" >&2; fail "10 providers took more than one line"; }
 expect_fail 4 "'awk' \(recipe line 1\) is a virtual package provided by 2 packages: write one of: awk-one, awk-two" \
 	"${R[@]}" --install awk
 expect_fail 4 "conflicting pins: 'hello=1.0' \(line 1\) and 'hello=0.9' \(line 2\)" "${R[@]}" \

@@ -42,6 +42,18 @@ pkg want 1.0 armhf "Depends: bad | good"
 pkg bad 1.0 armhf "Depends: hater"
 pkg hater 1.0 armhf "Conflicts: want"
 pkg good 1.0 armhf
+# a later choice's own Conflicts unmark an earlier one (h3), whose dependant takes its next
+# alternative; Conflicts declared only by the earlier one (h2) pass the later candidate over
+pkg w3 1.0 all "Depends: h3 | g3, b3 | o3"
+pkg h3 1.0 armhf
+pkg g3 1.0 armhf
+pkg b3 1.0 armhf "Conflicts: h3"
+pkg o3 1.0 armhf
+pkg w2 1.0 all "Depends: h2 | g2, b2 | o2"
+pkg h2 1.0 armhf "Conflicts: b2"
+pkg g2 1.0 armhf
+pkg b2 1.0 armhf
+pkg o2 1.0 armhf
 repo_make armhf armel
 
 scenario first-alt armhf armel "fonts:all=1.0 aa:all=1.0" fonts
@@ -67,3 +79,5 @@ grep -q "virtual package provided by" "$T/apt/sim.log" || fail "apt refused 'awk
 
 # a first alternative whose own dependencies clash with the request is passed over, as apt does
 scenario passed-over armhf armel "want:armhf=1.0 good:armhf=1.0" want
+scenario later-conflicts armhf armel "w3:all=1.0 b3:armhf=1.0 g3:armhf=1.0" w3
+scenario earlier-conflicts armhf armel "w2:all=1.0 h2:armhf=1.0 o2:armhf=1.0" w2

@@ -2,7 +2,8 @@
 # small fixtures. See faultserver.py for the rule syntax.
 
 # fault_serve DIR [NAME]: serve DIR with faultserver.py; sets SERVER_URL, RULES (rules file,
-# initially empty) and SRVLOG (one line per request). NAME tells several servers apart.
+# initially empty) and SRVLOG (one line per request). NAME tells several servers apart. The port
+# is a free one, or $FAULT_PORT when set.
 fault_serve() {
 	local dir=$1 name=${2:-server} i
 	RULES=$T/$name.rules SRVLOG=$T/$name.log
@@ -10,7 +11,7 @@ fault_serve() {
 	: >"$SRVLOG"
 	rm -f "$T/$name.port"
 	python3 "$TOP/tests/integration/faultserver.py" "$dir" "$T/$name.port" "$RULES" "$SRVLOG" \
-		2>"$T/$name.err" &
+		${FAULT_PORT:-0} 2>"$T/$name.err" &
 	_PIDS="$_PIDS $!"
 	for i in $(seq 1 100); do
 		[ -s "$T/$name.port" ] && break

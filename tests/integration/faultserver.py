@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A small HTTP/1.1 file server for tests that injects faults on request.
 
-usage: faultserver.py DIR PORTFILE RULES LOG
+usage: faultserver.py DIR PORTFILE RULES LOG [PORT]
 
-Serves DIR on 127.0.0.1 (a free port, written to PORTFILE) with keep-alive, Range requests (206),
+Serves DIR on 127.0.0.1 (PORT, default a free one; written to PORTFILE) with keep-alive, Range requests (206),
 Last-Modified and If-Modified-Since (304). RULES is re-read on every request; each line is
 
     GLOB ACTION [ARG] [COUNT]
@@ -146,7 +146,7 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128  # the default 5 drops parallel connects (1 s SYN retry)
 
 
-srv = Server(("127.0.0.1", 0), Handler)
+srv = Server(("127.0.0.1", int(sys.argv[5]) if len(sys.argv) > 5 else 0), Handler)
 with open(PORTFILE + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
 os.rename(PORTFILE + ".tmp", PORTFILE)

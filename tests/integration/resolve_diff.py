@@ -8,15 +8,18 @@ by `apt-get -s install` on the same lists; mkimage's set must pass depcheck.py, 
 compared. Prints one line per request and a summary: the agreement where apt solves, and the
 resolve-time ratio against apt.
 
-usage: resolve_diff.py --resolve BIN [--seed N] [--count N] [--min-agree PCT] DATA_DIR...
-Exit 1 when a set of mkimage's breaks dpkg's rules, mkimage refuses what apt solves, or the
-agreement is below --min-agree.
+usage: resolve_diff.py --resolve BIN [--baseline BIN] [--seed N] [--count N] [--min-agree PCT]
+                      DATA_DIR...
+--baseline also resolves each request with another build (the one before a change) and reports
+its agreement on the same requests. Exit 1 when a set of mkimage's breaks dpkg's rules, mkimage
+refuses what apt solves, or the agreement is below --min-agree.
 """
 import argparse
 import glob
 import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -107,6 +110,7 @@ def apt(pair, base, rec, pkgs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--resolve", required=True)
+    ap.add_argument("--baseline")
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--count", type=int, default=24)
     ap.add_argument("--min-agree", type=float, default=0.0)
@@ -114,16 +118,21 @@ def main():
     a = ap.parse_args()
     pairs = [Pair(d) for d in a.dirs]
     rng = random.Random(a.seed)
-    solved = agree = bad = 0
-    t_ours = t_apt = 0.0
+    solved = agree = bad = base_agree = 0
+    t_ours, t_apt = [], []
     for i in range(a.count):
         pair = pairs[i % len(pairs)]
         base, rec, pkgs = request(rng, pair)
         what = "%s base=%s%s %s" % (pair.name, base, " +rec" if rec else "", " ".join(pkgs))
         o, to, oerr = ours(a.resolve, pair, base, rec, pkgs)
         p, tp, perr = apt(pair, base, rec, pkgs)
-        t_ours += to
-        t_apt += tp
+        if a.baseline:
+            b = ours(a.baseline, pair, base, rec, pkgs)[0]
+            base_agree += p is not None and b == p
+            what += " (baseline: %s)" % ("same" if b == p else "differs")
+        what += " [%.1f s, apt %.1f s]" % (to, tp)
+        t_ours.append(to)
+        t_apt.append(tp)
         if o is not None:
             errors = depcheck.check(pair.index, pair.primary, o)
             if errors:
@@ -146,9 +155,14 @@ def main():
                 what, len(o), len(p), " ".join(sorted(so - sp)[:6]) or "-",
                 " ".join(sorted(sp - so)[:6]) or "-"))
     pct = 100.0 * agree / solved if solved else 100.0
+    mo, ma = statistics.median(t_ours), statistics.median(t_apt)
     print("agreement: %d of %d requests apt solves (%.1f%%), %d apt refuses; %d broken/refused; "
-          "resolve time %.1f s vs apt %.1f s (%.2fx apt's)" % (
-              agree, solved, pct, a.count - solved, bad, t_ours, t_apt, t_ours / t_apt if t_apt else 0))
+          "resolve time %.1f s vs apt %.1f s, median %.2f s vs %.2f s (%.2fx apt's)" % (
+              agree, solved, pct, a.count - solved, bad, sum(t_ours), sum(t_apt), mo, ma,
+              mo / ma if ma else 0))
+    if a.baseline:
+        print("baseline agreement: %d of %d (%.1f%%)" % (
+            base_agree, solved, 100.0 * base_agree / solved if solved else 100.0))
     sys.exit(1 if bad or pct < a.min_agree else 0)
 
 

@@ -18,6 +18,7 @@
 
 #include "err.h"
 #include "hooks.h"
+#include "reconcile.h"
 #include "log.h"
 #include "sandbox.h"
 
@@ -112,6 +113,7 @@ int main(int argc, char **argv)
 	int c, ret = 0, have_recipe = 0, exec_failed = 0, exec_only = 0;
 	size_t i;
 
+	settings_read_env(&st);
 	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': recipe = optarg; break;
@@ -152,7 +154,7 @@ int main(int argc, char **argv)
 	for (i = 0; !ret && exec_only && i < p.archs.n; i++)
 		ret = sandbox_add_arch(p.archs.v[i]);
 	if (!ret && !exec_only)
-		ret = hooks_reconcile(&s, st.source_date_epoch, NULL);
+		ret = reconcile_manifest(&s, st.source_date_epoch, NULL);
 	if (!ret && !exec_only)
 		ret = hooks_run(&s, &p, NULL, &r, &st);
 	if (!ret && manifest && (ret = manifest_save(&s.manifest, manifest)))

@@ -1,6 +1,6 @@
 /*
  * Test driver for fetch_plan(): reads lines "URL SIZE SHA256" on stdin (with --base BASE:
- * "FILENAME SIZE SHA256", FILENAME as in a Packages file, joined with fetch_url_join), builds a
+ * "FILENAME SIZE SHA256", FILENAME as in a Packages file, joined with url_join), builds a
  * plan, fetches it into the cache and prints one cache path per entry, in order. Exits like
  * mkimage (mki_exit_code).
  * usage: fetchdebs --cache-dir DIR [--base URL] [-j N] [--offline] [-v|-q] < list
@@ -13,6 +13,7 @@
 
 #include "err.h"
 #include "fetch.h"
+#include "url.h"
 #include "hash.h"
 #include "log.h"
 #include "plan.h"
@@ -38,7 +39,7 @@ static int read_plan(struct plan *p, const char *base)
 		ALLOC_GROW(p->v, p->n + 1, p->alloc);
 		e = &p->v[p->n++];
 		memset(e, 0, sizeof(*e));
-		e->url = base ? fetch_url_join(base, url) : xstrdup(url);
+		e->url = base ? url_join(base, url) : xstrdup(url);
 		e->size = size;
 		memcpy(e->sha256, sha, 65);
 	}
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c, ret;
 
+	settings_read_env(&st);
 	while ((c = getopt_long(argc, argv, "j:vq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': st.cache_dir = optarg; break;

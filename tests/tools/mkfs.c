@@ -22,6 +22,8 @@
 #include "image.h"
 #include "log.h"
 #include "manifest.h"
+#include "manifest_internal.h"
+#include "recipe_internal.h"
 #include "str.h"
 
 struct seen {

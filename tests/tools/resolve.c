@@ -18,6 +18,7 @@
 #include "err.h"
 #include "hash.h"
 #include "log.h"
+#include "recipe_internal.h"
 #include "resolve.h"
 
 #define MAX_RELEASES 16

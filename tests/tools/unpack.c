@@ -3,10 +3,12 @@
  * .deb files (plan order = argument order; name, version, arch and Multi-Arch from each control
  * file) and unpacks it into WORKDIR/root, with the manifest in WORKDIR/manifest.
  *
- *   unpack [-j N] [-a ARCH]... [--no-merged-usr] [-v|-q] WORKDIR DEB...
+ *   unpack [-j N] [-a ARCH]... [--no-merged-usr] [--path-exclude GLOB]...
+ *          [--path-include GLOB]... [--minimize] [--locale NAME]... [-v|-q] WORKDIR DEB...
  *
  * -a gives the architectures (primary first); without it, the first package's architecture
- * that is not "all". Exit status as mkimage's (6 for a bad package or a file conflict).
+ * that is not "all". The path filter options are the recipe's packages.path_exclude,
+ * path_include, minimize and locales. Exit status as mkimage's (6 for a bad package or a file conflict).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -74,6 +76,10 @@ int main(int argc, char **argv)
 		{ "arch", required_argument, NULL, 'a' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "no-merged-usr", no_argument, NULL, 'U' },
+		{ "path-exclude", required_argument, NULL, 'X' },
+		{ "path-include", required_argument, NULL, 'I' },
+		{ "minimize", no_argument, NULL, 'M' },
+		{ "locale", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct settings st = { .jobs = 2, .source_date_epoch = -1 };
@@ -84,11 +90,16 @@ int main(int argc, char **argv)
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	int c, ret;
 
+	settings_read_env(&st);
 	while ((c = getopt_long(argc, argv, "a:j:vq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': strv_push(&archs, optarg); break;
 		case 'j': st.jobs = (unsigned)atoi(optarg); break;
 		case 'U': r.merged_usr = 0; break;
+		case 'X': strv_push(&r.path_exclude, optarg); break;
+		case 'I': strv_push(&r.path_include, optarg); break;
+		case 'M': r.minimize = 1; break;
+		case 'L': strv_push(&r.locales, optarg); break;
 		case 'v': log_set_level(LOG_DEBUG); break;
 		case 'q': log_set_level(LOG_ERROR); break;
 		default: return 2;
@@ -96,7 +107,9 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 1) {
 		fprintf(stderr,
-			"usage: unpack [-j N] [-a ARCH]... [--no-merged-usr] WORKDIR DEB...\n");
+			"usage: unpack [-j N] [-a ARCH]... [--no-merged-usr] [--path-exclude GLOB]...\n"
+			"              [--path-include GLOB]... [--minimize] [--locale NAME]...\n"
+			"              WORKDIR DEB...\n");
 		return 2;
 	}
 	if (sde && *sde)
@@ -118,5 +131,8 @@ int main(int argc, char **argv)
 	stage_release(&s);
 	plan_release(&p);
 	strv_release(&archs);
+	strv_release(&r.path_exclude);
+	strv_release(&r.path_include);
+	strv_release(&r.locales);
 	return mki_exit_code(ret);
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "accel_internal.h"
 #include "arch.h"
 
 START_TEST(source_version_drops_binnmu_only)

@@ -159,6 +159,81 @@ START_TEST(canonical_refuses_every_link)
 }
 END_TEST
 
+/* Userspace resolution (the unpacker's): "" for a failure, else the canonical directory. */
+static int resolved(const char *path, const char *want, const char *want_bad)
+{
+	struct buf out = { 0 }, bad = { 0 };
+	int r = beneath_resolve_dir(rootfd, path, &out, &bad);
+
+	if (!r)
+		ck_assert_msg(want && !strcmp(out.p, want), "'%s' resolved to '%s'", path, out.p);
+	if (r && want_bad)
+		ck_assert_msg(!strcmp(bad.p, want_bad), "'%s' failed at '%s'", path, bad.p);
+	buf_release(&out);
+	buf_release(&bad);
+	return r;
+}
+
+/* dpkg's view: links are followed with the tree as "/", so a package path lands inside. */
+START_TEST(resolve_follows_links_inside_the_tree)
+{
+	mk("usr", NULL);
+	mk("usr/lib", NULL);
+	mk("usr/bin", NULL);
+	mk("lib", "usr/lib");         /* merged-/usr, relative */
+	mk("var/lib", "/usr/lib");    /* absolute: restarts at the tree's root */
+	mk("var/both", "../lib/../bin"); /* ".." applies to where the link led */
+	ck_assert_int_eq(resolved("", "", NULL), 0);
+	ck_assert_int_eq(resolved("./var//.", "var", NULL), 0);
+	ck_assert_int_eq(resolved("lib", "usr/lib", NULL), 0);
+	ck_assert_int_eq(resolved("var/lib", "usr/lib", NULL), 0);
+	ck_assert_int_eq(resolved("/var/lib/../bin", "usr/bin", NULL), 0);
+	ck_assert_int_eq(resolved("var/both", "usr/bin", NULL), 0);
+	ck_assert_int_eq(resolved("usr/lib/..", "usr", NULL), 0);
+}
+END_TEST
+
+START_TEST(resolve_refuses_hostile_trees)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/var/file", tree);
+	f = fopen(path, "w");
+	fclose(f);
+	ck_assert_int_eq(resolved("var/up", NULL, NULL), -EXDEV);      /* climbs above "/" */
+	ck_assert_int_eq(resolved("var/../..", NULL, NULL), -EXDEV);
+	ck_assert_int_eq(resolved("../outside", NULL, NULL), -EXDEV);
+	ck_assert_int_eq(resolved("var/loop", NULL, NULL), -ELOOP);
+	/* the host path the link names does not exist inside the tree: never the host's */
+	ck_assert_int_eq(resolved("var/abs", NULL, "tmp"), -ENOENT);
+	ck_assert_int_eq(resolved("var/proc", NULL, "proc"), -ENOENT);
+	ck_assert_int_eq(resolved("var/file/x", NULL, "var/file"), -ENOTDIR);
+	ck_assert_int_eq(resolved("var/none/x", NULL, "var/none"), -ENOENT);
+	ck_assert(marker_intact());
+}
+END_TEST
+
+/* As Linux: 40 links on the way are followed, the 41st is refused. */
+START_TEST(resolve_counts_links)
+{
+	char name[32], target[32];
+	int i;
+
+	mk("d", NULL);
+	for (i = 0; i < 41; i++) {
+		snprintf(name, sizeof(name), "l%d", i);
+		if (i == 40)
+			snprintf(target, sizeof(target), "d");
+		else
+			snprintf(target, sizeof(target), "l%d", i + 1);
+		mk(name, target);
+	}
+	ck_assert_int_eq(resolved("l1", "d", NULL), 0);
+	ck_assert_int_eq(resolved("l0", NULL, NULL), -ELOOP);
+}
+END_TEST
+
 Suite *beneath_suite(void)
 {
 	Suite *s = suite_create("beneath");
@@ -169,6 +244,9 @@ Suite *beneath_suite(void)
 	tcase_add_test(tc, absolute_links_resolve_in_the_tree);
 	tcase_add_test(tc, last_component_is_not_followed);
 	tcase_add_test(tc, canonical_refuses_every_link);
+	tcase_add_test(tc, resolve_follows_links_inside_the_tree);
+	tcase_add_test(tc, resolve_refuses_hostile_trees);
+	tcase_add_test(tc, resolve_counts_links);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "imgtree.h"
+#include "imgtree_internal.h"
 
 static struct manifest_entry *add(struct manifest *m, const char *path, char type, int64_t mtime)
 {

@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "log.h"
 
 /*
@@ -31,12 +33,61 @@ START_TEST(log_preserves_errno)
 }
 END_TEST
 
+/* stderr into a temp file while `fn` runs; returns what was written (static buffer). */
+static const char *capture(void (*fn)(void))
+{
+	static char out[512];
+	char path[] = "/tmp/mki-unit-log.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(dup2(fd, 2), 2);
+	fn();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, out, sizeof(out) - 1, 0);
+	close(fd);
+	out[n > 0 ? n : 0] = 0;
+	return out;
+}
+
+static int got;
+
+static void log_enoent(void)
+{
+	errno = EPERM;
+	got = log_errno(-ENOENT, "cannot open '%s': %m", "x");
+	ck_assert_int_eq(errno, EPERM);
+}
+
+static void log_mki(void)
+{
+	errno = EPERM;
+	got = log_errno(-MKI_E_RESOLVE, "no %s", "plan");
+	ck_assert_int_eq(errno, EPERM);
+}
+
+/* One statement logs and returns the code; %m tells the code's errno, the caller's is kept. */
+START_TEST(log_errno_returns_the_code)
+{
+	ck_assert_str_eq(capture(log_enoent),
+			 "mkimage: error: cannot open 'x': No such file or directory\n");
+	ck_assert_int_eq(got, -ENOENT);
+	ck_assert_str_eq(capture(log_mki), "mkimage: error: no plan\n");
+	ck_assert_int_eq(got, -MKI_E_RESOLVE);
+}
+END_TEST
+
 Suite *log_suite(void)
 {
 	Suite *s = suite_create("log");
 	TCase *tc = tcase_create("log");
 
 	tcase_add_test(tc, log_preserves_errno);
+	tcase_add_test(tc, log_errno_returns_the_code);
 	suite_add_tcase(s, tc);
 	return s;
 }

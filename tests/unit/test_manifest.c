@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "manifest.h"
+#include "manifest_internal.h"
 
 START_TEST(add_get_remove)
 {

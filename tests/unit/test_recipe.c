@@ -8,6 +8,7 @@
 #include "err.h"
 #include "log.h"
 #include "recipe.h"
+#include "recipe_internal.h"
 
 static char dir[] = "/tmp/mkimage-recipe-XXXXXX";
 
@@ -105,6 +106,13 @@ START_TEST(errors_are_recipe_errors)
 		" sources = ( { uri = \"http://127.0.0.1/\"; } );",
 		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; };"
 		" image = { devices = ( { path = \"/dev/x\"; type = \"char\"; mode = 600; } ); };",
+		MINIMAL "overlays = ( { source = \"missing\"; destination = \"/\"; } );",
+		MINIMAL "overlays = ( { source = \".\"; destination = \"/a/../b\"; } );",
+		MINIMAL "overlays = ( { source = \".\"; destination = \"/\"; owner = \"0\"; } );",
+		MINIMAL "hostname = \"a_b\";",
+		MINIMAL "machine_id = \"fixed\";",
+		MINIMAL "image = { format = \"tar\"; fstab = true; };",
+		MINIMAL "image = { kernel = \"\"; };",
 	};
 	struct recipe r;
 	size_t i;
@@ -115,6 +123,35 @@ START_TEST(errors_are_recipe_errors)
 		ck_assert_msg(recipe_load(&r, p) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
 		free(p);
 	}
+}
+END_TEST
+
+/* The appliance keys' defaults, and a recipe spelling them out keeps its digest. */
+START_TEST(appliance_defaults)
+{
+	struct recipe a, b;
+	char *p = write_recipe(MINIMAL);
+
+	ck_assert_int_eq(recipe_load(&a, p), 0);
+	ck_assert_int_eq(a.image.fstab, 1);
+	ck_assert_int_eq(a.image.export_boot, 0);
+	ck_assert_int_eq(a.machine_id, MACHINE_ID_UNINITIALIZED);
+	ck_assert_ptr_null(a.hostname);
+	ck_assert_int_eq(a.n_overlays, 0);
+	free(p);
+	p = write_recipe(MINIMAL "machine_id = \"uninitialized\"; image = { fstab = true; };");
+	ck_assert_int_eq(recipe_load(&b, p), 0);
+	ck_assert_str_eq(a.digest, b.digest);
+	recipe_release(&b);
+	free(p);
+	p = write_recipe(MINIMAL "hostname = \"board\"; image = { format = \"tar\"; };");
+	ck_assert_int_eq(recipe_load(&b, p), 0);
+	ck_assert_int_eq(b.image.fstab, 0);
+	ck_assert_str_eq(b.hostname, "board");
+	ck_assert_str_ne(a.digest, b.digest);
+	recipe_release(&a);
+	recipe_release(&b);
+	free(p);
 }
 END_TEST
 
@@ -140,6 +177,49 @@ START_TEST(digest_ignores_location_not_content)
 }
 END_TEST
 
+/* Path filters reach the struct and the digest; a recipe without them keeps its old digest. */
+START_TEST(path_filters_in_digest)
+{
+	static const char *const with[] = {
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; "
+		"path_exclude = [ \"/usr/share/doc/*\" ]; };\n",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; "
+		"path_exclude = [ \"/usr/share/doc/*\" ]; path_include = \"/usr/share/doc/*/c\"; };\n",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; "
+		"minimize = true; };\n",
+		"name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; "
+		"minimize = true; locales = [ \"en\" ]; };\n",
+	};
+	char digests[5][65];
+	struct recipe r;
+	struct buf b = { 0 };
+	size_t i, j;
+
+	ck_assert_int_eq(recipe_load(&r, write_recipe(MINIMAL)), 0);
+	ck_assert_int_eq(r.minimize, 0);
+	recipe_format(&r, &b);
+	ck_assert_ptr_null(strstr(b.p, "path_"));
+	ck_assert_ptr_null(strstr(b.p, "minimize"));
+	memcpy(digests[0], r.digest, 65);
+	recipe_release(&r);
+	buf_release(&b);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(recipe_load(&r, write_recipe(with[i])), 0);
+		memcpy(digests[i + 1], r.digest, 65);
+		if (i == 1) {
+			ck_assert_uint_eq(r.path_include.n, 1);
+			ck_assert_str_eq(r.path_include.v[0], "/usr/share/doc/*/c");
+		}
+		if (i == 3)
+			ck_assert_str_eq(r.locales.v[0], "en");
+		recipe_release(&r);
+	}
+	for (i = 0; i < 5; i++)
+		for (j = i + 1; j < 5; j++)
+			ck_assert_str_ne(digests[i], digests[j]);
+}
+END_TEST
+
 Suite *recipe_suite(void)
 {
 	Suite *s = suite_create("recipe");
@@ -151,6 +231,8 @@ Suite *recipe_suite(void)
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, errors_are_recipe_errors);
 	tcase_add_test(tc, digest_ignores_location_not_content);
+	tcase_add_test(tc, path_filters_in_digest);
+	tcase_add_test(tc, appliance_defaults);
 	suite_add_tcase(s, tc);
 	return s;
 }

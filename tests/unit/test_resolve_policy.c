@@ -155,6 +155,39 @@ START_TEST(conflicting_alternative_passed_over)
 }
 END_TEST
 
+START_TEST(later_conflicts_unmark)
+{
+	struct fix f;
+	Id root;
+
+	/* apt: b3's own Conflicts unmark h3 (chosen before, not requested); w3 then takes g3 */
+	fix_init(&f);
+	root = add(&f, "w3", "armhf", NULL, "h3:armhf|g3:armhf,b3:armhf|o3:armhf", NULL);
+	add(&f, "h3", "armhf", NULL, NULL, NULL);
+	add(&f, "g3", "armhf", NULL, NULL, NULL);
+	add(&f, "b3", "armhf", NULL, NULL, "h3:armhf");
+	add(&f, "o3", "armhf", NULL, NULL, NULL);
+	ck_assert_str_eq(walk(&f, root, 0), "w3:armhf b3:armhf g3:armhf ");
+}
+END_TEST
+
+START_TEST(failed_solution_discarded)
+{
+	struct fix f;
+	Id root;
+
+	/* bad's hater conflicts with the request: bad is discarded, good taken, and helper (marked
+	 * for bad) left out as nothing needs it */
+	fix_init(&f);
+	root = add(&f, "want", "armhf", NULL, "bad:armhf|good:armhf", NULL);
+	add(&f, "bad", "armhf", NULL, "helper:armhf,hater:armhf", NULL);
+	add(&f, "helper", "armhf", NULL, NULL, NULL);
+	add(&f, "hater", "armhf", NULL, NULL, "want:armhf");
+	add(&f, "good", "armhf", NULL, NULL, NULL);
+	ck_assert_str_eq(walk(&f, root, 0), "want:armhf good:armhf ");
+}
+END_TEST
+
 START_TEST(essential_provider_first)
 {
 	struct fix f;
@@ -179,6 +212,8 @@ Suite *resolve_policy_suite(void)
 	tcase_add_test(tc, primary_arch_for_foreign);
 	tcase_add_test(tc, conflicting_alternative_passed_over);
 	tcase_add_test(tc, essential_provider_first);
+	tcase_add_test(tc, later_conflicts_unmark);
+	tcase_add_test(tc, failed_solution_discarded);
 	suite_add_tcase(s, tc);
 	return s;
 }

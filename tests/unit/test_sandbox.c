@@ -1,8 +1,12 @@
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "arch.h"
 #include "sandbox.h"
+#include "sandbox_int.h"
 
 static const struct sandbox_info root_build = { .ids = SANDBOX_IDS_ROOT,
 	.sub_uid = SANDBOX_ROOT_RANGE, .sub_gid = 3000000, .sub_count = SANDBOX_ROOT_COUNT };
@@ -78,6 +82,94 @@ START_TEST(caps_v3_to_v2)
 }
 END_TEST
 
+START_TEST(tail_lines)
+{
+	ck_assert_str_eq(sandbox_tail("a\nb\nc\n", 2), "b\nc\n");
+	ck_assert_str_eq(sandbox_tail("a\nb\nc", 1), "c");
+	ck_assert_str_eq(sandbox_tail("a\nb\nc\n", 10), "a\nb\nc\n");
+	ck_assert_str_eq(sandbox_tail("", 3), "");
+	ck_assert_str_eq(sandbox_tail(NULL, 3), "");
+}
+END_TEST
+
+/* The entry binfmt_misc accepts for arm (armel and armhf), and the big-endian layout. */
+START_TEST(binfmt_lines)
+{
+	char *l = sandbox_binfmt_line(arch_find("armhf"), "/usr/bin/qemu-arm-static");
+
+	ck_assert_str_eq(l, ":mkimage-qemu-arm:M::"
+			    "\\x7f\\x45\\x4c\\x46\\x01\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+			    "\\x00\\x00\\x02\\x00\\x28\\x00:"
+			    "\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff"
+			    "\\xff\\xff\\xfe\\xff\\xff\\xff:/usr/bin/qemu-arm-static:FP");
+	free(l);
+	l = sandbox_binfmt_line(arch_find("riscv64"), "/q");
+	ck_assert_ptr_nonnull(strstr(l, "\\x7f\\x45\\x4c\\x46\\x02\\x01\\x01"));
+	ck_assert_ptr_nonnull(strstr(l, "\\x02\\x00\\xf3\\x00:"));
+	free(l);
+	l = sandbox_binfmt_line(arch_find("s390x"), "/q");
+	ck_assert_ptr_nonnull(strstr(l, "\\x02\\x02\\x01\\x00"));
+	ck_assert_ptr_nonnull(strstr(l, "\\x00\\x02\\x00\\x16:")); /* e_type 2, e_machine 22, BE */
+	ck_assert_ptr_nonnull(strstr(l, "\\xff\\xfe\\xff\\xff:/q:FP"));
+	free(l);
+}
+END_TEST
+
+/* The maps the helper writes (or hands newuidmap/newgidmap) for each kind of build. */
+START_TEST(outer_maps)
+{
+	static const struct sandbox_info user = { .ids = SANDBOX_IDS_FULL, .outer_uid = 1000,
+		.outer_gid = 1001, .sub_uid = 100000, .sub_gid = 200000, .sub_count = 65536 };
+	char *m;
+
+	m = sandbox_idmap_text(&user, 0);
+	ck_assert_str_eq(m, "0 1000 1\n1 100000 65536\n");
+	free(m);
+	m = sandbox_idmap_text(&user, 1);
+	ck_assert_str_eq(m, "0 1001 1\n1 200000 65536\n");
+	free(m);
+	m = sandbox_idmap_text(&root_build, 1);
+	ck_assert_str_eq(m, "0 0 4294967295\n"); /* root keeps its identity; commands are shifted */
+	free(m);
+	m = sandbox_idmap_text(&single_build, 0);
+	ck_assert_str_eq(m, "0 1000 1\n");
+	free(m);
+}
+END_TEST
+
+static void subid_file(char *path, const char *text)
+{
+	FILE *f;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(subid_lookup)
+{
+	char path[] = "/tmp/mki-unit-subid-XXXXXX";
+	unsigned long start = 0, count = 0;
+
+	subid_file(path, "# comment\nbob:x:5\nalice:100000:0\nalice:165536:65536\n"
+			 "1002:300000:1000\ncarol:12:34:56\n");
+	/* the first usable line for the name: a zero count is skipped */
+	ck_assert_int_eq(sandbox_find_subid(path, "alice", 1001, &start, &count), 1);
+	ck_assert_uint_eq(start, 165536);
+	ck_assert_uint_eq(count, 65536);
+	/* by uid when the name has none */
+	ck_assert_int_eq(sandbox_find_subid(path, "dave", 1002, &start, &count), 1);
+	ck_assert_uint_eq(start, 300000);
+	ck_assert_uint_eq(count, 1000);
+	ck_assert_int_eq(sandbox_find_subid(path, "bob", 1003, &start, &count), 0); /* malformed */
+	ck_assert_int_eq(sandbox_find_subid(path, NULL, 9, &start, &count), 0);
+	ck_assert_int_eq(sandbox_find_subid("/nonexistent", "alice", 1, &start, &count), 0);
+	unlink(path);
+}
+END_TEST
+
 Suite *sandbox_suite(void)
 {
 	Suite *s = suite_create("sandbox");
@@ -87,6 +179,10 @@ Suite *sandbox_suite(void)
 	tcase_add_test(tc, shift_root_build);
 	tcase_add_test(tc, shift_identity);
 	tcase_add_test(tc, caps_v3_to_v2);
+	tcase_add_test(tc, tail_lines);
+	tcase_add_test(tc, binfmt_lines);
+	tcase_add_test(tc, outer_maps);
+	tcase_add_test(tc, subid_lookup);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "plan.h"
@@ -54,7 +55,7 @@ START_TEST(spdx_document)
 	p.v[0].depends = xcalloc(2, sizeof(*p.v[0].depends));
 	p.v[0].depends[0] = p.v[0].depends[1] = 1;
 	p.v[0].n_depends = 2;
-	ck_assert_int_eq(sbom_write(&p, &r, "board.ext4", "0123", 1700000000, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, "board.ext4", "0123", 1700000000, file), 0);
 	text = slurp(file);
 	{
 		const char *rel = "{ \"spdxElementId\": \"SPDXRef-Package-libstdc--6-armel-0\", "
@@ -76,6 +77,67 @@ START_TEST(spdx_document)
 	ck_assert_int_eq(system(cmd), 0);
 	free(text);
 	unlink(file);
+	plan_release(&p);
+}
+END_TEST
+
+static void put(const char *dir, const char *pkg, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/usr/share/doc/%s", dir, pkg);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/usr/share/doc/%s/copyright", dir, pkg);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+#define FORMAT "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\n"
+
+/*
+ * licenseDeclared from each package's copyright file in the tree: a DEP-5 one gives its
+ * expression, a free-form one NOASSERTION, a licence of the file's own goes to
+ * hasExtractedLicensingInfos with its text (Latin-1 in it still makes valid JSON).
+ */
+START_TEST(licenses_from_tree)
+{
+	struct plan p = { 0 };
+	struct recipe r = { 0 };
+	char dir[] = "/tmp/mkimage-sbomtree-XXXXXX", file[128], cmd[256], *text;
+	char name[] = "board";
+	const char *noassertion = "\"licenseDeclared\": \"NOASSERTION\"";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/usr/share/doc", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	put(dir, "zlib1g", FORMAT "Files: *\nCopyright: x\nLicense: Zlib\n");
+	put(dir, "libc6", "This is the Debian prepackaged version of the GNU C Library.\n");
+	put(dir, "pam", FORMAT "Files: *\nCopyright: x\nLicense: Beerware or GPL-2+\n\n"
+			       "License: Beerware\n Poul-Henning Kamp wrote this file; caf\xe9.\n");
+	r.name = name;
+	add(&p, "zlib1g", "armhf", "1", NULL);
+	add(&p, "libc6", "armhf", "2.36", NULL);
+	add(&p, "pam", "armhf", "1", NULL);
+	add(&p, "nodoc", "armhf", "1", NULL);
+	snprintf(file, sizeof(file), "%s/sbom.json", dir);
+	ck_assert_int_eq(sbom_write(&p, &r, dir, "board.ext4", "0123", 0, file), 0);
+	text = slurp(file);
+	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"Zlib\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"LicenseRef-Beerware OR "
+					   "GPL-2.0-or-later\""));
+	ck_assert_ptr_nonnull(strstr(strstr(text, "\"libc6\""), noassertion));
+	ck_assert_ptr_nonnull(strstr(strstr(text, "\"nodoc\""), noassertion));
+	ck_assert_ptr_nonnull(strstr(text, "\"hasExtractedLicensingInfos\": [\n    { "
+					   "\"licenseId\": \"LicenseRef-Beerware\""));
+	ck_assert_ptr_nonnull(strstr(text, "wrote this file; caf\\ufffd."));
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", file);
+	ck_assert_int_eq(system(cmd), 0);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
 	plan_release(&p);
 }
 END_TEST
@@ -118,6 +180,7 @@ Suite *sbom_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, spdx_document);
+	tcase_add_test(tc, licenses_from_tree);
 	tcase_add_test(tc, report_counts_per_arch);
 	suite_add_tcase(s, tc);
 	return s;

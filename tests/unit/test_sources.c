@@ -3,6 +3,7 @@
 
 #include "err.h"
 #include "sources.h"
+#include "sources_internal.h"
 #include "str.h"
 
 START_TEST(dearmor_decodes)

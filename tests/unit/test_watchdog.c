@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "watchdog.h"
+#include "watchdog_internal.h"
 
 /* Parse a cmdline given with '|' for the NULs between arguments (and after the last). */
 static int parse(const char *args, struct watchdog_report *r)

@@ -5,7 +5,7 @@
  * (qgis-api-doc), the largest unpacked 5.4 GiB (a -dbg kernel image). xz -9, the most any
  * Debian tool asks for, needs 65 MiB to decompress; dpkg-deb's default 9 MiB.
  */
-#include "limits.h"
+#include "runlimits.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 
 #include "err.h"
 #include "log.h"
+#include "runlimits_internal.h"
 
 #define KIB 1024ull
 #define MIB (KIB << 10)

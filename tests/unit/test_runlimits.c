@@ -4,8 +4,9 @@
 #include <string.h>
 
 #include "err.h"
-#include "limits.h"
 #include "log.h"
+#include "runlimits.h"
+#include "runlimits_internal.h"
 #include "str.h"
 
 static uint64_t parse(enum limit_id id, const char *s)
@@ -133,9 +134,9 @@ START_TEST(format_round_trips)
 }
 END_TEST
 
-Suite *limits_suite(void)
+Suite *runlimits_suite(void)
 {
-	Suite *s = suite_create("limits");
+	Suite *s = suite_create("runlimits");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, sizes);

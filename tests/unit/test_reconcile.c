@@ -1,47 +1,10 @@
 #include <check.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "hooks.h"
-#include "sandbox.h"
-
-START_TEST(tail_lines)
-{
-	ck_assert_str_eq(sandbox_tail("a\nb\nc\n", 2), "b\nc\n");
-	ck_assert_str_eq(sandbox_tail("a\nb\nc", 1), "c");
-	ck_assert_str_eq(sandbox_tail("a\nb\nc\n", 10), "a\nb\nc\n");
-	ck_assert_str_eq(sandbox_tail("", 3), "");
-	ck_assert_str_eq(sandbox_tail(NULL, 3), "");
-}
-END_TEST
-
-/* The entry DESIGN.md section 4 proved for arm (armel and armhf), and the big-endian layout. */
-START_TEST(binfmt_lines)
-{
-	char *l = sandbox_binfmt_line(arch_find("armhf"), "/usr/bin/qemu-arm-static");
-
-	ck_assert_str_eq(l, ":mkimage-qemu-arm:M::"
-			    "\\x7f\\x45\\x4c\\x46\\x01\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
-			    "\\x00\\x00\\x02\\x00\\x28\\x00:"
-			    "\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff"
-			    "\\xff\\xff\\xfe\\xff\\xff\\xff:/usr/bin/qemu-arm-static:FP");
-	free(l);
-	l = sandbox_binfmt_line(arch_find("riscv64"), "/q");
-	ck_assert_ptr_nonnull(strstr(l, "\\x7f\\x45\\x4c\\x46\\x02\\x01\\x01"));
-	ck_assert_ptr_nonnull(strstr(l, "\\x02\\x00\\xf3\\x00:"));
-	free(l);
-	l = sandbox_binfmt_line(arch_find("s390x"), "/q");
-	ck_assert_ptr_nonnull(strstr(l, "\\x02\\x02\\x01\\x00"));
-	ck_assert_ptr_nonnull(strstr(l, "\\x00\\x02\\x00\\x16:")); /* e_type 2, e_machine 22, BE */
-	ck_assert_ptr_nonnull(strstr(l, "\\xff\\xfe\\xff\\xff:/q:FP"));
-	free(l);
-}
-END_TEST
+#include "reconcile.h"
 
 static void put(const char *root, const char *rel, const char *text)
 {
@@ -57,9 +20,9 @@ static void put(const char *root, const char *rel, const char *text)
 /* New, changed and deleted paths; owners kept; device nodes survive; hardlinks grouped. */
 START_TEST(reconcile_tree)
 {
-	char tmpl[] = "/tmp/mki-unit-hooks.XXXXXX", *root = mkdtemp(tmpl), *p, *q;
+	char tmpl[] = "/tmp/mki-unit-reconcile.XXXXXX", *root = mkdtemp(tmpl), *p, *q;
 	struct stage s = { .root = root };
-	struct hooks_changes ch;
+	struct reconcile_changes ch;
 	struct manifest_entry *e;
 
 	ck_assert_ptr_nonnull(root);
@@ -75,7 +38,7 @@ START_TEST(reconcile_tree)
 	ck_assert_int_eq(link(p, q), 0);
 	free(p);
 	free(q);
-	ck_assert_int_eq(hooks_reconcile(&s, 100, &ch), 0);
+	ck_assert_int_eq(reconcile_manifest(&s, 100, &ch), 0);
 	ck_assert_uint_eq(ch.added, 6); /* "", kept, grown, d, d/b, a-link */
 	strv_push(&manifest_get(&s.manifest, "kept")->owners, "pkg");
 	e = manifest_add(&s.manifest, "dev/console");
@@ -85,7 +48,7 @@ START_TEST(reconcile_tree)
 	manifest_add(&s.manifest, "gone")->type = MF_REG;
 	put(root, "grown", "xyz");
 	put(root, "new", "n");
-	ck_assert_int_eq(hooks_reconcile(&s, 100, &ch), 0);
+	ck_assert_int_eq(reconcile_manifest(&s, 100, &ch), 0);
 	ck_assert_uint_eq(ch.added, 1);
 	ck_assert_uint_eq(ch.removed, 1);
 	ck_assert_uint_eq(manifest_get(&s.manifest, "grown")->size, 3);
@@ -106,13 +69,11 @@ START_TEST(reconcile_tree)
 }
 END_TEST
 
-Suite *hooks_suite(void)
+Suite *reconcile_suite(void)
 {
-	Suite *s = suite_create("hooks");
+	Suite *s = suite_create("reconcile");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, tail_lines);
-	tcase_add_test(tc, binfmt_lines);
 	tcase_add_test(tc, reconcile_tree);
 	suite_add_tcase(s, tc);
 	return s;

@@ -6,9 +6,12 @@
  * A hit limit is a refusal, never a truncation: the stage logs what, where, the limit's name and
  * value and how to raise it, and returns -MKI_E_LIMIT_REPO (index data, exit 3) or
  * -MKI_E_LIMIT_PKG (a package, exit 6).
+ *
+ * The file is runlimits.h, not limits.h, so that it never shadows the system <limits.h>; the
+ * module's names stay limits_* and struct limits.
  */
-#ifndef MKI_LIMITS_H
-#define MKI_LIMITS_H
+#ifndef MKI_RUNLIMITS_H
+#define MKI_RUNLIMITS_H
 
 #include <stdint.h>
 
@@ -50,15 +53,6 @@ uint64_t limits_get(const struct limits *l, enum limit_id id);
  * -MKI_E_USAGE after logging what is wrong (an unknown name gets a "did you mean").
  */
 int limits_set(struct limits *l, const char *spec);
-
-/** Parse VALUE for limit `id` into `*out` (>= 1). 0 or -MKI_E_USAGE; nothing logged. */
-int limits_parse_value(enum limit_id id, const char *s, uint64_t *out);
-
-/** The limit called `name`, or -1. */
-int limits_find(const char *name);
-
-/** The limit's name as --limit takes it ("deb-data"). */
-const char *limits_name(enum limit_id id);
 
 /** Append the --help lines (one per limit: name, default, what it bounds) to `out`. */
 void limits_help(struct buf *out);

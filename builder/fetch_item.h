@@ -1,0 +1,46 @@
+/*
+ * One download request and its result: the type shared by the stages that need files (indexes)
+ * and the fetch stage that gets them (fetch.h), so that a stage asks for downloads through a
+ * function main.c hands it instead of calling the fetch stage itself.
+ */
+#ifndef MKI_FETCH_ITEM_H
+#define MKI_FETCH_ITEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct settings;
+
+struct fetch_stats {
+	uint64_t bytes_downloaded;
+	unsigned files_downloaded, files_cached;
+};
+
+/*
+ * One download. With `sha256` set the bytes are hashed while streaming and the result is the cache
+ * object (`path`). Without it (signed metadata such as InRelease, verified by the caller) the file
+ * goes to `dest` through a temp file and rename.
+ */
+struct fetch_item {
+	const char *url;      /* borrowed */
+	const char *what;     /* for messages, e.g. "hello_1.0_armhf.deb"; borrowed */
+	uint64_t size;        /* expected size; 0: unknown (then at most the 'release-size' limit) */
+	const char *sha256;   /* expected SHA-256, or NULL */
+	const char *dest;     /* without sha256: the final path; borrowed */
+	time_t if_modified;   /* without sha256: conditional GET when > 0 */
+	int missing_ok;       /* a 404/410 is a result (-MKI_E_NOTFOUND), not a logged error */
+
+	/* results */
+	int result;           /* 0 or a negative code; logged unless missing_ok and 404 */
+	int not_modified;     /* conditional GET answered 304: dest untouched */
+	int from_cache;       /* already in the cache: nothing downloaded */
+	time_t filetime;      /* the server's Last-Modified, or 0 */
+	char *path;           /* with sha256: the cache object (new string, caller frees) */
+};
+
+/** How a stage downloads: fetch_items() (fetch.h) has this type; see its contract there. */
+typedef int fetch_items_fn(struct fetch_item *items, size_t n, const struct settings *st,
+			   const char *step, struct fetch_stats *stats);
+
+#endif

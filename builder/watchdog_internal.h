@@ -1,0 +1,29 @@
+/* Watchdog: functions exported only for the unit tests (and test drivers); not part of the contract. */
+#ifndef MKI_WATCHDOG_INTERNAL_H
+#define MKI_WATCHDOG_INTERNAL_H
+
+#include "watchdog.h"
+
+/**
+ * The maintainer script a process runs, from its /proc/PID/cmdline (`len` bytes, NUL-separated):
+ * dpkg executes /var/lib/dpkg/info/PKG.SCRIPT (or /var/lib/dpkg/tmp.ci/SCRIPT for a new
+ * preinst), so the path is argv[0] for a binary, argv[1] after the kernel's #! rewrite
+ * (`/bin/sh PATH configure`), argv[3] under qemu-user with binfmt flag P. Fills `package` (from
+ * the path; "" for tmp.ci) and `script`; returns 1 when it is one, else 0.
+ */
+int watchdog_parse_cmdline(const char *cmdline, size_t len, struct watchdog_report *r);
+
+/**
+ * Fields 4 (parent pid) and 22 (start time in clock ticks since boot) of /proc/PID/stat: 0, or
+ * -EINVAL.
+ */
+int watchdog_parse_stat(const char *stat, long *ppid, unsigned long long *ticks);
+
+/**
+ * Whether a /proc/PID/cmdline (`len` bytes) is dpkg's: "dpkg" is the base name of one of its
+ * first arguments (argv[0]; argv[1] or [2] under qemu-user with binfmt flag P, or after
+ * mkimage-exec's "-0 ARGV0").
+ */
+int watchdog_runs_dpkg(const char *cmdline, size_t len);
+
+#endif

@@ -1,0 +1,159 @@
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bootexport.h"
+#include "err.h"
+#include "manifest.h"
+
+static char top[64], tree[96], out[128];
+static struct stage st;
+
+/* A tree file or directory (text NULL), recorded in the manifest as unpack would. */
+static void add(const char *rel, const char *text)
+{
+	char path[256];
+	struct manifest_entry *e = manifest_add(&st.manifest, rel);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	e->type = text ? MF_REG : MF_DIR;
+	if (!text) {
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+		return;
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[64];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static void setup(void)
+{
+	snprintf(top, sizeof(top), "/tmp/mki-bootexport-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	snprintf(tree, sizeof(tree), "%s/root", top);
+	snprintf(out, sizeof(out), "%s/b.ext4", top);
+	ck_assert_int_eq(mkdir(tree, 0755), 0);
+	memset(&st, 0, sizeof(st));
+	st.root = tree;
+	manifest_init(&st.manifest);
+	add("boot", NULL);
+	add("boot/vmlinuz-6.1.0-2-x", "kernel 2");
+	add("boot/initrd.img-6.1.0-2-x", "initrd 2");
+	add("usr", NULL);
+	add("usr/lib", NULL);
+	add("usr/lib/linux-image-6.1.0-2-x", NULL);
+	add("usr/lib/linux-image-6.1.0-2-x/v", NULL);
+	add("usr/lib/linux-image-6.1.0-2-x/v/b.dtb", "dtb");
+	manifest_sort(&st.manifest);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	manifest_release(&st.manifest);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *at(const char *name)
+{
+	static char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", top, name);
+	return path;
+}
+
+START_TEST(one_kernel)
+{
+	struct recipe r = { 0 };
+	struct bootexport be = { 0 };
+	struct stat sb;
+
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 1000), 0);
+	ck_assert_ptr_null(slurp(at("b.vmlinuz"))); /* nothing final before the commit */
+	ck_assert_int_eq(bootexport_commit(&be), 0);
+	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 2");
+	ck_assert_str_eq(slurp(at("b.initrd.img")), "initrd 2");
+	ck_assert_str_eq(slurp(at("b.dtbs/v/b.dtb")), "dtb");
+	ck_assert_int_eq(stat(at("b.vmlinuz"), &sb), 0);
+	ck_assert_int_eq(sb.st_mtime, 1000);
+	ck_assert_int_eq(be.n_dtbs, 1);
+	bootexport_release(&be);
+}
+END_TEST
+
+/* Several kernels need image.kernel; the one picked here has no initrd: the old one goes. */
+START_TEST(several)
+{
+	char kernel[] = "6.1.0-1-x", other[] = "5.0";
+	struct recipe r = { 0 };
+	struct bootexport be = { 0 };
+
+	add("boot/vmlinuz-6.1.0-1-x", "kernel 1");
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), -MKI_E_IMAGE);
+	bootexport_release(&be);
+	r.image.kernel = other;
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), -MKI_E_IMAGE);
+	bootexport_release(&be);
+	r.image.kernel = NULL;
+	manifest_remove(&st.manifest, "boot/vmlinuz-6.1.0-1-x");
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), 0);
+	ck_assert_int_eq(bootexport_commit(&be), 0);
+	bootexport_release(&be);
+	add("boot/vmlinuz-6.1.0-1-x", "kernel 1");
+	r.image.kernel = kernel;
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), 0);
+	bootexport_release(&be); /* not committed: the temporary files go, the old ones stay */
+	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 2");
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), 0);
+	ck_assert_int_eq(bootexport_commit(&be), 0);
+	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 1");
+	ck_assert_ptr_null(slurp(at("b.initrd.img")));
+	ck_assert_int_eq(access(at("b.dtbs"), F_OK), -1);
+	bootexport_release(&be);
+}
+END_TEST
+
+START_TEST(no_kernel)
+{
+	struct recipe r = { 0 };
+	struct bootexport be = { 0 };
+
+	manifest_remove(&st.manifest, "boot/vmlinuz-6.1.0-2-x");
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), -MKI_E_IMAGE);
+	bootexport_release(&be);
+}
+END_TEST
+
+Suite *bootexport_suite(void)
+{
+	Suite *s = suite_create("bootexport");
+	TCase *tc = tcase_create("bootexport");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, one_kernel);
+	tcase_add_test(tc, several);
+	tcase_add_test(tc, no_kernel);
+	suite_add_tcase(s, tc);
+	return s;
+}

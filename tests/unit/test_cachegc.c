@@ -1,0 +1,135 @@
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "cachegc.h"
+#include "fsutil.h"
+#include "str.h"
+
+/* A fake object KEY (64 hex digits made of `c`) of 8 KiB, last used at `when` (seconds). */
+static void put(const char *dir, char c, time_t when, char *key)
+{
+	struct timespec t[2] = { { when, 0 }, { when, 0 } };
+	char *path;
+	int fd;
+
+	memset(key, c, 64);
+	key[64] = '\0';
+	path = cache_object_path(dir, key);
+	*strrchr(path, '/') = '\0';
+	ck_assert_int_eq(make_dirs(path), 0);
+	path[strlen(path)] = '/';
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(write(fd, memset((char[1024]){ 0 }, c, 1024), 1024), 1024);
+	close(fd);
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+	free(path);
+}
+
+static int present(const char *dir, const char *key)
+{
+	char *path = cache_object_path(dir, key);
+	int ok = !access(path, F_OK);
+
+	free(path);
+	return ok;
+}
+
+static void rm_rf(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf %s", dir);
+
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+}
+
+START_TEST(least_recently_used_first_and_claims_spared)
+{
+	char dir[] = "/tmp/mki-cachegc-XXXXXX", a[65], b[65], c[65];
+	struct cache_gc_result res;
+	struct cache_user *u = NULL;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put(dir, 'a', 1000, a);
+	put(dir, 'b', 3000, b);
+	put(dir, 'c', 2000, c);
+	/* room for two: the oldest (a) goes */
+	ck_assert_int_eq(cache_gc(dir, 2 * 8192, &res), 0);
+	ck_assert_uint_eq(res.objects_before, 3);
+	ck_assert_uint_eq(res.objects_removed, 1);
+	ck_assert(!present(dir, a) && present(dir, b) && present(dir, c));
+	/* a claim spares c and makes it the most recent; b is then the one to go */
+	ck_assert_int_eq(cache_user_open(dir, &u), 0);
+	ck_assert_int_eq(cache_user_claim(u, c), 0);
+	ck_assert_int_eq(cache_gc(dir, 0, &res), 0);
+	ck_assert_uint_eq(res.builds, 1);
+	ck_assert_uint_eq(res.objects_in_use, 1);
+	ck_assert(!present(dir, b) && present(dir, c));
+	ck_assert_uint_eq(res.bytes_after, 8192);
+	cache_user_close(u);
+	ck_assert_int_eq(cache_gc(dir, 0, &res), 0);
+	ck_assert(!present(dir, c));
+	ck_assert_uint_eq(res.bytes_after, 0);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(dead_registrations_do_not_protect)
+{
+	char dir[] = "/tmp/mki-cachegc-XXXXXX", a[65];
+	struct cache_gc_result res;
+	pid_t pid;
+	int st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put(dir, 'a', 1000, a);
+	pid = fork();
+	if (!pid) {
+		struct cache_user *u;
+
+		/* claims and dies without unregistering, as a killed build does */
+		_exit(cache_user_open(dir, &u) || cache_user_claim(u, a));
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_int_eq(cache_gc(dir, 0, &res), 0);
+	ck_assert_uint_eq(res.builds, 0);
+	ck_assert_uint_eq(res.leftovers, 1);
+	ck_assert(!present(dir, a));
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(claim_rejects_a_bad_key)
+{
+	char dir[] = "/tmp/mki-cachegc-XXXXXX";
+	struct cache_user *u = NULL;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(cache_user_claim(NULL, "anything"), 0);
+	ck_assert_int_eq(cache_user_open(dir, &u), 0);
+	ck_assert_int_lt(cache_user_claim(u, "abc"), 0);
+	cache_user_close(u);
+	rm_rf(dir);
+}
+END_TEST
+
+Suite *cachegc_suite(void)
+{
+	Suite *s = suite_create("cachegc");
+	TCase *tc = tcase_create("cachegc");
+
+	tcase_add_test(tc, least_recently_used_first_and_claims_spared);
+	tcase_add_test(tc, dead_registrations_do_not_protect);
+	tcase_add_test(tc, claim_rejects_a_bad_key);
+	suite_add_tcase(s, tc);
+	return s;
+}

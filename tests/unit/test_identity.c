@@ -1,0 +1,76 @@
+#include <check.h>
+#include <string.h>
+
+#include "identity.h"
+
+START_TEST(hostnames)
+{
+	ck_assert_int_eq(identity_valid_hostname("arm-board"), 1);
+	ck_assert_int_eq(identity_valid_hostname("board1.example.org"), 1);
+	ck_assert_int_eq(identity_valid_hostname("B0ARD"), 1);
+	ck_assert_int_eq(identity_valid_hostname(""), 0);
+	ck_assert_int_eq(identity_valid_hostname("-board"), 0);
+	ck_assert_int_eq(identity_valid_hostname("board-"), 0);
+	ck_assert_int_eq(identity_valid_hostname("bo_ard"), 0);
+	ck_assert_int_eq(identity_valid_hostname("a..b"), 0);
+	ck_assert_int_eq(identity_valid_hostname("a.-b"), 0);
+	ck_assert_int_eq(identity_valid_hostname("a-.b"), 0);
+	ck_assert_int_eq(identity_valid_hostname("board."), 0);
+	ck_assert_int_eq(identity_valid_hostname("with space"), 0);
+	ck_assert_int_eq(identity_valid_hostname("0123456789012345678901234567890123456789"
+						 "012345678901234567890123"), 0); /* 64, one label */
+	ck_assert_int_eq(identity_valid_hostname("0123456789012345678901234567890123456789"
+						 "0123456789.1234567890123"), 1); /* 64 */
+	ck_assert_int_eq(identity_valid_hostname("0123456789012345678901234567890123456789"
+						 "0123456789.12345678901234"), 0); /* 65 */
+}
+END_TEST
+
+START_TEST(fstab)
+{
+	struct buf b = { 0 };
+
+	identity_fstab("arm-board", &b);
+	ck_assert_ptr_nonnull(strstr(b.p, "\nLABEL=arm-board\t/\text4\terrors=remount-ro\t0\t1\n"));
+	buf_release(&b);
+	identity_fstab("my root\\x", &b);
+	ck_assert_ptr_nonnull(strstr(b.p, "\nLABEL=my\\040root\\134x\t/\t"));
+	buf_release(&b);
+}
+END_TEST
+
+START_TEST(hosts)
+{
+	struct buf b = { 0 };
+
+	identity_hosts(NULL, "board", &b);
+	ck_assert(!strncmp(b.p, "127.0.0.1\tlocalhost\n127.0.1.1\tboard\n\n", 37));
+	ck_assert_ptr_nonnull(strstr(b.p, "::1     localhost ip6-localhost ip6-loopback\n"));
+	buf_release(&b);
+	/* an old name is replaced where it was, comments and other lines kept */
+	identity_hosts("# mine\n127.0.0.1 localhost\n127.0.1.1 old old.local\n10.0.0.1 nas", "new",
+		       &b);
+	ck_assert_str_eq(b.p, "# mine\n127.0.0.1 localhost\n127.0.1.1\tnew\n10.0.0.1 nas\n");
+	buf_release(&b);
+	/* without a 127.0.0.1 line the name goes first */
+	identity_hosts("::1 localhost\n", "x", &b);
+	ck_assert_str_eq(b.p, "127.0.1.1\tx\n::1 localhost\n");
+	buf_release(&b);
+	/* 127.0.1.10 is another address */
+	identity_hosts("127.0.0.1\tlocalhost\n127.0.1.10\tother\n", "x", &b);
+	ck_assert_str_eq(b.p, "127.0.0.1\tlocalhost\n127.0.1.1\tx\n127.0.1.10\tother\n");
+	buf_release(&b);
+}
+END_TEST
+
+Suite *identity_suite(void)
+{
+	Suite *s = suite_create("identity");
+	TCase *tc = tcase_create("identity");
+
+	tcase_add_test(tc, hostnames);
+	tcase_add_test(tc, fstab);
+	tcase_add_test(tc, hosts);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -15,13 +15,16 @@ flagship_mirror() {
 	"$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
 }
 
-# flagship_lean NAME DIR: recipes/NAME.cfg without what makes it boot (its kernel and systemd) as
-# DIR/recipes/NAME.cfg, beside a copy of hooks/ in DIR/hooks, so its relative paths hold. For
-# tests of what booting does not change (locks, the build's reproducibility across users and
-# caches, native tools): generating the initramfs under QEMU adds minutes to every build, and the
-# boot tests (60, 62, 63) cover the whole recipe.
+# flagship_lean NAME DIR: recipes/NAME.cfg without what makes it boot (its kernel and systemd,
+# and so the export of boot files) as DIR/recipes/NAME.cfg, beside copies of recipes/overlay and
+# hooks/, so its relative paths hold. For tests of what booting does not change (locks, the
+# build's reproducibility across users and caches, native tools, path filters): generating the
+# initramfs under QEMU adds minutes to every build, and the boot tests (60, 62, 63) cover the
+# whole recipe.
 flagship_lean() {
 	mkdir -p "$2/recipes" "$2/hooks"
 	cp "$TOP"/hooks/*.sh "$2/hooks/"
-	grep -Ev '^ *"(linux-image-[a-z0-9]+|systemd-sysv)",' "$TOP/recipes/$1.cfg" >"$2/recipes/$1.cfg"
+	cp -a "$TOP/recipes/overlay" "$2/recipes/"
+	grep -Ev '^ *("(linux-image-[a-z0-9]+|systemd-sysv)",|export_boot = true;)' "$TOP/recipes/$1.cfg" \
+		>"$2/recipes/$1.cfg"
 }

@@ -21,7 +21,8 @@ esac
 # The peer gets the same packages and runs the same hooks, in the recipe's order and environment.
 PKGS=$(sed -n '/^  install = \[/,/\];/p' "$RECIPE" | grep -o '"[^"]*"' | tr -d '"' | tr '\n' ' ')
 HOOKS=$(sed -n 's|.*script = "\.\./hooks/\([^"]*\)".*|\1|p' "$RECIPE" | tr '\n' ' ')
-echo "set: $SET ($PKGS; hooks: $HOOKS); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+OVERLAYS=$(sed -n 's|.*{ source = "\([^"]*\)"; destination = "/";.*|\1|p' "$RECIPE" | tr '\n' ' ')
+echo "set: $SET ($PKGS; overlays: $OVERLAYS; hooks: $HOOKS); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
@@ -52,14 +53,28 @@ measure() { # measure NAME CMD...: appends "wall maxrss_kb" to $W/NAME.times
 	cat "$W/t" >>"$W/$name.times"
 }
 
+# The peer does what the recipe's keys make mkimage do, in mkimage's order: minimize's dpkg path
+# filters (the globs README "Path filters" lists), the hostname and fstab, the overlays, the hooks,
+# then the empty machine id.
 peer() {
-	local hooks=() h
-	for h in $HOOKS; do
-		hooks+=("--customize-hook=chroot \"\$1\" env MKIMAGE_NAME=arm-board MKIMAGE_ARCH=armhf sh < $TOP/hooks/$h")
+	local steps=() h o
+	for h in /usr/share/doc/'*' /usr/share/man/'*' /usr/share/info/'*' \
+		/usr/share/lintian/overrides/'*' /usr/share/locale/'*'; do
+		steps+=("--dpkgopt=path-exclude=$h")
 	done
+	steps+=(--dpkgopt=path-include=/usr/share/doc/'*'/copyright
+		--dpkgopt=path-include=/usr/share/locale/locale.alias
+		"--customize-hook=echo arm-board >\"\$1/etc/hostname\"; printf 'LABEL=arm-board\t/\text4\terrors=remount-ro\t0\t1\n' >\"\$1/etc/fstab\"")
+	for o in $OVERLAYS; do
+		steps+=("--customize-hook=cp -a $(dirname "$RECIPE")/$o/. \"\$1/\"")
+	done
+	for h in $HOOKS; do
+		steps+=("--customize-hook=chroot \"\$1\" env MKIMAGE_NAME=arm-board MKIMAGE_ARCH=armhf sh < $TOP/hooks/$h")
+	done
+	steps+=("--customize-hook=: >\"\$1/etc/machine-id\"")
 	rm -rf "$W/tree" "$W/peer.ext4"
 	mmdebstrap --quiet --mode=root --variant=minbase --architectures=armhf,armel \
-		--include="$(echo $PKGS | tr ' ' ',')" --keyring="$MIRROR/key.gpg" "${hooks[@]}" \
+		--include="$(echo $PKGS | tr ' ' ',')" --keyring="$MIRROR/key.gpg" "${steps[@]}" \
 		bookworm "$W/tree" "deb [signed-by=$MIRROR/key.gpg] $URL bookworm main" &&
 	size=$(du -sm "$W/tree" | cut -f1) &&
 	mke2fs -q -t ext4 -d "$W/tree" "$W/peer.ext4" "$((size * 13 / 10 + 64))M"
@@ -73,7 +88,8 @@ ours() {
 export SOURCE_DATE_EPOCH=1700000000
 ours warmup >/dev/null  # fills the cache: the measured runs are warm
 for i in $(seq 1 "$REPS"); do
-	measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' HOOKS='$HOOKS' MIRROR=$MIRROR TOP=$TOP URL=$URL; peer"
+	measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' HOOKS='$HOOKS' OVERLAYS='$OVERLAYS' \
+		RECIPE=$RECIPE MIRROR=$MIRROR TOP=$TOP URL=$URL; peer"
 	measure ours bash -c "$(declare -f ours); W=$W MIRROR=$MIRROR TOP=$TOP URL=$URL RECIPE=$RECIPE; ours $i"
 done
 

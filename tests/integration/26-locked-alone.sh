@@ -13,12 +13,13 @@ mkdir -p "$T/a" "$T/b" "$T/c" "$T/d"
 # recipe whose archive moved would: only the lock knows where the packages came from. Without
 # kernel and systemd (flagship.sh): the lock is what matters here, not the initramfs.
 flagship_lean arm-board "$T/lean"
+R=$T/lean/recipes/moved.cfg
 sed -e "s|{ host = true; components = \[ \"main\" \]; }|{ uri = \"http://127.0.0.1:1/moved\"; keyring = \"$T/mirror.gpg\"; }|" \
-	-e "s|\"\.\./hooks/|\"$T/lean/hooks/|; s|\"\.\./images/|\"$T/|" "$T/lean/recipes/arm-board.cfg" >"$T/recipe.cfg"
-grep -q "127.0.0.1:1/moved" "$T/recipe.cfg" || fail "the recipe edit did not apply"
+	-e "s|\"\.\./images/|\"$T/|" "$T/lean/recipes/arm-board.cfg" >"$R"
+grep -q "127.0.0.1:1/moved" "$R" || fail "the recipe edit did not apply"
 
 expect_ok "$MKIMAGE" --cache-dir "$T/cache" --source "$SERVER_URL bookworm main signed-by=$T/mirror.gpg" \
-	--output "$T/a/img.ext4" "$T/recipe.cfg"
+	--output "$T/a/img.ext4" "$R"
 lock=$T/a/img.lock
 fpr=$(gpg --batch --with-colons --show-keys "$T/mirror.gpg" 2>/dev/null | awk -F: '/^fpr/ { print $10; exit }')
 grep -q "^source: $SERVER_URL bookworm sha256=[0-9a-f]* components=main keys=$fpr date=" "$lock" ||
@@ -27,7 +28,7 @@ grep -q "^source: $SERVER_URL bookworm sha256=[0-9a-f]* components=main keys=$fp
 # Alone: no --source; the keyring holding the lock's key is found among the recipe's.
 srvlog=$T/http-${SERVER_URL##*:}.log
 n=$(grep -c '"GET ' "$srvlog")
-expect_ok "$MKIMAGE" --cache-dir "$T/cache" --locked="$lock" --offline --output "$T/b/img.ext4" "$T/recipe.cfg"
+expect_ok "$MKIMAGE" --cache-dir "$T/cache" --locked="$lock" --offline --output "$T/b/img.ext4" "$R"
 grep -q -- "--locked: source '$SERVER_URL' 'bookworm' from the lock, keyring '$T/mirror.gpg'" "$T/err" ||
 	{ cat "$T/err" >&2; fail "the rebuild did not use the lock's source"; }
 [ "$(grep -c '"GET ' "$srvlog")" = "$n" ] || fail "--offline contacted the server"
@@ -36,8 +37,8 @@ cmp -s "$T/a/img.ext4" "$T/b/img.ext4" || fail "the image rebuilt from the lock 
 # A key no keyring holds: refused, naming the fingerprint.
 sed "s/keys=$fpr/keys=0123456789ABCDEF0123456789ABCDEF01234567/" "$lock" >"$T/other.lock"
 expect_fail 3 "no keyring holds the key 0123456789ABCDEF0123456789ABCDEF01234567 that the lock records for '$SERVER_URL' 'bookworm'" \
-	"$MKIMAGE" --cache-dir "$T/cache" --locked="$T/other.lock" --offline --output "$T/c/img.ext4" "$T/recipe.cfg"
+	"$MKIMAGE" --cache-dir "$T/cache" --locked="$T/other.lock" --offline --output "$T/c/img.ext4" "$R"
 # --source overrides the lock's sources (and its keys): the same packages again.
 expect_ok "$MKIMAGE" --cache-dir "$T/cache" --locked="$T/other.lock" --offline --until fetch \
-	--source "$SERVER_URL bookworm main signed-by=$T/mirror.gpg" --output "$T/d/img.ext4" "$T/recipe.cfg"
+	--source "$SERVER_URL bookworm main signed-by=$T/mirror.gpg" --output "$T/d/img.ext4" "$R"
 ! grep -q -- "--locked: source" "$T/err" || fail "--source did not override the lock's sources"

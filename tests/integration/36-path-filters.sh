@@ -8,7 +8,8 @@
 #    the fragment is in the image and the image's own dpkg honours it for a package installed by
 #    a hook; the same bytes twice;
 # 3. bad input: FILE:LINE and exit 2 for every bad key, exit 6 for a directory excluded by name;
-# 4. recipes/arm-board.cfg with minimize = true builds from the test mirror and passes e2fsck.
+# 4. recipes/arm-board.cfg (minimize = true; without kernel and systemd, tests/flagship.sh) with
+#    locales builds from the test mirror and passes e2fsck.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-native.sh"
 UNPACK=${UNPACK:-$TOP/build/tools/unpack}
@@ -250,16 +251,15 @@ bad '  minimize = true;\n  locales = [ "en/*" ];' 7 "'locales': \"en/\\*\" may h
 bad '  path_exlcude = [ "/a/*" ];' 6 "did you mean 'path_exclude'"
 
 # --- 4. the flagship recipe, minimized --------------------------------------------------------
-MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/arm-board
-"$TOP/tests/mkmirror.sh" "$MIRROR" armhf,armel busybox hello:armel libc6:armel libstdc++6:armel zlib1g:armel
+. "$TOP/tests/flagship.sh"
+flagship_mirror arm-board
 serve "$MIRROR/repo"
-sed -e "s|\"\\.\\./hooks/|\"$TOP/hooks/|" \
-	-e 's|^  allow_older = true;|&\n  minimize = true;\n  locales = [ "en" ];|' \
-	"$TOP/recipes/arm-board.cfg" >"$T/arm-board.cfg"
-grep -q 'minimize = true' "$T/arm-board.cfg" || fail "could not add minimize to arm-board.cfg"
+flagship_lean arm-board "$T/fl"
+grep -q '^  minimize = true;' "$T/fl/recipes/arm-board.cfg" || fail "arm-board.cfg is not minimized"
+sed -i 's|^  minimize = true;.*|&\n  locales = [ "en" ];|' "$T/fl/recipes/arm-board.cfg"
 mkdir -p "$T/arm"
 expect_ok "$MKIMAGE" --source "$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg" \
-	--output "$T/arm/arm-board.ext4" "$T/arm-board.cfg"
+	--output "$T/arm/arm-board.ext4" "$T/fl/recipes/arm-board.cfg"
 IMG=$T/arm/arm-board.ext4
 e2fsck -fn "$IMG" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "minimized arm-board: e2fsck -fn reports problems"; }
 present /usr/share/doc/libc6/copyright regular

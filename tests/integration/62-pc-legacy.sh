@@ -6,7 +6,8 @@
 
 e2e_build pc-legacy
 e2e_audit
-e2e_appliance pc-legacy amd64 ttyS0
+e2e_appliance pc-legacy ttyS0
+e2e_kernel amd64
 dbg "stat /usr/lib/x86_64-linux-gnu/libc.so.6" | grep -q "Type: regular" || fail "no amd64 libc"
 dbg "stat /usr/lib/i386-linux-gnu/libc.so.6" | grep -q "Type: regular" || fail "no i386 libc"
 [ "$(dbg "cat /var/lib/dpkg/arch")" = "$(printf 'amd64\ni386')" ] || fail "dpkg arch file is wrong"

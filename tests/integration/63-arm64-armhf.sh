@@ -5,7 +5,8 @@
 
 e2e_build arm64-armhf
 e2e_audit
-e2e_appliance arm64-armhf arm64 ttyAMA0
+e2e_appliance arm64-armhf ttyAMA0
+e2e_kernel arm64
 dbg "stat /usr/lib/aarch64-linux-gnu/libc.so.6" | grep -q "Type: regular" || fail "no arm64 libc"
 dbg "stat /usr/lib/arm-linux-gnueabihf/libc.so.6" | grep -q "Type: regular" || fail "no armhf libc"
 [ "$(dbg "cat /var/lib/dpkg/arch")" = "$(printf 'arm64\narmhf')" ] || fail "dpkg arch file is wrong"

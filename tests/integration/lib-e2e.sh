@@ -31,31 +31,61 @@ e2e_audit() {
 		fail "some package is not 'install ok installed'"
 }
 
-# e2e_appliance LABEL FLAVOUR TTY: $IMG is bootable: systemd as init, a kernel of FLAVOUR
-# (armmp, amd64, arm64) and its initrd in /boot, a getty on the serial port TTY, the root mounted
-# by LABEL, and no machine id shared by every board.
+# e2e_appliance NAME TTY: $IMG has what the recipe NAME's keys and overlays give, with or without
+# its kernel: /etc/fstab mounting the root by the label NAME, NAME as hostname, an empty machine id
+# (no id shared by every board, no first-boot prompts), a getty on the serial port TTY and the
+# boot-report unit enabled, and no documentation but copyright files (packages.minimize).
 e2e_appliance() {
-	local label=$1 flavour=$2 tty=$3
-	dbg "stat /sbin/init" | grep -q "Type: symlink" || fail "no init (systemd-sysv)"
-	dbg "ls -p /boot" | grep -q "/vmlinuz-[0-9.-]*-$flavour/" || fail "no $flavour kernel in /boot"
-	dbg "ls -p /boot" | grep -q "/initrd.img-[0-9.-]*-$flavour/" || fail "no initrd in /boot"
+	local name=$1 tty=$2
+	dbg "cat /etc/fstab" |
+		grep -qxF "$(printf 'LABEL=%s\t/\text4\terrors=remount-ro\t0\t1' "$name")" ||
+		fail "/etc/fstab does not mount the root by its label '$name'"
+	[ "$(dbg "cat /etc/hostname")" = "$name" ] || fail "/etc/hostname is not '$name'"
+	dbg "cat /etc/hosts" | grep -qx "127.0.1.1[[:space:]]*$name" ||
+		fail "/etc/hosts does not name '$name'"
+	[ -z "$(dbg "cat /etc/machine-id")" ] ||
+		fail "the image carries a machine id every board would share"
 	dbg "stat /etc/systemd/system/getty.target.wants/serial-getty@$tty.service" |
-		grep -q "Type: symlink" || fail "no getty enabled on the serial port $tty"
-	[ "$(dbg "cat /etc/fstab")" = "$(printf 'LABEL=%s\t/\text4\tdefaults,errors=remount-ro\t0\t1' "$label")" ] ||
-		fail "/etc/fstab does not mount the root by its label '$label'"
-	[ -z "$(dbg "cat /etc/machine-id")" ] || fail "the image carries a machine id every board would share"
+		grep -q "Type: symlink" || fail "no getty enabled on the serial port $tty (overlay)"
+	dbg "stat /etc/systemd/system/multi-user.target.wants/boot-report.service" |
+		grep -q "Type: symlink" || fail "boot-report.service is not enabled (overlay)"
+	dbg "stat /usr/local/sbin/boot-report" | grep -q "Mode:  0755" ||
+		fail "no executable boot-report (overlay)"
+	dbg "stat /usr/share/doc/libc6/copyright" | grep -q "Type: regular" ||
+		fail "minimize lost a copyright file"
+	! dbg "stat /usr/share/doc/libc6/changelog.Debian.gz" | grep -q "Type:" ||
+		fail "the image is not minimized"
+}
+
+# e2e_kernel FLAVOUR: $IMG boots with its own kernel: systemd as init, one kernel of FLAVOUR
+# (armmp, amd64, arm64) and its initrd in /boot, exported beside the image (image.export_boot) with
+# the same bytes.
+e2e_kernel() {
+	local flavour=$1 ver
+	dbg "stat /sbin/init" | grep -q "Type: symlink" || fail "no init (systemd-sysv)"
+	ver=$(dbg "ls -p /boot" | awk -F/ '$6 ~ /^vmlinuz-/ {print substr($6, 9)}')
+	case $ver in *-"$flavour") ;; *) fail "no single $flavour kernel in /boot: '$ver'" ;; esac
+	dbg "dump /boot/vmlinuz-$ver $T/vmlinuz" && dbg "dump /boot/initrd.img-$ver $T/initrd.img"
+	[ -s "$T/initrd.img" ] || fail "no initrd for kernel '$ver' in /boot"
+	cmp -s "$T/vmlinuz" "${IMG%.ext4}.vmlinuz" &&
+		cmp -s "$T/initrd.img" "${IMG%.ext4}.initrd.img" ||
+		fail "the kernel and initrd beside the image are not /boot's (image.export_boot)"
 }
 
 # e2e_boot QEMU ARCH: boot $IMG under qemu-system QEMU (tests/bootvm.sh) to its serial login; the
 # recipe's boot-time unit must report the ARCH `hello` and no failed unit. Skipped in part without
-# QEMU or with MKIMAGE_TEST_BOOT=0. BOOT_TIMEOUT (default 1200 s: TCG on a loaded 2-core machine) bounds the boot.
+# QEMU or with MKIMAGE_TEST_BOOT=0. BOOT_TIMEOUT (default 1200 s: TCG on a loaded 2-core machine)
+# bounds the boot.
 e2e_boot() {
 	local qemu=$1 arch=$2 t0=$SECONDS
-	command -v "$qemu" >/dev/null || { skip_part "booting: no $qemu (make deps installs it)"; return 0; }
+	command -v "$qemu" >/dev/null ||
+		{ skip_part "booting: no $qemu (make deps installs it)"; return 0; }
 	[ "${MKIMAGE_TEST_BOOT:-1}" != 0 ] || { skip_part "booting: MKIMAGE_TEST_BOOT=0"; return 0; }
-	BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "$IMG" "${BOOT_TIMEOUT:-1200}" 2>"$T/boot.err" ||
+	BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "$IMG" "${BOOT_TIMEOUT:-1200}" \
+		2>"$T/boot.err" ||
 		{ cat "$T/boot.err" >&2; fail "$(basename "$IMG") did not boot cleanly under $qemu"; }
 	grep -aqF "boot-report: hello ($arch): Hello, world!" "$T/console.log" ||
 		{ cat "$T/boot.err" >&2; fail "the boot-time unit did not run the $arch hello"; }
-	note "booted under $qemu in $((SECONDS - t0)) s: $(grep -o 'login prompt in [0-9]* s' "$T/boot.err")"
+	note "booted under $qemu in $((SECONDS - t0)) s:" \
+		"$(grep -o 'login prompt in [0-9]* s' "$T/boot.err")"
 }

@@ -8,18 +8,17 @@ serve "$MIRROR/repo"
 SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
 export SOURCE_DATE_EPOCH=1700000000
 
-# The whole recipe, kernel and initramfs included (mkinitramfs honours SOURCE_DATE_EPOCH).
+# The recipe without kernel and systemd (flagship.sh): the whole one, two initramfs runs in each
+# of the two builds, took 43 minutes at a load of 20.
 flagship_lean pc-legacy "$T/r"
-sed 's/^  output = .*//' "$TOP/recipes/pc-legacy.cfg" >"$T/r/recipes/good.cfg"
+sed 's/^  output = .*//' "$T/r/recipes/pc-legacy.cfg" >"$T/r/recipes/good.cfg"
 expect_ok "$MKIMAGE" --verify-reproducible --source "$SRC" --output "$T/good.ext4" "$T/r/recipes/good.cfg"
 grep -q "reproducible: a second build gave a byte-identical image" "$T/err" ||
 	fail "no reproducibility verdict"
 [ ! -e "$T/good.ext4.verify" ] || fail "the second image was left behind"
 
 printf '#!/bin/sh\ndate +%%s.%%N >/etc/build-stamp\n' >"$T/r/hooks/stamp.sh"
-# Without kernel and systemd (flagship.sh): the hook is the point here.
-sed -e 's/^  output = .*//' \
-	-e 's|^hooks = (|hooks = (\n  { name = "stamp"; script = "../hooks/stamp.sh"; where = "inside"; },|' \
-	"$T/r/recipes/pc-legacy.cfg" >"$T/r/recipes/bad.cfg"
+sed 's|^hooks = (|hooks = (\n  { name = "stamp"; script = "../hooks/stamp.sh"; where = "inside"; },|' \
+	"$T/r/recipes/good.cfg" >"$T/r/recipes/bad.cfg"
 expect_fail 8 "not reproducible: '/etc/build-stamp' differs in its contents" \
 	"$MKIMAGE" --verify-reproducible --source "$SRC" --output "$T/bad.ext4" "$T/r/recipes/bad.cfg"

@@ -7,7 +7,7 @@
 # architecture (its dpkg) picks the machine; the root is found by the image's label.
 #
 # Passes (exit 0) when, within SECONDS (default BOOT_TIMEOUT or 600), the console shows a login
-# prompt and the line the recipe's boot-time unit writes (hooks/boot-report.sh):
+# prompt and the line the recipe's boot-time unit writes (recipes/overlay/boot-report):
 #   boot-report: system running, 0 failed units
 # Fails (exit 1) naming the last console lines when the boot hangs, the machine stops, or the
 # unit reports failed units. Exit 2: bad arguments or no qemu-system for the architecture.

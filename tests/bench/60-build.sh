@@ -58,18 +58,21 @@ measure() { # measure NAME CMD...: appends "wall maxrss_kb" to $W/NAME.times
 # then the empty machine id.
 peer() {
 	local steps=() h o
+	local ident="echo arm-board >\"\$1/etc/hostname\";
+		printf 'LABEL=arm-board\t/\text4\terrors=remount-ro\t0\t1\n' >\"\$1/etc/fstab\""
 	for h in /usr/share/doc/'*' /usr/share/man/'*' /usr/share/info/'*' \
 		/usr/share/lintian/overrides/'*' /usr/share/locale/'*'; do
 		steps+=("--dpkgopt=path-exclude=$h")
 	done
 	steps+=(--dpkgopt=path-include=/usr/share/doc/'*'/copyright
 		--dpkgopt=path-include=/usr/share/locale/locale.alias
-		"--customize-hook=echo arm-board >\"\$1/etc/hostname\"; printf 'LABEL=arm-board\t/\text4\terrors=remount-ro\t0\t1\n' >\"\$1/etc/fstab\"")
+		"--customize-hook=$ident")
 	for o in $OVERLAYS; do
 		steps+=("--customize-hook=cp -a $(dirname "$RECIPE")/$o/. \"\$1/\"")
 	done
 	for h in $HOOKS; do
-		steps+=("--customize-hook=chroot \"\$1\" env MKIMAGE_NAME=arm-board MKIMAGE_ARCH=armhf sh < $TOP/hooks/$h")
+		steps+=("--customize-hook=chroot \"\$1\" env MKIMAGE_NAME=arm-board MKIMAGE_ARCH=armhf \
+			sh < $TOP/hooks/$h")
 	done
 	steps+=("--customize-hook=: >\"\$1/etc/machine-id\"")
 	rm -rf "$W/tree" "$W/peer.ext4"

@@ -59,14 +59,13 @@ static int fail(const char *file, const struct recipe_overlay *o, const char *fm
 /* "FILE:LINE: overlay 'SOURCE': WHAT": the recipe entry is what the user has to change. */
 static int fail(const char *file, const struct recipe_overlay *o, const char *fmt, ...)
 {
-	char *msg = NULL;
 	va_list ap;
-	int n;
+	char *msg;
 
 	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	log_error("%s:%d: overlay '%s': %s", file, o->line, o->source, n < 0 ? "invalid" : msg);
+	log_error("%s:%d: overlay '%s': %s", file, o->line, o->source, msg);
 	free(msg);
 	return -MKI_E_RECIPE;
 }

@@ -59,14 +59,13 @@ static int fail(const char *file, const struct recipe_overlay *o, const char *fm
 /* "FILE:LINE: overlay 'SOURCE': WHAT": the recipe entry is what the user has to change. */
 static int fail(const char *file, const struct recipe_overlay *o, const char *fmt, ...)
 {
-	char *msg = NULL;
 	va_list ap;
-	int n;
+	char *msg;
 
 	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	log_error("%s:%d: overlay '%s': %s", file, o->line, o->source, n < 0 ? "invalid" : msg);
+	log_error("%s:%d: overlay '%s': %s", file, o->line, o->source, msg);
 	free(msg);
 	return -MKI_E_RECIPE;
 }
@@ -133,6 +132,15 @@ static int hash_contents(struct ov_tree *t, int dirfd, const char *name)
 	return ret;
 }
 
+/*
+ * Checkouts of one overlay differ in the group and other write bits (umask 002 or 022: git records
+ * no more than the owner's x bit), so those are dropped: one overlay, one image, under any umask.
+ */
+static mode_t kept_mode(mode_t m)
+{
+	return m & ~(mode_t)(S_IWGRP | S_IWOTH);
+}
+
 /* What the digest knows of an entry besides its contents: no time, no owner. */
 static void hash_meta(struct hash *h, const char *rel, const struct stat *sb, const char *target)
 {
@@ -179,8 +187,9 @@ static int scan_entry(struct ov_tree *t, const char *file, const struct recipe_o
 	e = &t->v[t->n++];
 	e->path = xstrdup(rel);
 	e->st = *sb;
+	e->st.st_mode = kept_mode(sb->st_mode);
 	e->target = type == MF_SYMLINK ? xstrdup(target) : NULL;
-	hash_meta(&t->h, rel, sb, e->target);
+	hash_meta(&t->h, rel, &e->st, e->target);
 	if (type == MF_REG && (ret = hash_contents(t, dirfd, name)) && ret > -MKI_E_BASE)
 		return fail(file, o, "cannot read '%s': %s", rel, strerror(-ret));
 	return ret;

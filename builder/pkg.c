@@ -19,15 +19,13 @@
 int pkg_fail(struct pkg *k, int code, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg = NULL;
+	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	free(k->errmsg);
-	k->errmsg = xasprintf("package '%s' ('%s'): %s", k->dpkg_name, k->pe->path,
-			      msg ? msg : "out of memory");
+	k->errmsg = xasprintf("package '%s' ('%s'): %s", k->dpkg_name, k->pe->path, msg);
 	free(msg);
 	k->refused |= code == -MKI_E_LIMIT_PKG;
 	return code;

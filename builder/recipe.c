@@ -48,15 +48,13 @@ static int fail(struct ctx *c, const config_setting_t *s, const char *fmt, ...)
 
 static int fail(struct ctx *c, const config_setting_t *s, const char *fmt, ...)
 {
-	char *msg = NULL;
 	va_list ap;
-	int n;
+	char *msg;
 
 	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	log_error("%s:%d: %s", c->file, s ? config_setting_source_line(s) : 0,
-		  n < 0 ? "invalid recipe" : msg);
+	log_error("%s:%d: %s", c->file, s ? config_setting_source_line(s) : 0, msg);
 	free(msg);
 	return -MKI_E_RECIPE;
 }

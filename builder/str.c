@@ -50,17 +50,23 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *p = NULL;
+
+	if (vasprintf(&p, fmt, ap) < 0)
+		die_oom(strlen(fmt));
+	return p;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
-	char *p = NULL;
-	int n;
+	char *p;
 
 	va_start(ap, fmt);
-	n = vasprintf(&p, fmt, ap);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		die_oom(strlen(fmt));
 	return p;
 }
 

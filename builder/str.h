@@ -13,6 +13,7 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /** Newly allocated formatted string. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /** Grow an array `p` of `*alloc` elements so that it holds at least `need`. */
 #define ALLOC_GROW(p, need, alloc)                                                     \

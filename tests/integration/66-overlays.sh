@@ -29,6 +29,7 @@ printf '[Unit]\nDescription=demo\n' >"$R/overlay/lib/systemd/system/demo.service
 ln -s /lib/systemd/system/demo.service "$R/overlay/etc/app/demo.service"
 ln -s app.conf "$R/overlay/etc/app/current.conf"
 printf 'overlay wins\n' >"$R/overlay/etc/vendor.conf"
+printf 'shared\n' >"$R/overlay/etc/app/shared.conf"
 printf 'key=value\n' >"$R/app/conf/settings"
 chmod 700 "$R/app/conf"
 # Times: one far in the future (clamped to the epoch), one old (kept).
@@ -40,6 +41,7 @@ chmod 755 "$R/hooks/after.sh"
 chmod -R a+rX "$R"
 chmod 640 "$R/overlay/etc/app/app.conf"
 chmod 700 "$R/app/conf"
+chmod 664 "$R/overlay/etc/app/shared.conf" # as a checkout under umask 002 leaves it
 
 recipe() { # FILE OVERLAYS [EXTRA-PACKAGES]
 	native_recipe "$1" ov "${3:-, \"vendor-conf\"}" \
@@ -60,6 +62,8 @@ check() {
 	dbg() { debugfs -R "$1" "$img" 2>/dev/null; }
 	[ "$(dbg "cat /etc/app/app.conf")" = "app=1" ] || fail "$1: overlay file missing"
 	dbg "stat /etc/app/app.conf" | grep -q "Mode:  0640" || fail "$1: app.conf lost its mode"
+	dbg "stat /etc/app/shared.conf" | grep -q "Mode:  0644" ||
+		fail "$1: a checkout's group write bit (umask 002) reached the image"
 	dbg "stat /etc/app/app.conf" | grep -qE "User: +0 +Group: +0 " || fail "$1: app.conf not root:root"
 	dbg "stat /etc/app/app.conf" | grep -q "mtime: 0x$(printf %x 1700000000)" ||
 		fail "$1: app.conf's future time is not clamped to SOURCE_DATE_EPOCH"
@@ -87,7 +91,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 o = r["overlays"]
 assert len(o) == 3, o
-assert o[0]["destination"] == "/" and o[0]["files"] == 4 and o[0]["links"] == 2, o[0]
+assert o[0]["destination"] == "/" and o[0]["files"] == 5 and o[0]["links"] == 2, o[0]
 assert o[0]["replaced"] == ["/etc/vendor.conf (vendor-conf)"], o[0]
 assert len(o[0]["sha256"]) == 64
 assert o[2]["destination"] == "/opt/app" and o[2]["files"] == 1 and o[2]["directories"] == 2, o[2]

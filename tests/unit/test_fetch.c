@@ -73,6 +73,7 @@ START_TEST(same_object_twice_after_the_holder_dies)
 	free(src);
 	free(url);
 	free(cache);
+	settings_release_env(&st);
 }
 END_TEST
 

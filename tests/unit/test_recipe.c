@@ -193,9 +193,11 @@ START_TEST(path_filters_in_digest)
 	char digests[5][65];
 	struct recipe r;
 	struct buf b = { 0 };
+	char *p = write_recipe(MINIMAL);
 	size_t i, j;
 
-	ck_assert_int_eq(recipe_load(&r, write_recipe(MINIMAL)), 0);
+	ck_assert_int_eq(recipe_load(&r, p), 0);
+	free(p);
 	ck_assert_int_eq(r.minimize, 0);
 	recipe_format(&r, &b);
 	ck_assert_ptr_null(strstr(b.p, "path_"));
@@ -204,7 +206,9 @@ START_TEST(path_filters_in_digest)
 	recipe_release(&r);
 	buf_release(&b);
 	for (i = 0; i < 4; i++) {
-		ck_assert_int_eq(recipe_load(&r, write_recipe(with[i])), 0);
+		p = write_recipe(with[i]);
+		ck_assert_int_eq(recipe_load(&r, p), 0);
+		free(p);
 		memcpy(digests[i + 1], r.digest, 65);
 		if (i == 1) {
 			ck_assert_uint_eq(r.path_include.n, 1);

@@ -74,6 +74,7 @@ static void check_order(struct plan *pl, const char *want)
 	resolve_order(pl);
 	o = order_of(pl);
 	ck_assert_str_eq(o, want);
+	free(o);
 }
 
 /* Without a cycle, every entry's depends (renumbered) point at earlier entries. */

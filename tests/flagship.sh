@@ -11,6 +11,8 @@ flagship_mirror() {
 	*) echo "flagship_mirror: no recipe '$1'" >&2; return 2 ;;
 	esac
 	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$1-boot
+	# TWINS=0 (tests/mkmirror.sh): a mirror of the recipe's architectures only, as a company keeps
+	[ "${TWINS:-1}" = 1 ] || MIRROR=$MIRROR-notwins
 	# shellcheck disable=SC2086
 	"$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
 }

@@ -4,20 +4,28 @@
 # Prints medians of REPS runs (default 3), per-stage medians for mkimage, peak RSS and ratios.
 # SET=lean (default) builds the recipe without kernel and systemd (tests/flagship.sh), the set
 # earlier figures were taken with; SET=bootable the whole recipe, kernel and initramfs included
-# (61-build-bootable.sh). The load average is printed before and after: the machine is shared.
+# (61-build-bootable.sh). TWINS=0 serves a mirror without the host's architecture (mkimage then
+# takes its native tools from the host's apt sources). REBUILD=1 changes one hook before each
+# measured mkimage run (the rebuild case); PEER=0 leaves the peer out (62-cases.sh reuses the
+# peer figure of the same set). The load average is printed before and after: the machine is
+# shared. The last line, "RESULT ...", is what 62-cases.sh tabulates.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-3}
 SET=${SET:-lean}
+REBUILD=${REBUILD:-0}
+PEER=${PEER:-1}
 W=$(mktemp -d /var/tmp/mkimage-bench.XXXXXX)
 . "$TOP/tests/flagship.sh"
 flagship_mirror arm-board
+# A copy of the recipe beside copies of its overlays and hooks: the rebuild case edits a hook.
 flagship_lean arm-board "$W/lean"
 case $SET in
 lean) RECIPE=$W/lean/recipes/arm-board.cfg ;;
-bootable) RECIPE=$TOP/recipes/arm-board.cfg ;;
+bootable) cp "$TOP/recipes/arm-board.cfg" "$W/lean/recipes/" && RECIPE=$W/lean/recipes/arm-board.cfg ;;
 *) echo "60-build: SET is lean or bootable, not '$SET'" >&2; exit 2 ;;
 esac
+LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
 # The peer gets the same packages and runs the same hooks, in the recipe's order and environment.
 PKGS=$(sed -n '/^  install = \[/,/\];/p' "$RECIPE" | grep -o '"[^"]*"' | tr -d '"' | tr '\n' ' ')
 HOOKS=$(sed -n 's|.*script = "\.\./hooks/\([^"]*\)".*|\1|p' "$RECIPE" | tr '\n' ' ')
@@ -88,30 +96,47 @@ ours() {
 		--output "$W/ours.ext4" "$RECIPE" && cp "$W/ours.report.json" "$W/report.$1.json"
 }
 
+# The rebuild case: a hook that differs from the previous build's by one line, as an engineer's
+# edit would (and the image with it).
+touch_hook() {
+	local h
+	h=$(dirname "$RECIPE")/../hooks/$(set -- $HOOKS && echo "$1")
+	echo "echo rebuild $1 >/dev/null" >>"$h"
+}
+
 export SOURCE_DATE_EPOCH=1700000000
 ours warmup >/dev/null  # fills the cache: the measured runs are warm
 for i in $(seq 1 "$REPS"); do
-	measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' HOOKS='$HOOKS' OVERLAYS='$OVERLAYS' \
+	[ "$REBUILD" = 0 ] || touch_hook "$i"
+	[ "$PEER" = 0 ] || measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' HOOKS='$HOOKS' OVERLAYS='$OVERLAYS' \
 		RECIPE=$RECIPE MIRROR=$MIRROR TOP=$TOP URL=$URL; peer"
 	measure ours bash -c "$(declare -f ours); W=$W MIRROR=$MIRROR TOP=$TOP URL=$URL RECIPE=$RECIPE; ours $i"
 done
 
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$W" "$REPS" <<'PY'
-import json, statistics, sys
-w, reps = sys.argv[1], int(sys.argv[2])
+python3 - "$W" "$REPS" "$LOAD_BEFORE" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
+import json, os, statistics, sys
+w, reps, load0, load1 = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 def times(name):
+    if not os.path.exists(f"{w}/{name}.times"):
+        return None, None
     rows = [l.split() for l in open(f"{w}/{name}.times")]
     return statistics.median(float(r[0]) for r in rows), max(int(r[1]) for r in rows) / 1024
 pw, prss = times("peer")
 ow, orss = times("ours")
 print(f"{'':34}{'median s':>10}{'peak RSS MiB':>14}")
-print(f"{'mmdebstrap + mke2fs -d':34}{pw:10.2f}{prss:14.1f}")
+if pw:
+    print(f"{'mmdebstrap + mke2fs -d':34}{pw:10.2f}{prss:14.1f}")
 print(f"{'mkimage (warm cache)':34}{ow:10.2f}{orss:14.1f}")
-print(f"whole build: mkimage is {pw / ow:.1f}x faster (ratio mkimage/peer = {ow / pw:.3f})")
+if pw:
+    print(f"whole build: mkimage is {pw / ow:.1f}x faster (ratio mkimage/peer = {ow / pw:.3f})")
 stages = {}
 for i in range(1, reps + 1):
     for k, v in json.load(open(f"{w}/report.{i}.json"))["stages"].items():
         stages.setdefault(k, []).append(v)
-print("mkimage per stage (median s): " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in stages.items()))
+med = {k: statistics.median(v) for k, v in stages.items()}
+print("mkimage per stage (median s): " + ", ".join(f"{k} {v:.2f}" for k, v in med.items()))
+split = " ".join(f"{k}={v:.2f}" for k, v in med.items())
+print(f"RESULT peer={pw or 0:.2f} ours={ow:.2f} peer_rss={prss or 0:.0f} ours_rss={orss:.0f} "
+      f"load={load0}->{load1} {split}")
 PY

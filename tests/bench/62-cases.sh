@@ -57,7 +57,7 @@ while read -r c rest; do
 	peer=$(sed 's/.*peer=\([0-9.]*\).*/\1/' <<<"$rest")
 	ours=$(sed 's/.*ours=\([0-9.]*\).*/\1/' <<<"$rest")
 	load=$(sed 's/.*load=\([^ ]*\).*/\1/' <<<"$rest")
-	stages=$(grep -o '[a-z_]*=[0-9.]*' <<<"$rest" | grep -Ev '^(peer|ours|peer_rss|ours_rss)=' | tr '\n' ' ')
+	stages=$(grep -o '[a-z_]*=[0-9.]*' <<<"$rest" | grep -Ev '^(peer|ours|peer_rss|ours_rss|load)=' | tr '\n' ' ')
 	[ "$c" != d ] || [ -z "$peer_a" ] || peer=$peer_a
 	printf '%-5s %7s %10s %6s  %-12s %s\n' "$c" "$peer" "$ours" \
 		"$(python3 -c "print(f'{$peer/$ours:.1f}x' if $peer else '-')")" "$load" "$stages"

@@ -97,8 +97,11 @@ $(OUT) $(OUT)/unit $(OUT)/tools $(OUT)/fuzz:
 unit: $(OUT)/unit-tests
 	$(OUT)/unit-tests
 
+# Integration tests run TEST_JOBS at a time (tests/integration/run.sh -j): most keep one core busy.
+TEST_JOBS ?= 2
+
 integration: mkimage mkimage-exec tools
-	tests/integration/run.sh
+	tests/integration/run.sh -j $(TEST_JOBS)
 
 check: unit integration
 
@@ -116,7 +119,7 @@ $(OUT)/mkimage: $(OUT)/main.o $(LIB_OBJS)
 check-san: mkimage-exec tools
 	$(MAKE) SANITIZE=address,undefined build-san/mkimage
 	MKIMAGE=$(CURDIR)/build-san/mkimage ASAN_OPTIONS=exitcode=86:detect_leaks=1 \
-		UBSAN_OPTIONS=exitcode=86:print_stacktrace=1 tests/integration/run.sh $(SAN_TESTS)
+		UBSAN_OPTIONS=exitcode=86:print_stacktrace=1 tests/integration/run.sh -j $(TEST_JOBS) $(SAN_TESTS)
 
 bench: bench-deps mkimage mkimage-exec
 	tests/bench/run.sh

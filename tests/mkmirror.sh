@@ -21,6 +21,10 @@ host=$(dpkg --print-architecture)
 twins=${TWINS:-1}
 case ",$archs," in *",$host,"*) twins=0 ;; esac
 stamp="v4 $archs $suite twins=$twins $*"
+# Tests running at once (tests/integration/run.sh -j) build one mirror once: the others wait here.
+mkdir -p "$(dirname "$dir")"
+exec 9>"$dir.lock"
+flock 9
 if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$stamp" ] && [ -f "$dir/repo/dists/$suite/InRelease" ]; then
 	exit 0
 fi
@@ -123,6 +127,9 @@ for name, (prio, sect) in sorted(seen.items()):
 PY
 export GNUPGHOME=$dir/gnupg
 mkdir -p "$GNUPGHOME" && chmod 700 "$GNUPGHOME"
+# gpg starts an agent that outlives this script: it must not inherit the lock, and is stopped.
+gpg() { command gpg "$@" 9>&-; }
+trap 'gpgconf --kill gpg-agent 9>&- 2>/dev/null || true' EXIT
 gpg --batch --quiet --passphrase '' --quick-gen-key "mkimage test mirror <mirror@example.org>" rsa2048 sign 0 2>/dev/null
 gpg --batch --quiet --export >"$dir/key.gpg"
 for arch in $(echo "$archs" | tr ',' ' '); do

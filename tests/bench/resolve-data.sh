@@ -17,6 +17,9 @@ if [ "$P $A" = "armhf armel" ]; then
 else
 	D=/var/tmp/mkimage-resolve-data-$(id -u)-$P-$A
 fi
+mkdir -p "$(dirname "$D")"
+exec 9>"$D.lock"   # tests running at once (run.sh -j) fetch the indexes once
+flock 9
 mkdir -p "$D/etc/apt.conf.d" "$D/etc/preferences.d" "$D/etc/sources.list.d" "$D/lists/partial" \
 	"$D/cache/archives/partial" "$D/log"
 : >"$D/status"

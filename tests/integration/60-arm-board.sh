@@ -1,3 +1,4 @@
+# test-cost: slow (builds a whole recipe: run.sh starts it first)
 # End to end: the flagship recipe, built from a local signed mirror of real bookworm armhf + armel
 # packages on 127.0.0.1, configured under QEMU, overlays and hooks applied, checked from the
 # outside, then booted under qemu-system-arm with its own kernel to a serial login (tests/bootvm.sh).

@@ -1,3 +1,4 @@
+# test-cost: slow (builds the recipe four times: run.sh starts it first)
 # Reproducibility: the same recipe + lock + SOURCE_DATE_EPOCH gives sha256-identical ext4 and tar
 # images across builds that differ in cwd, umask, TMPDIR, user, wall-clock time and cache state.
 . "$(dirname "$0")/lib.sh"

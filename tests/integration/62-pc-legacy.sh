@@ -1,3 +1,4 @@
+# test-cost: slow (builds a whole recipe: run.sh starts it first)
 # End to end: recipes/pc-legacy.cfg (amd64 + i386) from real bookworm packages. i386 runs natively
 # where the kernel executes it (else through qemu-i386), and the 32-bit program runs from the
 # image's own tree.

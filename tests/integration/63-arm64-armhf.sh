@@ -1,3 +1,4 @@
+# test-cost: slow (builds a whole recipe: run.sh starts it first)
 # End to end: recipes/arm64-armhf.cfg (arm64 + armhf) from real bookworm packages, configured
 # under QEMU (aarch64 and arm entries in the private binfmt_misc).
 . "$(dirname "$0")/lib.sh"

@@ -12,7 +12,18 @@ CONFIGURE=${CONFIGURE:-$TOP/build/tools/configure}
 # fixture_debs SET PRIMARY "ARCHS" PACKAGE...: download the dependency closure of PACKAGE... for the
 # architectures ARCHS (primary first) into $MKI_TEST_DEBS/SET/debs; the unpack order (apt's
 # install order) is left in $MKI_TEST_DEBS/SET/order.
+# Tests running at once (run.sh -j) download a set once: the first holds SET.lock, the others wait.
 fixture_debs() {
+	local lock rc=0
+	mkdir -p "$MKI_TEST_DEBS"
+	exec {lock}>"$MKI_TEST_DEBS/$1.lock"
+	flock "$lock"
+	fixture_debs_locked "$@" || rc=$?
+	exec {lock}>&-
+	return $rc
+}
+
+fixture_debs_locked() {
 	local set=$1 primary=$2 archs=$3 d a
 	shift 3
 	d=$MKI_TEST_DEBS/$set

@@ -3,29 +3,80 @@
 # summary CI reads. A test passes when it exits 0 and is skipped when it exits 77 (lib.sh's skip,
 # which says why); its output is shown only when it fails. Parts of a test skipped with
 # skip_part are listed under its "ok" line, so a pass never hides what did not run.
+#
+#   run.sh [-j N] [TEST...]
+#
+# -j N (default $MKIMAGE_TEST_JOBS, else 1) runs N tests at once: most tests keep one core busy
+# at most (a QEMU-emulated configure, a boot under TCG), so two lanes nearly halve the suite on a
+# two-core machine. Tests are independent by construction (own temporary directory, own ports,
+# own throwaway user names, own process patterns; the shared fixture caches are built under a
+# lock), and those marked "# test-cost: slow" start first so the long ones do not end the run
+# alone. Results are printed as tests end; the summary is the same either way.
 set -u
 cd "$(dirname "$0")"
+jobs=${MKIMAGE_TEST_JOBS:-1}
+if [ "${1:-}" = -j ]; then
+	jobs=$2
+	shift 2
+elif [[ "${1:-}" == -j?* ]]; then
+	jobs=${1#-j}
+	shift
+fi
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -j needs a positive number, not '$jobs'" >&2; exit 2; }
 pass=0 failed=0 skipped=0 failures=""
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=([0-9][0-9]-*.sh)
-for t in "${tests[@]}"; do
-	start=$(date +%s)
-	rc=0
-	out=$(bash "$t" 2>&1) || rc=$?
-	took="($(($(date +%s) - start))s)"
+# The slow tests first (their order among themselves kept), then the rest in name order.
+mapfile -t tests < <(for t in "${tests[@]}"; do
+	if grep -q '^# test-cost: slow' "$t" 2>/dev/null; then echo "0 $t"; else echo "1 $t"; fi
+done | sort -s -k1,1 | cut -d' ' -f2-)
+out_dir=$(mktemp -d "${TMPDIR:-/tmp}/mkimage-run.XXXXXX")
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$out_dir"' EXIT
+trap 'exit 130' INT TERM
+
+# start TEST: run it in the background, its output, exit status and time into $out_dir.
+start() {
+	local t=$1
+	(
+		s=$(date +%s)
+		rc=0
+		bash "$t" >"$out_dir/$t.out" 2>&1 </dev/null || rc=$?
+		echo "$rc $(($(date +%s) - s))" >"$out_dir/$t.rc"
+	) &
+	running[$!]=$t
+}
+
+# report TEST: print its result line (and its output's tail when it failed) and count it.
+report() {
+	local t=$1 rc took
+	read -r rc took <"$out_dir/$t.rc"
 	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1))
-		echo "ok   $t $took"
-		grep '^SKIP-PART: ' <<<"$out" | sed 's/^SKIP-PART: [^:]*: /     part skipped: /' || true
+		echo "ok   $t (${took}s)"
+		grep '^SKIP-PART: ' "$out_dir/$t.out" | sed 's/^SKIP-PART: [^:]*: /     part skipped: /' || true
 	elif [ "$rc" = 77 ]; then
 		skipped=$((skipped + 1))
-		echo "skip $t: $(grep '^SKIP: ' <<<"$out" | tail -n 1 | sed 's/^SKIP: [^:]*: //')"
+		echo "skip $t: $(grep '^SKIP: ' "$out_dir/$t.out" | tail -n 1 | sed 's/^SKIP: [^:]*: //')"
 	else
 		failed=$((failed + 1))
 		failures="$failures $t"
-		echo "FAIL $t $took"
-		echo "$out" | tail -n 40 | sed 's/^/     /'
+		echo "FAIL $t (${took}s)"
+		tail -n 40 "$out_dir/$t.out" | sed 's/^/     /'
 	fi
+}
+
+declare -A running=()
+next=0
+while [ "$next" -lt ${#tests[@]} ] || [ ${#running[@]} -gt 0 ]; do
+	while [ ${#running[@]} -lt "$jobs" ] && [ "$next" -lt ${#tests[@]} ]; do
+		start "${tests[$next]}"
+		next=$((next + 1))
+	done
+	done_pid=
+	wait -n -p done_pid "${!running[@]}" || true
+	[ -n "$done_pid" ] || continue
+	report "${running[$done_pid]}"
+	unset "running[$done_pid]"
 done
 [ -z "$failures" ] || echo "failed:$failures"
 echo "integration: $pass passed, $failed failed, $skipped skipped"

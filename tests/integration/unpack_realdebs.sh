@@ -7,6 +7,9 @@ set -eu
 C=${MKI_TEST_DEBS:-/var/tmp/mkimage-test-debs-$(id -u)}
 SAME="gcc-12-base libgcc-s1 libc6 zlib1g"   # M-A same: one version for both archs
 OTHER="base-files:armhf busybox:armhf hello:armel mount:armhf"
+mkdir -p "$(dirname "$C")"
+exec 9>"$C.lock"   # tests running at once download the set once
+flock 9
 mkdir -p "$C/apt/lists/partial" "$C/apt/cache/archives/partial" "$C/debs"
 cat >"$C/apt/apt.conf" <<A
 APT::Architecture "armhf";

@@ -83,7 +83,7 @@ for f in ext4 lock; do
 	a=$(sha256sum <"$T/native.$f") b=$(sha256sum <"$T/emulated.$f")
 	[ "$a" = "$b" ] || fail "$NAME: twins from the host's sources changed the $f: $a vs $b"
 done
-note "$NAME: image and lock identical with $n programs run natively from the host's twins"
+note "$NAME: image (sha256 $(sha256sum <"$T/native.ext4" | cut -c1-16)...) and lock identical with $n programs run natively"
 [ "$NAME" = arm-board ] || exit 0
 
 # The failure cases with a small recipe of the same mirror: what matters is which twins are

@@ -296,7 +296,8 @@ static void choose(struct select *x, struct cand *c)
 		choose(x, cand_find(x, c->deps.v[i]));
 }
 
-int accel_select(const struct indexes *ix, const struct plan *p, struct plan *twins)
+int accel_select(const struct indexes *ix, const struct plan *p, struct plan *twins,
+		 const char *from)
 {
 	struct select x = { .p = p };
 	const char *const *t;
@@ -331,8 +332,8 @@ int accel_select(const struct indexes *ix, const struct plan *p, struct plan *tw
 	}
 	free(x.v);
 	if (twins->n)
-		log_info("native tools: %zu host-architecture packages of the plan's versions "
-			 "(not installed; they run arch-neutral programs while configuring)", twins->n);
+		log_info("native tools: %zu twin packages (host-architecture builds of the plan's "
+			 "versions, not installed) from %s", twins->n, from);
 	return ret;
 }
 

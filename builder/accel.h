@@ -41,9 +41,11 @@ struct accel {
  * The twins of the plan: for each emulated, arch-specific plan entry that the host arch's index
  * (ix files marked native_tools) has in the same source version, the packages the native tools
  * need - the tool packages and, by name, what they depend on. Entries are ready for fetch_plan().
- * `twins` belongs to the caller (plan_release). Negative code on an unreadable index.
+ * `twins` belongs to the caller (plan_release); `from` names `ix` in the info line ("the host's
+ * apt sources"). Negative code on an unreadable index.
  */
-int accel_select(const struct indexes *ix, const struct plan *p, struct plan *twins);
+int accel_select(const struct indexes *ix, const struct plan *p, struct plan *twins,
+		 const char *from);
 /**
  * Prepare native tools for configuring `root` (unpacked from `p`) after the foreign archs were
  * registered: extract the fetched twins' libraries and programs into <work_dir>/accel, write the

@@ -48,7 +48,7 @@ static int rel_init(struct indexes_ctx *c, struct rel *r, const struct source *s
 	r->src = src;
 	r->base = xasprintf("%s/dists/%s", src->uri, src->suite);
 	r->cache_dir = xasprintf("%s/releases/%s", c->st->cache_dir, key);
-	r->work = xasprintf("%s/release-%zu", c->st->work_dir, i);
+	r->work = xasprintf("%s/%s-%zu", c->st->work_dir, c->native_only ? "twins" : "release", i);
 	if (mkdir(r->work, 0755) && errno != EEXIST)
 		return log_errno(-errno, "cannot create '%s': %m", r->work);
 	return 0;
@@ -301,11 +301,7 @@ static int process(struct indexes_ctx *c, struct wants *w)
 	return ret;
 }
 
-/*
- * The host's arch when some recipe arch is emulated and the host's is not a recipe arch: its
- * index names the host builds of the plan's programs (accel.h). Never given to the resolver.
- */
-static const char *native_tools_arch(const struct recipe *r, const struct settings *st)
+const char *indexes_native_arch(const struct recipe *r, const struct settings *st)
 {
 	struct strv archs = { 0 };
 	const char *host = arch_host();
@@ -324,30 +320,46 @@ static const char *native_tools_arch(const struct recipe *r, const struct settin
 	return emulated ? host : NULL;
 }
 
-int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,
-		  const struct settings *st, fetch_items_fn *download)
+/* Fetch, verify and emit the indexes of `s` as `c` (its options set) asks. */
+static int run(struct indexes_ctx *c, const struct sources *s)
 {
-	struct indexes_ctx c = { .st = st, .download = download, .out = out, .n = s->n };
 	struct wants w = { 0 };
 	size_t i;
 	int ret = 0;
 
-	memset(out, 0, sizeof(*out));
-	c.native_arch = native_tools_arch(r, st);
-	c.rels = xcalloc(s->n + 1, sizeof(*c.rels));
+	memset(c->out, 0, sizeof(*c->out));
+	c->rels = xcalloc(s->n + 1, sizeof(*c->rels));
 	for (i = 0; i < s->n && !ret; i++)
-		ret = rel_init(&c, &c.rels[i], &s->v[i], i);
+		ret = rel_init(c, &c->rels[i], &s->v[i], i);
 	if (!ret)
-		ret = process(&c, &w);
+		ret = process(c, &w);
 	if (!ret) {
-		emit(&c, &w);
-		log_summary(&c, &w);
+		emit(c, &w);
+		log_summary(c, &w);
 	}
 	for (i = 0; i < s->n; i++)
-		rel_release(&c.rels[i]);
-	free(c.rels);
+		rel_release(&c->rels[i]);
+	free(c->rels);
 	indexes_wants_release(&w);
 	return ret;
+}
+
+int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,
+		  const struct settings *st, fetch_items_fn *download)
+{
+	struct indexes_ctx c = { .st = st, .download = download, .out = out, .n = s->n,
+				 .native_arch = indexes_native_arch(r, st) };
+
+	return run(&c, s);
+}
+
+int indexes_fetch_twins(struct indexes *out, const struct sources *s, const struct settings *st,
+			fetch_items_fn *download)
+{
+	struct indexes_ctx c = { .st = st, .download = download, .out = out, .n = s->n,
+				 .native_arch = arch_host(), .native_only = 1 };
+
+	return run(&c, s);
 }
 
 void indexes_release(struct indexes *ix)

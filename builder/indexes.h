@@ -54,6 +54,20 @@ struct indexes {
  */
 int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,
 		  const struct settings *st, fetch_items_fn *download);
+/**
+ * The indexes of the host's architecture alone, every file marked native_tools: where native
+ * tools' twins may come from when the recipe's repositories lack that architecture (accel.h).
+ * Verified exactly as indexes_fetch() verifies; a Release without the host's architecture
+ * gives no file. Offline, a Packages file not in the cache is left out (said at info level).
+ */
+int indexes_fetch_twins(struct indexes *out, const struct sources *s, const struct settings *st,
+			fetch_items_fn *download);
+/**
+ * The host's architecture when some recipe architecture is emulated, the host's is not one of
+ * them and native tools are on: its index names the host builds of the plan's programs
+ * (accel.h), never given to the resolver. Otherwise NULL.
+ */
+const char *indexes_native_arch(const struct recipe *r, const struct settings *st);
 void indexes_release(struct indexes *ix);
 
 /** Parse an RFC 2822 date of a Release file ("Sat, 10 Jun 2023 08:46:48 UTC") into `*t`. */

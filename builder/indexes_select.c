@@ -197,9 +197,9 @@ int indexes_want_release_files(struct indexes_ctx *c, struct wants *w, size_t ri
 		ret = check_offered(r, &ri_->comps, "component", r->src->components.v[i]);
 	for (i = 0; i < r->src->archs.n && !ret && !r->src->from_host; i++)
 		ret = check_offered(r, &ri_->archs, "architecture", r->src->archs.v[i]);
-	all = strv_contains(&ri_->archs, "all") && !ri_->no_all;
+	all = strv_contains(&ri_->archs, "all") && !ri_->no_all && !c->native_only;
 	for (i = 0; i < r->src->components.n && !ret; i++) {
-		for (j = 0; j < r->src->archs.n && !ret; j++)
+		for (j = 0; j < r->src->archs.n && !ret && !c->native_only; j++)
 			if (skip_arch(r, r->src->archs.v[j], !i))
 				continue;
 			else

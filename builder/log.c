@@ -11,6 +11,7 @@
 #include "err.h"
 
 static enum log_level threshold = LOG_INFO;
+static enum log_level cap = LOG_ERROR; /* log_cap_severity() */
 static unsigned warnings;
 static int bar_visible; /* a progress bar occupies the current stderr line */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -23,6 +24,14 @@ void log_set_level(enum log_level level)
 enum log_level log_get_level(void)
 {
 	return threshold;
+}
+
+enum log_level log_cap_severity(enum log_level level)
+{
+	enum log_level old = cap;
+
+	cap = level;
+	return old;
 }
 
 unsigned log_warning_count(void)
@@ -58,6 +67,8 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	/* Callers log and then return -errno: isatty() and stdio must not change it (ENOTTY). */
 	int saved = errno;
 
+	if (level < cap)
+		level = cap;
 	if (level == LOG_WARN)
 		__atomic_add_fetch(&warnings, 1, __ATOMIC_RELAXED);
 	if (level > threshold)

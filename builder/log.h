@@ -28,6 +28,13 @@ void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(p
  */
 int log_errno(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/**
+ * Log messages more severe than `level` at `level` (LOG_ERROR: as they are); returns the previous
+ * setting. For an optional step whose failure its caller reports once, as a warning: the step's
+ * own messages then say why without counting as errors or warnings.
+ */
+enum log_level log_cap_severity(enum log_level level);
+
 /** Number of warnings logged so far (for the build report). */
 unsigned log_warning_count(void);
 

@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "accel.h"
 #include "cachegc.h"
 #include "bootexport.h"
 #include "err.h"
@@ -32,6 +31,7 @@
 #include "sbom.h"
 #include "settings.h"
 #include "sources.h"
+#include "twinsrc.h"
 #include "unpack.h"
 #include "verify.h"
 
@@ -87,6 +87,9 @@ static void usage(FILE *f)
 	      "      --single-id         without subordinate ids, build with one id anyway\n"
 	      "      --no-native-tools   emulate every target program while configuring, even\n"
 	      "                          those the host has in the very same version\n"
+	      "      --no-host-twins     when the recipe's repositories lack the host's\n"
+	      "                          architecture, emulate rather than take native tools\n"
+	      "                          from the host's own apt sources\n"
 	      "      --verify-reproducible  build a second time from the same plan and fail,\n"
 	      "                          naming the first difference, unless the images are identical\n"
 	      "      --check             validate RECIPE and print it normalized, then stop\n"
@@ -152,7 +155,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED,
 	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF,
-	       O_CACHE_GC };
+	       O_CACHE_GC, O_NO_HOST_TWINS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -171,6 +174,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "single-id", no_argument, NULL, O_SINGLE },
 		{ "no-native-tools", no_argument, NULL, O_NO_NATIVE },
+		{ "no-host-twins", no_argument, NULL, O_NO_HOST_TWINS },
 		{ "verify-reproducible", no_argument, NULL, O_VERIFY },
 		{ "limit", required_argument, NULL, O_LIMIT },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -228,6 +232,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_CHECK: o->check = 1; break;
 		case O_SINGLE: o->st.single_id = 1; break;
 		case O_NO_NATIVE: o->st.no_native_tools = 1; break;
+		case O_NO_HOST_TWINS: o->st.no_host_twins = 1; break;
 		case O_VERIFY: o->verify = 1; break;
 		case O_LIMIT:
 			if (limits_set(&o->st.limits, optarg))
@@ -555,16 +560,20 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
  * The plan's packages, then their host-arch twins for the native tools. The twins only make
  * configuring faster: when they cannot be had, the build goes on emulating everything, saying so.
  */
-static int fetch_stage(struct options *o, struct build *b)
+static int fetch_stage(struct options *o, const struct recipe *r, struct build *b)
 {
 	struct fetch_stats ts = { 0 };
 	int ret = fetch_plan(&b->plan, &o->st, &b->fetch);
 
 	if (ret || o->until < ST_HOOKS || o->st.no_native_tools)
 		return ret;
-	ret = accel_select(&b->indexes, &b->plan, &b->twins);
-	if (!ret && b->twins.n)
+	ret = twinsrc_select(&b->twins, &b->indexes, &b->plan, r, &o->st, fetch_items);
+	if (!ret && b->twins.n) {
+		enum log_level old = log_cap_severity(LOG_INFO); /* one warning below says it all */
+
 		ret = fetch_plan(&b->twins, &o->st, &ts);
+		log_cap_severity(old);
+	}
 	b->fetch.bytes_downloaded += ts.bytes_downloaded;
 	b->fetch.files_downloaded += ts.files_downloaded;
 	b->fetch.files_cached += ts.files_cached;
@@ -614,7 +623,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		ret = sandbox_check(&so); /* before downloading: no subordinate ids is said up front */
 	}
 	if (!ret)
-		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_stage(o, b)));
+		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_stage(o, r, b)));
 	/* Unpack, hooks and the image writer run in one user namespace (sandbox.h). */
 	if (!ret) {
 		struct sandbox_opts so = { .allow_single_id = o->st.single_id };

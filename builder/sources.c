@@ -31,6 +31,7 @@ struct ctx {
 	char *codename;                 /* the host's, or NULL */
 	char *default_keyring;          /* trusted.gpg(.d) combined, made on first use */
 	unsigned n_keys;
+	int twins;                      /* sources_load_twins(): verified host entries only */
 };
 
 /* One parsed entry before filtering, whatever the file syntax. */
@@ -381,6 +382,10 @@ static int add_entry(struct ctx *c, const struct entry *e)
 
 	if (!e->enabled || !strv_contains(&e->types, "deb"))
 		return 0;
+	if (c->twins && e->trusted) {
+		log_info("%s: trusted=yes (not verified): not used for native tools", e->origin);
+		return 0;
+	}
 	for (i = 0; i < e->suites.n; i++)
 		if (str_ends_with(e->suites.v[i], "/")) {
 			log_warn("%s: flat repository '%s' is not supported yet; skipped", e->origin,
@@ -707,7 +712,7 @@ static int expand_host(struct ctx *c, const struct recipe_source *rs)
 		ret = read_list(c, lists.v[i]);
 	for (i = 0; i < deb822.n && !ret; i++)
 		ret = read_deb822(c, deb822.v[i]);
-	if (!ret && c->out->n == before) {
+	if (!ret && c->out->n == before && !c->twins) {
 		log_error("%s:%d: the host's apt sources ('%s' and '%s') offer no repository for "
 			  "suite '%s', components '%s' and the recipe's architectures; add a source "
 			  "with a uri, or use --source", c->r->file, rs->line, main_list, dir,
@@ -813,29 +818,52 @@ static void log_summary(const struct sources *s)
 	}
 }
 
+/* Begin with an empty list; the architectures are the caller's to add to c->archs. */
+static void ctx_init(struct ctx *c, struct sources *out)
+{
+	memset(out, 0, sizeof(*out));
+	c->apt_root = xstrdup(c->st->apt_root);
+	c->codename = host_codename(c->apt_root);
+}
+
+/* Say what was loaded, or leave nothing behind; passes `ret` through. */
+static int ctx_finish(struct ctx *c, int ret)
+{
+	if (!ret)
+		log_summary(c->out);
+	else
+		sources_release(c->out);
+	strv_release(&c->archs);
+	free(c->apt_root);
+	free(c->codename);
+	free(c->default_keyring);
+	return ret;
+}
+
 int sources_load(struct sources *out, const struct recipe *r, const struct settings *st)
 {
 	struct ctx c = { .out = out, .r = r, .st = st };
 	size_t i;
 	int ret = 0;
 
-	memset(out, 0, sizeof(*out));
+	ctx_init(&c, out);
 	recipe_all_archs(r, &c.archs);
-	c.apt_root = xstrdup(st->apt_root);
-	c.codename = host_codename(c.apt_root);
 	for (i = 0; i < st->sources.n && !ret; i++)
 		ret = add_override(&c, st->sources.v[i]);
 	for (i = 0; !st->sources.n && i < r->n_sources && !ret; i++)
 		ret = add_recipe_source(&c, &r->sources[i]);
-	if (!ret)
-		log_summary(out);
-	else
-		sources_release(out);
-	strv_release(&c.archs);
-	free(c.apt_root);
-	free(c.codename);
-	free(c.default_keyring);
-	return ret;
+	return ctx_finish(&c, ret);
+}
+
+int sources_load_twins(struct sources *out, const struct recipe *r, const struct settings *st,
+		       const char *arch)
+{
+	struct recipe_source host = { .host = 1, .suite = r->suite };
+	struct ctx c = { .out = out, .r = r, .st = st, .twins = 1 };
+
+	ctx_init(&c, out);
+	strv_push(&c.archs, arch);
+	return ctx_finish(&c, expand_host(&c, &host));
 }
 
 void sources_release(struct sources *s)

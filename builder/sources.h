@@ -35,6 +35,13 @@ struct sources {
  * Logs "WHERE: what is wrong" and returns -MKI_E_SOURCE on malformed input.
  */
 int sources_load(struct sources *out, const struct recipe *r, const struct settings *st);
+/**
+ * The host's own apt sources for `arch` alone, from where native tools' twins may come (accel.h):
+ * as a recipe's "host" entry in the recipe's suite, but only entries with a key (trusted=yes ones
+ * are left out, said at info level). An apt root offering none gives an empty list, not an error.
+ */
+int sources_load_twins(struct sources *out, const struct recipe *r, const struct settings *st,
+		       const char *arch);
 void sources_release(struct sources *s);
 
 #endif

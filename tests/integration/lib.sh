@@ -10,6 +10,9 @@ MKIMAGE=${MKIMAGE:-$TOP/mkimage}
 TEST_NAME=$(basename "$0" .sh)
 T=$(mktemp -d "${TMPDIR:-/tmp}/mki-$TEST_NAME.XXXXXX")
 export XDG_CACHE_HOME=$T/xdg-cache
+# No test reads the host's apt sources (for "host" entries, or for native tools' twins when its
+# repository lacks the host's architecture: builder/twinsrc.h) unless it names its own root.
+export MKIMAGE_APT_ROOT=${MKIMAGE_APT_ROOT:-$T/no-apt}
 _PIDS=""
 
 _cleanup() {

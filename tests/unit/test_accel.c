@@ -100,7 +100,7 @@ START_TEST(select_takes_same_version_tools_and_their_dependencies)
 	add_entry(&p, "coreutils", "armhf", "9.1-1");
 	add_entry(&p, "libunrelated1", "armhf", "1.0-1");
 	add_entry(&p, "debconf", "all", "1.5.82");
-	ck_assert_int_eq(accel_select(&ix, &p, &twins), 0);
+	ck_assert_int_eq(accel_select(&ix, &p, &twins, "test"), 0);
 	ck_assert_int_eq((int)twins.n, 2);
 	ck_assert_str_eq(twins.v[0].name, "dash");
 	ck_assert_str_eq(twins.v[0].arch, arch_host());

@@ -81,6 +81,27 @@ START_TEST(log_errno_returns_the_code)
 }
 END_TEST
 
+static void log_capped(void)
+{
+	enum log_level old = log_cap_severity(LOG_INFO);
+
+	log_error("refused");
+	log_warn("retrying");
+	ck_assert_int_eq(log_cap_severity(old), LOG_INFO);
+	log_error("as it is");
+}
+
+/* An optional step's errors and warnings are info lines, counted as neither; then as before. */
+START_TEST(log_cap_severity_demotes)
+{
+	unsigned warnings = log_warning_count();
+
+	ck_assert_str_eq(capture(log_capped), "mkimage: info: refused\nmkimage: info: retrying\n"
+					      "mkimage: error: as it is\n");
+	ck_assert_uint_eq(log_warning_count(), warnings);
+}
+END_TEST
+
 Suite *log_suite(void)
 {
 	Suite *s = suite_create("log");
@@ -88,6 +109,7 @@ Suite *log_suite(void)
 
 	tcase_add_test(tc, log_preserves_errno);
 	tcase_add_test(tc, log_errno_returns_the_code);
+	tcase_add_test(tc, log_cap_severity_demotes);
 	suite_add_tcase(s, tc);
 	return s;
 }

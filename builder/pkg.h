@@ -24,8 +24,8 @@
 
 struct pfile {
 	struct deb_entry e;
-	char *data; /* MF_REG contents, unless lazy or spooled */
-	int lazy;   /* 1: contents still in data.tar, read while written; 2: all read */
+	char *data;  /* MF_REG contents, unless lazy or spooled */
+	int lazy;    /* 1: contents still in data.tar, read while written; 2: all read */
 	int spooled; /* 1: contents in the spool (pkg_spool_name()); 2: moved into the tree */
 	struct hash md5_ctx; /* lazy: MD5 of what was read so far */
 	uint64_t consumed;   /* lazy: bytes read */
@@ -60,8 +60,8 @@ struct pkg {
 	const struct limits *lim; /* borrowed from the settings */
 	const struct pathfilter *filter; /* borrowed from the unpacker */
 	size_t id;          /* index in the plan: names the package's directory in the spool */
-	int spool_fd;       /* the spool (borrowed); its directory for `k` exists when spool_dir */
-	int spool_dir;
+	int spool_fd;       /* the spool (spool.h; borrowed) */
+	int spool_dir;      /* 1: the package's directory in the spool exists */
 };
 
 /** Record error `code` with a message naming the package; returns `code`. Nothing is logged. */

@@ -481,6 +481,21 @@ ssize_t deb_read(struct deb *d, void *buf, size_t n)
 	return r;
 }
 
+int deb_read_block(struct deb *d, const void **buf, size_t *len, uint64_t *offset)
+{
+	la_int64_t off = 0;
+	int r = archive_read_data_block(d->inner, buf, len, &off);
+
+	if (r == ARCHIVE_EOF)
+		return 0;
+	if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+		return fail_archive(d, d->inner, "cannot read file data");
+	if (off < 0)
+		return fail(d, -MKI_E_PACKAGE, "file data at a negative offset (corrupt package?)");
+	*offset = (uint64_t)off;
+	return 1;
+}
+
 const char *deb_error(const struct deb *d)
 {
 	return d->err;

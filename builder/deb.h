@@ -64,6 +64,13 @@ const struct deb_member *deb_member(const struct deb *d, const char *name);
 int deb_next(struct deb *d, struct deb_entry *e);
 /** Read the current entry's bytes; returns bytes read, 0 at its end, or a negative code. */
 ssize_t deb_read(struct deb *d, void *buf, size_t n);
+/**
+ * The current entry's next block of bytes without copying them: *buf (valid until the next call
+ * on `d`), *len and where the block starts in the file, *offset (a sparse member's holes lie
+ * between blocks). Returns 1, 0 at the entry's end, or a negative code. Use either this or
+ * deb_read() for one entry, not both.
+ */
+int deb_read_block(struct deb *d, const void **buf, size_t *len, uint64_t *offset);
 /** Description of the last failure (member and what went wrong; the caller names the file). */
 const char *deb_error(const struct deb *d);
 void deb_entry_release(struct deb_entry *e);

@@ -6,12 +6,16 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "log.h"
 
 #define META_OVER (16ull << 20) /* entries' headers held past this: count the rest first */
@@ -125,9 +129,9 @@ int pkg_file_md5(const struct pfile *f, char *hex)
 {
 	struct hash h;
 
-	if (f->lazy) {
+	if (f->lazy || f->spooled) {
 		memcpy(hex, f->md5, sizeof(f->md5));
-		return f->lazy == 2 ? 0 : -1;
+		return f->md5[0] ? 0 : -1;
 	}
 	if (hash_init(&h, HASH_MD5))
 		return -1;
@@ -193,11 +197,102 @@ int pkg_lazy_drain(struct pkg *k, struct pfile *f)
 	return (int)n;
 }
 
+void pkg_spool_name(const struct pkg *k, const struct pfile *f, char name[PKG_SPOOL_NAME])
+{
+	snprintf(name, PKG_SPOOL_NAME, "%zu/%zu", k->id, (size_t)(f - k->files));
+}
+
+/* Does the database want the MD5 of `f`: a package without md5sums, or one of its conffiles? */
+static int wants_md5(const struct pkg *k, const struct pfile *f)
+{
+	char *norm, *abs;
+	int found;
+
+	if (!deb_member(k->deb, "md5sums"))
+		return 1;
+	if (!k->conffiles.n || !(norm = manifest_normalize(f->e.path)))
+		return 0;
+	abs = xasprintf("/%s", norm);
+	found = strv_contains(&k->conffiles, abs);
+	free(abs);
+	free(norm);
+	return found;
+}
+
+/* A data.tar name as messages show it: "/usr/bin/x" for "./usr/bin/x". */
+static const char *shown(const char *raw)
+{
+	while (!strncmp(raw, "./", 2))
+		raw += 2;
+	return raw + (*raw == '/');
+}
+
+/* Copy the entry's contents to `fd` straight from the decompressor's buffers, hashing them. */
+static int copy_blocks(struct pkg *k, struct pfile *f, int fd, struct hash *md5)
+{
+	const void *p;
+	size_t len;
+	uint64_t off, done = 0;
+	int r;
+
+	while ((r = deb_read_block(k->deb, &p, &len, &off)) == 1) {
+		if (off != done || len > f->e.size - done) /* a plain member's blocks follow on */
+			return pkg_fail(k, -MKI_E_PACKAGE, "'%s': data out of order (corrupt package?)",
+					f->e.path);
+		r = fsutil_write_all(fd, p, len);
+		if (r)
+			return pkg_fail(k, r, "cannot create '/%s': %s", shown(f->e.path), strerror(-r));
+		if (md5)
+			hash_update(md5, p, len);
+		done += len;
+	}
+	if (r < 0)
+		return pkg_fail(k, r, "%s", deb_error(k->deb));
+	if (done != f->e.size)
+		return pkg_fail(k, -MKI_E_PACKAGE, "'%s': data ends early (truncated)", f->e.path);
+	return 0;
+}
+
+/* Worker: write the contents of regular file `f` into the spool (spool.h). */
+static int spool_file(struct pkg *k, struct pfile *f)
+{
+	char name[PKG_SPOOL_NAME];
+	struct hash h, *md5 = NULL;
+	int fd, r = 0;
+
+	if (!k->spool_dir) {
+		snprintf(name, sizeof(name), "%zu", k->id);
+		if (mkdirat(k->spool_fd, name, 0700) && errno != EEXIST)
+			return pkg_fail(k, -errno, "cannot create the spool directory '%s': %s", name,
+					strerror(errno));
+		k->spool_dir = 1;
+	}
+	if (wants_md5(k, f)) {
+		if (hash_init(&h, HASH_MD5))
+			return pkg_fail(k, -ENOMEM, "out of memory");
+		md5 = &h;
+	}
+	pkg_spool_name(k, f, name);
+	fd = openat(k->spool_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		r = pkg_fail(k, -errno, "cannot create '/%s': %s", shown(f->e.path), strerror(errno));
+	f->spooled = fd >= 0;
+	if (!r)
+		r = copy_blocks(k, f, fd, md5);
+	if (fd >= 0 && close(fd) && !r)
+		r = pkg_fail(k, -errno, "cannot create '/%s': %s", shown(f->e.path), strerror(errno));
+	if (md5 && !r)
+		hash_final_hex(md5, f->md5);
+	else if (md5)
+		hash_release(md5);
+	return r;
+}
+
 /*
  * Append the next data.tar entry to k->files with its contents, or, for a regular file larger
  * than `lazy_over`, lazily (read later, while written): 1, 0 at the end, or an error.
  */
-int pkg_next_file(struct pkg *k, uint64_t lazy_over)
+int pkg_next_file(struct pkg *k, uint64_t lazy_over, int spool)
 {
 	struct deb_entry e = { 0 };
 	struct pfile *f;
@@ -217,7 +312,7 @@ int pkg_next_file(struct pkg *k, uint64_t lazy_over)
 		f->lazy = 1;
 		return hash_init(&f->md5_ctx, HASH_MD5) ? -ENOMEM : 1;
 	}
-	r = read_data(k, f);
+	r = spool && f->e.type == MF_REG ? spool_file(k, f) : read_data(k, f);
 	if (!r) {
 		k->mem += f->e.size;
 		pkg_add_md5sum(k, f);
@@ -269,7 +364,7 @@ int pkg_decode(struct pkg *k, uint64_t stream_max)
 		r = parse_control(k);
 	if (r)
 		return r;
-	while ((r = pkg_next_file(k, stream_max)) == 1) {
+	while ((r = pkg_next_file(k, stream_max, 1)) == 1) {
 		many = k->meta > META_OVER;
 		if (many || k->mem > stream_max || k->files[k->n_files - 1].lazy) {
 			pkg_drop_files(k);
@@ -283,9 +378,14 @@ int pkg_decode(struct pkg *k, uint64_t stream_max)
 
 void pkg_drop_files(struct pkg *k)
 {
+	char name[PKG_SPOOL_NAME];
 	size_t i;
 
 	for (i = 0; i < k->n_files; i++) {
+		if (k->files[i].spooled == 1) {
+			pkg_spool_name(k, &k->files[i], name);
+			unlinkat(k->spool_fd, name, 0);
+		}
 		deb_entry_release(&k->files[i].e);
 		free(k->files[i].data);
 		if (k->files[i].lazy == 1)
@@ -294,6 +394,11 @@ void pkg_drop_files(struct pkg *k)
 	free(k->files);
 	k->files = NULL;
 	k->n_files = k->alloc_files = 0;
+	if (k->spool_dir) {
+		snprintf(name, sizeof(name), "%zu", k->id);
+		unlinkat(k->spool_fd, name, AT_REMOVEDIR);
+		k->spool_dir = 0;
+	}
 }
 
 void pkg_release(struct pkg *k)

@@ -1,7 +1,9 @@
 /*
- * Unpack: worker threads decode .debs (decompression is the cost) into memory, a bounded window
- * ahead of the main thread, which applies them strictly in plan order. Only the main thread
- * touches the tree, the manifest and the log, so the result never depends on thread timing.
+ * Unpack: worker threads decode .debs (decompression is the cost) a bounded window ahead of the
+ * main thread, writing the contents of regular files into the spool (spool.h), and the main
+ * thread applies them strictly in plan order, moving each spooled file into place with one
+ * rename. Only the main thread touches the tree, the manifest and the log, so the result never
+ * depends on thread timing.
  *
  * Paths are resolved in userspace with chroot semantics (symlinks followed as dpkg does, an
  * absolute link restarts at the staging root, a link climbing above the root is refused), then
@@ -35,6 +37,7 @@
 #include "pkgpath.h"
 #include "runlimits.h"
 #include "sandbox.h"
+#include "spool.h"
 #include "str.h"
 #include "workpool.h"
 
@@ -55,6 +58,7 @@ struct ctx {
 	int cache_fd;           /* ... and an O_PATH fd on it */
 	struct pathfilter filter;         /* the recipe's path filters */
 	struct pathfilter_count filtered; /* what they left out */
+	int spool_fd;                     /* where the workers write contents (spool.h) */
 };
 
 /* A resolved place for a package path: parent directory fd (borrowed) and name in it. */
@@ -230,12 +234,33 @@ static int write_lazy(struct pkg *k, struct pfile *f, int fd)
 	return r;
 }
 
+/* A file a worker wrote into the spool: its metadata set there, then moved to `tmp` in one go. */
+static int place_spooled(struct ctx *c, struct pkg *k, struct pfile *f, const struct place *pl,
+			 const char *tmp)
+{
+	char name[PKG_SPOOL_NAME];
+	int fd, r;
+
+	pkg_spool_name(k, f, name);
+	fd = openat(c->spool_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	r = fd < 0 ? -errno : meta_fd(c, fd, &f->e);
+	if (fd >= 0 && close(fd) && !r)
+		r = -errno;
+	if (!r && renameat2(c->spool_fd, name, pl->dirfd, tmp, RENAME_NOREPLACE))
+		r = -errno;
+	if (!r)
+		f->spooled = 2;
+	return r;
+}
+
 static int write_reg(struct ctx *c, struct pkg *k, struct pfile *f, const struct place *pl,
 		     const char *tmp)
 {
-	int fd = openat(pl->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int r;
+	int fd, r;
 
+	if (f->spooled)
+		return place_spooled(c, k, f, pl, tmp);
+	fd = openat(pl->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	r = f->lazy ? write_lazy(k, f, fd) : fsutil_write_all(fd, f->data, (size_t)f->e.size);
@@ -417,13 +442,17 @@ static int replaces(const struct pkg *k, const struct pkg *q)
 
 /* Same bytes, type, mode and owner as what is already on disk for `me`? */
 /* Same contents as the open file `fd`? A lazy file is read on while compared. */
-static int same_bytes(struct pkg *k, struct pfile *f, int fd)
+static int same_bytes(struct ctx *c, struct pkg *k, struct pfile *f, int fd)
 {
-	char *buf, *old;
+	char *buf, *old, name[PKG_SPOOL_NAME];
 	ssize_t n;
 	uint64_t off = 0;
 	int same = 1;
 
+	if (f->spooled) {
+		pkg_spool_name(k, f, name);
+		return spool_same(c->spool_fd, name, fd, f->e.size);
+	}
 	if (!f->lazy) {
 		buf = xmalloc((size_t)f->e.size + 1);
 		n = pread(fd, buf, (size_t)f->e.size + 1, 0);
@@ -442,8 +471,8 @@ static int same_bytes(struct pkg *k, struct pfile *f, int fd)
 	return same && f->lazy == 2;
 }
 
-static int same_object(struct pkg *k, const struct manifest_entry *me, struct pfile *f,
-		       const struct place *pl)
+static int same_object(struct ctx *c, struct pkg *k, const struct manifest_entry *me,
+		       struct pfile *f, const struct place *pl)
 {
 	int fd, same;
 
@@ -459,7 +488,7 @@ static int same_object(struct pkg *k, const struct manifest_entry *me, struct pf
 	fd = openat(pl->dirfd, pl->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	same = same_bytes(k, f, fd);
+	same = same_bytes(c, k, f, fd);
 	close(fd);
 	return same;
 }
@@ -532,7 +561,7 @@ static int check_overwrite(struct ctx *c, struct pkg *k, struct pfile *f,
 	if (!me || !me->owners.n || strv_contains(&me->owners, k->dpkg_name))
 		return OVERWRITE;
 	if (shared_instance(c, k, me)) {
-		if (same_object(k, me, f, pl))
+		if (same_object(c, k, me, f, pl))
 			return OVERWRITE_SHARE;
 		log_error("M-A same packages '%s' and '%s' ship different contents for '/%s' "
 			  "(their versions must match and shared files be identical)",
@@ -830,7 +859,8 @@ static int apply_stream(struct ctx *c, struct pkg *k)
 	int r = pkg_open(k);
 
 	log_debug("package '%s': streamed (too big to decode ahead)", k->dpkg_name);
-	while (!r && (r = pkg_next_file(k, c->stream_max < LAZY_OVER ? c->stream_max : LAZY_OVER)) == 1) {
+	while (!r && (r = pkg_next_file(k, c->stream_max < LAZY_OVER ? c->stream_max : LAZY_OVER,
+						 0)) == 1) {
 		struct pfile *f = &k->files[k->n_files - 1];
 
 		r = apply_entry(c, k, f);
@@ -1125,7 +1155,7 @@ static int setup_root(struct stage *out, struct ctx *c, const struct settings *s
 	}
 	stage_chown(&c->w, c->w.rootfd, "", 0, 0);
 	stage_own_entry(&c->w, "", MF_DIR, 0755);
-	return 0;
+	return spool_open(st->work_dir, &c->spool_fd);
 }
 
 static void init_pkgs(struct ctx *c, const struct plan *p)
@@ -1138,6 +1168,8 @@ static void init_pkgs(struct ctx *c, const struct plan *p)
 		c->pkgs[i].pe = &p->v[i];
 		c->pkgs[i].lim = c->lim;
 		c->pkgs[i].filter = &c->filter;
+		c->pkgs[i].id = i;
+		c->pkgs[i].spool_fd = c->spool_fd;
 		c->pkgs[i].dpkg_name = plan_entry_dpkg_name(&p->v[i]);
 		c->pkgs[i].ma_same = p->v[i].multi_arch && !strcmp(p->v[i].multi_arch, "same");
 	}
@@ -1227,7 +1259,8 @@ static int finish(struct ctx *c, struct stage *out, const struct strv *archs)
 int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 		const struct settings *st)
 {
-	struct ctx c = { .w = { .rootfd = -1, .can_chown = 1 }, .cache_fd = -1, .lim = &st->limits };
+	struct ctx c = { .w = { .rootfd = -1, .can_chown = 1 }, .cache_fd = -1, .lim = &st->limits,
+			 .spool_fd = -1 };
 	struct strv archs = { 0 };
 	double t0 = log_now();
 	size_t i;
@@ -1259,6 +1292,7 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	for (i = 0; i < c.n_pkgs; i++)
 		pkg_release(&c.pkgs[i]);
 	free(c.pkgs);
+	spool_close(st->work_dir, c.spool_fd);
 	if (c.w.rootfd >= 0)
 		close(c.w.rootfd);
 	strv_release(&archs);

@@ -234,6 +234,22 @@ static int write_lazy(struct pkg *k, struct pfile *f, int fd)
 	return r;
 }
 
+/*
+ * Move a spooled file to its temporary name in the tree, never replacing a name that exists (as
+ * O_EXCL refuses to). Filesystems without RENAME_NOREPLACE (NFS) answer EINVAL: link + unlink
+ * gives the same guarantee there, as link() never replaces either.
+ */
+static int move_noreplace(int from_dir, const char *from, int to_dir, const char *to)
+{
+	if (!renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	if (linkat(from_dir, from, to_dir, to, 0))
+		return -errno;
+	return unlinkat(from_dir, from, 0) ? -errno : 0;
+}
+
 /* A file a worker wrote into the spool: its metadata set there, then moved to `tmp` in one go. */
 static int place_spooled(struct ctx *c, struct pkg *k, struct pfile *f, const struct place *pl,
 			 const char *tmp)
@@ -246,8 +262,8 @@ static int place_spooled(struct ctx *c, struct pkg *k, struct pfile *f, const st
 	r = fd < 0 ? -errno : meta_fd(c, fd, &f->e);
 	if (fd >= 0 && close(fd) && !r)
 		r = -errno;
-	if (!r && renameat2(c->spool_fd, name, pl->dirfd, tmp, RENAME_NOREPLACE))
-		r = -errno;
+	if (!r)
+		r = move_noreplace(c->spool_fd, name, pl->dirfd, tmp);
 	if (!r)
 		f->spooled = 2;
 	return r;

@@ -23,6 +23,7 @@ struct settings {
 	int keep_staging;         /* keep work_dir for inspection */
 	int no_native_tools;      /* emulate every target program (see accel.h) */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
+	int no_layer_cache;       /* --no-layer-cache: never restore or store a configured tree */
 	struct limits limits;     /* --limit NAME=VALUE; zero-initialised means every default */
 	struct cache_user *cache_user; /* this build's claims on cache objects (cachegc.h); may be NULL */
 	/* From the environment, read once by settings_read_env(): */

@@ -1,7 +1,6 @@
 /* A layer's file: write a configured tree into it, check it, restore a tree from it (layerfile.h). */
 #include "layerfile.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,11 +16,11 @@
 #include "hash.h"
 #include "log.h"
 #include "sandbox.h"
+#include "treeread.h"
 
 #define MAGIC "MKILAYR\n"
 #define BYTE_ORDER_MARK 0x01020304u
 #define COPY_CHUNK (1u << 20)
-#define XATTR_LIST_MAX_BYTES 65536
 #define NO_TARGET UINT32_MAX /* a manifest entry's target is NULL */
 
 struct trailer {
@@ -221,36 +220,12 @@ struct tent {
 
 struct wr {
 	int fd, rootfd;
-	const char *name;
 	struct tent *v;
 	size_t n, alloc;
 	struct hash h;
 	uint64_t off;  /* bytes of data written so far */
 	uint8_t *chunk;
 };
-
-static int read_xattrs(int dirfd, const char *name, struct manifest_entry *x)
-{
-	char *path = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
-	char *names = xmalloc(XATTR_LIST_MAX_BYTES), *val = xmalloc(XATTR_LIST_MAX_BYTES), *n;
-	ssize_t len = llistxattr(path, names, XATTR_LIST_MAX_BYTES), vlen;
-	int ret = len < 0 && errno != ENOTSUP ? -errno : 0;
-
-	for (n = names; len > 0 && n < names + len && !ret; n += strlen(n) + 1) {
-		vlen = lgetxattr(path, n, val, XATTR_LIST_MAX_BYTES);
-		if (vlen < 0 && errno != ENODATA)
-			ret = -errno;
-		else if (vlen >= 0 && !strcmp(n, "security.capability"))
-			manifest_set_xattr(x, n, val, sandbox_caps_to_inside(sandbox_get(),
-						(unsigned char *)val, (size_t)vlen));
-		else if (vlen >= 0)
-			manifest_set_xattr(x, n, val, (size_t)vlen);
-	}
-	free(path);
-	free(names);
-	free(val);
-	return ret;
-}
 
 static int add_entry(struct wr *w, int dirfd, const char *name, const char *rel,
 		     const struct stat *sb)
@@ -279,42 +254,15 @@ static int add_entry(struct wr *w, int dirfd, const char *name, const char *rel,
 			return -errno;
 		t->target = xstrndup(target, (size_t)n);
 	}
-	return *name ? read_xattrs(dirfd, name, &t->x) : 0;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Children of `fd` (taken) in bytewise order: the layer of one tree is always the same bytes. */
-static int list_dir(int fd, struct strv *names)
-{
-	DIR *d = fdopendir(fd);
-	struct dirent *de;
-
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strv_push(names, de->d_name);
-	closedir(d);
-	if (names->n)
-		qsort(names->v, names->n, sizeof(*names->v), cmp_name);
-	return 0;
+	return *name ? treeread_xattrs(dirfd, name, &t->x) : 0;
 }
 
 static int walk(struct wr *w, int dirfd, const char *rel)
 {
 	struct strv names = { 0 };
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
 	size_t i;
+	int ret = treeread_names(dirfd, &names);
 
-	if (fd < 0)
-		return -errno;
-	ret = list_dir(fd, &names);
 	for (i = 0; !ret && i < names.n; i++) {
 		char *child = *rel ? xasprintf("%s/%s", rel, names.v[i]) : xstrdup(names.v[i]);
 		struct stat sb;
@@ -474,7 +422,7 @@ static int write_tail(struct wr *w, struct buf *meta)
 int layerfile_write(int fd, const char *name, int rootfd, const struct stage *s,
 		    const char *lint)
 {
-	struct wr w = { .fd = fd, .rootfd = rootfd, .name = name };
+	struct wr w = { .fd = fd, .rootfd = rootfd };
 	struct buf meta = { 0 };
 	struct stat sb;
 	size_t i;
@@ -590,7 +538,6 @@ struct rec {
 
 struct rs {
 	int fd, rootfd;
-	const char *name;
 	uint64_t data_len;
 	struct strv paths; /* every entry restored so far, by index (hard links name one) */
 	struct rec *dirs;  /* directories created, whose metadata is set once their contents are */
@@ -831,7 +778,7 @@ static int read_meta(int fd, const struct trailer *tr, struct buf *meta)
 
 int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, struct buf *lint)
 {
-	struct rs rs = { .fd = fd, .rootfd = rootfd, .name = name };
+	struct rs rs = { .fd = fd, .rootfd = rootfd };
 	struct buf meta = { 0 };
 	struct trailer tr;
 	struct rd r = { 0 };

@@ -629,6 +629,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	}
 	if (!ret)
 		sweep_work_dirs(o);
+	o->st.no_layer_cache |= o->until < ST_HOOKS; /* --until unpack: the unconfigured tree */
 	if (!ret)
 		ret = stop_after(o, ST_UNPACK,
 				 timed(b, ST_UNPACK, layer_unpack(&b->stage, &b->plan, &b->twins, r,

@@ -113,9 +113,9 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	ret = overlay_precheck(r, s, rootfd);
 	if (!ret)
 		ret = target_setup_archs(&t, &p->archs);
-	if (!ret && layer_restored(s->layer))
-		guards_adopt(&g, rootfd); /* restored configured, guards in place (layer.h) */
-	else if (!ret && (ret = guards_install(&g, rootfd))) {
+	if (!ret && layer_restored(s->layer)) {
+		guards_adopt(&g, rootfd); /* a layer is stored with the guards in place */
+	} else if (!ret && (ret = guards_install(&g, rootfd))) {
 		log_error("cannot install the build guards in '%s': %s", s->root, strerror(-ret));
 		ret = -MKI_E_SANDBOX;
 	}

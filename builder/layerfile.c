@@ -254,7 +254,7 @@ static int add_entry(struct wr *w, int dirfd, const char *name, const char *rel,
 			return -errno;
 		t->target = xstrndup(target, (size_t)n);
 	}
-	return *name ? treeread_xattrs(dirfd, name, &t->x) : 0;
+	return treeread_xattrs(dirfd, name, &t->x); /* "": the root itself */
 }
 
 static int walk(struct wr *w, int dirfd, const char *rel)

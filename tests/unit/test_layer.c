@@ -161,6 +161,7 @@ static void make_tree(const char *d)
 	   "touch -h -d '2020-01-02 03:04:05.123456789' usr/bin/link etc/a ro", d));
 	a = xasprintf("%s/etc/a", d);
 	ck_assert_int_eq(setxattr(a, "user.mki", "v", 1, 0), 0);
+	ck_assert_int_eq(setxattr(d, "user.root", "r", 1, 0), 0);
 	free(a);
 }
 
@@ -247,6 +248,7 @@ START_TEST(round_trip_is_exact)
 	free(cmd);
 	cmd = xasprintf("%s/etc/a", dst);
 	ck_assert_int_eq(getxattr(cmd, "user.mki", val, sizeof(val)), 1);
+	ck_assert_int_eq(getxattr(dst, "user.root", val, sizeof(val)), 1);
 	free(cmd);
 	manifest_release(&s.manifest);
 	stage_release(&back);

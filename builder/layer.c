@@ -158,9 +158,11 @@ static int lookup(struct layer *l, struct stage *s, const struct settings *st)
 			remove_tree(s->root);
 		stage_release(s);
 	}
-	/* Already warned about (layerfile.h); this build's own tree will replace it. */
-	if (ret && ret != -MKI_E_INTERRUPTED && !fstat(fd, &sb))
+	/* Warned about in layerfile.c; this build's own tree will replace it. */
+	if (ret && ret != -MKI_E_INTERRUPTED && !fstat(fd, &sb)) {
 		l->bad_ino = sb.st_ino;
+		log_info("layer cache: unpacking and configuring instead; the layer will be replaced");
+	}
 	close(fd);
 	if (ret)
 		return ret == -MKI_E_INTERRUPTED ? ret : 0;

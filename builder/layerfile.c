@@ -227,9 +227,10 @@ struct wr {
 	uint8_t *chunk;
 };
 
-static int add_entry(struct wr *w, int dirfd, const char *name, const char *rel,
+static int add_entry(void *arg, int dirfd, const char *name, const char *rel,
 		     const struct stat *sb)
 {
+	struct wr *w = arg;
 	long uid = sandbox_inside_uid(sb->st_uid), gid = sandbox_inside_gid(sb->st_gid);
 	struct tent *t;
 	char target[PATH_MAX];
@@ -255,32 +256,6 @@ static int add_entry(struct wr *w, int dirfd, const char *name, const char *rel,
 		t->target = xstrndup(target, (size_t)n);
 	}
 	return treeread_xattrs(dirfd, name, &t->x); /* "": the root itself */
-}
-
-static int walk(struct wr *w, int dirfd, const char *rel)
-{
-	struct strv names = { 0 };
-	size_t i;
-	int ret = treeread_names(dirfd, &names);
-
-	for (i = 0; !ret && i < names.n; i++) {
-		char *child = *rel ? xasprintf("%s/%s", rel, names.v[i]) : xstrdup(names.v[i]);
-		struct stat sb;
-		int sub;
-
-		ret = fstatat(dirfd, names.v[i], &sb, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
-		if (!ret)
-			ret = add_entry(w, dirfd, names.v[i], child, &sb);
-		if (!ret && S_ISDIR(sb.st_mode)) {
-			sub = openat(dirfd, names.v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			ret = sub < 0 ? -errno : walk(w, sub, child);
-			if (sub >= 0)
-				close(sub);
-		}
-		free(child);
-	}
-	strv_release(&names);
-	return ret;
 }
 
 static int cmp_inode(const void *a, const void *b)
@@ -433,7 +408,7 @@ int layerfile_write(int fd, const char *name, int rootfd, const struct stage *s,
 	w.chunk = xmalloc(COPY_CHUNK);
 	ret = fstatat(rootfd, "", &sb, AT_EMPTY_PATH) ? -errno : add_entry(&w, rootfd, "", "", &sb);
 	if (!ret)
-		ret = walk(&w, rootfd, "");
+		ret = treeread_walk(rootfd, "", add_entry, &w, NULL);
 	group_links(&w);
 	put64(&meta, w.n);
 	for (i = 0; !ret && i < w.n; i++)

@@ -56,9 +56,10 @@ static char entry_type(mode_t m)
 		: S_ISCHR(m) ? MF_CHR : S_ISBLK(m) ? MF_BLK : S_ISFIFO(m) ? MF_FIFO : MF_SOCK;
 }
 
-static int record(struct scan *sc, int dirfd, const char *name, const char *rel,
+static int record(void *arg, int dirfd, const char *name, const char *rel,
 		  const struct stat *sb)
 {
+	struct scan *sc = arg;
 	struct manifest_entry *e = manifest_add(sc->fresh, rel);
 	char *full = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
 	int ret = 0;
@@ -91,36 +92,15 @@ static int record(struct scan *sc, int dirfd, const char *name, const char *rel,
 	return ret;
 }
 
-static int walk(struct scan *sc, int dirfd, const char *rel)
+static int scan_tree(struct scan *sc, int rootfd)
 {
-	struct strv names = { 0 };
-	size_t i;
-	int ret = treeread_names(dirfd, &names);
+	char *failed = NULL;
+	int ret = treeread_walk(rootfd, "", record, sc, &failed);
 
-	for (i = 0; !ret && i < names.n; i++) {
-		char *child = *rel ? xasprintf("%s/%s", rel, names.v[i]) : xstrdup(names.v[i]);
-		struct stat sb;
-
-		if (fstatat(dirfd, names.v[i], &sb, AT_SYMLINK_NOFOLLOW) < 0)
-			ret = -errno;
-		if (!ret)
-			ret = record(sc, dirfd, names.v[i], child, &sb);
-		if (!ret && S_ISDIR(sb.st_mode)) {
-			int sub = openat(dirfd, names.v[i],
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			ret = sub < 0 ? -errno : walk(sc, sub, child);
-			if (sub >= 0)
-				close(sub);
-		}
-		if (ret && ret > -MKI_E_BASE)
-			log_error("cannot scan '%s/%s': %s", sc->root, child, strerror(-ret));
-		if (ret)
-			ret = -MKI_E_HOOK;
-		free(child);
-	}
-	strv_release(&names);
-	return ret;
+	if (ret && ret > -MKI_E_BASE)
+		log_error("cannot scan '%s/%s': %s", sc->root, failed ? failed : "", strerror(-ret));
+	free(failed);
+	return ret ? -MKI_E_HOOK : 0;
 }
 
 static int cmp_link(const void *a, const void *b)
@@ -246,7 +226,7 @@ int reconcile_manifest(struct stage *s, int64_t source_date_epoch, struct reconc
 	}
 	ret = record(&sc, rootfd, ".", "", &sb);
 	if (!ret)
-		ret = walk(&sc, rootfd, "");
+		ret = scan_tree(&sc, rootfd);
 	if (ret)
 		goto out;
 	group_links(&sc);

@@ -40,6 +40,38 @@ int treeread_names(int dirfd, struct strv *names)
 	return 0;
 }
 
+int treeread_walk(int dirfd, const char *rel, treeread_visit_fn *visit, void *arg, char **failed)
+{
+	struct strv names = { 0 };
+	size_t i;
+	int ret = treeread_names(dirfd, &names);
+
+	if (ret && failed && !*failed)
+		*failed = xstrdup(rel);
+	for (i = 0; !ret && i < names.n; i++) {
+		char *child = *rel ? xasprintf("%s/%s", rel, names.v[i]) : xstrdup(names.v[i]);
+		struct stat sb;
+		int sub;
+
+		ret = fstatat(dirfd, names.v[i], &sb, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+		if (!ret)
+			ret = visit(arg, dirfd, names.v[i], child, &sb);
+		if (!ret && S_ISDIR(sb.st_mode)) {
+			sub = openat(dirfd, names.v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			ret = sub < 0 ? -errno : treeread_walk(sub, child, visit, arg, failed);
+			if (sub >= 0)
+				close(sub);
+		}
+		if (ret && failed && !*failed) {
+			*failed = child;
+			child = NULL;
+		}
+		free(child);
+	}
+	strv_release(&names);
+	return ret;
+}
+
 /*
  * /proc/self/fd/DIRFD/NAME reaches the entry through the walk's own directory fd and one name
  * not followed (l*xattr): a tree path re-resolved from the host could cross a link.

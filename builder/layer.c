@@ -161,7 +161,7 @@ static int lookup(struct layer *l, struct stage *s, const struct settings *st)
 	/* Warned about in layerfile.c; this build's own tree will replace it. */
 	if (ret && ret != -MKI_E_INTERRUPTED && !fstat(fd, &sb)) {
 		l->bad_ino = sb.st_ino;
-		log_info("layer cache: unpacking and configuring instead; the layer will be replaced");
+		log_info("layer cache: unpacking and configuring instead; the layer is replaced");
 	}
 	close(fd);
 	if (ret)
@@ -227,7 +227,7 @@ static int store(struct layer *l, const struct stage *s, int rootfd)
 	cache_sweep_tmp(l->path);
 	fd = ret = cache_tmp_open(l->path, &tmp);
 	if (fd >= 0)
-		ret = layerfile_write(fd, tmp, rootfd, s, lint.p);
+		ret = layerfile_write(fd, rootfd, s, lint.p);
 	/*
 	 * No fsync: a layer torn by a crash fails its digest and is replaced, and syncing some
 	 * hundred MiB would cost a full build more than the layer saves.
@@ -253,8 +253,13 @@ void layer_save(struct layer *l, const struct stage *s, int rootfd)
 	if (!l || l->restored || !l->path || !l->claimed)
 		return;
 	lock = cache_lock(l->cache_dir, l->key, 0);
-	if (lock < 0) {
+	if (lock == -EWOULDBLOCK) {
 		log_info("layer cache: another build is storing layer %.12s", l->key);
+		return;
+	}
+	if (lock < 0) {
+		log_warn("layer cache: cannot lock layer %.12s in '%s': %s", l->key, l->cache_dir,
+			 mki_strerror(lock));
 		return;
 	}
 	if (already_stored(l)) {

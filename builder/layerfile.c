@@ -1,4 +1,4 @@
-/* A layer's file: write a configured tree into it, check it, restore a tree from it (layerfile.h). */
+/* A layer's file: write a configured tree into it, check it, restore a tree from it. */
 #include "layerfile.h"
 
 #include <errno.h>
@@ -238,8 +238,8 @@ static int add_entry(void *arg, int dirfd, const char *name, const char *rel,
 
 	if (uid < 0 || gid < 0 || S_ISCHR(sb->st_mode) || S_ISBLK(sb->st_mode) ||
 	    S_ISSOCK(sb->st_mode)) {
-		log_info("layer not stored: '/%s' is a device node, a socket or has an owner outside "
-			 "the build's ids", rel);
+		log_info("layer not stored: '/%s' is a device node, a socket or has an owner "
+			 "outside the build's ids", rel);
 		return -EOPNOTSUPP;
 	}
 	ALLOC_GROW(w->v, w->n + 1, w->alloc);
@@ -307,7 +307,7 @@ static int copy_out(struct wr *w, int fd, off_t from, off_t len)
 	return 0;
 }
 
-/* The data extents of a regular file (holes stay holes), each recorded as file offset, length, data offset. */
+/* A regular file's data extents (holes stay holes), recorded as offset, length, data offset. */
 static int put_data(struct wr *w, const struct tent *t, struct buf *meta)
 {
 	int fd = beneath_open_canonical(w->rootfd, t->path, O_RDONLY | O_NOFOLLOW), ret = 0;
@@ -394,8 +394,7 @@ static int write_tail(struct wr *w, struct buf *meta)
 	return ret ? ret : fsutil_write_all(w->fd, &tr, sizeof(tr));
 }
 
-int layerfile_write(int fd, const char *name, int rootfd, const struct stage *s,
-		    const char *lint)
+int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint)
 {
 	struct wr w = { .fd = fd, .rootfd = rootfd };
 	struct buf meta = { 0 };
@@ -423,8 +422,6 @@ int layerfile_write(int fd, const char *name, int rootfd, const struct stage *s,
 	} else {
 		hash_release(&w.h);
 	}
-	if (ret && ret != -EOPNOTSUPP)
-		log_error("cannot store the configured tree in '%s': %s", name, mki_strerror(ret));
 	buf_release(&meta);
 	wr_release(&w);
 	return ret;
@@ -452,8 +449,8 @@ static int read_trailer(int fd, const char *name, struct trailer *tr, uint64_t *
 	}
 	if (tr->data_len > *size || tr->meta_len > *size - tr->data_len ||
 	    tr->data_len + tr->meta_len + sizeof(*tr) != *size) {
-		log_warn("layer '%s' is truncated (%llu bytes, its trailer says otherwise): ignored",
-			 name, (unsigned long long)*size);
+		log_warn("layer '%s' is truncated (%llu bytes, its trailer says otherwise): "
+			 "ignored", name, (unsigned long long)*size);
 		return -EBADMSG;
 	}
 	return 0;
@@ -577,11 +574,13 @@ static int set_xattrs(int fd, const char *lpath, const struct manifest_entry *x)
 {
 	size_t i;
 
-	for (i = 0; i < x->n_xattrs; i++)
-		if (fd >= 0 ? fsetxattr(fd, x->xattrs[i].name, x->xattrs[i].value, x->xattrs[i].len, 0)
-			    : lsetxattr(lpath, x->xattrs[i].name, x->xattrs[i].value,
-					x->xattrs[i].len, 0))
+	for (i = 0; i < x->n_xattrs; i++) {
+		const struct manifest_xattr *a = &x->xattrs[i];
+
+		if (fd >= 0 ? fsetxattr(fd, a->name, a->value, a->len, 0)
+			    : lsetxattr(lpath, a->name, a->value, a->len, 0))
 			return -errno;
+	}
 	return 0;
 }
 
@@ -696,7 +695,8 @@ static int restore_entry(struct rs *s, struct rec *e)
 	else if (S_ISLNK(e->mode))
 		ret = symlinkat(e->target, dirfd, name) ? -errno : set_meta_at(dirfd, name, e);
 	else if (S_ISFIFO(e->mode))
-		ret = mknodat(dirfd, name, S_IFIFO | 0600, 0) ? -errno : set_meta_at(dirfd, name, e);
+		ret = mknodat(dirfd, name, S_IFIFO | 0600, 0) ? -errno
+							       : set_meta_at(dirfd, name, e);
 	else
 		ret = -EBADMSG;
 	if (!ret && S_ISDIR(e->mode))

@@ -24,11 +24,10 @@
 
 /**
  * Write the tree `rootfd` and `s`'s manifest and filter counts, with `lint` (the stage's
- * multiarch lint text), to the empty file `fd` (named `name` in messages). 0; -EOPNOTSUPP for a
- * tree that cannot be stored (logged at info level); or a negative errno (logged).
+ * multiarch lint text), to the empty file `fd`. 0; -EOPNOTSUPP for a tree that cannot be stored
+ * (logged at info level, naming the entry); or a negative errno (not logged).
  */
-int layerfile_write(int fd, const char *name, int rootfd, const struct stage *s,
-		    const char *lint);
+int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint);
 
 /**
  * Check the layer file `fd` (named `name`): its size, trailer and digest. 0, or -EBADMSG for a

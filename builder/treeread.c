@@ -57,7 +57,8 @@ int treeread_walk(int dirfd, const char *rel, treeread_visit_fn *visit, void *ar
 		if (!ret)
 			ret = visit(arg, dirfd, names.v[i], child, &sb);
 		if (!ret && S_ISDIR(sb.st_mode)) {
-			sub = openat(dirfd, names.v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			sub = openat(dirfd, names.v[i],
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			ret = sub < 0 ? -errno : treeread_walk(sub, child, visit, arg, failed);
 			if (sub >= 0)
 				close(sub);
@@ -88,9 +89,8 @@ int treeread_xattrs(int dirfd, const char *name, struct manifest_entry *e)
 		if (vlen < 0 && errno != ENODATA)
 			ret = -errno;
 		else if (vlen >= 0 && !strcmp(n, "security.capability"))
-			manifest_set_xattr(e, n, val,
-					   sandbox_caps_to_inside(sandbox_get(), (unsigned char *)val,
-								  (size_t)vlen));
+			manifest_set_xattr(e, n, val, sandbox_caps_to_inside(sandbox_get(),
+						(unsigned char *)val, (size_t)vlen));
 		else if (vlen >= 0)
 			manifest_set_xattr(e, n, val, (size_t)vlen);
 	}

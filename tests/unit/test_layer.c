@@ -167,12 +167,12 @@ static void make_tree(const char *d)
 
 static int write_layer(const char *tree, const char *file, struct stage *s)
 {
-	int rootfd = open(tree, O_PATH | O_DIRECTORY), fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	int ret;
+	int rootfd = open(tree, O_PATH | O_DIRECTORY);
+	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644), ret;
 
 	ck_assert_int_ge(rootfd, 0);
 	ck_assert_int_ge(fd, 0);
-	ret = layerfile_write(fd, file, rootfd, s, "lint line\n");
+	ret = layerfile_write(fd, rootfd, s, "lint line\n");
 	close(fd);
 	close(rootfd);
 	return ret;

@@ -19,12 +19,16 @@ mkdir -p "$T/tmp"
 chmod 755 "$T"
 cp "$MKIMAGE" "$T/mkimage"
 
+# with_hook NAME: $R/NAME.cfg, the recipe with the inside hook hooks/NAME.sh after its own.
+with_hook() {
+	local h="{ name = \"$1\"; script = \"../hooks/$1.sh\"; where = \"inside\"; }"
+	chmod +x "$T/r/hooks/$1.sh"
+	sed "s|^\(  { name = \"service-user\";.*}\)\$|\1,\n  $h|" "$R/arm-board.cfg" >"$R/$1.cfg"
+	grep -q "hooks/$1.sh" "$R/$1.cfg" || fail "could not add the hook '$1' to the recipe"
+}
 # Variants of the recipe: one more hook (after the layer point), and a path filter (before it).
-printf '#!/bin/sh\necho "layer test" >/etc/layer69\n' >"$T/r/hooks/layer69.sh"
-chmod +x "$T/r/hooks/layer69.sh"
-sed 's|^\(  { name = "service-user";.*}\)$|\1,\n  { name = "layer69"; script = "../hooks/layer69.sh"; where = "inside"; }|' \
-	"$R/arm-board.cfg" >"$R/hook.cfg"
-grep -q layer69 "$R/hook.cfg" || fail "could not add a hook to the recipe"
+printf '#!/bin/sh\necho "layer test" >/etc/layer69\n' >"$T/r/hooks/hook.sh"
+with_hook hook
 sed 's|^\(  minimize = true;.*\)$|\1\n  path_exclude = [ "/usr/share/zoneinfo/*" ];|' \
 	"$R/arm-board.cfg" >"$R/filter.cfg"
 grep -q zoneinfo "$R/filter.cfg" || fail "could not add a path filter to the recipe"
@@ -40,9 +44,21 @@ build() {
 	echo "$(date +%s.%N) - $t0" | bc >"$T/$name.secs"
 }
 # layer NAME FIELD: the build report's layer_cache.FIELD (outcome, key)
-layer() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["layer_cache"][sys.argv[2]])' "$T/$1.report.json" "$2"; }
+layer() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["layer_cache"][sys.argv[2]])' \
+		"$T/$1.report.json" "$2"
+}
 outcome() { layer "$1" outcome; }
-expect_outcome() { [ "$(outcome "$1")" = "$2" ] || { cat "$T/$1.err" >&2; fail "build '$1': layer '$(outcome "$1")', expected '$2'"; }; }
+expect_outcome() {
+	[ "$(outcome "$1")" = "$2" ] ||
+		{ cat "$T/$1.err" >&2; fail "build '$1': layer '$(outcome "$1")', expected '$2'"; }
+}
+# expect_warning NAME PATTERN: build NAME warned about its layer with PATTERN
+expect_warning() {
+	grep -q "warning: layer '.*' $2" "$T/$1.err" ||
+		{ cat "$T/$1.err" >&2; fail "build '$1': no warning '$2'"; }
+}
+gc() { gc; }
 sum() { sha256sum <"$T/$1.ext4" | cut -d' ' -f1; }
 layers() { find "$C/layers" -maxdepth 1 -type f ! -name '.*' | wc -l; }
 
@@ -52,14 +68,14 @@ expect_outcome first stored
 [ "$(layers)" = 1 ] || fail "expected one layer after the first build, found $(layers)"
 build hook hook
 expect_outcome hook reused
-grep -q "configured tree restored from layer" "$T/hook.err" || fail "no word that the layer was reused"
+grep -q "configured tree restored from layer" "$T/hook.err" || fail "no word of the layer's reuse"
 grep -q "dpkg --configure" "$T/hook.err" && fail "the rebuild configured the packages again"
 debugfs -R "cat /etc/layer69" "$T/hook.ext4" 2>/dev/null | grep -qx "layer test" ||
 	fail "the changed hook did not run on the restored tree"
 # Byte-identical to a build of the same recipe that neither uses nor stores a layer.
 build hook-off hook --no-layer-cache
 expect_outcome hook-off off
-[ "$(sum hook)" = "$(sum hook-off)" ] || fail "the image from the layer differs from the one without"
+[ "$(sum hook)" = "$(sum hook-off)" ] || fail "the image from the layer differs from one without"
 e2fsck -fn "$T/hook.ext4" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck -fn: problems"; }
 [ "$(layers)" = 1 ] || fail "--no-layer-cache stored a layer"
 note "full build $(cat "$T/first.secs") s, rebuild with a changed hook $(cat "$T/hook.secs") s" \
@@ -83,14 +99,16 @@ rm "$C/layers/$(layer fewer key)" "$C/layers/$(layer filter key)"
 cp "$L" "$T/good-layer"
 truncate -s -100 "$L"
 build trunc hook
-grep -q "warning: layer '.*' is truncated" "$T/trunc.err" || { cat "$T/trunc.err" >&2; fail "truncation not detected"; }
+expect_warning trunc "is truncated"
 expect_outcome trunc stored
 [ "$(sum trunc)" = "$(sum hook)" ] || fail "the image after a truncated layer differs"
 size=$(stat -c %s "$L")
-printf '\x55' | dd of="$L" bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
-cmp -s "$L" "$T/good-layer" && printf '\xaa' | dd of="$L" bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+for byte in '\x55' '\xaa'; do # whichever differs from the byte there
+	printf "$byte" | dd of="$L" bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+	cmp -s "$L" "$T/good-layer" || break
+done
 build flipped hook
-grep -q "warning: layer '.*' is corrupt" "$T/flipped.err" || { cat "$T/flipped.err" >&2; fail "corruption not detected"; }
+expect_warning flipped "is corrupt"
 expect_outcome flipped stored
 [ "$(sum flipped)" = "$(sum hook)" ] || fail "the image after a corrupt layer differs"
 build again hook
@@ -113,33 +131,36 @@ esac
 [ -z "$(find "$C/layers" -name '.*' -type f)" ] || fail "a temp file is left in the layer cache"
 
 # --cache-gc: a running build that reused a layer holds it; the other layer goes.
-printf '#!/bin/sh\ntouch /var/tmp/mki69-waiting\ni=0\nwhile [ ! -e /var/tmp/mki69-go ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); done\n' \
-	>"$T/r/hooks/wait69.sh"
-chmod +x "$T/r/hooks/wait69.sh"
-sed 's|^\(  { name = "service-user";.*}\)$|\1,\n  { name = "wait69"; script = "../hooks/wait69.sh"; where = "inside"; }|' \
-	"$R/arm-board.cfg" >"$R/wait.cfg"
+cat >"$T/r/hooks/wait.sh" <<'EOF'
+#!/bin/sh
+touch /var/tmp/mki69-waiting
+i=0
+while [ ! -e /var/tmp/mki69-go ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+EOF
+with_hook wait
 TMPDIR=$T/tmp "$MKIMAGE" --cache-dir "$C" --source "$SRC" \
 	--output "$T/wait.ext4" "$R/wait.cfg" 2>"$T/wait.err" & pid=$!
 i=0
-until [ -n "$(find "$T/tmp" -path '*/root/var/tmp/mki69-waiting' 2>/dev/null)" ] || [ $i -ge 600 ]; do
+until [ -n "$(find "$T/tmp" -path '*/root/var/tmp/mki69-waiting')" ] || [ $i -ge 600 ]; do
 	kill -0 $pid 2>/dev/null || { cat "$T/wait.err" >&2; fail "the waiting build ended early"; }
 	sleep 0.5
 	i=$((i + 1))
 done
 [ $i -lt 600 ] || fail "the waiting build never reached its hook"
 grep -q "configured tree restored" "$T/wait.err" || fail "the waiting build did not reuse the layer"
-"$MKIMAGE" --cache-dir "$C" --cache-gc 2>"$T/gc.err" || { cat "$T/gc.err" >&2; fail "--cache-gc failed"; }
+gc
 [ -f "$L" ] || fail "--cache-gc removed the layer a running build holds"
 [ "$(layers)" = 1 ] || fail "--cache-gc kept a layer no build holds ($(layers) left)"
 touch "$(find "$T/tmp" -path '*/root/var/tmp' -type d | head -1)/mki69-go"
 wait $pid || { cat "$T/wait.err" >&2; fail "the waiting build failed"; }
 rm -rf "$T"/tmp/*
-"$MKIMAGE" --cache-dir "$C" --cache-gc 2>"$T/gc.err" || { cat "$T/gc.err" >&2; fail "--cache-gc failed"; }
+gc
 [ "$(layers)" = 0 ] || fail "--cache-gc kept a layer after its build ended"
 
 # An ordinary user's build stores and reuses its own layer (ids mapped, not shifted), and makes
 # the image root's builds make.
-[ "$(id -u)" = 0 ] || { skip_part "an ordinary user's build: the test runs as that user already"; exit 0; }
+[ "$(id -u)" = 0 ] ||
+	{ skip_part "an ordinary user's build: the test runs as that user already"; exit 0; }
 test_user mki69user
 U=$T/user
 mkdir -p "$U/tmp"
@@ -153,6 +174,7 @@ ubuild() {
 ubuild first arm-board
 grep -q "configured tree stored as layer" "$T/ufirst.err" || fail "the user build stored no layer"
 ubuild hook hook
-grep -q "configured tree restored from layer" "$T/uhook.err" || fail "the user build did not reuse its layer"
+grep -q "configured tree restored from layer" "$T/uhook.err" ||
+	fail "the user build did not reuse its layer"
 [ "$(sha256sum <"$U/hook.ext4" | cut -d' ' -f1)" = "$(sum hook)" ] ||
 	fail "the user's image from its layer differs from root's"

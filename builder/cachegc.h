@@ -34,8 +34,8 @@ int cache_user_open(const char *cache_dir, struct cache_user **out);
 
 /**
  * Claim object `sha256` (its objects/ and indexes/ files, or the layer of that key) before
- * looking it up, and mark it used
- * now for the least-recently-used order. A NULL `u` (tools that build no image) claims nothing.
+ * looking it up, and mark it used now for the least-recently-used order. A NULL `u` (tools that
+ * build no image) claims nothing.
  * Returns 0 or a negative errno.
  */
 int cache_user_claim(struct cache_user *u, const char *sha256);
@@ -54,7 +54,8 @@ struct cache_gc_result {
 
 /**
  * Remove least recently used objects (a download and its decompressed index count as one) and
- * layers of `cache_dir` until they use at most `limit` bytes, sparing those claimed by running builds.
+ * layers of `cache_dir` until they use at most `limit` bytes, sparing those claimed by running
+ * builds.
  * Repository state (releases/: the rollback guard) is never removed. Returns 0 (the result may
  * still be above `limit` when running builds hold more) or a negative errno.
  */

@@ -58,7 +58,10 @@ expect_warning() {
 	grep -q "warning: layer '.*' $2" "$T/$1.err" ||
 		{ cat "$T/$1.err" >&2; fail "build '$1': no warning '$2'"; }
 }
-gc() { gc; }
+gc() {
+	"$MKIMAGE" --cache-dir "$C" --cache-gc 2>"$T/gc.err" ||
+		{ cat "$T/gc.err" >&2; fail "--cache-gc failed"; }
+}
 sum() { sha256sum <"$T/$1.ext4" | cut -d' ' -f1; }
 layers() { find "$C/layers" -maxdepth 1 -type f ! -name '.*' | wc -l; }
 
@@ -140,6 +143,7 @@ EOF
 with_hook wait
 TMPDIR=$T/tmp "$MKIMAGE" --cache-dir "$C" --source "$SRC" \
 	--output "$T/wait.ext4" "$R/wait.cfg" 2>"$T/wait.err" & pid=$!
+_PIDS="$_PIDS $pid"
 i=0
 until [ -n "$(find "$T/tmp" -path '*/root/var/tmp/mki69-waiting')" ] || [ $i -ge 600 ]; do
 	kill -0 $pid 2>/dev/null || { cat "$T/wait.err" >&2; fail "the waiting build ended early"; }

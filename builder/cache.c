@@ -23,6 +23,11 @@ char *cache_object_path(const char *cache_dir, const char *sha256)
 	return xasprintf("%s/objects/sha256/%.2s/%s", cache_dir, sha256, sha256);
 }
 
+char *cache_layer_path(const char *cache_dir, const char *key)
+{
+	return xasprintf("%s/layers/%s", cache_dir, key);
+}
+
 int cache_lookup(const char *cache_dir, const char *sha256, uint64_t size, char **path)
 {
 	char *p = cache_object_path(cache_dir, sha256);

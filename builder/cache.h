@@ -8,6 +8,7 @@
  *   indexes/abcd...               decompressed Packages, named by the compressed file's SHA-256
  *   releases/KEY/InRelease        the last verified InRelease (or Release + Release.gpg) of a source
  *   locks/abcd...                 empty lock files (flock), one per object ever written
+ *   layers/abcd...                configured trees, named by their key's SHA-256 (layer.h)
  * Temp files live next to their final name as .NAME.XXXXXX (same directory: rename is atomic).
  * users/ and gc.lock belong to expiry (cachegc.h).
  */
@@ -18,6 +19,9 @@
 
 /** Path of object `sha256` (64 hex digits) in `cache_dir`; a new string. */
 char *cache_object_path(const char *cache_dir, const char *sha256);
+
+/** Path of the layer named `key` (layer.h) in `cache_dir`; a new string. */
+char *cache_layer_path(const char *cache_dir, const char *key);
 
 /**
  * Look up object `sha256`. Returns 1 and sets `*path` (new string) when it exists with `size` bytes

@@ -28,7 +28,10 @@ struct cache_user {
 	int gc_fd;   /* gc.lock */
 };
 
-/* One cached object: its download and its decompressed index, removed together. */
+/*
+ * One cached object: its download and its decompressed index, removed together; or a layer
+ * (layer.h), whose key never names an object.
+ */
 struct entry {
 	char key[KEY_LEN + 1];
 	uint64_t bytes;
@@ -109,7 +112,7 @@ static void touch(const char *path)
 
 int cache_user_claim(struct cache_user *u, const char *sha256)
 {
-	char line[KEY_LEN + 2], *obj, *idx;
+	char line[KEY_LEN + 2], *obj, *idx, *layer;
 	int ret;
 
 	if (!u)
@@ -125,11 +128,14 @@ int cache_user_claim(struct cache_user *u, const char *sha256)
 		ret = errno ? -errno : -EIO;
 	obj = cache_object_path(u->cache_dir, sha256);
 	idx = xasprintf("%s/indexes/%s", u->cache_dir, sha256);
+	layer = cache_layer_path(u->cache_dir, sha256);
 	touch(obj);
 	touch(idx);
+	touch(layer);
 	flock(u->gc_fd, LOCK_UN);
 	free(obj);
 	free(idx);
+	free(layer);
 	if (ret)
 		log_error("cannot register '%s' in '%s': %s", sha256, u->path, mki_strerror(ret));
 	return ret;
@@ -353,11 +359,14 @@ static int remove_entry(const char *cache_dir, const struct entry *e)
 	char *obj = cache_object_path(cache_dir, e->key);
 	char *idx = xasprintf("%s/indexes/%s", cache_dir, e->key);
 	char *lock = xasprintf("%s/locks/%s", cache_dir, e->key);
+	char *layer = cache_layer_path(cache_dir, e->key);
 	int ret = 0;
 
 	if (unlink(obj) && errno != ENOENT)
 		ret = -errno;
 	if (unlink(idx) && errno != ENOENT && !ret)
+		ret = -errno;
+	if (unlink(layer) && errno != ENOENT && !ret)
 		ret = -errno;
 	/* Nobody claims the key, so nobody can be about to take its writer lock. */
 	unlink(lock);
@@ -366,6 +375,7 @@ static int remove_entry(const char *cache_dir, const struct entry *e)
 	free(obj);
 	free(idx);
 	free(lock);
+	free(layer);
 	return ret;
 }
 
@@ -410,6 +420,7 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 	struct strv in_use = { 0 };
 	struct entries es = { 0 };
 	char *idx = xasprintf("%s/indexes", cache_dir);
+	char *layers = xasprintf("%s/layers", cache_dir);
 	size_t i;
 	int ret;
 
@@ -418,6 +429,8 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 		ret = scan_objects(cache_dir, &in_use, &es, res);
 	if (!ret)
 		ret = scan_dir(cache_dir, idx, &in_use, &es, res);
+	if (!ret)
+		ret = scan_dir(cache_dir, layers, &in_use, &es, res);
 	merge_keys(&es);
 	if (es.n)
 		qsort(es.v, es.n, sizeof(*es.v), cmp_used);
@@ -441,6 +454,7 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 	free(es.v);
 	strv_release(&in_use);
 	free(idx);
+	free(layers);
 	return ret;
 }
 

@@ -1,6 +1,6 @@
 /*
- * Cache expiry: `mkimage --cache-gc[=SIZE]` removes the least recently used objects until the
- * cache fits SIZE, and never one that a running build is using.
+ * Cache expiry: `mkimage --cache-gc[=SIZE]` removes the least recently used objects and layers
+ * (layer.h) until the cache fits SIZE, and never one that a running build is using.
  *
  * "Using" is explicit. Every build registers in the cache (users/XXXXXX, a file it holds
  * flock'ed for its whole life) and appends each object's SHA-256 to it before looking the object
@@ -33,8 +33,9 @@ struct cache_user;
 int cache_user_open(const char *cache_dir, struct cache_user **out);
 
 /**
- * Claim object `sha256` (its objects/ and indexes/ files) before looking it up, and mark it used
- * now for the least-recently-used order. A NULL `u` (tools that build no image) claims nothing.
+ * Claim object `sha256` (its objects/ and indexes/ files, or the layer of that key) before
+ * looking it up, and mark it used now for the least-recently-used order. A NULL `u` (tools that
+ * build no image) claims nothing.
  * Returns 0 or a negative errno.
  */
 int cache_user_claim(struct cache_user *u, const char *sha256);
@@ -52,8 +53,9 @@ struct cache_gc_result {
 };
 
 /**
- * Remove least recently used objects (a download and its decompressed index count as one) of
- * `cache_dir` until they use at most `limit` bytes, sparing those claimed by running builds.
+ * Remove least recently used objects (a download and its decompressed index count as one) and
+ * layers of `cache_dir` until they use at most `limit` bytes, sparing those claimed by running
+ * builds.
  * Repository state (releases/: the rollback guard) is never removed. Returns 0 (the result may
  * still be above `limit` when running builds hold more) or a negative errno.
  */

@@ -78,6 +78,15 @@ int guards_install(struct guards *g, int rootfd)
 			    " >&2\nexit 0\n");
 }
 
+void guards_adopt(struct guards *g, int rootfd)
+{
+	struct stat sb;
+
+	g->policy_installed = beneath_lstat(rootfd, POLICY_RC_D, &sb) == 0;
+	g->policy_saved = beneath_lstat(rootfd, POLICY_RC_D SAVED_SUFFIX, &sb) == 0;
+	g->ssd_diverted = beneath_lstat(rootfd, SSD_REAL, &sb) == 0;
+}
+
 int guards_remove(struct guards *g, int rootfd, const char *root)
 {
 	int ret = 0, r;

@@ -14,6 +14,11 @@ struct guards {
  * action (exit 101), divert start-stop-daemon to a no-op. 0 or a negative errno (not logged).
  */
 int guards_install(struct guards *g, int rootfd);
+/**
+ * The tree `rootfd` has the guards installed already (a configured tree restored from the layer
+ * cache, layer.h, stored with them): fill `g` from what is in place, for guards_remove().
+ */
+void guards_adopt(struct guards *g, int rootfd);
 /** Undo what guards_install() did in tree `root` (named in the log): 0 or a negative errno. */
 int guards_remove(struct guards *g, int rootfd, const char *root);
 

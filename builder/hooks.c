@@ -18,6 +18,7 @@
 #include "err.h"
 #include "guards.h"
 #include "identity.h"
+#include "layer.h"
 #include "log.h"
 #include "overlay.h"
 #include "recipehooks.h"
@@ -112,12 +113,17 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	ret = overlay_precheck(r, s, rootfd);
 	if (!ret)
 		ret = target_setup_archs(&t, &p->archs);
-	if (!ret && (ret = guards_install(&g, rootfd))) {
+	if (!ret && layer_restored(s->layer)) {
+		guards_adopt(&g, rootfd); /* a layer is stored with the guards in place */
+	} else if (!ret && (ret = guards_install(&g, rootfd))) {
 		log_error("cannot install the build guards in '%s': %s", s->root, strerror(-ret));
 		ret = -MKI_E_SANDBOX;
 	}
-	if (!ret)
+	if (!ret && !layer_restored(s->layer))
 		ret = configure(&t, p, twins, r, st);
+	/* The layer point: what follows depends on more than the package set (layer.c's key). */
+	if (!ret)
+		layer_save(s->layer, s, rootfd);
 	if (!ret)
 		ret = identity_write(r, rootfd, st->source_date_epoch);
 	if (!ret)

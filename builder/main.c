@@ -19,6 +19,7 @@
 #include "hooks.h"
 #include "image.h"
 #include "indexes.h"
+#include "layer.h"
 #include "lockdiff.h"
 #include "locksrc.h"
 #include "log.h"
@@ -90,6 +91,7 @@ static void usage(FILE *f)
 	      "      --no-host-twins     when the recipe's repositories lack the host's\n"
 	      "                          architecture, emulate rather than take native tools\n"
 	      "                          from the host's own apt sources\n"
+	      "      --no-layer-cache    neither reuse nor store the configured tree in the cache\n"
 	      "      --verify-reproducible  build a second time from the same plan and fail,\n"
 	      "                          naming the first difference, unless the images are identical\n"
 	      "      --check             validate RECIPE and print it normalized, then stop\n"
@@ -155,7 +157,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 {
 	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED,
 	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF,
-	       O_CACHE_GC, O_NO_HOST_TWINS };
+	       O_CACHE_GC, O_NO_HOST_TWINS, O_NO_LAYER };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, O_CACHE },
@@ -175,6 +177,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		{ "single-id", no_argument, NULL, O_SINGLE },
 		{ "no-native-tools", no_argument, NULL, O_NO_NATIVE },
 		{ "no-host-twins", no_argument, NULL, O_NO_HOST_TWINS },
+		{ "no-layer-cache", no_argument, NULL, O_NO_LAYER },
 		{ "verify-reproducible", no_argument, NULL, O_VERIFY },
 		{ "limit", required_argument, NULL, O_LIMIT },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -233,6 +236,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_SINGLE: o->st.single_id = 1; break;
 		case O_NO_NATIVE: o->st.no_native_tools = 1; break;
 		case O_NO_HOST_TWINS: o->st.no_host_twins = 1; break;
+		case O_NO_LAYER: o->st.no_layer_cache = 1; break;
 		case O_VERIFY: o->verify = 1; break;
 		case O_LIMIT:
 			if (limits_set(&o->st.limits, optarg))
@@ -495,6 +499,8 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.warnings = log_warning_count();
 	b->rep.overlays = b->stage.overlays;
 	b->rep.boot = &b->boot;
+	b->rep.layer_outcome = layer_outcome(b->stage.layer);
+	b->rep.layer_key = layer_key(b->stage.layer);
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, o->report_file);
 	if (ret)
@@ -632,9 +638,11 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	}
 	if (!ret)
 		sweep_work_dirs(o);
+	o->st.no_layer_cache |= o->until < ST_HOOKS; /* --until unpack: the unconfigured tree */
 	if (!ret)
 		ret = stop_after(o, ST_UNPACK,
-				 timed(b, ST_UNPACK, unpack_plan(&b->stage, &b->plan, r, &o->st)));
+				 timed(b, ST_UNPACK, layer_unpack(&b->stage, &b->plan, &b->twins, r,
+								  &o->st, unpack_plan)));
 	if (!ret)
 		ret = stop_after(o, ST_HOOKS,
 				 timed(b, ST_HOOKS, hooks_run(&b->stage, &b->plan, &b->twins, r, &o->st)));

@@ -13,14 +13,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "err.h"
 #include "log.h"
 #include "sandbox.h"
-
-#define XATTR_LIST_MAX_BYTES 65536
+#include "treeread.h"
 
 struct link_ref {
 	dev_t dev;
@@ -35,37 +33,6 @@ struct scan {
 	int64_t sde;
 	char *root;
 };
-
-/*
- * `path` reaches the entry through the walk's own directory fd (/proc/self/fd/DIRFD/NAME) and
- * one name not followed (l*xattr): a tree path re-resolved from the host could cross a link.
- */
-static int read_xattrs(const char *path, const char *rel, struct manifest_entry *e)
-{
-	char *names = xmalloc(XATTR_LIST_MAX_BYTES), *val = xmalloc(XATTR_LIST_MAX_BYTES), *n;
-	ssize_t len = llistxattr(path, names, XATTR_LIST_MAX_BYTES), vlen;
-	int ret = 0;
-
-	if (len < 0 && errno != ENOTSUP)
-		ret = -errno;
-	for (n = names; len > 0 && n < names + len && !ret; n += strlen(n) + 1) {
-		vlen = lgetxattr(path, n, val, XATTR_LIST_MAX_BYTES);
-		if (vlen < 0 && errno != ENODATA)
-			ret = -errno;
-		else if (vlen >= 0 && !strcmp(n, "security.capability"))
-			manifest_set_xattr(e, n, val,
-					   sandbox_caps_to_inside(sandbox_get(), (unsigned char *)val,
-								  (size_t)vlen));
-		else if (vlen >= 0)
-			manifest_set_xattr(e, n, val, (size_t)vlen);
-	}
-	if (ret)
-		log_error("cannot read the extended attributes of '/%s' in the tree: %s", rel,
-			  strerror(-ret));
-	free(names);
-	free(val);
-	return ret;
-}
 
 /* The owner a command sees; refused when the tree holds one no command could have set. */
 static int owner_inside(const struct stat *sb, const char *path, struct manifest_entry *e)
@@ -89,9 +56,10 @@ static char entry_type(mode_t m)
 		: S_ISCHR(m) ? MF_CHR : S_ISBLK(m) ? MF_BLK : S_ISFIFO(m) ? MF_FIFO : MF_SOCK;
 }
 
-static int record(struct scan *sc, int dirfd, const char *name, const char *rel,
+static int record(void *arg, int dirfd, const char *name, const char *rel,
 		  const struct stat *sb)
 {
+	struct scan *sc = arg;
 	struct manifest_entry *e = manifest_add(sc->fresh, rel);
 	char *full = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
 	int ret = 0;
@@ -117,69 +85,22 @@ static int record(struct scan *sc, int dirfd, const char *name, const char *rel,
 		ALLOC_GROW(sc->links, sc->n_links + 1, sc->alloc_links);
 		sc->links[sc->n_links++] = (struct link_ref){ sb->st_dev, sb->st_ino, e };
 	}
-	if (!ret)
-		ret = read_xattrs(full, rel, e);
+	if (!ret && (ret = treeread_xattrs(dirfd, name, e)))
+		log_error("cannot read the extended attributes of '/%s' in the tree: %s", rel,
+			  strerror(-ret));
 	free(full);
 	return ret;
 }
 
-static int cmp_name(const void *a, const void *b)
+static int scan_tree(struct scan *sc, int rootfd)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	char *failed = NULL;
+	int ret = treeread_walk(rootfd, "", record, sc, &failed);
 
-/* Sorted names of a directory (without . and ..); takes `fd`. */
-static int list_dir(int fd, struct strv *names)
-{
-	DIR *d = fdopendir(fd);
-	struct dirent *de;
-
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((errno = 0, de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strv_push(names, de->d_name);
-	closedir(d);
-	if (names->n)
-		qsort(names->v, names->n, sizeof(*names->v), cmp_name);
-	return 0;
-}
-
-static int walk(struct scan *sc, int dirfd, const char *rel)
-{
-	struct strv names = { 0 };
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
-	size_t i;
-
-	if (fd < 0)
-		return -errno;
-	ret = list_dir(fd, &names);
-	for (i = 0; !ret && i < names.n; i++) {
-		char *child = *rel ? xasprintf("%s/%s", rel, names.v[i]) : xstrdup(names.v[i]);
-		struct stat sb;
-
-		if (fstatat(dirfd, names.v[i], &sb, AT_SYMLINK_NOFOLLOW) < 0)
-			ret = -errno;
-		if (!ret)
-			ret = record(sc, dirfd, names.v[i], child, &sb);
-		if (!ret && S_ISDIR(sb.st_mode)) {
-			int sub = openat(dirfd, names.v[i],
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			ret = sub < 0 ? -errno : walk(sc, sub, child);
-			if (sub >= 0)
-				close(sub);
-		}
-		if (ret && ret > -MKI_E_BASE)
-			log_error("cannot scan '%s/%s': %s", sc->root, child, strerror(-ret));
-		if (ret)
-			ret = -MKI_E_HOOK;
-		free(child);
-	}
-	strv_release(&names);
-	return ret;
+	if (ret && ret > -MKI_E_BASE)
+		log_error("cannot scan '%s/%s': %s", sc->root, failed ? failed : "", strerror(-ret));
+	free(failed);
+	return ret ? -MKI_E_HOOK : 0;
 }
 
 static int cmp_link(const void *a, const void *b)
@@ -305,7 +226,7 @@ int reconcile_manifest(struct stage *s, int64_t source_date_epoch, struct reconc
 	}
 	ret = record(&sc, rootfd, ".", "", &sb);
 	if (!ret)
-		ret = walk(&sc, rootfd, "");
+		ret = scan_tree(&sc, rootfd);
 	if (ret)
 		goto out;
 	group_links(&sc);

@@ -62,6 +62,13 @@ int report_write(const struct report *rep, const struct plan *p, const struct re
 	buf_adds(&b, " },\n");
 	if (rep->overlays)
 		overlay_report_json(rep->overlays, &b);
+	if (rep->layer_outcome) {
+		buf_adds(&b, "  \"layer_cache\": { \"outcome\": ");
+		json_str(&b, rep->layer_outcome);
+		buf_adds(&b, ", \"key\": ");
+		json_str(&b, rep->layer_key);
+		buf_adds(&b, " },\n");
+	}
 	if (rep->boot)
 		bootexport_json(rep->boot, &b);
 	buf_adds(&b, "  \"lock\": ");

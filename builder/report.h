@@ -26,6 +26,7 @@ struct report {
 	unsigned warnings;
 	const struct overlay_report *overlays; /* NULL: the recipe has none */
 	const struct bootexport *boot;         /* image.export_boot; reported once committed */
+	const char *layer_outcome, *layer_key; /* the layer cache (layer.h); NULL: not reached */
 };
 
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */

@@ -24,6 +24,7 @@ struct settings {
 	int no_native_tools;      /* emulate every target program (see accel.h) */
 	int no_host_twins;        /* native tools' twins never from the host's apt sources (twinsrc.h) */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
+	int no_layer_cache;       /* --no-layer-cache: never restore or store a configured tree */
 	struct limits limits;     /* --limit NAME=VALUE; zero-initialised means every default */
 	struct cache_user *cache_user; /* this build's claims on cache objects (cachegc.h); may be NULL */
 	/* From the environment, read once by settings_read_env(): */

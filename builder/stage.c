@@ -12,6 +12,7 @@
 #include "beneath.h"
 #include "err.h"
 #include "fsutil.h"
+#include "layer.h"
 #include "log.h"
 #include "overlay.h"
 #include "sandbox.h"
@@ -24,6 +25,7 @@ void stage_release(struct stage *s)
 	free(s->lint_file);
 	manifest_release(&s->manifest);
 	overlay_report_free(s->overlays);
+	layer_free(s->layer);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -9,6 +9,7 @@
 #include "manifest.h"
 #include "pathfilter.h"
 
+struct layer;
 struct overlay_report;
 
 struct stage {
@@ -18,6 +19,7 @@ struct stage {
 	struct manifest manifest;
 	struct pathfilter_count filtered; /* what the recipe's path filters left out */
 	struct overlay_report *overlays;  /* what the recipe's overlays wrote (overlay.h); or NULL */
+	struct layer *layer;              /* the layer cache's view of this tree (layer.h); or NULL */
 };
 
 /** Free what `s` holds (the tree on disk stays) and zero it. */

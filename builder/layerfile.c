@@ -1,0 +1,789 @@
+/* A layer's file: write a configured tree into it, check it, restore a tree from it. */
+#include "layerfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "beneath.h"
+#include "err.h"
+#include "fsutil.h"
+#include "hash.h"
+#include "log.h"
+#include "sandbox.h"
+#include "treeread.h"
+
+#define MAGIC "MKILAYR\n"
+#define BYTE_ORDER_MARK 0x01020304u
+#define COPY_CHUNK (1u << 20)
+#define NO_TARGET UINT32_MAX /* a manifest entry's target is NULL */
+
+struct trailer {
+	char magic[8];
+	uint32_t version;
+	uint32_t order;    /* BYTE_ORDER_MARK as this machine writes it: native order throughout */
+	uint64_t data_len; /* the data region: bytes 0..data_len */
+	uint64_t meta_len; /* the records: bytes data_len..data_len + meta_len */
+	uint8_t digest[32];/* SHA-256 of both */
+};
+
+/* ---- encoding: native-order integers, strings as u32 length + bytes ---- */
+
+static void put32(struct buf *b, uint32_t v)
+{
+	buf_add(b, &v, sizeof(v));
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+	buf_add(b, &v, sizeof(v));
+}
+
+static void putmem(struct buf *b, const void *p, size_t n)
+{
+	put32(b, (uint32_t)n);
+	buf_add(b, p, n);
+}
+
+static void putstr(struct buf *b, const char *s)
+{
+	putmem(b, s, strlen(s));
+}
+
+/* A bounded reader over the records; any overrun sets `bad` and yields zeros. */
+struct rd {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static void get(struct rd *r, void *out, size_t n)
+{
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = 1;
+		memset(out, 0, n);
+		return;
+	}
+	memcpy(out, r->p, n);
+	r->p += n;
+}
+
+static uint32_t get32(struct rd *r)
+{
+	uint32_t v;
+
+	get(r, &v, sizeof(v));
+	return v;
+}
+
+static uint64_t get64(struct rd *r)
+{
+	uint64_t v;
+
+	get(r, &v, sizeof(v));
+	return v;
+}
+
+/* Bytes of a string record, borrowed; `*n` its length. */
+static const uint8_t *getmem(struct rd *r, size_t *n)
+{
+	const uint8_t *p;
+
+	*n = get32(r);
+	if (r->bad || (size_t)(r->end - r->p) < *n) {
+		r->bad = 1;
+		*n = 0;
+		return (const uint8_t *)"";
+	}
+	p = r->p;
+	r->p += *n;
+	return p;
+}
+
+/* A string record as a new C string; one holding a NUL byte is corrupt. */
+static char *getstr(struct rd *r)
+{
+	size_t n;
+	const uint8_t *p = getmem(r, &n);
+
+	if (memchr(p, '\0', n))
+		r->bad = 1;
+	return xstrndup((const char *)p, n);
+}
+
+static void put_xattrs(struct buf *b, const struct manifest_xattr *v, size_t n)
+{
+	size_t i;
+
+	put32(b, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		putstr(b, v[i].name);
+		putmem(b, v[i].value, v[i].len);
+	}
+}
+
+static void get_xattrs(struct rd *r, struct manifest_entry *e)
+{
+	uint32_t i, n = get32(r);
+	size_t len;
+
+	for (i = 0; i < n && !r->bad; i++) {
+		char *name = getstr(r);
+		const uint8_t *val = getmem(r, &len);
+
+		if (!r->bad)
+			manifest_set_xattr(e, name, val, len);
+		free(name);
+	}
+}
+
+/* ---- the stage's manifest ---- */
+
+static void put_manifest(struct buf *b, const struct manifest *m)
+{
+	size_t i, j;
+
+	put64(b, m->n);
+	for (i = 0; i < m->n; i++) {
+		const struct manifest_entry *e = m->v[i];
+
+		putstr(b, e->path);
+		put32(b, (uint32_t)e->type);
+		put32(b, e->mode);
+		put32(b, e->uid);
+		put32(b, e->gid);
+		put64(b, (uint64_t)e->mtime);
+		put32(b, e->major);
+		put32(b, e->minor);
+		put64(b, e->size);
+		if (e->target)
+			putstr(b, e->target);
+		else
+			put32(b, NO_TARGET);
+		put_xattrs(b, e->xattrs, e->n_xattrs);
+		put64(b, e->owners.n);
+		for (j = 0; j < e->owners.n; j++)
+			putstr(b, e->owners.v[j]);
+	}
+}
+
+static void get_target(struct rd *r, struct manifest_entry *e)
+{
+	struct rd peek = *r;
+
+	if (get32(&peek) == NO_TARGET) {
+		*r = peek;
+		return;
+	}
+	e->target = getstr(r);
+}
+
+static void get_manifest(struct rd *r, struct manifest *m)
+{
+	uint64_t i, j, n = get64(r), owners;
+
+	for (i = 0; i < n && !r->bad; i++) {
+		char *path = getstr(r);
+		struct manifest_entry *e = manifest_add(m, path);
+
+		free(path);
+		e->type = (char)get32(r);
+		e->mode = get32(r);
+		e->uid = get32(r);
+		e->gid = get32(r);
+		e->mtime = (int64_t)get64(r);
+		e->major = get32(r);
+		e->minor = get32(r);
+		e->size = get64(r);
+		get_target(r, e);
+		get_xattrs(r, e);
+		owners = get64(r);
+		for (j = 0; j < owners && !r->bad; j++)
+			strv_push_take(&e->owners, getstr(r));
+	}
+}
+
+/* ---- writing: walk the tree, then store each entry's data and record ---- */
+
+struct tent {
+	char *path;
+	struct stat sb;
+	uint32_t uid, gid; /* as a command in the sandbox sees them */
+	char *target;      /* symlink text */
+	struct manifest_entry x; /* only its xattrs are used */
+	size_t link;       /* 1 + index of the hard link holding the data; 0: none */
+};
+
+struct wr {
+	int fd, rootfd;
+	struct tent *v;
+	size_t n, alloc;
+	struct hash h;
+	uint64_t off;  /* bytes of data written so far */
+	uint8_t *chunk;
+};
+
+static int add_entry(void *arg, int dirfd, const char *name, const char *rel,
+		     const struct stat *sb)
+{
+	struct wr *w = arg;
+	long uid = sandbox_inside_uid(sb->st_uid), gid = sandbox_inside_gid(sb->st_gid);
+	struct tent *t;
+	char target[PATH_MAX];
+	ssize_t n;
+
+	if (uid < 0 || gid < 0 || S_ISCHR(sb->st_mode) || S_ISBLK(sb->st_mode) ||
+	    S_ISSOCK(sb->st_mode)) {
+		log_info("layer not stored: '/%s' is a device node, a socket or has an owner "
+			 "outside the build's ids", rel);
+		return -EOPNOTSUPP;
+	}
+	ALLOC_GROW(w->v, w->n + 1, w->alloc);
+	t = &w->v[w->n++];
+	memset(t, 0, sizeof(*t));
+	t->path = xstrdup(rel);
+	t->sb = *sb;
+	t->uid = (uint32_t)uid;
+	t->gid = (uint32_t)gid;
+	if (S_ISLNK(sb->st_mode)) {
+		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+		if (n < 0)
+			return -errno;
+		t->target = xstrndup(target, (size_t)n);
+	}
+	return treeread_xattrs(dirfd, name, &t->x); /* "": the root itself */
+}
+
+static int cmp_inode(const void *a, const void *b)
+{
+	const struct tent *x = *(const struct tent *const *)a, *y = *(const struct tent *const *)b;
+
+	if (x->sb.st_ino != y->sb.st_ino)
+		return x->sb.st_ino < y->sb.st_ino ? -1 : 1;
+	return x < y ? -1 : x > y; /* walk order: the first name holds the data */
+}
+
+/* Names of one inode: every one but the first in walk order links to the first. */
+static void group_links(struct wr *w)
+{
+	struct tent **v = xcalloc(w->n + 1, sizeof(*v));
+	size_t i, n = 0, first = 0;
+
+	for (i = 0; i < w->n; i++)
+		if (S_ISREG(w->v[i].sb.st_mode) && w->v[i].sb.st_nlink > 1)
+			v[n++] = &w->v[i];
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_inode);
+	for (i = 1; i < n; i++) {
+		if (v[i]->sb.st_ino != v[first]->sb.st_ino)
+			first = i;
+		else
+			v[i]->link = (size_t)(v[first] - w->v) + 1;
+	}
+	free(v);
+}
+
+static int copy_out(struct wr *w, int fd, off_t from, off_t len)
+{
+	while (len > 0) {
+		size_t want = len < COPY_CHUNK ? (size_t)len : COPY_CHUNK;
+		ssize_t n = pread(fd, w->chunk, want, from);
+		int ret;
+
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO; /* shorter than its size said */
+		hash_update(&w->h, w->chunk, (size_t)n);
+		ret = fsutil_write_all(w->fd, w->chunk, (size_t)n);
+		if (ret)
+			return ret;
+		w->off += (uint64_t)n;
+		from += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* A regular file's data extents (holes stay holes), recorded as offset, length, data offset. */
+static int put_data(struct wr *w, const struct tent *t, struct buf *meta)
+{
+	int fd = beneath_open_canonical(w->rootfd, t->path, O_RDONLY | O_NOFOLLOW), ret = 0;
+	off_t size = t->sb.st_size, pos = 0, data, hole;
+	struct buf ext = { 0 };
+	uint32_t n = 0;
+
+	if (fd < 0)
+		return fd;
+	while (!ret && pos < size) {
+		data = lseek(fd, pos, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break;
+		hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
+		if (hole < 0) {
+			ret = -errno;
+			break;
+		}
+		if (hole > size)
+			hole = size;
+		put64(&ext, (uint64_t)data);
+		put64(&ext, (uint64_t)(hole - data));
+		put64(&ext, w->off);
+		n++;
+		ret = copy_out(w, fd, data, hole - data);
+		pos = hole;
+	}
+	close(fd);
+	put32(meta, n);
+	if (ext.len)
+		buf_add(meta, ext.p, ext.len);
+	buf_release(&ext);
+	return ret;
+}
+
+static int put_entry(struct wr *w, const struct tent *t, struct buf *meta)
+{
+	int ret = 0;
+
+	putstr(meta, t->path);
+	put32(meta, (uint32_t)t->sb.st_mode);
+	put32(meta, t->uid);
+	put32(meta, t->gid);
+	put64(meta, (uint64_t)t->sb.st_mtim.tv_sec);
+	put32(meta, (uint32_t)t->sb.st_mtim.tv_nsec);
+	if (S_ISREG(t->sb.st_mode)) {
+		put64(meta, (uint64_t)t->sb.st_size);
+		put64(meta, t->link);
+		if (t->link)
+			put32(meta, 0);
+		else
+			ret = put_data(w, t, meta);
+	} else if (S_ISLNK(t->sb.st_mode)) {
+		putstr(meta, t->target);
+	}
+	put_xattrs(meta, t->x.xattrs, t->x.n_xattrs);
+	return ret;
+}
+
+static void wr_release(struct wr *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		free(w->v[i].path);
+		free(w->v[i].target);
+		manifest_xattrs_free(w->v[i].x.xattrs, w->v[i].x.n_xattrs);
+	}
+	free(w->v);
+	free(w->chunk);
+}
+
+static int write_tail(struct wr *w, struct buf *meta)
+{
+	struct trailer tr = { .version = LAYERFILE_VERSION, .order = BYTE_ORDER_MARK };
+	int ret;
+
+	memcpy(tr.magic, MAGIC, sizeof(tr.magic));
+	tr.data_len = w->off;
+	tr.meta_len = meta->len;
+	hash_update(&w->h, meta->p, meta->len);
+	hash_final(&w->h, tr.digest);
+	ret = fsutil_write_all(w->fd, meta->p, meta->len);
+	return ret ? ret : fsutil_write_all(w->fd, &tr, sizeof(tr));
+}
+
+int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint)
+{
+	struct wr w = { .fd = fd, .rootfd = rootfd };
+	struct buf meta = { 0 };
+	struct stat sb;
+	size_t i;
+	int ret = hash_init(&w.h, HASH_SHA256);
+
+	if (ret)
+		return ret;
+	w.chunk = xmalloc(COPY_CHUNK);
+	ret = fstatat(rootfd, "", &sb, AT_EMPTY_PATH) ? -errno : add_entry(&w, rootfd, "", "", &sb);
+	if (!ret)
+		ret = treeread_walk(rootfd, "", add_entry, &w, NULL);
+	group_links(&w);
+	put64(&meta, w.n);
+	for (i = 0; !ret && i < w.n; i++)
+		ret = put_entry(&w, &w.v[i], &meta);
+	if (!ret) {
+		put_manifest(&meta, &s->manifest);
+		put64(&meta, s->filtered.files);
+		put64(&meta, s->filtered.dirs);
+		put64(&meta, s->filtered.bytes);
+		putstr(&meta, lint ? lint : "");
+		ret = write_tail(&w, &meta);
+	} else {
+		hash_release(&w.h);
+	}
+	buf_release(&meta);
+	wr_release(&w);
+	return ret;
+}
+
+/* ---- checking ---- */
+
+static int read_trailer(int fd, const char *name, struct trailer *tr, uint64_t *size)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb))
+		return -errno;
+	*size = (uint64_t)sb.st_size;
+	if (*size < sizeof(*tr) || pread(fd, tr, sizeof(*tr), sb.st_size - (off_t)sizeof(*tr)) !=
+				      (ssize_t)sizeof(*tr) || memcmp(tr->magic, MAGIC, 8) ||
+	    tr->order != BYTE_ORDER_MARK) {
+		log_warn("layer '%s' is truncated or not a layer: ignored", name);
+		return -EBADMSG;
+	}
+	if (tr->version != LAYERFILE_VERSION) {
+		log_warn("layer '%s' has format %u, not %u: ignored", name, tr->version,
+			 LAYERFILE_VERSION);
+		return -EPROTO;
+	}
+	if (tr->data_len > *size || tr->meta_len > *size - tr->data_len ||
+	    tr->data_len + tr->meta_len + sizeof(*tr) != *size) {
+		log_warn("layer '%s' is truncated (%llu bytes, its trailer says otherwise): "
+			 "ignored", name, (unsigned long long)*size);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int layerfile_check(int fd, const char *name)
+{
+	struct trailer tr;
+	struct hash h;
+	uint64_t size, left;
+	uint8_t digest[32], *chunk;
+	off_t at = 0;
+	int ret = read_trailer(fd, name, &tr, &size);
+
+	if (ret || (ret = hash_init(&h, HASH_SHA256)))
+		return ret;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	chunk = xmalloc(COPY_CHUNK);
+	for (left = tr.data_len + tr.meta_len; !ret && left;) {
+		ssize_t n = pread(fd, chunk, left < COPY_CHUNK ? (size_t)left : COPY_CHUNK, at);
+
+		if (n <= 0)
+			ret = n < 0 ? -errno : -EBADMSG;
+		else if (mki_interrupted())
+			ret = -MKI_E_INTERRUPTED;
+		else {
+			hash_update(&h, chunk, (size_t)n);
+			at += n;
+			left -= (uint64_t)n;
+		}
+	}
+	free(chunk);
+	if (ret) {
+		hash_release(&h);
+		return ret;
+	}
+	hash_final(&h, digest);
+	if (memcmp(digest, tr.digest, sizeof(digest))) {
+		log_warn("layer '%s' is corrupt (its SHA-256 does not match): ignored", name);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* ---- restoring ---- */
+
+struct rec {
+	char *path;
+	uint32_t mode, uid, gid;
+	struct timespec mtime;
+	uint64_t size, link;
+	char *target;
+	struct rd ext;  /* a regular file's extents: n x (file offset, length, data offset) */
+	uint32_t n_ext;
+	struct manifest_entry x; /* only its xattrs are used */
+};
+
+struct rs {
+	int fd, rootfd;
+	uint64_t data_len;
+	struct strv paths; /* every entry restored so far, by index (hard links name one) */
+	struct rec *dirs;  /* directories created, whose metadata is set once their contents are */
+	size_t n_dirs, alloc_dirs;
+};
+
+/* A record's path must be canonical: no "", ".", ".." or empty component, no leading '/'. */
+static int path_ok(const char *p)
+{
+	const char *c = p;
+
+	if (!*p || *p == '/')
+		return 0;
+	for (;;) {
+		size_t n = strcspn(c, "/");
+
+		if (!n || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		if (!c[n])
+			return 1;
+		c += n + 1;
+	}
+}
+
+static void rec_release(struct rec *e)
+{
+	free(e->path);
+	free(e->target);
+	manifest_xattrs_free(e->x.xattrs, e->x.n_xattrs);
+	memset(e, 0, sizeof(*e));
+}
+
+static void get_rec(struct rd *r, struct rec *e)
+{
+	size_t skip;
+
+	e->path = getstr(r);
+	e->mode = get32(r);
+	e->uid = get32(r);
+	e->gid = get32(r);
+	e->mtime.tv_sec = (time_t)get64(r);
+	e->mtime.tv_nsec = get32(r);
+	if (S_ISREG(e->mode)) {
+		e->size = get64(r);
+		e->link = get64(r);
+		e->n_ext = get32(r);
+		skip = (size_t)e->n_ext * 24;
+		e->ext = (struct rd){ r->p, r->p + skip, 0 };
+		if ((size_t)(r->end - r->p) < skip)
+			r->bad = 1;
+		else
+			r->p += skip;
+	} else if (S_ISLNK(e->mode)) {
+		e->target = getstr(r);
+	}
+	get_xattrs(r, &e->x);
+	if (e->mtime.tv_nsec >= 1000000000L)
+		r->bad = 1;
+}
+
+static int set_xattrs(int fd, const char *lpath, const struct manifest_entry *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n_xattrs; i++) {
+		const struct manifest_xattr *a = &x->xattrs[i];
+
+		if (fd >= 0 ? fsetxattr(fd, a->name, a->value, a->len, 0)
+			    : lsetxattr(lpath, a->name, a->value, a->len, 0))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Owner, then mode (a chown drops set-id bits), xattrs (it drops capabilities too), times. */
+static int set_meta(int fd, const struct rec *e)
+{
+	struct timespec ts[2] = { e->mtime, e->mtime };
+	int ret;
+
+	if (fchown(fd, sandbox_tree_uid(e->uid), sandbox_tree_gid(e->gid)) ||
+	    fchmod(fd, e->mode & 07777))
+		return -errno;
+	ret = set_xattrs(fd, NULL, &e->x);
+	return ret ? ret : futimens(fd, ts) ? -errno : 0;
+}
+
+/* The same for a symlink or FIFO, by name in `dirfd`. */
+static int set_meta_at(int dirfd, const char *name, const struct rec *e)
+{
+	struct timespec ts[2] = { e->mtime, e->mtime };
+	char *lpath;
+	int ret;
+
+	if (fchownat(dirfd, name, sandbox_tree_uid(e->uid), sandbox_tree_gid(e->gid),
+		     AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	if (!S_ISLNK(e->mode) && fchmodat(dirfd, name, e->mode & 07777, 0))
+		return -errno;
+	lpath = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
+	ret = set_xattrs(-1, lpath, &e->x);
+	free(lpath);
+	if (!ret && utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW))
+		ret = -errno;
+	return ret;
+}
+
+static int copy_in(struct rs *s, struct rec *e, int fd)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->n_ext; i++) {
+		loff_t to = (loff_t)get64(&e->ext), len = (loff_t)get64(&e->ext);
+		loff_t from = (loff_t)get64(&e->ext);
+
+		if ((uint64_t)from > s->data_len || (uint64_t)len > s->data_len - (uint64_t)from ||
+		    (uint64_t)to + (uint64_t)len > e->size)
+			return -EBADMSG;
+		while (len > 0) {
+			ssize_t k = copy_file_range(s->fd, &from, fd, &to, (size_t)len, 0);
+
+			if (k <= 0)
+				return k < 0 ? -errno : -EBADMSG;
+			len -= k;
+		}
+	}
+	return 0;
+}
+
+static int restore_reg(struct rs *s, int dirfd, const char *name, struct rec *e)
+{
+	const char *tname;
+	int fd, ret;
+
+	if (e->link) {
+		if (e->link > s->paths.n)
+			return -EBADMSG;
+		fd = beneath_parent(s->rootfd, s->paths.v[e->link - 1], &tname);
+		ret = fd < 0 ? fd : linkat(fd, tname, dirfd, name, 0) ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = ftruncate(fd, (off_t)e->size) ? -errno : copy_in(s, e, fd);
+	if (!ret)
+		ret = set_meta(fd, e);
+	close(fd);
+	return ret;
+}
+
+static void defer_dir(struct rs *s, struct rec *e)
+{
+	ALLOC_GROW(s->dirs, s->n_dirs + 1, s->alloc_dirs);
+	s->dirs[s->n_dirs++] = *e;
+	memset(e, 0, sizeof(*e));
+}
+
+static int restore_entry(struct rs *s, struct rec *e)
+{
+	const char *name;
+	int dirfd, ret;
+
+	if (!s->paths.n) { /* the root, which the caller created */
+		if (*e->path || !S_ISDIR(e->mode))
+			return -EBADMSG;
+		strv_push(&s->paths, "");
+		defer_dir(s, e);
+		return 0;
+	}
+	if (!path_ok(e->path))
+		return -EBADMSG;
+	dirfd = beneath_parent(s->rootfd, e->path, &name);
+	if (dirfd < 0)
+		return dirfd;
+	strv_push(&s->paths, e->path);
+	if (S_ISDIR(e->mode))
+		ret = mkdirat(dirfd, name, 0700) ? -errno : 0;
+	else if (S_ISREG(e->mode))
+		ret = restore_reg(s, dirfd, name, e);
+	else if (S_ISLNK(e->mode))
+		ret = symlinkat(e->target, dirfd, name) ? -errno : set_meta_at(dirfd, name, e);
+	else if (S_ISFIFO(e->mode))
+		ret = mknodat(dirfd, name, S_IFIFO | 0600, 0) ? -errno
+							       : set_meta_at(dirfd, name, e);
+	else
+		ret = -EBADMSG;
+	if (!ret && S_ISDIR(e->mode))
+		defer_dir(s, e);
+	close(dirfd);
+	return ret;
+}
+
+/* Directories last, deepest first: their mtimes and modes as configuration left them. */
+static int finish_dirs(struct rs *s)
+{
+	size_t i = s->n_dirs;
+	int ret = 0, fd;
+
+	while (!ret && i--) {
+		struct rec *e = &s->dirs[i];
+
+		fd = *e->path ? beneath_open_canonical(s->rootfd, e->path, O_RDONLY | O_DIRECTORY)
+			      : openat(s->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return *e->path ? fd : -errno;
+		ret = set_meta(fd, e);
+		close(fd);
+	}
+	return ret;
+}
+
+static int restore_tree(struct rs *s, struct rd *r)
+{
+	uint64_t i, n = get64(r);
+	struct rec e = { 0 };
+	int ret = 0;
+
+	for (i = 0; !ret && i < n && !r->bad; i++) {
+		get_rec(r, &e);
+		ret = r->bad ? -EBADMSG : restore_entry(s, &e);
+		if (!ret && mki_interrupted())
+			ret = -MKI_E_INTERRUPTED;
+		rec_release(&e);
+	}
+	if (!ret && r->bad)
+		ret = -EBADMSG;
+	return ret ? ret : finish_dirs(s);
+}
+
+static int read_meta(int fd, const struct trailer *tr, struct buf *meta)
+{
+	meta->p = xmalloc(tr->meta_len + 1);
+	meta->len = tr->meta_len;
+	if (pread(fd, meta->p, tr->meta_len, (off_t)tr->data_len) != (ssize_t)tr->meta_len)
+		return -EBADMSG;
+	return 0;
+}
+
+int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, struct buf *lint)
+{
+	struct rs rs = { .fd = fd, .rootfd = rootfd };
+	struct buf meta = { 0 };
+	struct trailer tr;
+	struct rd r = { 0 };
+	uint64_t size;
+	size_t i;
+	char *text;
+	int ret = read_trailer(fd, name, &tr, &size);
+
+	if (!ret)
+		ret = read_meta(fd, &tr, &meta);
+	rs.data_len = tr.data_len;
+	r = (struct rd){ (const uint8_t *)meta.p, (const uint8_t *)meta.p + meta.len, 0 };
+	if (!ret)
+		ret = restore_tree(&rs, &r);
+	if (!ret) {
+		get_manifest(&r, &s->manifest);
+		s->filtered.files = get64(&r);
+		s->filtered.dirs = get64(&r);
+		s->filtered.bytes = get64(&r);
+		text = getstr(&r);
+		buf_adds(lint, text);
+		free(text);
+		ret = r.bad || r.p != r.end ? -EBADMSG : 0;
+	}
+	if (ret)
+		log_warn("cannot restore the layer '%s': %s", name, mki_strerror(ret));
+	for (i = 0; i < rs.n_dirs; i++)
+		rec_release(&rs.dirs[i]);
+	free(rs.dirs);
+	strv_release(&rs.paths);
+	free(meta.p);
+	return ret;
+}

@@ -1,0 +1,316 @@
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "layer_internal.h"
+#include "layerfile.h"
+#include "str.h"
+
+/* ---- the key ---- */
+
+struct key_case {
+	struct plan_entry e[2];
+	struct plan p;
+	struct recipe r;
+	struct settings st;
+	struct recipe_hook hook;
+	int single_id;
+};
+
+static void entry(struct plan_entry *e, const char *name, const char *arch, const char *version,
+		  char digit)
+{
+	e->name = xstrdup(name);
+	e->arch = xstrdup(arch);
+	e->version = xstrdup(version);
+	memset(e->sha256, digit, 64);
+	e->sha256[64] = '\0';
+}
+
+static void key_case_init(struct key_case *k)
+{
+	memset(k, 0, sizeof(*k));
+	entry(&k->e[0], "libc6", "armhf", "2.36-9", '1');
+	k->e[0].multi_arch = xstrdup("same");
+	entry(&k->e[1], "hello", "armel", "2.10-3", '2');
+	k->p.v = k->e;
+	k->p.n = 2;
+	strv_push(&k->p.archs, "armhf");
+	strv_push(&k->p.archs, "armel");
+	k->r.name = xstrdup("board");
+	k->r.arch = xstrdup("armhf");
+	strv_push(&k->r.aux_archs, "armel");
+	k->r.merged_usr = 1;
+	k->r.minimize = 1;
+	strv_push(&k->r.locales, "en");
+	k->st.source_date_epoch = 1700000000;
+}
+
+static void key_case_release(struct key_case *k)
+{
+	for (int i = 0; i < 2; i++) {
+		free(k->e[i].name);
+		free(k->e[i].arch);
+		free(k->e[i].version);
+		free(k->e[i].multi_arch);
+	}
+	free(k->r.name);
+	free(k->r.arch);
+	free(k->r.hostname);
+	strv_release(&k->p.archs);
+	strv_release(&k->r.aux_archs);
+	strv_release(&k->r.locales);
+	strv_release(&k->r.path_exclude);
+	strv_release(&k->r.path_include);
+}
+
+static void key_of(const struct key_case *k, char *hex)
+{
+	struct buf b = { 0 };
+
+	layer_key_text(&k->p, NULL, &k->r, &k->st, k->single_id, &b);
+	sha256_hex(b.p, b.len, hex);
+	buf_release(&b);
+}
+
+/* Each change to what unpack or configure reads gives another key. */
+static void change(struct key_case *k, int i)
+{
+	switch (i) {
+	case 0: k->e[0].sha256[0] = '3'; break;
+	case 1: k->e[1].version[5] = '4'; break;
+	case 2: k->p.n = 1; break;
+	case 3: strv_push(&k->r.path_exclude, "/usr/share/doc/*"); break;
+	case 4: strv_push(&k->r.path_include, "/usr/share/doc/*/copyright"); break;
+	case 5: k->r.minimize = 0; break;
+	case 6: strv_push(&k->r.locales, "de"); break;
+	case 7: k->r.merged_usr = 0; break;
+	case 8: k->st.no_native_tools = 1; break;
+	case 9: k->st.source_date_epoch = 1700000001; break;
+	case 10: k->single_id = 1; break;
+	case 11: strv_push(&k->p.archs, "arm64"); break;
+	case 12: k->r.arch[4] = 'l'; break;
+	}
+}
+
+START_TEST(key_covers_what_configures_the_tree)
+{
+	char base[65], other[65];
+	struct key_case k;
+
+	key_case_init(&k);
+	key_of(&k, base);
+	key_case_release(&k);
+	for (int i = 0; i <= 12; i++) {
+		key_case_init(&k);
+		change(&k, i);
+		key_of(&k, other);
+		ck_assert_msg(strcmp(base, other), "change %d keeps the key", i);
+		key_case_release(&k);
+	}
+}
+END_TEST
+
+START_TEST(key_ignores_what_comes_after_configuration)
+{
+	char base[65], other[65];
+	struct key_case k;
+
+	key_case_init(&k);
+	key_of(&k, base);
+	k.r.hooks = &k.hook;
+	k.r.n_hooks = 1;
+	k.r.hostname = xstrdup("other");
+	k.r.name[0] = 'B';
+	k.r.recommends = 1;
+	k.r.image.size = 1 << 30;
+	k.r.script_timeout = 5;
+	k.st.jobs = 3;
+	key_of(&k, other);
+	ck_assert_str_eq(base, other);
+	key_case_release(&k);
+}
+END_TEST
+
+/* ---- the file ---- */
+
+static void sh(char *cmd)
+{
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+}
+
+/* A tree with what a configured tree holds: modes, owners, a hard link, a symlink, a FIFO, a
+ * sparse file, an xattr, a read-only directory, nanosecond mtimes. */
+static void make_tree(const char *d)
+{
+	char *a;
+
+	sh(xasprintf("set -e; cd %s; mkdir -p etc usr/bin ro var/lib; printf 'x\\n' >etc/a;"
+	   "head -c 10000 /dev/urandom >usr/bin/prog; chmod 4755 usr/bin/prog;"
+	   "ln usr/bin/prog usr/bin/prog2; ln -s ../etc/a usr/bin/link; mkfifo var/lib/fifo;"
+	   "truncate -s 1M var/lib/sparse; printf 'data' | dd of=var/lib/sparse bs=1 seek=500000 "
+	   "conv=notrunc 2>/dev/null; chown 7:8 etc/a; touch ro/f; chmod 0555 ro;"
+	   "touch -h -d '2020-01-02 03:04:05.123456789' usr/bin/link etc/a ro", d));
+	a = xasprintf("%s/etc/a", d);
+	ck_assert_int_eq(setxattr(a, "user.mki", "v", 1, 0), 0);
+	ck_assert_int_eq(setxattr(d, "user.root", "r", 1, 0), 0);
+	free(a);
+}
+
+static int write_layer(const char *tree, const char *file, struct stage *s)
+{
+	int rootfd = open(tree, O_PATH | O_DIRECTORY);
+	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644), ret;
+
+	ck_assert_int_ge(rootfd, 0);
+	ck_assert_int_ge(fd, 0);
+	ret = layerfile_write(fd, rootfd, s, "lint line\n");
+	close(fd);
+	close(rootfd);
+	return ret;
+}
+
+static int check_file(const char *file)
+{
+	int fd = open(file, O_RDONLY), ret;
+
+	ck_assert_int_ge(fd, 0);
+	ret = layerfile_check(fd, file);
+	close(fd);
+	return ret;
+}
+
+START_TEST(round_trip_is_exact)
+{
+	char dir[] = "/tmp/mki-layer-XXXXXX";
+	struct stage s = { 0 }, back = { 0 };
+	struct manifest_entry *e;
+	struct buf lint = { 0 };
+	struct stat a, b;
+	char *src, *dst, *file, *cmd, val[8];
+	int fd, rootfd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	src = xasprintf("%s/src", dir);
+	dst = xasprintf("%s/dst", dir);
+	file = xasprintf("%s/layer", dir);
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	ck_assert_int_eq(mkdir(dst, 0755), 0);
+	make_tree(src);
+	manifest_init(&s.manifest);
+	e = manifest_add(&s.manifest, "dev/console");
+	e->type = MF_CHR;
+	e->major = 5;
+	e->minor = 1;
+	strv_push(&e->owners, "base-files");
+	s.filtered.files = 42;
+	ck_assert_int_eq(write_layer(src, file, &s), 0);
+	ck_assert_int_eq(check_file(file), 0);
+
+	manifest_init(&back.manifest);
+	fd = open(file, O_RDONLY);
+	rootfd = open(dst, O_PATH | O_DIRECTORY);
+	ck_assert_int_eq(layerfile_restore(fd, file, rootfd, &back, &lint), 0);
+	close(fd);
+	close(rootfd);
+	ck_assert_str_eq(lint.p, "lint line\n");
+	ck_assert_uint_eq(back.filtered.files, 42);
+	e = manifest_get(&back.manifest, "dev/console");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(e->type, MF_CHR);
+	ck_assert_uint_eq(e->minor, 1);
+	ck_assert_str_eq(e->owners.v[0], "base-files");
+
+	/* Same listing with owners, modes, sizes, link counts and mtimes, same bytes. */
+	cmd = xasprintf("cd %s && for t in src dst; do (cd $t && find . -printf "
+			"'%%p %%y %%m %%U:%%G %%s %%n %%T@ %%l\\n' && find . -type f -exec sha256sum {} +)"
+			" | sort >$t.list; done && cmp src.list dst.list", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	cmd = xasprintf("%s/usr/bin/prog", dst);
+	ck_assert_int_eq(stat(cmd, &a), 0);
+	free(cmd);
+	cmd = xasprintf("%s/usr/bin/prog2", dst);
+	ck_assert_int_eq(stat(cmd, &b), 0);
+	ck_assert_uint_eq(a.st_ino, b.st_ino);
+	free(cmd);
+	cmd = xasprintf("%s/var/lib/sparse", dst);
+	ck_assert_int_eq(stat(cmd, &a), 0);
+	ck_assert_int_lt(a.st_blocks * 512, 1 << 20); /* the hole stayed a hole */
+	free(cmd);
+	cmd = xasprintf("%s/etc/a", dst);
+	ck_assert_int_eq(getxattr(cmd, "user.mki", val, sizeof(val)), 1);
+	ck_assert_int_eq(getxattr(dst, "user.root", val, sizeof(val)), 1);
+	free(cmd);
+	manifest_release(&s.manifest);
+	stage_release(&back);
+	buf_release(&lint);
+	sh(xasprintf("chmod -R u+w %s; rm -rf %s", dir, dir));
+	free(src);
+	free(dst);
+	free(file);
+}
+END_TEST
+
+START_TEST(corrupt_and_truncated_are_refused)
+{
+	char dir[] = "/tmp/mki-layer-XXXXXX";
+	struct stage s = { 0 };
+	char *src, *file;
+	struct stat sb;
+	int fd;
+	char c;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	src = xasprintf("%s/src", dir);
+	file = xasprintf("%s/layer", dir);
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	make_tree(src);
+	manifest_init(&s.manifest);
+	ck_assert_int_eq(write_layer(src, file, &s), 0);
+	ck_assert_int_eq(stat(file, &sb), 0);
+
+	/* One flipped bit in the data. */
+	fd = open(file, O_RDWR);
+	ck_assert_int_eq(pread(fd, &c, 1, 100), 1);
+	c ^= 1;
+	ck_assert_int_eq(pwrite(fd, &c, 1, 100), 1);
+	ck_assert_int_eq(check_file(file), -EBADMSG);
+	c ^= 1;
+	ck_assert_int_eq(pwrite(fd, &c, 1, 100), 1);
+	ck_assert_int_eq(check_file(file), 0);
+	/* Cut short anywhere: the trailer is gone or no longer adds up. */
+	ck_assert_int_eq(ftruncate(fd, sb.st_size - 1), 0);
+	ck_assert_int_eq(check_file(file), -EBADMSG);
+	ck_assert_int_eq(ftruncate(fd, sb.st_size / 2), 0);
+	ck_assert_int_eq(check_file(file), -EBADMSG);
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(check_file(file), -EBADMSG);
+	close(fd);
+	manifest_release(&s.manifest);
+	sh(xasprintf("chmod -R u+w %s; rm -rf %s", dir, dir));
+	free(src);
+	free(file);
+}
+END_TEST
+
+Suite *layer_suite(void)
+{
+	Suite *s = suite_create("layer");
+	TCase *tc = tcase_create("layer");
+
+	tcase_add_test(tc, key_covers_what_configures_the_tree);
+	tcase_add_test(tc, key_ignores_what_comes_after_configuration);
+	tcase_add_test(tc, round_trip_is_exact);
+	tcase_add_test(tc, corrupt_and_truncated_are_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}

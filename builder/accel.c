@@ -20,6 +20,7 @@
 #include "deb.h"
 #include "deb822.h"
 #include "err.h"
+#include "execprof.h"
 #include "fsutil.h"
 #include "log.h"
 #include "proc.h"
@@ -672,6 +673,14 @@ static int build_copy(struct prep *x, const struct plan *twins, char **loader)
 	return ret;
 }
 
+/* With -v, mkimage-exec records what it runs (execprof.h) into a file bound writable. */
+static int add_profile(struct prep *x)
+{
+	x->a->profile = xasprintf("%s/" TOOLS_SUBDIR "/profile", x->a->dir);
+	buf_addf(&x->table, "profile /" ACCEL_PROFILE "\n");
+	return execprof_create(x->a->profile, sandbox_tree_uid(0), sandbox_tree_gid(0));
+}
+
 /* The mount point belongs to the commands' root (root builds shift the tree's owners). */
 static int chown_mount_point(int rootfd)
 {
@@ -688,7 +697,10 @@ static int chown_mount_point(int rootfd)
 static int activate(struct prep *x, const char *dispatcher)
 {
 	char *table = xasprintf("%s/" TOOLS_SUBDIR "/table", x->a->dir);
-	int ret = write_file_atomic(table, x->table.p, x->table.len);
+	int ret = log_get_level() >= LOG_DEBUG ? add_profile(x) : 0;
+
+	if (!ret)
+		ret = write_file_atomic(table, x->table.p, x->table.len);
 
 	free(table);
 	if (!ret)
@@ -765,6 +777,7 @@ int accel_release(struct accel *a)
 		remove_tree(a->dir);
 	free(a->dir);
 	free(a->root);
+	free(a->profile);
 	memset(a, 0, sizeof(*a));
 	return ret;
 }

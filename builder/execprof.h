@@ -7,7 +7,7 @@
  *     native|emulated WALL_US CPU_US PATH
  *
  * WALL_US is the program's wall time including what it ran, CPU_US the CPU time of its own
- * process only (user + system, all threads; for an emulated program, QEMU's). PATH is the file
+ * process only (its main thread's run time; for an emulated program, QEMU's). PATH is the file
  * the kernel was asked to execute, escaped: every byte outside '!'..'~' and every '\' as \xHH, so
  * a line is one line of printable ASCII whatever a script named its programs. Every process in
  * the tree can write the record (it runs as whoever execs), so nothing but the profile trusts it:
@@ -43,7 +43,8 @@ void execprof_parse(struct execprof *p, const char *text, size_t len);
 void execprof_sort(struct execprof *p);
 /**
  * Read the record file `path` (at most EXECPROF_MAX_BYTES), then log its totals and its top
- * `top` entries at info level. A record that cannot be read is a warning: the build goes on.
+ * `top` entries at info level, the others at debug level. A record that cannot be read is a
+ * warning: the build goes on.
  */
 void execprof_log(const char *path, size_t top);
 void execprof_release(struct execprof *p);

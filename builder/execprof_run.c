@@ -45,27 +45,40 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* utime + stime of the (zombie, not yet reaped) child itself, not of what it waited for. */
-static uint64_t self_cpu_us(pid_t pid)
+/* /proc/PID/WHAT, NUL-terminated (as watchdog.c reads it; mkimage-exec links no module). */
+static ssize_t read_proc(pid_t pid, const char *what, char *text, size_t size)
 {
-	char path[64], stat[1024], *end;
-	unsigned long ut = 0, st = 0;
-	long tick = sysconf(_SC_CLK_TCK);
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	n = read(fd, stat, sizeof(stat) - 1);
+		return -1;
+	n = read(fd, text, size - 1);
 	close(fd);
-	if (n <= 0 || tick <= 0)
-		return 0;
-	stat[n] = 0;
-	end = strrchr(stat, ')');
-	if (!end || sscanf(end + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
-			   &st) != 2)
+	text[n > 0 ? n : 0] = 0;
+	return n;
+}
+
+/*
+ * The CPU time of the (zombie, not yet reaped) child itself, not of what it waited for: its
+ * scheduler run time in ns (exact, main thread), else utime + stime in clock ticks (which a
+ * program shorter than a tick mostly escapes).
+ */
+static uint64_t self_cpu_us(pid_t pid)
+{
+	char text[1024], *end;
+	unsigned long long ns;
+	unsigned long ut = 0, st = 0;
+	long tick = sysconf(_SC_CLK_TCK);
+
+	if (read_proc(pid, "schedstat", text, sizeof(text)) > 0 && sscanf(text, "%llu", &ns) == 1)
+		return ns / 1000u;
+	if (read_proc(pid, "stat", text, sizeof(text)) <= 0 || tick <= 0 ||
+	    !(end = strrchr(text, ')')) ||
+	    sscanf(end + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
 		return 0;
 	return (uint64_t)(ut + st) * 1000000u / (uint64_t)tick;
 }

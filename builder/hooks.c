@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "accel.h"
-#include "execprof.h"
 #include "beneath.h"
 #include "configure.h"
 #include "err.h"
+#include "execprof.h"
 #include "guards.h"
 #include "identity.h"
 #include "log.h"

@@ -156,6 +156,15 @@ static double sec(uint64_t us)
 	return (double)us / 1e6;
 }
 
+/* Entries [from, to) of the sorted profile, one line each. */
+static void add_rows(struct buf *out, const struct execprof *p, size_t from, size_t to)
+{
+	for (size_t i = from; i < p->n && i < to; i++)
+		buf_addf(out, "\n  %9llu %9.1f %9.1f  %-8s  %s", (unsigned long long)p->v[i].count,
+			 sec(p->v[i].cpu_us), sec(p->v[i].wall_us),
+			 p->v[i].native ? "native" : "emulated", p->v[i].path);
+}
+
 void execprof_log(const char *path, size_t top)
 {
 	struct execprof p = { 0 };
@@ -174,13 +183,16 @@ void execprof_log(const char *path, size_t top)
 		 "%.1f s CPU in their own processes; by CPU time (wall time includes what each ran)"
 		 ":\n      count     cpu s    wall s  how       program",
 		 (unsigned long long)p.execs, (unsigned long long)p.native_execs, sec(p.cpu_us));
-	for (size_t i = 0; i < p.n && i < top; i++)
-		buf_addf(&out, "\n  %9llu %9.1f %9.1f  %-8s  %s", (unsigned long long)p.v[i].count,
-			 sec(p.v[i].cpu_us), sec(p.v[i].wall_us),
-			 p.v[i].native ? "native" : "emulated", p.v[i].path);
+	add_rows(&out, &p, 0, top);
 	if (p.malformed)
 		buf_addf(&out, "\n  (%zu malformed lines of the record skipped)", p.malformed);
 	log_info("%s", out.p);
+	if (p.n > top) {
+		buf_release(&out);
+		buf_adds(&out, "exec profile, the other programs:");
+		add_rows(&out, &p, top, p.n);
+		log_debug("%s", out.p);
+	}
 out:
 	execprof_release(&p);
 	buf_release(&text);

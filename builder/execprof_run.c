@@ -134,6 +134,7 @@ static void exit_as(int status)
 
 int execprof_fork(const char *record_file, const char *exe, int native)
 {
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, chld;
 	pid_t parent = getpid(), pid;
 	sigset_t all, old;
 	siginfo_t si;
@@ -142,12 +143,15 @@ int execprof_fork(const char *record_file, const char *exe, int native)
 
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
+	/* An ignored SIGCHLD would reap the child before its status is known; the child keeps it. */
+	sigaction(SIGCHLD, &dfl, &chld);
 	start = now_us();
 	pid = fork();
 	if (pid <= 0) {
 		/* The child dies with its parent, as the program would have with its own pid. */
 		if (pid == 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
 			_exit(126);
+		sigaction(SIGCHLD, &chld, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return pid < 0 ? -1 : 0;
 	}

@@ -36,7 +36,8 @@ endif
 # Objects go to their own directory per flavour so a sanitizer build never mixes with a plain one.
 OUT := build$(if $(SANITIZE),-san)$(if $(filter 1,$(FUZZ)),-fuzz)
 SRCS := $(wildcard builder/*.c)
-LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out builder/main.c builder/mkimage-exec.c,$(SRCS)))
+LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out builder/main.c builder/mkimage-exec.c \
+	builder/execprof_run.c,$(SRCS)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/unit/%.o,$(UNIT_SRCS)) $(OUT)/unit/main.o
 
@@ -46,9 +47,10 @@ mkimage: $(OUT)/main.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The binfmt_misc interpreter runs inside the target tree, where no host library exists: static.
-mkimage-exec: builder/mkimage-exec.c builder/accel.h builder/plan.h builder/str.h
+mkimage-exec: builder/mkimage-exec.c builder/execprof_run.c builder/execprof.h builder/accel.h \
+	      builder/plan.h builder/str.h
 	$(CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static \
-		-DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"' -o $@ $<
+		-DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"' -o $@ $(filter %.c,$^)
 
 $(OUT)/%.o: builder/%.c | $(OUT)
 	$(CC) $(CFLAGS) -c -o $@ $<

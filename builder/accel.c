@@ -20,6 +20,7 @@
 #include "deb.h"
 #include "deb822.h"
 #include "err.h"
+#include "execprof.h"
 #include "fsutil.h"
 #include "log.h"
 #include "proc.h"
@@ -38,7 +39,11 @@
  */
 static const char *const tool_packages[] = { "dash", "bash", "coreutils", "sed", "grep",
 	"findutils", "diffutils", "gzip", "perl-base", "debianutils", "mawk", "base-passwd", "tar",
-	"passwd", "hostname", "ncurses-bin", "dpkg", NULL };
+	"passwd", "hostname", "ncurses-bin", "dpkg",
+	/* The initramfs chain (mkinitramfs and its hooks): modules are data to depmod and modinfo. */
+	"kmod", "cpio", "xz-utils", "zstd", "lz4",
+	/* Only the offline programs their postinsts run (partial_packages) */
+	"systemd", "udev", NULL };
 /*
  * ... except these, which report or depend on the machine, inject libraries into what they run
  * (stdbuf), or read and write dpkg's database with the built-in architecture.
@@ -47,7 +52,23 @@ static const char *const arch_dependent[] = { "uname", "arch", "nproc", "stdbuf"
 	"dpkg-deb", "dpkg-divert", "dpkg-query", "dpkg-split", "dpkg-statoverride", "dpkg-trigger",
 	"dpkg-realpath", "update-alternatives", "start-stop-daemon", NULL };
 
+/*
+ * Of these tool packages, only the named programs: systemctl, journalctl --update-catalog,
+ * systemd-sysusers, -tmpfiles and -hwdb work on files (the tree's units, catalogs, sysusers.d,
+ * tmpfiles.d, hwdb.d; hwdb.bin and the catalog are little-endian on every architecture). The
+ * others talk to a running system or look at the machine (systemd-detect-virt,
+ * systemd-machine-id-setup, udevadm).
+ */
+static const char *const systemd_offline[] = { "systemctl", "journalctl", "systemd-sysusers",
+	"systemd-tmpfiles", NULL };
+static const char *const udev_offline[] = { "systemd-hwdb", NULL };
+static const struct {
+	const char *package;
+	const char *const *programs;
+} partial_packages[] = { { "systemd", systemd_offline }, { "udev", udev_offline } };
+
 struct prep {
+	const char *const *only; /* the programs of the twin being extracted, or NULL: all */
 	struct accel *a;
 	const struct plan *p;
 	int rootfd;
@@ -96,7 +117,8 @@ static off_t va_offset(const ElfW(Phdr) *ph, size_t n, ElfW(Addr) va)
 	return -1;
 }
 
-static int read_dynamic(int fd, const ElfW(Phdr) *ph, size_t n, struct strv *needed)
+static int read_dynamic(int fd, const ElfW(Phdr) *ph, size_t n, struct strv *needed,
+			struct strv *runpath)
 {
 	ElfW(Dyn) *dyn = NULL;
 	ElfW(Addr) strtab = 0;
@@ -125,6 +147,9 @@ static int read_dynamic(int fd, const ElfW(Phdr) *ph, size_t n, struct strv *nee
 	for (i = 0; !ret && i < nd && dyn[i].d_tag != DT_NULL; i++)
 		if (dyn[i].d_tag == DT_NEEDED && dyn[i].d_un.d_val < strsz)
 			strv_push(needed, str + dyn[i].d_un.d_val);
+		else if (runpath && (dyn[i].d_tag == DT_RUNPATH || dyn[i].d_tag == DT_RPATH) &&
+			 dyn[i].d_un.d_val < strsz)
+			strv_push(runpath, str + dyn[i].d_un.d_val);
 out:
 	free(dyn);
 	free(str);
@@ -151,6 +176,11 @@ static int open_host_elf(const char *path, ElfW(Ehdr) *eh)
 
 int accel_elf_needed(const char *path, struct strv *needed)
 {
+	return accel_elf_dynamic(path, needed, NULL);
+}
+
+int accel_elf_dynamic(const char *path, struct strv *needed, struct strv *runpath)
+{
 	ElfW(Ehdr) eh;
 	ElfW(Phdr) *ph = NULL;
 	int fd = open_host_elf(path, &eh), ret;
@@ -160,7 +190,7 @@ int accel_elf_needed(const char *path, struct strv *needed)
 	ph = xcalloc(eh.e_phnum + 1u, sizeof(*ph));
 	ret = pread_all(fd, ph, eh.e_phnum * sizeof(*ph), (off_t)eh.e_phoff);
 	if (!ret)
-		ret = read_dynamic(fd, ph, eh.e_phnum, needed);
+		ret = read_dynamic(fd, ph, eh.e_phnum, needed, runpath);
 	free(ph);
 	close(fd);
 	return ret;
@@ -450,7 +480,8 @@ static int extract_entry(struct prep *x, struct deb *d, const struct deb_entry *
 	}
 	if (rel)
 		dst = xasprintf("%s/%s", x->a->dir, rel);
-	else if (tools && is_tool_path(path) && (e->type == 'f' || e->type == 'h'))
+	else if (tools && is_tool_path(path) && (e->type == 'f' || e->type == 'h') &&
+		 (!x->only || in_list(x->only, strrchr(path, '/') + 1)))
 		dst = xasprintf("%s/" TOOLS_SUBDIR "/%zu", x->a->dir, x->bins.n);
 	if (!dst)
 		return 0;
@@ -490,6 +521,10 @@ static int extract_twin(struct prep *x, const struct plan_entry *t)
 	struct deb_entry e = { 0 };
 	int tools = in_list(tool_packages, t->name), ret = deb_open(&d, t->path, NULL), r = 0;
 
+	x->only = NULL;
+	for (size_t i = 0; i < sizeof(partial_packages) / sizeof(partial_packages[0]); i++)
+		if (!strcmp(partial_packages[i].package, t->name))
+			x->only = partial_packages[i].programs;
 	while (!ret && (r = deb_next(d, &e)) == 1)
 		ret = extract_entry(x, d, &e, tools);
 	if (!ret && r < 0)
@@ -501,12 +536,43 @@ static int extract_twin(struct prep *x, const struct plan_entry *t)
 	return ret ? -MKI_E_PACKAGE : 0;
 }
 
+/*
+ * Where the loader finds library `name` in the copy: in a RUNPATH directory of the copy (systemd's
+ * private library), else in the copy's top. New string, or NULL when it is in neither.
+ */
+static char *lib_in_copy(struct prep *x, const char *name, const struct strv *runpath)
+{
+	char *lib;
+
+	for (size_t i = 0; i < runpath->n; i++) {
+		const char *dir = runpath->v[i];
+
+		while (*dir) {
+			size_t n = strcspn(dir, ":");
+			char *full = xasprintf("%.*s/%s", (int)n, dir, name);
+			const char *rel = full[0] == '/' ? lib_rel(full + 1) : NULL;
+
+			lib = rel ? xasprintf("%s/%s", x->a->dir, rel) : NULL;
+			free(full);
+			if (lib && access(lib, R_OK) == 0)
+				return lib;
+			free(lib);
+			dir += n + (dir[n] == ':');
+		}
+	}
+	lib = xasprintf("%s/%s", x->a->dir, name);
+	if (access(lib, R_OK) == 0)
+		return lib;
+	free(lib);
+	return NULL;
+}
+
 /* Every DT_NEEDED of `path`, recursively, exists in the copy. */
 static int closure_complete(struct prep *x, const char *path, struct strv *seen)
 {
-	struct strv needed = { 0 };
+	struct strv needed = { 0 }, runpath = { 0 };
 	size_t i;
-	int ok = accel_elf_needed(path, &needed) == 0;
+	int ok = accel_elf_dynamic(path, &needed, &runpath) == 0;
 
 	for (i = 0; ok && i < needed.n; i++) {
 		char *lib;
@@ -514,14 +580,15 @@ static int closure_complete(struct prep *x, const char *path, struct strv *seen)
 		if (strv_contains(seen, needed.v[i]))
 			continue;
 		strv_push(seen, needed.v[i]);
-		lib = xasprintf("%s/%s", x->a->dir, needed.v[i]);
-		ok = access(lib, R_OK) == 0 && closure_complete(x, lib, seen);
+		lib = lib_in_copy(x, needed.v[i], &runpath);
+		ok = lib && closure_complete(x, lib, seen);
 		if (!ok)
 			log_debug("native tools: '%s' needs '%s', which the plan lacks in the host's "
 				  "arch", path, needed.v[i]);
 		free(lib);
 	}
 	strv_release(&needed);
+	strv_release(&runpath);
 	return ok;
 }
 
@@ -673,6 +740,14 @@ static int build_copy(struct prep *x, const struct plan *twins, char **loader)
 	return ret;
 }
 
+/* With -v, mkimage-exec records what it runs (execprof.h) into a file bound writable. */
+static int add_profile(struct prep *x)
+{
+	x->a->profile = xasprintf("%s/" TOOLS_SUBDIR "/profile", x->a->dir);
+	buf_addf(&x->table, "profile /" ACCEL_PROFILE "\n");
+	return execprof_create(x->a->profile, sandbox_tree_uid(0), sandbox_tree_gid(0));
+}
+
 /* The mount point belongs to the commands' root (root builds shift the tree's owners). */
 static int chown_mount_point(int rootfd)
 {
@@ -689,7 +764,10 @@ static int chown_mount_point(int rootfd)
 static int activate(struct prep *x, const char *dispatcher)
 {
 	char *table = xasprintf("%s/" TOOLS_SUBDIR "/table", x->a->dir);
-	int ret = write_file_atomic(table, x->table.p, x->table.len);
+	int ret = log_get_level() >= LOG_DEBUG ? add_profile(x) : 0;
+
+	if (!ret)
+		ret = write_file_atomic(table, x->table.p, x->table.len);
 
 	free(table);
 	if (!ret)
@@ -766,6 +844,7 @@ int accel_release(struct accel *a)
 		remove_tree(a->dir);
 	free(a->dir);
 	free(a->root);
+	free(a->profile);
 	memset(a, 0, sizeof(*a));
 	return ret;
 }

@@ -28,6 +28,7 @@
 /* Inside the sandbox: where the copy is mounted and where mkimage-exec reads its table. */
 #define ACCEL_MOUNT "usr/lib/" MKI_HOST_MULTIARCH
 #define ACCEL_TABLE "/" ACCEL_MOUNT "/mkimage-accel/table"
+#define ACCEL_PROFILE ACCEL_MOUNT "/mkimage-accel/profile" /* relative, as bind_dir */
 
 struct accel {
 	int active;      /* the dispatcher is registered and the copy is ready */
@@ -35,6 +36,7 @@ struct accel {
 	char *root;      /* the staging tree; ACCEL_MOUNT was created there by accel_prepare */
 	size_t n_tools;  /* target programs that run natively */
 	size_t n_files;  /* host files in the copy */
+	char *profile;   /* host path of the exec profile (execprof.h, with -v); else NULL */
 };
 
 /**

@@ -16,6 +16,7 @@
 #include "beneath.h"
 #include "configure.h"
 #include "err.h"
+#include "execprof.h"
 #include "guards.h"
 #include "identity.h"
 #include "layer.h"
@@ -60,9 +61,12 @@ static int configure(struct target *t, const struct plan *p, const struct plan *
 	if (!st->no_native_tools)
 		ret = accel_prepare(&a, p, twins, t->root, st->work_dir);
 	t->bind_src = a.active ? a.dir : NULL;
+	t->bind_profile = a.active ? a.profile : NULL;
 	if (!ret)
 		ret = configure_packages(t, p, r);
-	t->bind_src = NULL;
+	if (t->bind_profile)
+		execprof_log(t->bind_profile, EXECPROF_TOP);
+	t->bind_src = t->bind_profile = NULL;
 	ret2 = accel_release(&a);
 	ret = ret ? ret : ret2;
 	return ret ? ret : configure_verify(t);

@@ -5,9 +5,9 @@
  *
  * argv (flag P): [self, FILE, ARGV0, ARGS...]. When FILE is, by device, inode, size and mtime, a
  * target program listed in the table with an identical native build, run that build through the
- * host loader; otherwise run qemu-user as the kernel would have. Nothing is written anywhere and
- * the environment is passed through untouched, so the program cannot tell the difference except
- * by being fast.
+ * host loader; otherwise run qemu-user as the kernel would have. Nothing is written anywhere (but
+ * the exec profile under mkimage -v, execprof.h) and the environment is passed through untouched,
+ * so the program cannot tell the difference except by being fast.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,11 +17,12 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "execprof.h"
 
 #define MAX_ARGS 4096
 
 struct hit {
-	char native[512], qemu[512], loader[512];
+	char native[512], qemu[512], loader[512], profile[512];
 	int versions_only;
 };
 
@@ -59,6 +60,8 @@ static int lookup(const char *file, struct hit *hit)
 	while (fgets(line, sizeof(line), t)) {
 		if (sscanf(line, "loader %511s", path) == 1)
 			snprintf(hit->loader, sizeof(hit->loader), "%s", path);
+		else if (sscanf(line, "profile %511s", path) == 1)
+			snprintf(hit->profile, sizeof(hit->profile), "%s", path);
 		else if (sscanf(line, "qemu %u %u %511s", &m, &c, path) == 3 && m == machine &&
 			 c == cls)
 			snprintf(hit->qemu, sizeof(hit->qemu), "%s", path);
@@ -92,14 +95,19 @@ int main(int argc, char **argv)
 	extern char **environ;
 	static char *args[MAX_ARGS + 8];
 	struct hit hit = { 0 };
-	int i, n = 0;
+	int i, n = 0, native = 0;
 
 	if (argc < 3 || argc > MAX_ARGS) {
 		fprintf(stderr, "mkimage-exec: started with %d arguments: only the kernel's binfmt_misc "
 				"(flags FP) runs this\n", argc);
 		return 126;
 	}
-	if (lookup(argv[1], &hit) == 0 && native_allowed(&hit, argc, argv)) {
+	if (lookup(argv[1], &hit) == 0)
+		native = native_allowed(&hit, argc, argv);
+	/* Profiling (mkimage -v), only the child returns: the parent exits as the program did. */
+	if (hit.profile[0])
+		execprof_fork(hit.profile, argv[1], native);
+	if (native) {
 		args[n++] = hit.loader;
 		args[n++] = (char *)"--inhibit-cache";
 		args[n++] = (char *)"--argv0";

@@ -291,8 +291,22 @@ static int bind_ro(int rootfd, const char *src, const char *dir)
 	return ret;
 }
 
-static int setup_mounts(const char *root, const char *bind_src, const char *bind_dir)
+/* A host file, writable, onto an existing regular file of the tree (never through a symlink). */
+static int bind_rw_file(int rootfd, const char *src, const char *dst)
 {
+	int fd = openat(rootfd, dst, O_PATH | O_NOFOLLOW | O_CLOEXEC), ret;
+	struct stat sb;
+
+	if (fd < 0)
+		return -errno;
+	ret = fstat(fd, &sb) < 0 ? -errno : !S_ISREG(sb.st_mode) ? -EINVAL : bind_onto_fd(src, fd);
+	close(fd);
+	return ret;
+}
+
+static int setup_mounts(const struct sandbox_cmd *c)
+{
+	const char *root = c->root;
 	char owned[64], tmp[64];
 	const struct mnt m[] = {
 		{ "proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
@@ -319,9 +333,13 @@ static int setup_mounts(const char *root, const char *bind_src, const char *bind
 		else if (i == 1 && (ret = setup_dev(rootfd)))
 			log_error("sandbox: cannot populate '%s/dev': %s", root, strerror(-ret));
 	}
-	if (!ret && bind_src && (ret = bind_ro(rootfd, bind_src, bind_dir)))
-		log_error("sandbox: cannot bind '%s' onto '%s/%s': %s", bind_src, root, bind_dir,
-			  strerror(-ret));
+	if (!ret && c->bind_src && (ret = bind_ro(rootfd, c->bind_src, c->bind_dir)))
+		log_error("sandbox: cannot bind '%s' onto '%s/%s': %s", c->bind_src, root,
+			  c->bind_dir, strerror(-ret));
+	if (!ret && c->bind_file_src && (ret = bind_rw_file(rootfd, c->bind_file_src,
+							    c->bind_file_dst)))
+		log_error("sandbox: cannot bind '%s' onto '%s/%s': %s", c->bind_file_src, root,
+			  c->bind_file_dst, strerror(-ret));
 	close(rootfd);
 	return ret;
 }
@@ -500,7 +518,7 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 	syscall(SYS_close_range, (unsigned)outfd + 1, ~0U, 0U);
 	if (!c->network)
 		loopback_up();
-	if (c->root && (setup_mounts(c->root, c->bind_src, c->bind_dir) || confine_root(c->root)))
+	if (c->root && (setup_mounts(c) || confine_root(c->root)))
 		_exit(125);
 	/* confine_fork() finds the command in /proc: on the host filesystem too, it must be ours. */
 	if (!c->root && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {

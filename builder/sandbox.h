@@ -115,6 +115,8 @@ struct sandbox_cmd {
 	int network;                   /* share the build's network; else only a loopback (default) */
 	const char *bind_src;          /* optional: this host directory, read-only, ... */
 	const char *bind_dir;          /* ... onto this existing directory of the tree (relative) */
+	const char *bind_file_src;     /* optional: this host regular file, writable, ... */
+	const char *bind_file_dst;     /* ... onto this existing file of the tree, after bind_src */
 	struct sandbox_report *report; /* filled when the command ran to its end; NULL: not wanted */
 	const struct watchdog_opts *watch; /* bounds enforced while it runs (with a root); NULL: none */
 };

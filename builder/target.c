@@ -109,6 +109,8 @@ int target_run(const struct target *t, const char *root, const char *const *argv
 	if (root && t->bind_src) {
 		cmd.bind_src = t->bind_src;
 		cmd.bind_dir = ACCEL_MOUNT;
+		cmd.bind_file_src = t->bind_profile;
+		cmd.bind_file_dst = t->bind_profile ? ACCEL_PROFILE : NULL;
 	}
 	ret = sandbox_run(&cmd, &status);
 	if (!ret && out.len)

@@ -19,6 +19,7 @@ struct target {
 	struct strv hook_env;        /* what hooks learn beyond it: MKIMAGE_NAME, _ARCH, _ARCHS */
 	struct watchdog_opts watch;  /* bounds on every command run in the tree */
 	const char *bind_src;        /* non-NULL: bound at ACCEL_MOUNT in the tree (native tools) */
+	const char *bind_profile;    /* non-NULL: bound writable at ACCEL_PROFILE (execprof.h) */
 };
 
 /**

@@ -11,6 +11,25 @@ export SOURCE_DATE_EPOCH=1700000000
 # The recipe without kernel and systemd (flagship.sh): an initramfs made with every program
 # emulated alone takes many minutes.
 flagship_lean arm-board "$T/r"
+# ... plus a package whose postinst archives a tree with cpio and runs depmod on a module
+# directory, as mkinitramfs does: both run natively (the initramfs chain) with the same result.
+d=$(deb_new mki65-initramfs 1.0 all "Depends: cpio, kmod")
+deb_file "$d" usr/share/mki65/tree/a "alpha"
+deb_file "$d" usr/share/mki65/tree/sub/b "beta" 0755
+deb_file "$d" usr/lib/modules/0.0-mki65/modules.order ""
+deb_file "$d" usr/lib/modules/0.0-mki65/modules.builtin "kernel/fs/ext4/ext4.ko
+"
+deb_file "$d" DEBIAN/postinst '#!/bin/sh
+set -e
+[ "$1" = configure ] || exit 0
+cd /usr/share/mki65/tree
+find . | LC_ALL=C sort | cpio --quiet --reproducible -R 0:0 -o -H newc >/usr/share/mki65/tree.cpio
+depmod 0.0-mki65
+' 0755
+fixture=$(deb_build "$d" "$T/debs")
+sed -i -e "s|^\( *\)install = \[|\1local = [ \"$fixture\" ];\n\1install = [ \"cpio\", \"kmod\",|" \
+	"$T/r/recipes/arm-board.cfg"
+grep -q mki65-initramfs "$T/r/recipes/arm-board.cfg" || fail "could not add the fixture to the recipe"
 
 expect_ok "$MKIMAGE" -v --cache-dir "$T/cache" --source "$SRC" --output "$T/native.ext4" \
 	"$T/r/recipes/arm-board.cfg"
@@ -18,6 +37,18 @@ grep -Eq "native tools: [0-9]+ target programs run as their host-architecture bu
 	{ grep "native tools" "$T/err" >&2; fail "no program ran natively"; }
 n=$(sed -En 's/.*native tools: ([0-9]+) target programs.*/\1/p' "$T/err")
 [ "$n" -ge 50 ] || fail "only $n programs ran natively"
+# -v: the exec profile, with the initramfs chain native.
+grep -Eq "exec profile: [0-9]+ programs started by the scripts \([0-9]+ native\)" "$T/err" ||
+	fail "-v printed no exec profile"
+for p in cpio depmod; do
+	grep -Eq "^ +[0-9]+ +[0-9.]+ +[0-9.]+  native +/(usr/)?s?bin/$p\$" "$T/err" ||
+		{ grep -A200 "exec profile" "$T/err" >&2; fail "'$p' did not run natively"; }
+done
+debugfs -R "cat /usr/share/mki65/tree.cpio" "$T/native.ext4" 2>/dev/null >"$T/tree.cpio"
+head -c 6 "$T/tree.cpio" | grep -q 070701 && grep -aq "sub/b" "$T/tree.cpio" &&
+	grep -aq 'TRAILER!!!' "$T/tree.cpio" || fail "the fixture's postinst made no newc archive"
+debugfs -R "stat /usr/lib/modules/0.0-mki65/modules.dep.bin" "$T/native.ext4" 2>&1 |
+	grep -q "Type: regular" || fail "depmod wrote no modules.dep.bin"
 triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 debugfs -R "stat /usr/lib/$triplet" "$T/native.ext4" 2>&1 | grep -q "File not found" ||
 	fail "the native tools' mount point is left in the image"

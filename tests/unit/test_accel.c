@@ -45,6 +45,23 @@ START_TEST(elf_needed_reads_the_hosts_shell)
 }
 END_TEST
 
+/* coreutils' expr carries a RUNPATH on Debian (its libgmp); the shell none. */
+START_TEST(elf_dynamic_reads_runpath)
+{
+	struct strv needed = { 0 }, runpath = { 0 };
+
+	ck_assert_int_eq(accel_elf_dynamic("/bin/sh", &needed, &runpath), 0);
+	ck_assert_int_eq((int)runpath.n, 0);
+	strv_release(&needed);
+	ck_assert_int_eq(accel_elf_dynamic("/usr/bin/expr", &needed, &runpath), 0);
+	ck_assert(strv_contains(&needed, "libgmp.so.10"));
+	ck_assert_int_eq((int)runpath.n, 1);
+	ck_assert_str_eq(runpath.v[0], "/usr/lib/" MKI_HOST_MULTIARCH);
+	strv_release(&needed);
+	strv_release(&runpath);
+}
+END_TEST
+
 static void add_entry(struct plan *p, const char *name, const char *arch, const char *version)
 {
 	struct plan_entry *e;
@@ -123,6 +140,7 @@ Suite *accel_suite(void)
 
 	tcase_add_test(tc, source_version_drops_binnmu_only);
 	tcase_add_test(tc, elf_needed_reads_the_hosts_shell);
+	tcase_add_test(tc, elf_dynamic_reads_runpath);
 	if (!strcmp(arch_host(), "amd64"))
 		tcase_add_test(tc, select_takes_same_version_tools_and_their_dependencies);
 	suite_add_tcase(s, tc);

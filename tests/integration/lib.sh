@@ -9,6 +9,11 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MKIMAGE=${MKIMAGE:-$TOP/mkimage}
 TEST_NAME=$(basename "$0" .sh)
 T=$(mktemp -d "${TMPDIR:-/tmp}/mki-$TEST_NAME.XXXXXX")
+# mkimage's work directories (TMPDIR, default /var/tmp) in one of the test's own, open to the
+# throwaway users' builds as /var/tmp is: tests running at once (run.sh -j) never share one.
+TMPDIR=$(mktemp -d "/var/tmp/mki-$TEST_NAME.XXXXXX")
+chmod 1777 "$TMPDIR"
+export TMPDIR
 export XDG_CACHE_HOME=$T/xdg-cache
 # No test reads the host's apt sources (for "host" entries, or for native tools' twins when its
 # repository lacks the host's architecture: builder/twinsrc.h) unless it names its own root.
@@ -20,8 +25,8 @@ _cleanup() {
 	for pid in $_PIDS; do kill "$pid" 2>/dev/null || true; done
 	for pid in $_PIDS; do wait "$pid" 2>/dev/null || true; done
 	[ -n "${KEEP_TMP:-}" ] && { echo "kept $T" >&2; return; }
-	chmod -R u+rwX "$T" 2>/dev/null || true
-	rm -rf "$T"
+	chmod -R u+rwX "$T" "$TMPDIR" 2>/dev/null || true
+	rm -rf "$T" "$TMPDIR"
 }
 trap _cleanup EXIT
 trap 'exit 130' INT TERM

@@ -148,7 +148,7 @@ DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarc
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
 	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
 	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86
-BENCH_DEPS := mmdebstrap time bc
+BENCH_DEPS := mmdebstrap arch-test time bc
 
 deps:
 	@$(call apt_install,$(DEB_DEPS))

@@ -91,8 +91,11 @@ peer() {
 	mke2fs -q -t ext4 -d "$W/tree" "$W/peer.ext4" "$((size * 13 / 10 + 64))M"
 }
 
+# A warm download cache; the configured tree is reused (the layer cache) only in the rebuild case.
+layer=--no-layer-cache
+[ "$REBUILD" = 0 ] || layer=
 ours() {
-	"$TOP/mkimage" -q --cache-dir "$W/cache" --source "$URL bookworm main signed-by=$MIRROR/key.gpg" \
+	"$TOP/mkimage" -q $layer --cache-dir "$W/cache" --source "$URL bookworm main signed-by=$MIRROR/key.gpg" \
 		--output "$W/ours.ext4" "$RECIPE" && cp "$W/ours.report.json" "$W/report.$1.json"
 }
 
@@ -110,7 +113,8 @@ for i in $(seq 1 "$REPS"); do
 	[ "$REBUILD" = 0 ] || touch_hook "$i"
 	[ "$PEER" = 0 ] || measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' HOOKS='$HOOKS' OVERLAYS='$OVERLAYS' \
 		RECIPE=$RECIPE MIRROR=$MIRROR TOP=$TOP URL=$URL; peer"
-	measure ours bash -c "$(declare -f ours); W=$W MIRROR=$MIRROR TOP=$TOP URL=$URL RECIPE=$RECIPE; ours $i"
+	measure ours bash -c "$(declare -f ours); W=$W MIRROR=$MIRROR TOP=$TOP URL=$URL RECIPE=$RECIPE \
+		layer=$layer; ours $i"
 done
 
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

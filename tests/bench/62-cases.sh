@@ -16,9 +16,11 @@ run_case() { # run_case LETTER ENV...: the RESULT line of 60-build.sh with those
 	local c=$1
 	shift
 	echo "-- case $c: $*"
-	env "$@" bash "$here/60-build.sh" | tee "$out/$c.log" | grep -v '^RESULT'
-	grep '^RESULT' "$out/$c.log" | sed "s/^RESULT/$c/" >>"$out/results"
+	env "$@" bash "$here/60-build.sh" | tee "$out/$c.log" | grep -v '^RESULT' || true
+	grep '^RESULT' "$out/$c.log" | sed "s/^RESULT/$c/" >>"$out/results" ||
+		{ echo "62-cases: case $c failed (above)" >&2; failed=1; }
 }
+failed=0
 for c in $CASES; do
 	case $c in
 	a) run_case a SET=lean TWINS=1 ;;
@@ -63,3 +65,4 @@ while read -r c rest; do
 		"$(python3 -c "print(f'{$peer/$ours:.1f}x' if $peer else '-')")" "$load" "$stages"
 done <"$out/results"
 echo "goals on a quiet machine (load below 0.5): a >= 10x, b >= 6x, c >= 6x, d under 3 s"
+[ "$failed" = 0 ]

@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <string.h>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -88,6 +90,64 @@ int make_dirs(const char *path)
 	return ret;
 }
 
+/*
+ * Why: a journal-less ext4 skips inodes freed in the last minutes when it allocates new ones,
+ * checking each such inode in turn (ialloc.c, recently_deleted). A build removes its tree of
+ * thousands of inodes at the end, and the next build beside it would create its tree in the same
+ * block group, each creation scanning past all of them: a rebuild's restore took 1.9 s instead of
+ * 0.3 s that way. Orlov's allocator places a directory created in a "top" directory in the
+ * first group with the fewest directories, searching from a hash of its name: a random name
+ * lands each tree in a fresh group, a fixed one ("root") in the group the last tree just left.
+ */
+void fsutil_spread(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), flags;
+
+	if (fd < 0)
+		return;
+	if (!ioctl(fd, FS_IOC_GETFLAGS, &flags) && !(flags & FS_TOPDIR_FL)) {
+		flags |= FS_TOPDIR_FL;
+		(void)ioctl(fd, FS_IOC_SETFLAGS, &flags); /* unsupported: only slower */
+	}
+	close(fd);
+}
+
+/*
+ * Without RENAME_NOREPLACE (NFS answers EINVAL) a rename would replace an empty directory: the
+ * name is checked first, which is enough inside a work directory no one else writes.
+ */
+static int rename_dir_noreplace(const char *from, const char *to)
+{
+	struct stat sb;
+
+	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	if (!lstat(to, &sb))
+		return -EEXIST;
+	return rename(from, to) ? -errno : 0;
+}
+
+int make_dir_apart(const char *path, mode_t mode)
+{
+	char *tmp = xasprintf("%s.XXXXXX", path);
+	int ret = 0;
+
+	if (!mkdtemp(tmp)) {
+		ret = -errno;
+	} else {
+		if (chmod(tmp, mode))
+			ret = -errno;
+		else
+			ret = rename_dir_noreplace(tmp, path);
+		if (ret)
+			rmdir(tmp);
+	}
+	free(tmp);
+	return ret;
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(path) && errno != ENOENT ? -1 : 0;
@@ -119,6 +179,7 @@ int workdir_create(const char *tmp, char **path, int *lock_fd)
 		free(dir);
 		return ret;
 	}
+	fsutil_spread(dir);
 	/* Locked under a temp name first: a sweeper never sees the lock file unheld. */
 	lock = xasprintf("%s/" WORKDIR_LOCK ".new", dir);
 	fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

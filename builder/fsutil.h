@@ -3,6 +3,7 @@
 #define MKI_FSUTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /** write(2) all of `n` bytes, retrying short writes and EINTR. 0 or -errno. */
 int fsutil_write_all(int fd, const void *data, size_t n);
@@ -21,6 +22,17 @@ int fsutil_commit(int fd, const char *tmp, const char *output);
 int fsutil_close_rename(int fd, int ret, const char *tmp, const char *final);
 /** mkdir -p with mode 0755 (an existing directory is fine). 0 or -errno. */
 int make_dirs(const char *path);
+/**
+ * Ask the filesystem to place the directories created in `path` (a directory) away from other
+ * trees: ext4's "top of a hierarchy" flag (chattr +T). Where that is not supported nothing
+ * happens. See make_dir_apart().
+ */
+void fsutil_spread(const char *path);
+/**
+ * mkdir `path` (its parent marked by fsutil_spread) with `mode`, in a block group of its own:
+ * created under a random name, then renamed. 0 or -errno.
+ */
+int make_dir_apart(const char *path, mode_t mode);
 /** rm -rf without following symlinks; read-only directories are made writable first. */
 int remove_tree(const char *path);
 

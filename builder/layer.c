@@ -115,15 +115,9 @@ static int restore(struct layer *l, int fd, struct stage *s, const struct settin
 
 	memset(s, 0, sizeof(*s));
 	manifest_init(&s->manifest);
-	s->root = xasprintf("%s/root", st->work_dir);
-	s->manifest_file = xasprintf("%s/manifest", st->work_dir);
-	s->lint_file = xasprintf("%s/multiarch-lint", st->work_dir);
-	if (mkdir(s->root, 0755) ||
-	    (rootfd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		ret = -errno;
-		log_error("cannot create the staging tree '%s': %s", s->root, strerror(errno));
+	rootfd = ret = stage_init(s, st->work_dir);
+	if (rootfd < 0)
 		goto out;
-	}
 	ret = layerfile_restore(fd, l->path, rootfd, s, &lint);
 	if (!ret)
 		ret = write_file_atomic(s->lint_file, lint.p ? lint.p : "", lint.len);
@@ -152,8 +146,8 @@ static int lookup(struct layer *l, struct stage *s, const struct settings *st)
 				 "(layer %.12s)", l->key);
 		return 0;
 	}
-	ret = layerfile_check(fd, l->path);
-	if (!ret && (ret = restore(l, fd, s, st))) {
+	ret = restore(l, fd, s, st);
+	if (ret) {
 		if (s->root)
 			remove_tree(s->root);
 		stage_release(s);

@@ -1,4 +1,4 @@
-/* A layer's file: write a configured tree into it, check it, restore a tree from it. */
+/* A layer's file: write a configured tree into it, and check it (layerrestore.c restores it). */
 #include "layerfile.h"
 
 #include <errno.h>
@@ -14,23 +14,14 @@
 #include "err.h"
 #include "fsutil.h"
 #include "hash.h"
+#include "layerfmt.h"
 #include "log.h"
 #include "sandbox.h"
 #include "treeread.h"
 
 #define MAGIC "MKILAYR\n"
 #define BYTE_ORDER_MARK 0x01020304u
-#define COPY_CHUNK (1u << 20)
 #define NO_TARGET UINT32_MAX /* a manifest entry's target is NULL */
-
-struct trailer {
-	char magic[8];
-	uint32_t version;
-	uint32_t order;    /* BYTE_ORDER_MARK as this machine writes it: native order throughout */
-	uint64_t data_len; /* the data region: bytes 0..data_len */
-	uint64_t meta_len; /* the records: bytes data_len..data_len + meta_len */
-	uint8_t digest[32];/* SHA-256 of both */
-};
 
 /* ---- encoding: native-order integers, strings as u32 length + bytes ---- */
 
@@ -55,13 +46,7 @@ static void putstr(struct buf *b, const char *s)
 	putmem(b, s, strlen(s));
 }
 
-/* A bounded reader over the records; any overrun sets `bad` and yields zeros. */
-struct rd {
-	const uint8_t *p, *end;
-	int bad;
-};
-
-static void get(struct rd *r, void *out, size_t n)
+static void get_bytes(struct rd *r, void *out, size_t n)
 {
 	if (r->bad || (size_t)(r->end - r->p) < n) {
 		r->bad = 1;
@@ -72,24 +57,24 @@ static void get(struct rd *r, void *out, size_t n)
 	r->p += n;
 }
 
-static uint32_t get32(struct rd *r)
+uint32_t get32(struct rd *r)
 {
 	uint32_t v;
 
-	get(r, &v, sizeof(v));
+	get_bytes(r, &v, sizeof(v));
 	return v;
 }
 
-static uint64_t get64(struct rd *r)
+uint64_t get64(struct rd *r)
 {
 	uint64_t v;
 
-	get(r, &v, sizeof(v));
+	get_bytes(r, &v, sizeof(v));
 	return v;
 }
 
 /* Bytes of a string record, borrowed; `*n` its length. */
-static const uint8_t *getmem(struct rd *r, size_t *n)
+const uint8_t *getmem(struct rd *r, size_t *n)
 {
 	const uint8_t *p;
 
@@ -105,7 +90,7 @@ static const uint8_t *getmem(struct rd *r, size_t *n)
 }
 
 /* A string record as a new C string; one holding a NUL byte is corrupt. */
-static char *getstr(struct rd *r)
+char *getstr(struct rd *r)
 {
 	size_t n;
 	const uint8_t *p = getmem(r, &n);
@@ -126,7 +111,7 @@ static void put_xattrs(struct buf *b, const struct manifest_xattr *v, size_t n)
 	}
 }
 
-static void get_xattrs(struct rd *r, struct manifest_entry *e)
+void get_xattrs(struct rd *r, struct manifest_entry *e)
 {
 	uint32_t i, n = get32(r);
 	size_t len;
@@ -182,7 +167,7 @@ static void get_target(struct rd *r, struct manifest_entry *e)
 	e->target = getstr(r);
 }
 
-static void get_manifest(struct rd *r, struct manifest *m)
+void get_manifest(struct rd *r, struct manifest *m)
 {
 	uint64_t i, j, n = get64(r), owners;
 
@@ -290,7 +275,7 @@ static void group_links(struct wr *w)
 static int copy_out(struct wr *w, int fd, off_t from, off_t len)
 {
 	while (len > 0) {
-		size_t want = len < COPY_CHUNK ? (size_t)len : COPY_CHUNK;
+		size_t want = len < LAYER_COPY_CHUNK ? (size_t)len : LAYER_COPY_CHUNK;
 		ssize_t n = pread(fd, w->chunk, want, from);
 		int ret;
 
@@ -382,7 +367,7 @@ static void wr_release(struct wr *w)
 
 static int write_tail(struct wr *w, struct buf *meta)
 {
-	struct trailer tr = { .version = LAYERFILE_VERSION, .order = BYTE_ORDER_MARK };
+	struct layer_trailer tr = { .version = LAYERFILE_VERSION, .order = BYTE_ORDER_MARK };
 	int ret;
 
 	memcpy(tr.magic, MAGIC, sizeof(tr.magic));
@@ -404,7 +389,7 @@ int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint)
 
 	if (ret)
 		return ret;
-	w.chunk = xmalloc(COPY_CHUNK);
+	w.chunk = xmalloc(LAYER_COPY_CHUNK);
 	ret = fstatat(rootfd, "", &sb, AT_EMPTY_PATH) ? -errno : add_entry(&w, rootfd, "", "", &sb);
 	if (!ret)
 		ret = treeread_walk(rootfd, "", add_entry, &w, NULL);
@@ -429,7 +414,7 @@ int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint)
 
 /* ---- checking ---- */
 
-static int read_trailer(int fd, const char *name, struct trailer *tr, uint64_t *size)
+int read_trailer(int fd, const char *name, struct layer_trailer *tr, uint64_t *size)
 {
 	struct stat sb;
 
@@ -458,7 +443,7 @@ static int read_trailer(int fd, const char *name, struct trailer *tr, uint64_t *
 
 int layerfile_check(int fd, const char *name)
 {
-	struct trailer tr;
+	struct layer_trailer tr;
 	struct hash h;
 	uint64_t size, left;
 	uint8_t digest[32], *chunk;
@@ -468,9 +453,9 @@ int layerfile_check(int fd, const char *name)
 	if (ret || (ret = hash_init(&h, HASH_SHA256)))
 		return ret;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	chunk = xmalloc(COPY_CHUNK);
+	chunk = xmalloc(LAYER_COPY_CHUNK);
 	for (left = tr.data_len + tr.meta_len; !ret && left;) {
-		ssize_t n = pread(fd, chunk, left < COPY_CHUNK ? (size_t)left : COPY_CHUNK, at);
+		ssize_t n = pread(fd, chunk, left < LAYER_COPY_CHUNK ? (size_t)left : LAYER_COPY_CHUNK, at);
 
 		if (n <= 0)
 			ret = n < 0 ? -errno : -EBADMSG;
@@ -493,297 +478,4 @@ int layerfile_check(int fd, const char *name)
 		return -EBADMSG;
 	}
 	return 0;
-}
-
-/* ---- restoring ---- */
-
-struct rec {
-	char *path;
-	uint32_t mode, uid, gid;
-	struct timespec mtime;
-	uint64_t size, link;
-	char *target;
-	struct rd ext;  /* a regular file's extents: n x (file offset, length, data offset) */
-	uint32_t n_ext;
-	struct manifest_entry x; /* only its xattrs are used */
-};
-
-struct rs {
-	int fd, rootfd;
-	uint64_t data_len;
-	struct strv paths; /* every entry restored so far, by index (hard links name one) */
-	struct rec *dirs;  /* directories created, whose metadata is set once their contents are */
-	size_t n_dirs, alloc_dirs;
-};
-
-/* A record's path must be canonical: no "", ".", ".." or empty component, no leading '/'. */
-static int path_ok(const char *p)
-{
-	const char *c = p;
-
-	if (!*p || *p == '/')
-		return 0;
-	for (;;) {
-		size_t n = strcspn(c, "/");
-
-		if (!n || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-			return 0;
-		if (!c[n])
-			return 1;
-		c += n + 1;
-	}
-}
-
-static void rec_release(struct rec *e)
-{
-	free(e->path);
-	free(e->target);
-	manifest_xattrs_free(e->x.xattrs, e->x.n_xattrs);
-	memset(e, 0, sizeof(*e));
-}
-
-static void get_rec(struct rd *r, struct rec *e)
-{
-	size_t skip;
-
-	e->path = getstr(r);
-	e->mode = get32(r);
-	e->uid = get32(r);
-	e->gid = get32(r);
-	e->mtime.tv_sec = (time_t)get64(r);
-	e->mtime.tv_nsec = get32(r);
-	if (S_ISREG(e->mode)) {
-		e->size = get64(r);
-		e->link = get64(r);
-		e->n_ext = get32(r);
-		skip = (size_t)e->n_ext * 24;
-		e->ext = (struct rd){ r->p, r->p + skip, 0 };
-		if ((size_t)(r->end - r->p) < skip)
-			r->bad = 1;
-		else
-			r->p += skip;
-	} else if (S_ISLNK(e->mode)) {
-		e->target = getstr(r);
-	}
-	get_xattrs(r, &e->x);
-	if (e->mtime.tv_nsec >= 1000000000L)
-		r->bad = 1;
-}
-
-static int set_xattrs(int fd, const char *lpath, const struct manifest_entry *x)
-{
-	size_t i;
-
-	for (i = 0; i < x->n_xattrs; i++) {
-		const struct manifest_xattr *a = &x->xattrs[i];
-
-		if (fd >= 0 ? fsetxattr(fd, a->name, a->value, a->len, 0)
-			    : lsetxattr(lpath, a->name, a->value, a->len, 0))
-			return -errno;
-	}
-	return 0;
-}
-
-/* Owner, then mode (a chown drops set-id bits), xattrs (it drops capabilities too), times. */
-static int set_meta(int fd, const struct rec *e)
-{
-	struct timespec ts[2] = { e->mtime, e->mtime };
-	int ret;
-
-	if (fchown(fd, sandbox_tree_uid(e->uid), sandbox_tree_gid(e->gid)) ||
-	    fchmod(fd, e->mode & 07777))
-		return -errno;
-	ret = set_xattrs(fd, NULL, &e->x);
-	return ret ? ret : futimens(fd, ts) ? -errno : 0;
-}
-
-/* The same for a symlink or FIFO, by name in `dirfd`. */
-static int set_meta_at(int dirfd, const char *name, const struct rec *e)
-{
-	struct timespec ts[2] = { e->mtime, e->mtime };
-	char *lpath;
-	int ret;
-
-	if (fchownat(dirfd, name, sandbox_tree_uid(e->uid), sandbox_tree_gid(e->gid),
-		     AT_SYMLINK_NOFOLLOW))
-		return -errno;
-	if (!S_ISLNK(e->mode) && fchmodat(dirfd, name, e->mode & 07777, 0))
-		return -errno;
-	lpath = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
-	ret = set_xattrs(-1, lpath, &e->x);
-	free(lpath);
-	if (!ret && utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW))
-		ret = -errno;
-	return ret;
-}
-
-static int copy_in(struct rs *s, struct rec *e, int fd)
-{
-	uint32_t i;
-
-	for (i = 0; i < e->n_ext; i++) {
-		loff_t to = (loff_t)get64(&e->ext), len = (loff_t)get64(&e->ext);
-		loff_t from = (loff_t)get64(&e->ext);
-
-		if ((uint64_t)from > s->data_len || (uint64_t)len > s->data_len - (uint64_t)from ||
-		    (uint64_t)to + (uint64_t)len > e->size)
-			return -EBADMSG;
-		while (len > 0) {
-			ssize_t k = copy_file_range(s->fd, &from, fd, &to, (size_t)len, 0);
-
-			if (k <= 0)
-				return k < 0 ? -errno : -EBADMSG;
-			len -= k;
-		}
-	}
-	return 0;
-}
-
-static int restore_reg(struct rs *s, int dirfd, const char *name, struct rec *e)
-{
-	const char *tname;
-	int fd, ret;
-
-	if (e->link) {
-		if (e->link > s->paths.n)
-			return -EBADMSG;
-		fd = beneath_parent(s->rootfd, s->paths.v[e->link - 1], &tname);
-		ret = fd < 0 ? fd : linkat(fd, tname, dirfd, name, 0) ? -errno : 0;
-		if (fd >= 0)
-			close(fd);
-		return ret;
-	}
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	ret = ftruncate(fd, (off_t)e->size) ? -errno : copy_in(s, e, fd);
-	if (!ret)
-		ret = set_meta(fd, e);
-	close(fd);
-	return ret;
-}
-
-static void defer_dir(struct rs *s, struct rec *e)
-{
-	ALLOC_GROW(s->dirs, s->n_dirs + 1, s->alloc_dirs);
-	s->dirs[s->n_dirs++] = *e;
-	memset(e, 0, sizeof(*e));
-}
-
-static int restore_entry(struct rs *s, struct rec *e)
-{
-	const char *name;
-	int dirfd, ret;
-
-	if (!s->paths.n) { /* the root, which the caller created */
-		if (*e->path || !S_ISDIR(e->mode))
-			return -EBADMSG;
-		strv_push(&s->paths, "");
-		defer_dir(s, e);
-		return 0;
-	}
-	if (!path_ok(e->path))
-		return -EBADMSG;
-	dirfd = beneath_parent(s->rootfd, e->path, &name);
-	if (dirfd < 0)
-		return dirfd;
-	strv_push(&s->paths, e->path);
-	if (S_ISDIR(e->mode))
-		ret = mkdirat(dirfd, name, 0700) ? -errno : 0;
-	else if (S_ISREG(e->mode))
-		ret = restore_reg(s, dirfd, name, e);
-	else if (S_ISLNK(e->mode))
-		ret = symlinkat(e->target, dirfd, name) ? -errno : set_meta_at(dirfd, name, e);
-	else if (S_ISFIFO(e->mode))
-		ret = mknodat(dirfd, name, S_IFIFO | 0600, 0) ? -errno
-							       : set_meta_at(dirfd, name, e);
-	else
-		ret = -EBADMSG;
-	if (!ret && S_ISDIR(e->mode))
-		defer_dir(s, e);
-	close(dirfd);
-	return ret;
-}
-
-/* Directories last, deepest first: their mtimes and modes as configuration left them. */
-static int finish_dirs(struct rs *s)
-{
-	size_t i = s->n_dirs;
-	int ret = 0, fd;
-
-	while (!ret && i--) {
-		struct rec *e = &s->dirs[i];
-
-		fd = *e->path ? beneath_open_canonical(s->rootfd, e->path, O_RDONLY | O_DIRECTORY)
-			      : openat(s->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			return *e->path ? fd : -errno;
-		ret = set_meta(fd, e);
-		close(fd);
-	}
-	return ret;
-}
-
-static int restore_tree(struct rs *s, struct rd *r)
-{
-	uint64_t i, n = get64(r);
-	struct rec e = { 0 };
-	int ret = 0;
-
-	for (i = 0; !ret && i < n && !r->bad; i++) {
-		get_rec(r, &e);
-		ret = r->bad ? -EBADMSG : restore_entry(s, &e);
-		if (!ret && mki_interrupted())
-			ret = -MKI_E_INTERRUPTED;
-		rec_release(&e);
-	}
-	if (!ret && r->bad)
-		ret = -EBADMSG;
-	return ret ? ret : finish_dirs(s);
-}
-
-static int read_meta(int fd, const struct trailer *tr, struct buf *meta)
-{
-	meta->p = xmalloc(tr->meta_len + 1);
-	meta->len = tr->meta_len;
-	if (pread(fd, meta->p, tr->meta_len, (off_t)tr->data_len) != (ssize_t)tr->meta_len)
-		return -EBADMSG;
-	return 0;
-}
-
-int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, struct buf *lint)
-{
-	struct rs rs = { .fd = fd, .rootfd = rootfd };
-	struct buf meta = { 0 };
-	struct trailer tr;
-	struct rd r = { 0 };
-	uint64_t size;
-	size_t i;
-	char *text;
-	int ret = read_trailer(fd, name, &tr, &size);
-
-	if (!ret)
-		ret = read_meta(fd, &tr, &meta);
-	rs.data_len = tr.data_len;
-	r = (struct rd){ (const uint8_t *)meta.p, (const uint8_t *)meta.p + meta.len, 0 };
-	if (!ret)
-		ret = restore_tree(&rs, &r);
-	if (!ret) {
-		get_manifest(&r, &s->manifest);
-		s->filtered.files = get64(&r);
-		s->filtered.dirs = get64(&r);
-		s->filtered.bytes = get64(&r);
-		text = getstr(&r);
-		buf_adds(lint, text);
-		free(text);
-		ret = r.bad || r.p != r.end ? -EBADMSG : 0;
-	}
-	if (ret)
-		log_warn("cannot restore the layer '%s': %s", name, mki_strerror(ret));
-	for (i = 0; i < rs.n_dirs; i++)
-		rec_release(&rs.dirs[i]);
-	free(rs.dirs);
-	strv_release(&rs.paths);
-	free(meta.p);
-	return ret;
 }

@@ -37,9 +37,10 @@ int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint)
 int layerfile_check(int fd, const char *name);
 
 /**
- * Restore the checked layer `fd` into the empty directory `rootfd`, filling `s->manifest` (an
- * initialised, empty manifest), `s->filtered` and `lint`. 0 or a negative code (logged); the
- * caller removes a half-restored tree.
+ * Restore the layer `fd` into the empty directory `rootfd`, filling `s->manifest` (an
+ * initialised, empty manifest), `s->filtered` and `lint`, and check it as layerfile_check() does
+ * meanwhile. 0 only if both succeeded; otherwise a negative code (logged), and the caller removes
+ * the half-restored tree, which must not be used.
  */
 int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, struct buf *lint);
 

@@ -544,6 +544,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 	st2.work_dir = xasprintf("%s/verify", o->st.work_dir);
 	ip.output = out2;
 	ret = make_dirs(st2.work_dir);
+	fsutil_spread(st2.work_dir); /* as the work directory is (fsutil.h) */
 	if (!ret)
 		ret = unpack_plan(&again, &b->plan, r, &st2);
 	if (!ret)

@@ -20,10 +20,11 @@ int spool_open(const char *work_dir, int *dirfd)
 	int r = 0;
 
 	*dirfd = -1;
-	if (mkdir(path, 0700) || (*dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	r = make_dir_apart(path, 0700); /* apart: its files become the tree's (fsutil.h) */
+	if (!r && (*dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		r = -errno;
-		log_error("cannot create the unpack spool '%s': %s", path, strerror(errno));
-	}
+	if (r)
+		log_error("cannot create the unpack spool '%s': %s", path, strerror(-r));
 	free(path);
 	return r;
 }

@@ -18,6 +18,24 @@
 #include "sandbox.h"
 #include "str.h"
 
+int stage_init(struct stage *s, const char *work_dir)
+{
+	int fd;
+
+	s->root = xasprintf("%s/root", work_dir);
+	s->manifest_file = xasprintf("%s/manifest", work_dir);
+	s->lint_file = xasprintf("%s/multiarch-lint", work_dir);
+	fd = make_dir_apart(s->root, 0755);
+	if (!fd) {
+		fd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0)
+		log_error("cannot create the staging tree '%s': %s", s->root, strerror(-fd));
+	return fd;
+}
+
 void stage_release(struct stage *s)
 {
 	free(s->root);

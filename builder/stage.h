@@ -22,6 +22,12 @@ struct stage {
 	struct layer *layer;              /* the layer cache's view of this tree (layer.h); or NULL */
 };
 
+/**
+ * Start the stage `s` (its paths NULL) in `work_dir`: name its files and create its tree, new
+ * and empty, in a block group of its own (make_dir_apart). An O_PATH descriptor of the tree, or
+ * a negative errno (logged).
+ */
+int stage_init(struct stage *s, const char *work_dir);
 /** Free what `s` holds (the tree on disk stays) and zero it. */
 void stage_release(struct stage *s);
 

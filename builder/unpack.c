@@ -1161,14 +1161,9 @@ static int run_pool(struct ctx *c, const struct settings *st)
 
 static int setup_root(struct stage *out, struct ctx *c, const struct settings *st)
 {
-	out->root = xasprintf("%s/root", st->work_dir);
-	out->manifest_file = xasprintf("%s/manifest", st->work_dir);
-	out->lint_file = xasprintf("%s/multiarch-lint", st->work_dir);
-	if (mkdir(out->root, 0755) ||
-	    (c->w.rootfd = open(out->root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		log_error("cannot create the staging tree '%s': %s", out->root, strerror(errno));
-		return -errno;
-	}
+	c->w.rootfd = stage_init(out, st->work_dir);
+	if (c->w.rootfd < 0)
+		return c->w.rootfd;
 	stage_chown(&c->w, c->w.rootfd, "", 0, 0);
 	stage_own_entry(&c->w, "", MF_DIR, 0755);
 	return spool_open(st->work_dir, &c->spool_fd);

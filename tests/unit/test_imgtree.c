@@ -17,7 +17,7 @@ static struct manifest_entry *add(struct manifest *m, const char *path, char typ
 	return e;
 }
 
-static void stage_init(struct stage *s)
+static void test_stage_init(struct stage *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->root = strdup("/");
@@ -41,7 +41,7 @@ START_TEST(sorted_clamped_linked)
 	struct stage s;
 	long z, a;
 
-	stage_init(&s);
+	test_stage_init(&s);
 	add(&s.manifest, "z", MF_DIR, 5);
 	add(&s.manifest, "z/file", MF_REG, 2000);
 	add(&s.manifest, "a", MF_HARDLINK, 5)->target = strdup("z/file");
@@ -75,7 +75,7 @@ START_TEST(epoch_from_manifest)
 	struct imgtree t;
 	struct stage s;
 
-	stage_init(&s);
+	test_stage_init(&s);
 	add(&s.manifest, "", MF_DIR, 10);
 	add(&s.manifest, "f", MF_REG, 1234);
 	ck_assert_int_eq(imgtree_build(&t, &s, &p), 0);
@@ -93,18 +93,18 @@ START_TEST(inconsistent)
 	struct imgtree t;
 	struct stage s;
 
-	stage_init(&s);
+	test_stage_init(&s);
 	add(&s.manifest, "x/y", MF_FIFO, 0);
 	ck_assert_int_eq(imgtree_build(&t, &s, &p), -MKI_E_IMAGE);
 	stage_done(&s);
 
-	stage_init(&s);
+	test_stage_init(&s);
 	add(&s.manifest, "d", MF_DIR, 0);
 	add(&s.manifest, "h", MF_HARDLINK, 0)->target = strdup("d");
 	ck_assert_int_eq(imgtree_build(&t, &s, &p), -MKI_E_IMAGE);
 	stage_done(&s);
 
-	stage_init(&s);
+	test_stage_init(&s);
 	add(&s.manifest, "l", MF_SYMLINK, 0);
 	ck_assert_int_eq(imgtree_build(&t, &s, &p), -MKI_E_IMAGE);
 	stage_done(&s);

@@ -188,6 +188,29 @@ static int check_file(const char *file)
 	return ret;
 }
 
+/* Restore `file` into the new directory DIR/SUB. */
+static int restore_into(const char *dir, const char *file, const char *sub)
+{
+	struct stage back = { 0 };
+	struct buf lint = { 0 };
+	char *dst = xasprintf("%s/%s", dir, sub);
+	int fd, rootfd, ret;
+
+	ck_assert_int_eq(mkdir(dst, 0755), 0);
+	manifest_init(&back.manifest);
+	fd = open(file, O_RDONLY);
+	rootfd = open(dst, O_PATH | O_DIRECTORY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(rootfd, 0);
+	ret = layerfile_restore(fd, file, rootfd, &back, &lint);
+	close(fd);
+	close(rootfd);
+	stage_release(&back);
+	buf_release(&lint);
+	free(dst);
+	return ret;
+}
+
 START_TEST(round_trip_is_exact)
 {
 	char dir[] = "/tmp/mki-layer-XXXXXX";
@@ -284,9 +307,12 @@ START_TEST(corrupt_and_truncated_are_refused)
 	c ^= 1;
 	ck_assert_int_eq(pwrite(fd, &c, 1, 100), 1);
 	ck_assert_int_eq(check_file(file), -EBADMSG);
+	/* The restore checks it too: its records are intact, its digest is not. */
+	ck_assert_int_eq(restore_into(dir, file, "flipped"), -EBADMSG);
 	c ^= 1;
 	ck_assert_int_eq(pwrite(fd, &c, 1, 100), 1);
 	ck_assert_int_eq(check_file(file), 0);
+	ck_assert_int_eq(restore_into(dir, file, "intact"), 0);
 	/* Cut short anywhere: the trailer is gone or no longer adds up. */
 	ck_assert_int_eq(ftruncate(fd, sb.st_size - 1), 0);
 	ck_assert_int_eq(check_file(file), -EBADMSG);

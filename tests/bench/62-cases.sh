@@ -3,8 +3,9 @@
 # (b) the same from a mirror of armhf + armel only (native tools from the host's apt sources);
 # (c) the bootable arm-board (kernel, systemd, initramfs);
 # (d) a rebuild of (a) with one hook changed (against (a)'s peer: the peer has no such cache).
-# Then the floor for context: every data.tar of (a)'s plan decompressed on both cores.
-# CASES picks some (default "a b c d"); REPS as in 60-build.sh (c runs once unless REPS_C is set).
+# Then the floors for context: every data.tar of (a)'s plan decompressed on both cores, and the
+# same set configured natively (built for amd64). CASES picks some (default "a b c d"; "floor":
+# none); REPS as in 60-build.sh (c runs once unless REPS_C is set).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$here/../.." && pwd)
@@ -27,7 +28,8 @@ for c in $CASES; do
 	b) run_case b SET=lean TWINS=0 ;;
 	c) run_case c SET=bootable TWINS=1 REPS="${REPS_C:-1}" ;;
 	d) run_case d SET=lean TWINS=1 REBUILD=1 PEER=0 ;;
-	*) echo "62-cases: no case '$c' (a, b, c or d)" >&2; exit 2 ;;
+	floor) ;; # the floors alone
+	*) echo "62-cases: no case '$c' (a, b, c, d or floor)" >&2; exit 2 ;;
 	esac
 done
 
@@ -51,6 +53,26 @@ done >"$w/debs"
 	"xargs -P2 -I{} sh -c 'dpkg-deb --fsys-tarfile \"{}\" >/dev/null' <'$w/debs'"
 read -r fw fu fs <"$w/t"
 echo "floor: $(wc -l <"$w/debs") data.tar decompressed in ${fw} s wall (${fu} s user, ${fs} s sys)"
+
+# The configure floor: the same set without its armel side, built for amd64 from the host's apt
+# sources, so that every maintainer script and hook runs natively. The second of two builds is
+# timed (the first fills the cache); its hooks stage (configure + hooks) is what (a)'s compares to.
+native=$w/native/recipes/arm-board.cfg
+flagship_lean arm-board "$w/native"
+sed -i -e 's/^architecture = "armhf";/architecture = "amd64";/' -e '/^auxiliary_architectures/d' \
+	-e 's/:armel"/"/g' "$native"
+if "$TOP/mkimage" -q --no-layer-cache --cache-dir "$w/cache" --output "$w/native.ext4" "$native" &&
+	"$TOP/mkimage" -q --no-layer-cache --cache-dir "$w/cache" --output "$w/native.ext4" "$native"; then
+	python3 - "$w/native.report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["stages"]
+print(f"floor: the set built natively for amd64 ({r['packages']['total']} packages): "
+      f"configure + hooks {s['hooks']:.2f} s, unpack {s['unpack']:.2f} s")
+PY
+else
+	echo "floor: the amd64 build from the host's apt sources failed (above); no configure floor"
+fi
 
 echo
 echo "case  peer s  mkimage s  ratio  load         stages (median s)"

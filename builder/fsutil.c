@@ -95,7 +95,7 @@ int make_dirs(const char *path)
  * checking each such inode in turn (ialloc.c, recently_deleted). A build removes its tree of
  * thousands of inodes at the end, and the next build beside it would create its tree in the same
  * block group, each creation scanning past all of them: a rebuild's restore took 1.9 s instead of
- * 0.3 s that way. Orlov's allocator places a directory created in a "top" directory in the
+ * 0.2 s that way. Orlov's allocator places a directory created in a "top" directory in the
  * first group with the fewest directories, searching from a hash of its name: a random name
  * lands each tree in a fresh group, a fixed one ("root") in the group the last tree just left.
  */

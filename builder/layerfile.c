@@ -57,7 +57,7 @@ static void get_bytes(struct rd *r, void *out, size_t n)
 	r->p += n;
 }
 
-uint32_t get32(struct rd *r)
+uint32_t rd_u32(struct rd *r)
 {
 	uint32_t v;
 
@@ -65,7 +65,7 @@ uint32_t get32(struct rd *r)
 	return v;
 }
 
-uint64_t get64(struct rd *r)
+uint64_t rd_u64(struct rd *r)
 {
 	uint64_t v;
 
@@ -74,11 +74,11 @@ uint64_t get64(struct rd *r)
 }
 
 /* Bytes of a string record, borrowed; `*n` its length. */
-const uint8_t *getmem(struct rd *r, size_t *n)
+const uint8_t *rd_mem(struct rd *r, size_t *n)
 {
 	const uint8_t *p;
 
-	*n = get32(r);
+	*n = rd_u32(r);
 	if (r->bad || (size_t)(r->end - r->p) < *n) {
 		r->bad = 1;
 		*n = 0;
@@ -90,10 +90,10 @@ const uint8_t *getmem(struct rd *r, size_t *n)
 }
 
 /* A string record as a new C string; one holding a NUL byte is corrupt. */
-char *getstr(struct rd *r)
+char *rd_str(struct rd *r)
 {
 	size_t n;
-	const uint8_t *p = getmem(r, &n);
+	const uint8_t *p = rd_mem(r, &n);
 
 	if (memchr(p, '\0', n))
 		r->bad = 1;
@@ -111,14 +111,14 @@ static void put_xattrs(struct buf *b, const struct manifest_xattr *v, size_t n)
 	}
 }
 
-void get_xattrs(struct rd *r, struct manifest_entry *e)
+void rd_xattrs(struct rd *r, struct manifest_entry *e)
 {
-	uint32_t i, n = get32(r);
+	uint32_t i, n = rd_u32(r);
 	size_t len;
 
 	for (i = 0; i < n && !r->bad; i++) {
-		char *name = getstr(r);
-		const uint8_t *val = getmem(r, &len);
+		char *name = rd_str(r);
+		const uint8_t *val = rd_mem(r, &len);
 
 		if (!r->bad)
 			manifest_set_xattr(e, name, val, len);
@@ -160,35 +160,35 @@ static void get_target(struct rd *r, struct manifest_entry *e)
 {
 	struct rd peek = *r;
 
-	if (get32(&peek) == NO_TARGET) {
+	if (rd_u32(&peek) == NO_TARGET) {
 		*r = peek;
 		return;
 	}
-	e->target = getstr(r);
+	e->target = rd_str(r);
 }
 
-void get_manifest(struct rd *r, struct manifest *m)
+void rd_manifest(struct rd *r, struct manifest *m)
 {
-	uint64_t i, j, n = get64(r), owners;
+	uint64_t i, j, n = rd_u64(r), owners;
 
 	for (i = 0; i < n && !r->bad; i++) {
-		char *path = getstr(r);
+		char *path = rd_str(r);
 		struct manifest_entry *e = manifest_add(m, path);
 
 		free(path);
-		e->type = (char)get32(r);
-		e->mode = get32(r);
-		e->uid = get32(r);
-		e->gid = get32(r);
-		e->mtime = (int64_t)get64(r);
-		e->major = get32(r);
-		e->minor = get32(r);
-		e->size = get64(r);
+		e->type = (char)rd_u32(r);
+		e->mode = rd_u32(r);
+		e->uid = rd_u32(r);
+		e->gid = rd_u32(r);
+		e->mtime = (int64_t)rd_u64(r);
+		e->major = rd_u32(r);
+		e->minor = rd_u32(r);
+		e->size = rd_u64(r);
 		get_target(r, e);
-		get_xattrs(r, e);
-		owners = get64(r);
+		rd_xattrs(r, e);
+		owners = rd_u64(r);
 		for (j = 0; j < owners && !r->bad; j++)
-			strv_push_take(&e->owners, getstr(r));
+			strv_push_take(&e->owners, rd_str(r));
 	}
 }
 
@@ -414,7 +414,7 @@ int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint)
 
 /* ---- checking ---- */
 
-int read_trailer(int fd, const char *name, struct layer_trailer *tr, uint64_t *size)
+int layer_read_trailer(int fd, const char *name, struct layer_trailer *tr, uint64_t *size)
 {
 	struct stat sb;
 
@@ -448,7 +448,7 @@ int layerfile_check(int fd, const char *name)
 	uint64_t size, left;
 	uint8_t digest[32], *chunk;
 	off_t at = 0;
-	int ret = read_trailer(fd, name, &tr, &size);
+	int ret = layer_read_trailer(fd, name, &tr, &size);
 
 	if (ret || (ret = hash_init(&h, HASH_SHA256)))
 		return ret;

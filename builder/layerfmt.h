@@ -26,21 +26,21 @@ struct rd {
 	int bad;
 };
 
-uint32_t get32(struct rd *r);
-uint64_t get64(struct rd *r);
+uint32_t rd_u32(struct rd *r);
+uint64_t rd_u64(struct rd *r);
 /** A string record's bytes, borrowed from the reader; `*n` its length. */
-const uint8_t *getmem(struct rd *r, size_t *n);
+const uint8_t *rd_mem(struct rd *r, size_t *n);
 /** A string record as a new C string; one holding a NUL byte sets `bad`. */
-char *getstr(struct rd *r);
+char *rd_str(struct rd *r);
 /** An entry's xattr records, added to `e`. */
-void get_xattrs(struct rd *r, struct manifest_entry *e);
+void rd_xattrs(struct rd *r, struct manifest_entry *e);
 /** The stage manifest's records, added to `m`. */
-void get_manifest(struct rd *r, struct manifest *m);
+void rd_manifest(struct rd *r, struct manifest *m);
 
 /**
  * The trailer of the layer file `fd` (named `name`), checked against the file's size `*size`.
  * 0, or -EBADMSG / -EPROTO (logged as warnings) or a negative errno.
  */
-int read_trailer(int fd, const char *name, struct layer_trailer *tr, uint64_t *size);
+int layer_read_trailer(int fd, const char *name, struct layer_trailer *tr, uint64_t *size);
 
 #endif

@@ -85,16 +85,16 @@ static void get_rec(struct rd *r, struct rec *e)
 {
 	size_t skip;
 
-	e->path = getstr(r);
-	e->mode = get32(r);
-	e->uid = get32(r);
-	e->gid = get32(r);
-	e->mtime.tv_sec = (time_t)get64(r);
-	e->mtime.tv_nsec = get32(r);
+	e->path = rd_str(r);
+	e->mode = rd_u32(r);
+	e->uid = rd_u32(r);
+	e->gid = rd_u32(r);
+	e->mtime.tv_sec = (time_t)rd_u64(r);
+	e->mtime.tv_nsec = rd_u32(r);
 	if (S_ISREG(e->mode)) {
-		e->size = get64(r);
-		e->link = get64(r);
-		e->n_ext = get32(r);
+		e->size = rd_u64(r);
+		e->link = rd_u64(r);
+		e->n_ext = rd_u32(r);
 		skip = (size_t)e->n_ext * 24;
 		e->ext = (struct rd){ r->p, r->p + skip, 0 };
 		if ((size_t)(r->end - r->p) < skip)
@@ -102,9 +102,9 @@ static void get_rec(struct rd *r, struct rec *e)
 		else
 			r->p += skip;
 	} else if (S_ISLNK(e->mode)) {
-		e->target = getstr(r);
+		e->target = rd_str(r);
 	}
-	get_xattrs(r, &e->x);
+	rd_xattrs(r, &e->x);
 	if (e->mtime.tv_nsec >= 1000000000L)
 		r->bad = 1;
 }
@@ -214,8 +214,8 @@ static int copy_in(struct rs *s, struct rec *e, int fd)
 	uint32_t i;
 
 	for (i = 0; i < e->n_ext; i++) {
-		loff_t to = (loff_t)get64(&e->ext), len = (loff_t)get64(&e->ext);
-		loff_t from = (loff_t)get64(&e->ext);
+		loff_t to = (loff_t)rd_u64(&e->ext), len = (loff_t)rd_u64(&e->ext);
+		loff_t from = (loff_t)rd_u64(&e->ext);
 
 		if ((uint64_t)from > s->data_len || (uint64_t)len > s->data_len - (uint64_t)from ||
 		    (uint64_t)to + (uint64_t)len > e->size)
@@ -325,7 +325,7 @@ static int finish_dirs(struct rs *s)
 
 static int restore_tree(struct rs *s, struct rd *r)
 {
-	uint64_t i, n = get64(r);
+	uint64_t i, n = rd_u64(r);
 	struct rec e = { 0 };
 	int ret = 0;
 
@@ -376,11 +376,11 @@ static int restore_meta(struct rs *rs, struct rd *r, struct stage *s, struct buf
 
 	if (ret)
 		return ret;
-	get_manifest(r, &s->manifest);
-	s->filtered.files = get64(r);
-	s->filtered.dirs = get64(r);
-	s->filtered.bytes = get64(r);
-	text = getstr(r);
+	rd_manifest(r, &s->manifest);
+	s->filtered.files = rd_u64(r);
+	s->filtered.dirs = rd_u64(r);
+	s->filtered.bytes = rd_u64(r);
+	text = rd_str(r);
 	buf_adds(lint, text);
 	free(text);
 	return r->bad || r->p != r->end ? -EBADMSG : 0;
@@ -395,7 +395,7 @@ int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, str
 	struct rd r = { 0 };
 	uint64_t size;
 	size_t i;
-	int ret = read_trailer(fd, name, &tr, &size), checking;
+	int ret = layer_read_trailer(fd, name, &tr, &size), checking;
 
 	if (ret)
 		return ret;

@@ -75,16 +75,17 @@ else
 fi
 
 echo
-echo "case  peer s  mkimage s  ratio  load         stages (median s)"
+echo "case  peer s  mkimage s  ratio  peak RSS MiB (peer/ours)  load         stages (median s)"
 peer_a=$(sed -n 's/^a .*peer=\([0-9.]*\).*/\1/p' "$out/results")
 while read -r c rest; do
 	peer=$(sed 's/.*peer=\([0-9.]*\).*/\1/' <<<"$rest")
 	ours=$(sed 's/.*ours=\([0-9.]*\).*/\1/' <<<"$rest")
 	load=$(sed 's/.*load=\([^ ]*\).*/\1/' <<<"$rest")
+	rss="$(sed 's/.*peer_rss=\([0-9]*\).*/\1/' <<<"$rest")/$(sed 's/.*ours_rss=\([0-9]*\).*/\1/' <<<"$rest")"
 	stages=$(grep -o '[a-z_]*=[0-9.]*' <<<"$rest" | grep -Ev '^(peer|ours|peer_rss|ours_rss|load)=' | tr '\n' ' ')
 	[ "$c" != d ] || [ -z "$peer_a" ] || peer=$peer_a
-	printf '%-5s %7s %10s %6s  %-12s %s\n' "$c" "$peer" "$ours" \
-		"$(python3 -c "print(f'{$peer/$ours:.1f}x' if $peer else '-')")" "$load" "$stages"
+	printf '%-5s %7s %10s %6s  %-25s %-12s %s\n' "$c" "$peer" "$ours" \
+		"$(python3 -c "print(f'{$peer/$ours:.1f}x' if $peer else '-')")" "$rss" "$load" "$stages"
 done <"$out/results"
 echo "goals on a quiet machine (load below 0.5): a >= 10x, b >= 6x, c >= 6x, d under 3 s"
 [ "$failed" = 0 ]

@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 
-flagship_mirror arm-board
-serve "$MIRROR/repo"
+e2e_serve arm-board
 
 recipe=$TOP/recipes/arm-board.cfg outputs="vmlinuz initrd.img dtbs"
 if [ "${MKIMAGE_TEST_LEAN:-0}" = 1 ]; then
@@ -18,7 +17,7 @@ fi
 out=$T/out-images
 mkdir -p "$out"
 export SOURCE_DATE_EPOCH=1700000000
-expect_ok "$MKIMAGE" --source "$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg" \
+expect_ok "$MKIMAGE" --source "$SRC" \
 	--output "$out/arm-board.ext4" "$recipe"
 img=$out/arm-board.ext4 IMG=$out/arm-board.ext4
 for f in ext4 lock spdx.json report.json $outputs; do

@@ -4,10 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-hooks.sh"
 
-. "$TOP/tests/flagship.sh"
-flagship_mirror arm-board
-serve "$MIRROR/repo"
-SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
+. "$(dirname "$0")/lib-e2e.sh"
+e2e_serve arm-board
 export SOURCE_DATE_EPOCH=1700000000
 
 # A private copy of the recipe (without kernel and systemd: flagship.sh) and hooks that any user

@@ -2,11 +2,8 @@
 # of the plan's shell, coreutils, perl, ... running natively is byte-identical to the one built
 # with every target program emulated (--no-native-tools), and leaves no trace in the tree.
 . "$(dirname "$0")/lib.sh"
-
-. "$TOP/tests/flagship.sh"
-flagship_mirror arm-board
-serve "$MIRROR/repo"
-SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
+. "$(dirname "$0")/lib-e2e.sh"
+e2e_serve arm-board
 export SOURCE_DATE_EPOCH=1700000000
 # The recipe without kernel and systemd (flagship.sh): an initramfs made with every program
 # emulated alone takes many minutes.

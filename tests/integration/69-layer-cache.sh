@@ -8,10 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-hooks.sh"
 
-. "$TOP/tests/flagship.sh"
-flagship_mirror arm-board
-serve "$MIRROR/repo"
-SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
+. "$(dirname "$0")/lib-e2e.sh"
+e2e_serve arm-board
 export SOURCE_DATE_EPOCH=1700000000
 flagship_lean arm-board "$T/r"
 R=$T/r/recipes

@@ -3,16 +3,22 @@
 
 . "$TOP/tests/flagship.sh"
 
-# e2e_build RECIPE: mirror the recipe's package set (tests/flagship.sh), serve it, build
-# recipes/RECIPE.cfg into $T/images/RECIPE.ext4. Sets IMG.
+# e2e_serve RECIPE: mirror the recipe's package set (tests/flagship.sh) and serve it on
+# 127.0.0.1. Sets MIRROR, SERVER_URL and SRC, the --source value naming it with its key.
+e2e_serve() {
+	flagship_mirror "$1"
+	serve "$MIRROR/repo"
+	SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
+}
+
+# e2e_build RECIPE: e2e_serve, then build recipes/RECIPE.cfg into $T/images/RECIPE.ext4. Sets
+# IMG.
 e2e_build() {
 	local recipe=$1
-	flagship_mirror "$recipe"
-	serve "$MIRROR/repo"
+	e2e_serve "$recipe"
 	mkdir -p "$T/images"
 	IMG=$T/images/$recipe.ext4
-	SOURCE_DATE_EPOCH=1700000000 expect_ok "$MKIMAGE" \
-		--source "$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg" --output "$IMG" \
+	SOURCE_DATE_EPOCH=1700000000 expect_ok "$MKIMAGE" --source "$SRC" --output "$IMG" \
 		"$TOP/recipes/$recipe.cfg"
 	e2fsck -fn "$IMG" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck -fn reports problems"; }
 	sbom_validate "${IMG%.ext4}.spdx.json"

@@ -35,9 +35,10 @@ endif
 
 # Objects go to their own directory per flavour so a sanitizer build never mixes with a plain one.
 OUT := build$(if $(SANITIZE),-san)$(if $(filter 1,$(FUZZ)),-fuzz)
-SRCS := $(wildcard builder/*.c)
-LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out builder/main.c builder/mkimage-exec.c \
-	builder/execprof_run.c,$(SRCS)))
+# builder/FAMILY/x.c -> $(OUT)/FAMILY/x.o; builder/README.md says which family may include which.
+SRCS := $(wildcard builder/*/*.c)
+EXEC_SRCS := builder/configure/mkimage-exec.c builder/configure/execprof_run.c
+LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out $(EXEC_SRCS),$(SRCS)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/unit/%.o,$(UNIT_SRCS)) $(OUT)/unit/main.o
 
@@ -47,13 +48,14 @@ mkimage: $(OUT)/main.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The binfmt_misc interpreter runs inside the target tree, where no host library exists: static.
-mkimage-exec: builder/mkimage-exec.c builder/execprof_run.c builder/execprof.h builder/accel.h \
-	      builder/plan.h builder/str.h
-	$(CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static \
+mkimage-exec: $(EXEC_SRCS) builder/configure/execprof.h builder/configure/accel.h \
+	      builder/debian/plan.h builder/lib/str.h
+	$(CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static -iquote builder \
 		-DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"' -o $@ $(filter %.c,$^)
 
-$(OUT)/%.o: builder/%.c | $(OUT)
-	$(CC) $(CFLAGS) -c -o $@ $<
+$(OUT)/%.o: builder/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -iquote builder -c -o $@ $<
 
 $(OUT)/unit/%.o: tests/unit/%.c | $(OUT)/unit
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -iquote builder -I$(OUT)/unit $(shell $(PKG_CONFIG) --cflags check) -c -o $@ $<
@@ -172,4 +174,4 @@ clean:
 	rm -rf build build-san build-fuzz mkimage mkimage-exec mkimage_*.deb
 
 .PHONY: all tools fuzzers fuzz unit integration check check-san bench bench-deps boot install deb deps clean
--include $(wildcard $(OUT)/*.d $(OUT)/unit/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/*/*.d)

@@ -9,7 +9,7 @@
 # Output: DIR/repo (serve it: dists/bookworm/main/binary-ARCH/Packages{,.xz}, InRelease),
 # DIR/key.gpg (the keyring), DIR/packages.txt (name:arch=version, one a line).
 # When the host's arch is not among them, the mirror also carries the host-arch builds of the
-# same versions ("twins", which mkimage runs natively while configuring: builder/accel.h), as
+# same versions ("twins", which mkimage runs natively while configuring: builder/configure/accel.h), as
 # Debian's archive does; TWINS=0 leaves them out.
 # A second run with the same arguments reuses DIR. SUITE (default bookworm) picks the suite.
 set -euo pipefail

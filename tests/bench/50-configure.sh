@@ -1,6 +1,6 @@
 #!/bin/bash
 # Configure time for the arm-board set (103 real bookworm packages, armhf + armel): mkimage's
-# preinsts + `dpkg --configure -a` with native tools (builder/accel.h) against the same steps with
+# preinsts + `dpkg --configure -a` with native tools (builder/configure/accel.h) against the same steps with
 # every target program under QEMU (--no-native-tools: the target's own dpkg --configure -a
 # emulated), on the same plan and tree, from a local signed mirror on 127.0.0.1, warm cache.
 # Both builds must give byte-identical images. BENCH_RUNS runs each (default 1), median reported;

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "indexes_ctx.h"
-#include "log.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "repo/indexes_ctx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

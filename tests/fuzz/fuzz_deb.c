@@ -14,14 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "fsutil.h"
-#include "log.h"
-#include "plan.h"
-#include "recipe.h"
-#include "settings.h"
-#include "str.h"
-#include "unpack.h"
+#include "debian/plan.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "lib/settings.h"
+#include "lib/str.h"
+#include "recipe/recipe.h"
+#include "unpack/unpack.h"
 
 static char base[64];
 

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deb.h"
-#include "deb822.h"
-#include "err.h"
-#include "log.h"
-#include "str.h"
+#include "debian/deb.h"
+#include "debian/deb822.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/str.h"
 
 static void check_stanza(const struct deb822 *d)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dep5.h"
-#include "log.h"
+#include "debian/dep5.h"
+#include "lib/log.h"
 
 static int idstring(const char *s, size_t n)
 {

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "log.h"
-#include "recipe.h"
-#include "recipe_internal.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "recipe/recipe.h"
+#include "recipe/recipe_internal.h"
 
 /* libconfig 1.5 leaks a buffer on some syntax errors: its bug, not ours (see .options). */
 const char *__lsan_default_suppressions(void);

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "log.h"
-#include "recipe.h"
-#include "sources.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "recipe/recipe.h"
+#include "repo/sources.h"
 
 static char root[64];
 

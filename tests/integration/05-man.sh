@@ -1,6 +1,6 @@
 # The manual pages: groff and lexgrog find nothing wrong, mkimage(1) names every option --help
 # lists, mkimage.cfg(5) every key the recipe parser accepts (from its *_keys[] tables in
-# builder/recipe.c, so a key added there must be documented here too).
+# builder/recipe/recipe.c, so a key added there must be documented here too).
 . "$(dirname "$0")/lib.sh"
 
 command -v lexgrog >/dev/null && command -v groff >/dev/null || skip "man-db or groff missing (make deps)"
@@ -25,7 +25,7 @@ for o in $opts; do
 done
 
 # Every key of every key table of the parser: static const char *const X_keys[] = { "a", ... };
-keys=$(sed -n '/^static const char \*const [a-z_]*_keys\[\]/,/};/p' "$TOP/builder/recipe.c" |
+keys=$(sed -n '/^static const char \*const [a-z_]*_keys\[\]/,/};/p' "$TOP/builder/recipe/recipe.c" |
 	grep -oE '"[a-z_]+"' | tr -d '"' | sort -u)
 [ "$(echo "$keys" | wc -l)" -ge 30 ] || fail "found only $(echo "$keys" | wc -l) recipe keys in recipe.c"
 for k in $keys; do

@@ -1,4 +1,4 @@
-# Native tools (builder/accel.h) are exact: the arm-board image built with the host-arch twins
+# Native tools (builder/configure/accel.h) are exact: the arm-board image built with the host-arch twins
 # of the plan's shell, coreutils, perl, ... running natively is byte-identical to the one built
 # with every target program emulated (--no-native-tools), and leaves no trace in the tree.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 # test-cost: slow (builds the lean recipe emulated and native: run.sh starts it first)
-# Native tools' twins from the host's own apt sources (builder/twinsrc.h): the recipe's mirror
+# Native tools' twins from the host's own apt sources (builder/repo/twinsrc.h): the recipe's mirror
 # carries only armhf + armel, a second signed repository on 127.0.0.1, declared in a private apt
 # root (MKIMAGE_APT_ROOT), carries the amd64 builds of the same versions. The image and lock
 # built with those twins are byte-identical to the ones built with every program emulated; host

@@ -16,7 +16,7 @@ chmod 1777 "$TMPDIR"
 export TMPDIR
 export XDG_CACHE_HOME=$T/xdg-cache
 # No test reads the host's apt sources (for "host" entries, or for native tools' twins when its
-# repository lacks the host's architecture: builder/twinsrc.h) unless it names its own root.
+# repository lacks the host's architecture: builder/repo/twinsrc.h) unless it names its own root.
 export MKIMAGE_APT_ROOT=${MKIMAGE_APT_ROOT:-$T/no-apt}
 _PIDS=""
 

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "hooks.h"
-#include "reconcile.h"
-#include "log.h"
-#include "sandbox.h"
+#include "configure/hooks.h"
+#include "configure/reconcile.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "sandbox/sandbox.h"
 
 static void field(char **dst, const char *line, const char *name)
 {

@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "fetch.h"
-#include "url.h"
-#include "hash.h"
-#include "log.h"
-#include "plan.h"
-#include "settings.h"
+#include "debian/plan.h"
+#include "lib/err.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/settings.h"
+#include "lib/url.h"
+#include "store/fetch.h"
 
 static int read_plan(struct plan *p, const char *base)
 {

@@ -18,13 +18,13 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "image.h"
-#include "log.h"
-#include "manifest.h"
-#include "manifest_internal.h"
-#include "recipe_internal.h"
-#include "str.h"
+#include "image/image.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/manifest.h"
+#include "lib/manifest_internal.h"
+#include "lib/str.h"
+#include "recipe/recipe_internal.h"
 
 struct seen {
 	dev_t dev;

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "hash.h"
-#include "log.h"
-#include "recipe_internal.h"
-#include "resolve.h"
+#include "lib/err.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "recipe/recipe_internal.h"
+#include "resolve/resolve.h"
 
 #define MAX_RELEASES 16
 

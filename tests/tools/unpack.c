@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deb.h"
-#include "err.h"
-#include "log.h"
-#include "plan.h"
-#include "recipe.h"
-#include "settings.h"
-#include "unpack.h"
+#include "debian/deb.h"
+#include "debian/plan.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/settings.h"
+#include "recipe/recipe.h"
+#include "unpack/unpack.h"
 
 static int entry_from_deb(struct plan_entry *e, const char *file)
 {

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accel.h"
-#include "accel_internal.h"
-#include "arch.h"
+#include "configure/accel.h"
+#include "configure/accel_internal.h"
+#include "debian/arch.h"
 
 START_TEST(source_version_drops_binnmu_only)
 {

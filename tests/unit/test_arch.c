@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
-#include "arch_internal.h"
+#include "debian/arch.h"
+#include "debian/arch_internal.h"
 
 /* Ask dpkg-architecture itself; the table must agree with it for every entry. */
 static void dpkg_query(const char *arch, const char *var, char *out, size_t n)

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "beneath.h"
+#include "lib/beneath.h"
 
 /*
  * A hostile tree beside an "outside" directory that holds a marker: every link in the tree aims

@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bootexport.h"
-#include "err.h"
-#include "manifest.h"
+#include "lib/err.h"
+#include "lib/manifest.h"
+#include "out/bootexport.h"
 
 static char top[64], tree[96], out[128];
 static struct stage st;

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "err.h"
-#include "hash.h"
-#include "str.h"
+#include "lib/err.h"
+#include "lib/hash.h"
+#include "lib/str.h"
+#include "store/cache.h"
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {

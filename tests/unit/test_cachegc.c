@@ -7,10 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "cachegc.h"
-#include "fsutil.h"
-#include "str.h"
+#include "lib/fsutil.h"
+#include "lib/str.h"
+#include "store/cache.h"
+#include "store/cachegc.h"
 
 /* A fake object KEY (64 hex digits made of `c`) of 8 KiB, last used at `when` (seconds). */
 static void put(const char *dir, char c, time_t when, char *key)

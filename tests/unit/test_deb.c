@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deb.h"
-#include "dpkgdb.h"
-#include "err.h"
+#include "debian/deb.h"
+#include "lib/err.h"
+#include "tree/dpkgdb.h"
 
 START_TEST(version_order)
 {

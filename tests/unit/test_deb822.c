@@ -3,11 +3,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "deb822.h"
-#include "err.h"
-#include "log.h"
-#include "lockfile.h"
-#include "str.h"
+#include "debian/deb822.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/str.h"
+#include "recipe/lockfile.h"
 
 static int parse_all(const char *text, int *stanzas)
 {

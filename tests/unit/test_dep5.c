@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dep5.h"
+#include "debian/dep5.h"
 
 #define FORMAT "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
 

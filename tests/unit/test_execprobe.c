@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "execprobe.h"
-#include "execprobe_internal.h"
+#include "lib/execprobe.h"
+#include "lib/execprobe_internal.h"
 
 /* The probe program must be a real i386 executable that exits 0: run it through qemu-i386. */
 START_TEST(probe_image_runs_under_qemu)

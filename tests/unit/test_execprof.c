@@ -1,7 +1,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "execprof.h"
+#include "configure/execprof.h"
 
 static void parse(struct execprof *p, const char *text)
 {

@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "fetch.h"
-#include "hash.h"
-#include "settings.h"
-#include "str.h"
+#include "lib/hash.h"
+#include "lib/settings.h"
+#include "lib/str.h"
+#include "store/cache.h"
+#include "store/fetch.h"
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {

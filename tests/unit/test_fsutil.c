@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "str.h"
+#include "lib/fsutil.h"
+#include "lib/str.h"
 
 static int exists(const char *p)
 {

@@ -1,7 +1,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "identity.h"
+#include "configure/identity.h"
 
 START_TEST(hostnames)
 {

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "image.h"
-#include "log.h"
-#include "manifest.h"
-#include "str.h"
+#include "image/image.h"
+#include "lib/log.h"
+#include "lib/manifest.h"
+#include "lib/str.h"
 
 #define SDE 1000
 #define BS 4096

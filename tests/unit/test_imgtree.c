@@ -3,9 +3,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "imgtree.h"
-#include "imgtree_internal.h"
+#include "image/imgtree.h"
+#include "image/imgtree_internal.h"
+#include "lib/err.h"
 
 static struct manifest_entry *add(struct manifest *m, const char *path, char type, int64_t mtime)
 {

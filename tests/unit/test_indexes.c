@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "indexes.h"
-#include "indexes_ctx.h"
-#include "settings.h"
-#include "str.h"
+#include "lib/err.h"
+#include "lib/settings.h"
+#include "lib/str.h"
+#include "repo/indexes.h"
+#include "repo/indexes_ctx.h"
 
 static const char signed_msg[] = "-----BEGIN PGP SIGNED MESSAGE-----\n"
 				 "Hash: SHA256\n"

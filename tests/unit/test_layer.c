@@ -8,10 +8,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "hash.h"
-#include "layer_internal.h"
-#include "layerfile.h"
-#include "str.h"
+#include "lib/hash.h"
+#include "lib/str.h"
+#include "store/layer_internal.h"
+#include "store/layerfile.h"
 
 /* ---- the key ---- */
 

@@ -4,10 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "lockdiff.h"
-#include "log.h"
-#include "str.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/str.h"
+#include "out/lockdiff.h"
 
 #define HEAD "format: 1\nrecipe: " SHA "\narchitectures: armhf armel\n"
 #define SHA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

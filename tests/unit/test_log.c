@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "log.h"
+#include "lib/err.h"
+#include "lib/log.h"
 
 /*
  * Callers log and then return -errno. With stderr on a file (not a terminal) isatty() sets errno

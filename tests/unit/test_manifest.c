@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "manifest.h"
-#include "manifest_internal.h"
+#include "lib/manifest.h"
+#include "lib/manifest_internal.h"
 
 START_TEST(add_get_remove)
 {

@@ -7,10 +7,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "manifest.h"
-#include "overlay.h"
-#include "unpack.h"
+#include "configure/overlay.h"
+#include "lib/err.h"
+#include "lib/manifest.h"
+#include "unpack/unpack.h"
 
 static char top[64], src[96], tree[96], root_dest[1] = "", recipe_file[] = "r.cfg";
 

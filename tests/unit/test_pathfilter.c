@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pathfilter.h"
-#include "str.h"
+#include "debian/pathfilter.h"
+#include "lib/str.h"
 
 /* A filter from "-GLOB" (exclude) and "+GLOB" (include) words, in order. */
 static void rules(struct pathfilter *f, const char *const *words)

@@ -2,9 +2,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "manifest.h"
-#include "pkgpath.h"
-#include "str.h"
+#include "debian/pkgpath.h"
+#include "lib/manifest.h"
+#include "lib/str.h"
 
 START_TEST(names_dpkg_refuses)
 {

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "readfile.h"
+#include "lib/readfile.h"
 
 START_TEST(only_regular_files_within_the_bound)
 {

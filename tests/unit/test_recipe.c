@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "log.h"
-#include "recipe.h"
-#include "recipe_internal.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "recipe/recipe.h"
+#include "recipe/recipe_internal.h"
 
 static char dir[] = "/tmp/mkimage-recipe-XXXXXX";
 

@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reconcile.h"
+#include "configure/reconcile.h"
 
 static void put(const char *root, const char *rel, const char *text)
 {

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "recipe_internal.h"
-#include "resolve.h"
+#include "lib/err.h"
+#include "recipe/recipe_internal.h"
+#include "resolve/resolve.h"
 
 #define SHA "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 /* One stanza; `extra` holds whole lines such as "Depends: x\n". */

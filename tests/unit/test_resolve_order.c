@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "resolve_order.h"
+#include "resolve/resolve_order.h"
 
 /*
  * A plan of `n` entries named by `spec`, one word each: "name[:arch][!][^]" where '!' marks it

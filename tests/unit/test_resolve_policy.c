@@ -8,7 +8,7 @@
 #include <solv/poolarch.h>
 #include <solv/repo.h>
 
-#include "resolve_policy.h"
+#include "resolve/resolve_policy.h"
 
 struct fix {
 	Pool *pool;

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "log.h"
-#include "runlimits.h"
-#include "runlimits_internal.h"
-#include "str.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/runlimits.h"
+#include "lib/runlimits_internal.h"
+#include "lib/str.h"
 
 static uint64_t parse(enum limit_id id, const char *s)
 {

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "sandbox.h"
-#include "sandbox_int.h"
+#include "debian/arch.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_int.h"
 
 static const struct sandbox_info root_build = { .ids = SANDBOX_IDS_ROOT,
 	.sub_uid = SANDBOX_ROOT_RANGE, .sub_gid = 3000000, .sub_count = SANDBOX_ROOT_COUNT };

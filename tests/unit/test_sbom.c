@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
-#include "recipe.h"
-#include "report.h"
-#include "sbom.h"
+#include "debian/plan.h"
+#include "out/report.h"
+#include "out/sbom.h"
+#include "recipe/recipe.h"
 
 static void add(struct plan *p, const char *name, const char *arch, const char *version,
 		const char *maint)

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "seccomp.h"
+#include "sandbox/seccomp.h"
 
 /* Each check in a child: the filter stays with it. Exit code = first failed check's number. */
 static int expect_errno(long r, int want)

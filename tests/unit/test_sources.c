@@ -4,10 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "sources.h"
-#include "sources_internal.h"
-#include "str.h"
+#include "lib/err.h"
+#include "lib/str.h"
+#include "repo/sources.h"
+#include "repo/sources_internal.h"
 
 START_TEST(dearmor_decodes)
 {

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "spool.h"
+#include "lib/fsutil.h"
+#include "tree/spool.h"
 
 /* put DIR/NAME with `len` bytes of `data`; returns an fd open for reading on it */
 static int put(const char *dir, const char *name, const char *data, size_t len)

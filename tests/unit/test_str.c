@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "str.h"
+#include "lib/hash.h"
+#include "lib/str.h"
 
 START_TEST(strv_and_join)
 {

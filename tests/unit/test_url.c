@@ -1,7 +1,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "url.h"
+#include "lib/url.h"
 
 START_TEST(url_join_encodes_like_apt)
 {

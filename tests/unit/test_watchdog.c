@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "watchdog.h"
-#include "watchdog_internal.h"
+#include "sandbox/watchdog.h"
+#include "sandbox/watchdog_internal.h"
 
 /* Parse a cmdline given with '|' for the NULs between arguments (and after the last). */
 static int parse(const char *args, struct watchdog_report *r)

@@ -3,7 +3,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "workpool.h"
+#include "lib/workpool.h"
 
 #define N 200
 

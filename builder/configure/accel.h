@@ -1,0 +1,64 @@
+/*
+ * Native tools for emulated maintainer scripts. Under qemu-user every exec costs 30-40 ms and a
+ * perl start a second, and a minimal system's scripts exec ~600 programs. Most of them (the
+ * shell, coreutils, sed, grep, perl, ...) behave identically on every architecture, and the
+ * repository has each one built for the host's architecture from the very same source version.
+ * Those host-arch "twins" are fetched (verified like every package) and, while maintainer
+ * scripts run, the binfmt_misc entry points at mkimage-exec, which runs the twin of a target
+ * program instead of emulating it; everything else is emulated as before.
+ *
+ * What the native programs see is exact: a read-only private copy of the twins' libraries only,
+ * mounted at /usr/lib/<host triplet> in each command's mount namespace (so a target without
+ * some perl module still lacks it natively), and the target's own /etc and /usr/share. Programs whose behaviour depends on the architecture (uname, dpkg except
+ * version arithmetic, ldconfig, getconf, ...) are never replaced. A program whose library closure
+ * is not complete in that copy is not replaced either.
+ */
+#ifndef MKI_ACCEL_H
+#define MKI_ACCEL_H
+
+#include <stddef.h>
+
+#include "debian/plan.h"
+#include "repo/indexes.h"
+
+#ifndef MKI_HOST_MULTIARCH
+#error "MKI_HOST_MULTIARCH must be set by the build (dpkg-architecture -qDEB_HOST_MULTIARCH)"
+#endif
+
+/* Inside the sandbox: where the copy is mounted and where mkimage-exec reads its table. */
+#define ACCEL_MOUNT "usr/lib/" MKI_HOST_MULTIARCH
+#define ACCEL_TABLE "/" ACCEL_MOUNT "/mkimage-accel/table"
+#define ACCEL_PROFILE ACCEL_MOUNT "/mkimage-accel/profile" /* relative, as bind_dir */
+
+struct accel {
+	int active;      /* the dispatcher is registered and the copy is ready */
+	char *dir;       /* host path of the private copy (<work_dir>/accel) */
+	char *root;      /* the staging tree; ACCEL_MOUNT was created there by accel_prepare */
+	size_t n_tools;  /* target programs that run natively */
+	size_t n_files;  /* host files in the copy */
+	char *profile;   /* host path of the exec profile (execprof.h, with -v); else NULL */
+};
+
+/**
+ * The twins of the plan: for each emulated, arch-specific plan entry that the host arch's index
+ * (ix files marked native_tools) has in the same source version, the packages the native tools
+ * need - the tool packages and, by name, what they depend on. Entries are ready for fetch_plan().
+ * `twins` belongs to the caller (plan_release); `from` names `ix` in the info line ("the host's
+ * apt sources"). Negative code on an unreadable index.
+ */
+int accel_select(const struct indexes *ix, const struct plan *p, struct plan *twins,
+		 const char *from);
+/**
+ * Prepare native tools for configuring `root` (unpacked from `p`) after the foreign archs were
+ * registered: extract the fetched twins' libraries and programs into <work_dir>/accel, write the
+ * table, create the mount point in the tree and register mkimage-exec for the emulated archs.
+ * When nothing can be accelerated (no emulated arch, no twins, a twin not fetched, no private
+ * binfmt_misc, a tree that has the host's multiarch directory, mkimage-exec missing) it says
+ * why and leaves a->active 0. Errors (extracting, registering) are negative codes, logged.
+ */
+int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twins,
+		  const char *root, const char *work_dir);
+/** Restore plain qemu registrations, remove the mount point from the tree and the copy. */
+int accel_release(struct accel *a);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * Configure the unpacked packages as dpkg would: `preinst install` of every package (dpkg runs
+ * it at unpack, which mkimage does without scripts), base-passwd first, then the target's own
+ * `dpkg --configure -a` under emulation (dpkg's ordering, trigger and conffile semantics
+ * exactly), then check that every package is "install ok installed" and `dpkg --audit` is clean.
+ */
+#include "configure.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/beneath.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "sandbox/sandbox.h"
+
+#define CONFIGURE_TIMEOUT_MIN 1800
+#define STATUS_FILE "var/lib/dpkg/status"
+
+static int run_preinst(const struct target *t, const struct recipe *r, const struct plan_entry *e)
+{
+	char *dn = plan_entry_dpkg_name(e), *script, *what, *ev[6];
+	const char *argv[3];
+	double t0;
+	struct stat sb;
+	int ret = 0;
+
+	script = xasprintf("/var/lib/dpkg/info/%s.preinst", dn);
+	if (beneath_lstat(t->rootfd, script, &sb) < 0)
+		goto out;
+	argv[0] = script;
+	argv[1] = "install";
+	argv[2] = NULL;
+	ev[0] = xasprintf("DPKG_MAINTSCRIPT_PACKAGE=%s", e->name);
+	ev[1] = xasprintf("DPKG_MAINTSCRIPT_ARCH=%s", e->arch);
+	ev[2] = xstrdup("DPKG_MAINTSCRIPT_NAME=preinst");
+	ev[3] = xstrdup("DPKG_ROOT=");
+	ev[4] = xstrdup("DPKG_ADMINDIR=/var/lib/dpkg");
+	ev[5] = NULL;
+	what = xasprintf("the preinst of '%s' (%s)", dn, e->version);
+	t0 = log_now();
+	ret = target_run(t, t->root, argv, (const char *const *)ev, r->hook_timeout, what);
+	log_debug("%s: %.2f s", what, log_now() - t0);
+	for (int i = 0; ev[i]; i++)
+		free(ev[i]);
+	free(what);
+out:
+	free(dn);
+	free(script);
+	return ret;
+}
+
+/* dpkg runs `preinst install` at unpack; our unpack does not run scripts, so it happens here. */
+static int run_preinsts(const struct target *t, const struct plan *p, const struct recipe *r)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < p->n; i++)
+		if (!strcmp(p->v[i].name, "base-passwd"))
+			ret = run_preinst(t, r, &p->v[i]);
+	for (i = 0; !ret && i < p->n; i++)
+		if (strcmp(p->v[i].name, "base-passwd"))
+			ret = run_preinst(t, r, &p->v[i]);
+	return ret;
+}
+
+/* Every stanza of the status file must say "install ok installed". */
+static int check_status(const struct target *t)
+{
+	char line[4096], pkg[256] = "";
+	int fd = beneath_open(t->rootfd, STATUS_FILE, O_RDONLY, 0);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
+	struct strv bad = { 0 };
+	int ret = 0;
+
+	if (!f) {
+		log_error("cannot read '/%s' in the tree '%s': %s", STATUS_FILE, t->root,
+			  strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0)
+			close(fd);
+		return -MKI_E_HOOK;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (str_starts_with(line, "Package: "))
+			snprintf(pkg, sizeof(pkg), "%.*s", (int)strcspn(line + 9, "\n"), line + 9);
+		else if (str_starts_with(line, "Status: ") &&
+			 strcmp(line, "Status: install ok installed\n"))
+			strv_push_take(&bad, xasprintf("%s (%.*s)", pkg, (int)strcspn(line + 8, "\n"),
+						       line + 8));
+	}
+	fclose(f);
+	if (bad.n) {
+		char *list = strv_join(&bad, ", ");
+
+		log_error("%zu package(s) are not fully configured: %s", bad.n, list);
+		free(list);
+		ret = -MKI_E_HOOK;
+	}
+	strv_release(&bad);
+	return ret;
+}
+
+static int audit(const struct target *t)
+{
+	static const char *const argv[] = { "dpkg", "--audit", NULL };
+	struct strv env = { 0 };
+	struct buf out = { 0 };
+	struct sandbox_cmd cmd = { .root = t->root, .argv = argv, .timeout = 120, .out = &out };
+	int status = 0, ret;
+
+	target_env(t, NULL, &env);
+	cmd.env = (const char *const *)env.v;
+	ret = sandbox_run(&cmd, &status);
+	if (!ret && (status || out.len)) {
+		log_error("'dpkg --audit' in the configured tree is not clean (exit status %d):\n%s",
+			  status, sandbox_tail(out.p, TARGET_TAIL_LINES));
+		ret = -MKI_E_HOOK;
+	}
+	strv_release(&env);
+	buf_release(&out);
+	return ret;
+}
+
+/* A hang guard for the whole configuration: never shorter than half an hour under emulation. */
+static unsigned configure_timeout(const struct recipe *r)
+{
+	return r->hook_timeout > CONFIGURE_TIMEOUT_MIN ? r->hook_timeout : CONFIGURE_TIMEOUT_MIN;
+}
+
+int configure_packages(const struct target *t, const struct plan *p, const struct recipe *r)
+{
+	static const char *const argv[] = { "dpkg", "--configure", "-a", NULL };
+	double t0 = log_now();
+	int ret = run_preinsts(t, p, r);
+
+	if (!ret)
+		log_info("preinst scripts: %.1f s", log_now() - t0);
+	t0 = log_now();
+	if (!ret)
+		ret = target_run(t, t->root, argv, NULL, configure_timeout(r), "'dpkg --configure -a'");
+	if (!ret)
+		log_info("dpkg --configure -a: %.1f s", log_now() - t0);
+	return ret;
+}
+
+int configure_has_dpkg(const struct target *t)
+{
+	struct stat sb;
+
+	if (beneath_lstat(t->rootfd, "usr/bin/dpkg", &sb) < 0) {
+		log_error("the package set has no dpkg: configuring a tree without the target's dpkg "
+			  "is not yet supported (add 'dpkg' to the packages)");
+		return -MKI_E_NOTYET;
+	}
+	return 0;
+}
+
+int configure_verify(const struct target *t)
+{
+	int ret = check_status(t);
+
+	return ret ? ret : audit(t);
+}

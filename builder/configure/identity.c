@@ -1,0 +1,220 @@
+#include "identity.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/beneath.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "sandbox/sandbox.h"
+
+#define TMP_SUFFIX ".mkimage-tmp"
+#define HOSTS_MAX (1u << 20)
+
+int identity_valid_hostname(const char *name)
+{
+	const char *p = name;
+	size_t label = 0;
+
+	if (!*name || strlen(name) > 64)
+		return 0;
+	for (; *p; p++) {
+		if (*p == '.') {
+			if (!label || p[-1] == '-')
+				return 0;
+			label = 0;
+			continue;
+		}
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-') || (*p == '-' && !label) || ++label > 63)
+			return 0;
+	}
+	return label && p[-1] != '-';
+}
+
+void identity_fstab(const char *label, struct buf *out)
+{
+	const char *p;
+
+	buf_adds(out, "# /etc/fstab: static file system information (written by mkimage).\n"
+		      "# <file system>\t<mount point>\t<type>\t<options>\t<dump>\t<pass>\nLABEL=");
+	for (p = label; *p; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\\')
+			buf_addf(out, "\\%03o", (unsigned char)*p); /* fstab(5)'s octal escapes */
+		else
+			buf_add(out, p, 1);
+	}
+	buf_adds(out, "\t/\text4\terrors=remount-ro\t0\t1\n");
+}
+
+void identity_hosts(const char *old, const char *name, struct buf *out)
+{
+	struct buf body = { 0 };
+	const char *p, *end;
+	int placed = 0;
+
+	if (!old)
+		old = "127.0.0.1\tlocalhost\n\n"
+		      "# The following lines are desirable for IPv6 capable hosts\n"
+		      "::1     localhost ip6-localhost ip6-loopback\n"
+		      "ff02::1 ip6-allnodes\nff02::2 ip6-allrouters\n";
+	buf_adds(&body, "");
+	for (p = old; *p; p = end) {
+		end = strchrnul(p, '\n');
+		end += *end == '\n';
+		if (!strncmp(p, "127.0.1.1", 9) && (p[9] == ' ' || p[9] == '\t'))
+			continue;
+		buf_add(&body, p, (size_t)(end - p));
+		if (end[-1] != '\n')
+			buf_adds(&body, "\n");
+		if (!placed && !strncmp(p, "127.0.0.1", 9) && (p[9] == ' ' || p[9] == '\t')) {
+			buf_addf(&body, "127.0.1.1\t%s\n", name);
+			placed = 1;
+		}
+	}
+	if (!placed)
+		buf_addf(out, "127.0.1.1\t%s\n", name);
+	buf_add(out, body.p, body.len);
+	buf_release(&body);
+}
+
+/* Replace tree file `rel` with `len` bytes of `text`: root's, 0644, the epoch as its time. */
+static int put_file(int rootfd, const char *rel, const char *text, size_t len, int64_t sde)
+{
+	struct timespec ts[2] = { { .tv_sec = sde < 0 ? 0 : sde }, { .tv_sec = sde < 0 ? 0 : sde } };
+	const char *name;
+	char *tmp = NULL;
+	int dirfd = beneath_parent(rootfd, rel, &name), fd = -1, ret = 0;
+
+	if (dirfd < 0)
+		return dirfd;
+	tmp = xasprintf("%s" TMP_SUFFIX, name);
+	unlinkat(dirfd, tmp, 0);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		ret = -errno;
+	if (!ret)
+		ret = fsutil_write_all(fd, text, len);
+	if (!ret && (fchown(fd, sandbox_tree_uid(0), sandbox_tree_gid(0)) < 0 ||
+		     fchmod(fd, 0644) < 0 || futimens(fd, ts) < 0))
+		ret = -errno;
+	if (fd >= 0 && close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && renameat(dirfd, tmp, dirfd, name) < 0)
+		ret = -errno;
+	if (ret && fd >= 0)
+		unlinkat(dirfd, tmp, 0);
+	close(dirfd);
+	free(tmp);
+	return ret;
+}
+
+static int put(int rootfd, const char *rel, const char *text, size_t len, int64_t sde)
+{
+	int ret = put_file(rootfd, rel, text, len, sde);
+
+	if (ret)
+		log_error("cannot write '/%s' into the tree: %s", rel, strerror(-ret));
+	return ret ? -MKI_E_HOOK : 0;
+}
+
+/* The tree's /etc/hosts (through links, inside the tree), or NULL when it has none. */
+static char *read_hosts(int rootfd)
+{
+	struct buf b = { 0 };
+	int fd = beneath_open(rootfd, "etc/hosts", O_RDONLY | O_NONBLOCK, 0);
+	struct stat sb;
+	char chunk[4096];
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	buf_adds(&b, "");
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 && b.len < HOSTS_MAX)
+		buf_add(&b, chunk, (size_t)n);
+	close(fd);
+	return buf_detach(&b);
+}
+
+static int write_hostname(const struct recipe *r, int rootfd, int64_t sde)
+{
+	struct buf b = { 0 };
+	char *old = read_hosts(rootfd);
+	int ret;
+
+	buf_addf(&b, "%s\n", r->hostname);
+	ret = put(rootfd, "etc/hostname", b.p, b.len, sde);
+	buf_release(&b);
+	if (!ret) {
+		identity_hosts(old, r->hostname, &b);
+		ret = put(rootfd, "etc/hosts", b.p, b.len, sde);
+	}
+	buf_release(&b);
+	free(old);
+	return ret;
+}
+
+int identity_write(const struct recipe *r, int rootfd, int64_t sde)
+{
+	struct buf b = { 0 };
+	struct stat sb;
+	int ret = 0;
+
+	if (r->image.fstab && beneath_lstat(rootfd, "etc/fstab", &sb) == 0) {
+		log_info("the tree has an '/etc/fstab' (from a package or its scripts): kept; "
+			 "image.fstab writes one only where there is none");
+	} else if (r->image.fstab) {
+		identity_fstab(r->image.label, &b);
+		ret = put(rootfd, "etc/fstab", b.p, b.len, sde);
+		buf_release(&b);
+	}
+	if (!ret && r->hostname)
+		ret = write_hostname(r, rootfd, sde);
+	return ret;
+}
+
+/* dbus-uuidgen copies the id it finds; Debian's dbus links its file to /etc/machine-id. */
+static int link_dbus_id(int rootfd, int64_t sde)
+{
+	static const char rel[] = "var/lib/dbus/machine-id";
+	struct timespec ts[2] = { { .tv_sec = sde < 0 ? 0 : sde }, { .tv_sec = sde < 0 ? 0 : sde } };
+	struct stat sb;
+	const char *name;
+	int dirfd, ret = 0;
+
+	if (beneath_lstat(rootfd, rel, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	dirfd = beneath_parent(rootfd, rel, &name);
+	if (dirfd < 0)
+		return dirfd;
+	if (unlinkat(dirfd, name, 0) < 0 || symlinkat("/etc/machine-id", dirfd, name) < 0 ||
+	    fchownat(dirfd, name, sandbox_tree_uid(0), sandbox_tree_gid(0), AT_SYMLINK_NOFOLLOW) < 0 ||
+	    utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW) < 0)
+		ret = -errno;
+	close(dirfd);
+	return ret;
+}
+
+int identity_finish(const struct recipe *r, int rootfd, int64_t sde)
+{
+	/* machine-id(5), "First Boot Semantics": "uninitialized" makes the first boot a first boot */
+	const char *id = r->machine_id == MACHINE_ID_EMPTY ? "" : "uninitialized\n";
+	int ret = put(rootfd, "etc/machine-id", id, strlen(id), sde);
+
+	if (!ret && (ret = link_dbus_id(rootfd, sde))) {
+		log_error("cannot link '/var/lib/dbus/machine-id' to '/etc/machine-id' in the tree: "
+			  "%s", strerror(-ret));
+		ret = -MKI_E_HOOK;
+	}
+	return ret;
+}

@@ -1,0 +1,246 @@
+/*
+ * Reconcile the manifest with the staging tree after scripts and hooks changed it: the tree is
+ * walked through directory fds (no path is re-resolved from the host) and every entry recorded
+ * as a command in the sandbox sees it.
+ */
+#include "reconcile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "lib/err.h"
+#include "lib/log.h"
+#include "sandbox/sandbox.h"
+#include "tree/treeread.h"
+
+struct link_ref {
+	dev_t dev;
+	ino_t ino;
+	struct manifest_entry *e;
+};
+
+struct scan {
+	struct manifest *fresh;
+	struct link_ref *links;
+	size_t n_links, alloc_links;
+	int64_t sde;
+	char *root;
+};
+
+/* The owner a command sees; refused when the tree holds one no command could have set. */
+static int owner_inside(const struct stat *sb, const char *path, struct manifest_entry *e)
+{
+	long uid = sandbox_inside_uid(sb->st_uid), gid = sandbox_inside_gid(sb->st_gid);
+
+	if (uid < 0 || gid < 0) {
+		log_error("'%s' is owned by %lu:%lu on disk, outside the ids of the build's commands; "
+			  "this is a bug in mkimage, please report it", path,
+			  (unsigned long)sb->st_uid, (unsigned long)sb->st_gid);
+		return -MKI_E_HOOK;
+	}
+	e->uid = (uid_t)uid;
+	e->gid = (gid_t)gid;
+	return 0;
+}
+
+static char entry_type(mode_t m)
+{
+	return S_ISREG(m) ? MF_REG : S_ISDIR(m) ? MF_DIR : S_ISLNK(m) ? MF_SYMLINK
+		: S_ISCHR(m) ? MF_CHR : S_ISBLK(m) ? MF_BLK : S_ISFIFO(m) ? MF_FIFO : MF_SOCK;
+}
+
+static int record(void *arg, int dirfd, const char *name, const char *rel,
+		  const struct stat *sb)
+{
+	struct scan *sc = arg;
+	struct manifest_entry *e = manifest_add(sc->fresh, rel);
+	char *full = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
+	int ret = 0;
+
+	e->type = entry_type(sb->st_mode);
+	e->mode = sb->st_mode & 07777;
+	ret = owner_inside(sb, full, e);
+	e->mtime = sc->sde >= 0 && sb->st_mtime > sc->sde ? sc->sde : sb->st_mtime;
+	e->major = major(sb->st_rdev);
+	e->minor = minor(sb->st_rdev);
+	if (e->type == MF_REG)
+		e->size = (uint64_t)sb->st_size;
+	if (!ret && e->type == MF_SYMLINK) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+
+		if (n < 0)
+			ret = -errno;
+		else
+			e->target = xstrndup(target, (size_t)n);
+	}
+	if (!ret && e->type == MF_REG && sb->st_nlink > 1) {
+		ALLOC_GROW(sc->links, sc->n_links + 1, sc->alloc_links);
+		sc->links[sc->n_links++] = (struct link_ref){ sb->st_dev, sb->st_ino, e };
+	}
+	if (!ret && (ret = treeread_xattrs(dirfd, name, e)))
+		log_error("cannot read the extended attributes of '/%s' in the tree: %s", rel,
+			  strerror(-ret));
+	free(full);
+	return ret;
+}
+
+static int scan_tree(struct scan *sc, int rootfd)
+{
+	char *failed = NULL;
+	int ret = treeread_walk(rootfd, "", record, sc, &failed);
+
+	if (ret && ret > -MKI_E_BASE)
+		log_error("cannot scan '%s/%s': %s", sc->root, failed ? failed : "", strerror(-ret));
+	free(failed);
+	return ret ? -MKI_E_HOOK : 0;
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+	const struct link_ref *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return strcmp(x->e->path, y->e->path);
+}
+
+/* In each hardlink group the bytewise first path holds the data; the others point at it. */
+static void group_links(struct scan *sc)
+{
+	size_t i, first = 0;
+
+	if (sc->n_links)
+		qsort(sc->links, sc->n_links, sizeof(*sc->links), cmp_link);
+	for (i = 1; i < sc->n_links; i++) {
+		if (sc->links[i].dev != sc->links[first].dev ||
+		    sc->links[i].ino != sc->links[first].ino) {
+			first = i;
+			continue;
+		}
+		sc->links[i].e->type = MF_HARDLINK;
+		sc->links[i].e->target = xstrdup(sc->links[first].e->path);
+		sc->links[i].e->size = 0;
+	}
+}
+
+static int same_xattrs(const struct manifest_entry *a, const struct manifest_entry *b)
+{
+	size_t i;
+
+	if (a->n_xattrs != b->n_xattrs)
+		return 0;
+	for (i = 0; i < a->n_xattrs; i++)
+		if (strcmp(a->xattrs[i].name, b->xattrs[i].name) ||
+		    a->xattrs[i].len != b->xattrs[i].len ||
+		    memcmp(a->xattrs[i].value, b->xattrs[i].value, a->xattrs[i].len))
+			return 0;
+	return 1;
+}
+
+static int same_entry(const struct manifest_entry *a, const struct manifest_entry *b)
+{
+	return a->type == b->type && a->mode == b->mode && a->uid == b->uid && a->gid == b->gid &&
+	       a->size == b->size && a->mtime == b->mtime &&
+	       !strcmp(a->target ? a->target : "", b->target ? b->target : "") &&
+	       same_xattrs(a, b);
+}
+
+static void copy_entry(struct manifest *m, const struct manifest_entry *src)
+{
+	struct manifest_entry *e = manifest_add(m, src->path);
+	size_t i;
+
+	e->type = src->type;
+	e->mode = src->mode;
+	e->uid = src->uid;
+	e->gid = src->gid;
+	e->mtime = src->mtime;
+	e->major = src->major;
+	e->minor = src->minor;
+	e->size = src->size;
+	e->target = src->target ? xstrdup(src->target) : NULL;
+	for (i = 0; i < src->n_xattrs; i++)
+		manifest_set_xattr(e, src->xattrs[i].name, src->xattrs[i].value, src->xattrs[i].len);
+	for (i = 0; i < src->owners.n; i++)
+		strv_push(&e->owners, src->owners.v[i]);
+}
+
+/* Carry owners (and, single-id, ownership) over; count what changed; keep device nodes. */
+static void merge(struct manifest *old, struct manifest *fresh, struct reconcile_changes *ch)
+{
+	int single = sandbox_get() && sandbox_get()->ids == SANDBOX_IDS_SINGLE;
+	size_t i, j;
+
+	for (i = 0; i < fresh->n; i++) {
+		struct manifest_entry *e = fresh->v[i], *o = manifest_get(old, e->path);
+
+		if (!o) {
+			ch->added++;
+			continue;
+		}
+		if (single) {
+			e->uid = o->uid;
+			e->gid = o->gid;
+			e->mode = o->type == e->type ? o->mode : e->mode;
+		}
+		for (j = 0; j < o->owners.n; j++)
+			strv_push(&e->owners, o->owners.v[j]);
+		ch->changed += !same_entry(e, o);
+	}
+	for (i = 0; i < old->n; i++) {
+		const struct manifest_entry *o = old->v[i];
+
+		if (manifest_get(fresh, o->path))
+			continue;
+		if (o->type == MF_CHR || o->type == MF_BLK)
+			copy_entry(fresh, o);
+		else
+			ch->removed++;
+	}
+}
+
+int reconcile_manifest(struct stage *s, int64_t source_date_epoch, struct reconcile_changes *ch)
+{
+	struct manifest fresh;
+	struct reconcile_changes local = { 0 };
+	struct scan sc = { .fresh = &fresh, .sde = source_date_epoch, .root = s->root };
+	struct stat sb;
+	int rootfd, ret;
+
+	manifest_init(&fresh);
+	rootfd = open(s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || fstat(rootfd, &sb) < 0) {
+		log_error("cannot open the staging tree '%s': %s", s->root, strerror(errno));
+		ret = -MKI_E_HOOK;
+		goto out;
+	}
+	ret = record(&sc, rootfd, ".", "", &sb);
+	if (!ret)
+		ret = scan_tree(&sc, rootfd);
+	if (ret)
+		goto out;
+	group_links(&sc);
+	merge(&s->manifest, &fresh, &local);
+	manifest_sort(&fresh);
+	manifest_release(&s->manifest);
+	s->manifest = fresh;
+	manifest_init(&fresh);
+	if (ch)
+		*ch = local;
+out:
+	if (rootfd >= 0)
+		close(rootfd);
+	manifest_release(&fresh);
+	free(sc.links);
+	return ret;
+}

@@ -1,0 +1,24 @@
+/* Reconcile the manifest with the staging tree after scripts and hooks changed it. */
+#ifndef MKI_RECONCILE_H
+#define MKI_RECONCILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tree/stage.h"
+
+struct reconcile_changes {
+	size_t added, changed, removed;
+};
+
+/**
+ * Make `s->manifest` describe the tree exactly as seen from inside the sandbox: new paths are
+ * added, changed ones updated (type, owner, mode, size, link target, xattrs including
+ * security.capability, hardlink groups), vanished ones removed - except device nodes, which only
+ * the manifest holds. Owning packages are kept. With a single-id sandbox, owners of existing
+ * entries come from the manifest (the tree cannot hold them). mtimes later than
+ * `source_date_epoch` (when >= 0) are clamped to it. `ch` (may be NULL) gets the counts.
+ */
+int reconcile_manifest(struct stage *s, int64_t source_date_epoch, struct reconcile_changes *ch);
+
+#endif

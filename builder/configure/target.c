@@ -1,0 +1,173 @@
+/*
+ * Running commands in the staging tree through the sandbox (or on the host, for outside hooks):
+ * one clean environment, the watchdog's bounds, and a failure told in the caller's words with
+ * the last lines of the command's output.
+ */
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "accel.h"
+#include "debian/arch.h"
+#include "lib/beneath.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "sandbox/sandbox.h"
+
+#define TARGET_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+void target_init(struct target *t, const char *root, int rootfd, const struct plan *p,
+		 const struct recipe *r, const struct settings *st)
+{
+	char *archs = strv_join(&p->archs, " ");
+
+	memset(t, 0, sizeof(*t));
+	t->root = root;
+	t->rootfd = rootfd;
+	t->limits = &st->limits;
+	t->watch = (struct watchdog_opts){ .script_timeout = r->script_timeout,
+					   .max_procs = limits_get(&st->limits, LIMIT_PROCESSES),
+					   .max_tree_bytes = limits_get(&st->limits, LIMIT_STAGING_SIZE) };
+
+	strv_push(&t->env, TARGET_PATH);
+	strv_push(&t->env, "HOME=/root");
+	strv_push(&t->env, "LC_ALL=C.UTF-8");
+	strv_push(&t->env, "DEBIAN_FRONTEND=noninteractive");
+	strv_push(&t->env, "DEBCONF_NONINTERACTIVE_SEEN=true");
+	if (st->source_date_epoch >= 0)
+		strv_push_take(&t->env, xasprintf("SOURCE_DATE_EPOCH=%lld",
+						  (long long)st->source_date_epoch));
+	strv_push_take(&t->hook_env, xasprintf("MKIMAGE_NAME=%s", r->name));
+	strv_push_take(&t->hook_env, xasprintf("MKIMAGE_ARCH=%s",
+					       p->primary ? p->primary : r->arch));
+	strv_push_take(&t->hook_env, xasprintf("MKIMAGE_ARCHS=%s", archs));
+	free(archs);
+}
+
+void target_env(const struct target *t, const char *const *extra, struct strv *out)
+{
+	size_t i;
+
+	for (i = 0; i < t->env.n; i++)
+		strv_push(out, t->env.v[i]);
+	for (i = 0; extra && extra[i]; i++)
+		strv_push(out, extra[i]);
+}
+
+/* dpkg reports a failing script long before its summary: show each one with its context. */
+static void log_dpkg_errors(const char *out)
+{
+	const char *hit = out, *from, *to;
+	int n;
+
+	while (out && (hit = strstr(hit, "dpkg: error processing"))) {
+		for (from = hit, n = 0; from > out && n < 4; from--)
+			n += from[-1] == '\n';
+		from += from > out;
+		for (to = hit, n = 0; *to && n < 2; to++)
+			n += *to == '\n';
+		log_error("dpkg reported:\n%.*s", (int)(to - from), from);
+		hit = to;
+	}
+}
+
+/* Why the command failed, in the caller's words, with the last lines of its output. */
+static void log_failure(const char *what, int status, unsigned timeout,
+			const struct sandbox_report *rep, const struct buf *out)
+{
+	const char *tail = sandbox_tail(out->p, TARGET_TAIL_LINES);
+	const char *intro = out->len ? "last lines of its output:\n" : "it printed nothing";
+
+	if (status == 124)
+		log_error("%s did not finish within %u s and was killed; %s%s", what, timeout, intro,
+			  tail);
+	else if (rep->signal)
+		log_error("%s was killed by signal %d (%s); %s%s", what, rep->signal,
+			  strsignal(rep->signal), intro, tail);
+	else
+		log_error("%s failed with exit status %d; %s%s", what, status, intro, tail);
+}
+
+int target_run(const struct target *t, const char *root, const char *const *argv,
+	       const char *const *extra_env, unsigned timeout, const char *what)
+{
+	struct strv env = { 0 };
+	struct buf out = { 0 };
+	struct sandbox_report rep = { 0 };
+	struct sandbox_cmd cmd = { .root = root, .argv = argv, .timeout = timeout, .out = &out,
+				   .network = !root, .report = &rep,
+				   .watch = root ? &t->watch : NULL };
+	int status = 0, ret;
+
+	target_env(t, extra_env, &env);
+	cmd.env = (const char *const *)env.v;
+	if (root && t->bind_src) {
+		cmd.bind_src = t->bind_src;
+		cmd.bind_dir = ACCEL_MOUNT;
+		cmd.bind_file_src = t->bind_profile;
+		cmd.bind_file_dst = t->bind_profile ? ACCEL_PROFILE : NULL;
+	}
+	ret = sandbox_run(&cmd, &status);
+	if (!ret && out.len)
+		log_debug("%s:\n%s", what, out.p);
+	if (!ret && rep.watch.verdict) {
+		watchdog_log(&rep.watch, what, t->limits);
+		ret = -MKI_E_HOOK;
+	}
+	/* Not an error: the namespace is gone, so nothing outlives it; but the author should know. */
+	if (!ret && rep.leftover[0])
+		log_warn("%s left %s running when it ended; killed (nothing may keep running after a "
+			 "build step: start services on the device, not while building)", what,
+			 rep.leftover);
+	if (!ret && status)
+		log_failure(what, status, timeout, &rep, &out);
+	if (!ret && status && !strcmp(argv[0], "dpkg"))
+		log_dpkg_errors(out.p);
+	if (!ret && status)
+		ret = -MKI_E_HOOK;
+	if (ret == -MKI_E_INTERRUPTED)
+		log_info("%s was stopped: interrupted", what);
+	strv_release(&env);
+	buf_release(&out);
+	return ret;
+}
+
+int target_setup_archs(const struct target *t, const struct strv *archs)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < archs->n; i++)
+		ret = sandbox_add_arch(archs->v[i]);
+	for (i = 0; !ret && i < archs->n; i++) {
+		const struct arch *a = arch_find(archs->v[i]);
+		char *libc = xasprintf("/usr/lib/%s/libc.so.6", a->triplet), *what;
+		const char *argv[] = { libc, NULL };
+		int fd = beneath_open(t->rootfd, libc, O_PATH, 0);
+
+		what = xasprintf("running %s binaries (%s%s)", a->name, libc,
+				 sandbox_arch_emulated(a->name) ? " through qemu" : ", natively");
+		if (fd >= 0) {
+			close(fd);
+			ret = target_run(t, t->root, argv, NULL, 60, what);
+		} else {
+			log_debug("no %s libc in the tree: not probing it", a->name);
+		}
+		if (ret == -MKI_E_HOOK)
+			ret = -MKI_E_SANDBOX;
+		free(libc);
+		free(what);
+	}
+	return ret;
+}
+
+void target_release(struct target *t)
+{
+	strv_release(&t->env);
+	strv_release(&t->hook_env);
+}

@@ -1,0 +1,40 @@
+/* The plan: the exact, ordered package set the resolver chose; read by every later stage. */
+#ifndef MKI_PLAN_H
+#define MKI_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/str.h"
+
+struct plan_entry {
+	char *name;
+	char *arch;       /* the package's Architecture: field ("all" possible) */
+	char *version;
+	char *multi_arch; /* "no", "same", "foreign" or "allowed" */
+	int essential;
+	char *priority, *section, *maintainer, *installed_size;
+	char *source, *source_version; /* source package (defaults: name, version) */
+	char *url;        /* absolute URL to fetch; NULL for a local .deb */
+	uint64_t size;
+	char sha256[65];
+	char *path;       /* local file: the verified cache object (fetch) or the local .deb */
+	size_t *depends;  /* indices of the entries this one Pre-Depends on (the first
+			     n_pre_depends), then Depends on; all earlier except inside a cycle */
+	size_t n_depends, n_pre_depends;
+	int pre_depended; /* another entry Pre-Depends on this one: configure it before that */
+};
+
+struct plan {
+	struct plan_entry *v; /* in unpack/configure order */
+	size_t n, alloc;
+	char *primary;        /* primary architecture */
+	struct strv archs;    /* primary first */
+};
+
+/** Free the contents of a plan. */
+void plan_release(struct plan *p);
+/** "name:arch" for M-A same packages, else "name" (dpkg's info file and owner naming). */
+char *plan_entry_dpkg_name(const struct plan_entry *e);
+
+#endif

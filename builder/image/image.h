@@ -1,0 +1,35 @@
+/* Image: staging tree + manifest -> ext4 (libext2fs) or tar (libarchive), reproducibly. */
+#ifndef MKI_IMAGE_H
+#define MKI_IMAGE_H
+
+#include <stdint.h>
+
+#include "recipe/recipe.h"
+#include "tree/stage.h"
+
+struct image_params {
+	const struct recipe_image *im; /* size, label, uuid, devices ... */
+	const char *output;            /* final path; written to a temp name beside it, then renamed */
+	int64_t source_date_epoch;     /* every timestamp; -1: the newest mtime in the manifest */
+	char seed[65];                 /* hex digest the UUID and hash seed derive from (the lock's) */
+};
+
+/**
+ * Write the image described by `p` from `s` (both borrowed): ext4 or tar per p->im->format.
+ *
+ * The manifest is the list of what goes in and wins over lstat() for type, owner, mode, mtime,
+ * device numbers and xattrs; regular files take their bytes (and holes) from s->root. The
+ * recipe's device table is added (replacing a manifest entry of the same path). Every
+ * timestamp is the effective epoch (p->source_date_epoch, or the newest manifest mtime when it
+ * is -1); file mtimes newer than it are clamped to it. The UUID and directory hash seed derive
+ * from p->seed unless the recipe sets them. Same inputs give the same bytes.
+ *
+ * The output is written beside p->output under a temporary name and renamed over it when
+ * complete; on any failure nothing is left behind (an existing output stays as it was).
+ * Returns 0, -MKI_E_NOSPACE (logged with the size the tree needs) when a fixed size is too
+ * small, -MKI_E_INTERRUPTED, or -MKI_E_IMAGE for everything else (inconsistent manifest,
+ * unreadable tree, library or I/O failure; logged with the path concerned).
+ */
+int image_write(const struct stage *s, const struct image_params *p);
+
+#endif

@@ -1,0 +1,217 @@
+#include "tarout.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "lib/str.h"
+
+#define CHUNK (1u << 20)
+
+struct tarw {
+	const struct imgtree *t;
+	struct archive *a;
+	uint8_t *buf;
+	const char *output;
+};
+
+static int ar_fail(struct tarw *w, const char *what, const char *path)
+{
+	log_error("tar '%s': %s '%s': %s", w->output, what, path, archive_error_string(w->a));
+	return -MKI_E_IMAGE;
+}
+
+/* "./" for the root, "./PATH" otherwise: the form rootfs tarballs use. */
+static char *tar_name(const struct imgtree *t, size_t i)
+{
+	return t->v[i].e->path[0] ? xasprintf("./%s", t->v[i].e->path) : xstrdup("./");
+}
+
+static mode_t type_mode(char type)
+{
+	switch (type) {
+	case MF_DIR: return AE_IFDIR;
+	case MF_SYMLINK: return AE_IFLNK;
+	case MF_CHR: return AE_IFCHR;
+	case MF_BLK: return AE_IFBLK;
+	case MF_FIFO: return AE_IFIFO;
+	default: return AE_IFREG;
+	}
+}
+
+/* Holes of the source become a pax sparse map; a file without holes gets none. */
+static void add_sparse_map(struct archive_entry *ae, int fd, off_t size)
+{
+	off_t pos = 0, data, hole;
+
+	hole = lseek(fd, 0, SEEK_HOLE);
+	if (hole < 0 || hole >= size)
+		return;
+	while (pos < size && (data = lseek(fd, pos, SEEK_DATA)) >= 0) {
+		hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0 || hole > size)
+			hole = size;
+		archive_entry_sparse_add_entry(ae, data, hole - data);
+		pos = hole;
+	}
+	if (!archive_entry_sparse_count(ae))
+		archive_entry_sparse_add_entry(ae, size, 0); /* all hole: one empty run at EOF */
+}
+
+static int copy_data(struct tarw *w, int fd, off_t size, const char *path)
+{
+	off_t done = 0;
+	ssize_t got;
+
+	while (done < size) {
+		size_t want = size - done < (off_t)CHUNK ? (size_t)(size - done) : CHUNK;
+
+		got = pread(fd, w->buf, want, done);
+		if (got < 0) {
+			int e = errno;
+
+			log_error("cannot read '%s': %s", path, strerror(e));
+			return -e;
+		}
+		if (got == 0) { /* the file shrank: keep the announced size */
+			memset(w->buf, 0, want);
+			got = (ssize_t)want;
+		}
+		if (archive_write_data(w->a, w->buf, (size_t)got) < 0)
+			return ar_fail(w, "cannot write the data of", path);
+		done += got;
+	}
+	return 0;
+}
+
+/* `carrier`: this name carries the inode (not a hard link to an earlier name). */
+static void set_meta(struct archive_entry *ae, const struct imgtree_node *nd, int carrier)
+{
+	const struct manifest_entry *e = nd->e;
+	size_t k;
+
+	archive_entry_set_mode(ae, type_mode(e->type) | (e->mode & 07777));
+	archive_entry_set_uid(ae, e->uid);
+	archive_entry_set_gid(ae, e->gid);
+	archive_entry_set_mtime(ae, nd->mtime, 0);
+	if (e->type == MF_SYMLINK && carrier)
+		archive_entry_set_symlink(ae, e->target);
+	if (e->type == MF_CHR || e->type == MF_BLK) {
+		archive_entry_set_rdevmajor(ae, e->major);
+		archive_entry_set_rdevminor(ae, e->minor);
+	}
+	for (k = 0; k < e->n_xattrs; k++)
+		archive_entry_xattr_add_entry(ae, e->xattrs[k].name, e->xattrs[k].value,
+					      e->xattrs[k].len);
+}
+
+/* Node `i`; a hard-link group's sorted-first name carries the inode, the others link to it. */
+static int write_node(struct tarw *w, size_t i)
+{
+	const struct imgtree_node *nd = &w->t->v[i];
+	size_t owner = nd->e->type == MF_HARDLINK ? nd->link : i;
+	struct archive_entry *ae = archive_entry_new();
+	char *name = tar_name(w->t, i), *first = NULL;
+	struct stat st;
+	int fd = -1, ret = 0;
+
+	archive_entry_set_pathname(ae, name);
+	set_meta(ae, &w->t->v[owner], nd->first == i);
+	if (nd->first != i) {
+		first = tar_name(w->t, nd->first);
+		archive_entry_set_hardlink(ae, first);
+		archive_entry_set_size(ae, 0);
+	} else if (w->t->v[owner].e->type == MF_REG) {
+		fd = imgtree_open(w->t, owner);
+		if (fd < 0 || fstat(fd, &st)) {
+			ret = fd < 0 ? fd : -errno;
+			goto out;
+		}
+		archive_entry_set_size(ae, st.st_size);
+		add_sparse_map(ae, fd, st.st_size);
+	}
+	if (archive_write_header(w->a, ae) < ARCHIVE_WARN) {
+		ret = ar_fail(w, "cannot add", name);
+		goto out;
+	}
+	if (fd >= 0)
+		ret = copy_data(w, fd, st.st_size, name);
+out:
+	if (fd >= 0)
+		close(fd);
+	archive_entry_free(ae);
+	free(name);
+	free(first);
+	return ret;
+}
+
+static int write_all(struct tarw *w, int fd, const char *tmp)
+{
+	size_t i;
+	int ret = 0;
+
+	if (archive_write_set_format_pax(w->a) != ARCHIVE_OK ||
+	    archive_write_add_filter_none(w->a) != ARCHIVE_OK ||
+	    archive_write_open_fd(w->a, fd) != ARCHIVE_OK)
+		return ar_fail(w, "cannot start", tmp);
+	for (i = 0; i < w->t->n && !ret; i++) {
+		if (w->t->v[i].e->type == MF_SOCK) {
+			log_debug("tar: skipping socket '%s' (tar cannot hold sockets)",
+				  w->t->v[i].e->path);
+			continue;
+		}
+		ret = write_node(w, i);
+		if (!ret && mki_interrupted())
+			ret = -MKI_E_INTERRUPTED;
+	}
+	if (!ret && archive_write_close(w->a) != ARCHIVE_OK)
+		ret = ar_fail(w, "cannot finish", tmp);
+	return ret;
+}
+
+/* Publish the finished temp file as `output`; the writer owns the message. */
+static int commit(int fd, const char *tmp, const char *output)
+{
+	int ret = fsutil_commit(fd, tmp, output);
+
+	if (ret)
+		log_error("cannot write '%s': %s", output, strerror(-ret));
+	return ret;
+}
+
+int tarout_write(const struct imgtree *t, const struct image_params *p)
+{
+	struct tarw w = { .t = t, .output = p->output };
+	char *tmp = xasprintf("%s.tmp-%d", p->output, (int)getpid());
+	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600), ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		log_error("cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return ret;
+	}
+	w.a = archive_write_new();
+	w.buf = xmalloc(CHUNK);
+	ret = w.a ? write_all(&w, fd, tmp) : -ENOMEM;
+	if (w.a)
+		archive_write_free(w.a);
+	if (!ret)
+		ret = commit(fd, tmp, p->output);
+	close(fd);
+	if (ret == -MKI_E_INTERRUPTED)
+		log_error("interrupted: the unfinished archive '%s' is removed", tmp);
+	if (ret)
+		unlink(tmp);
+	free(w.buf);
+	free(tmp);
+	return ret;
+}

@@ -1,0 +1,267 @@
+#include "bootexport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/beneath.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/hash.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/manifest.h"
+
+#define KERNEL_PREFIX "boot/vmlinuz-"
+#define CHUNK (256u << 10)
+
+/* The kernel releases of the manifest's /boot/vmlinuz-* files. */
+static void find_kernels(const struct manifest *m, struct strv *out)
+{
+	size_t i, n = strlen(KERNEL_PREFIX);
+
+	for (i = 0; i < m->n; i++) {
+		const struct manifest_entry *e = m->v[i];
+
+		if (e->type == MF_REG && !strncmp(e->path, KERNEL_PREFIX, n) && e->path[n] &&
+		    !strchr(e->path + n, '/'))
+			strv_push(out, e->path + n);
+	}
+}
+
+static int pick_kernel(struct bootexport *be, const struct stage *s, const struct recipe *r)
+{
+	struct strv k = { 0 };
+	char *list;
+	int ret = 0;
+
+	find_kernels(&s->manifest, &k);
+	list = strv_join(&k, "', '");
+	if (!k.n)
+		log_error("image.export_boot: the image has no kernel (/boot/vmlinuz-*): install one "
+			  "(such as linux-image-armmp) or drop export_boot");
+	else if (r->image.kernel && !strv_contains(&k, r->image.kernel))
+		log_error("image.kernel: the image has no kernel '%s' (/boot/vmlinuz-%s); it has '%s'",
+			  r->image.kernel, r->image.kernel, list);
+	else if (!r->image.kernel && k.n > 1)
+		log_error("image.export_boot: the image has %zu kernels ('%s'): name the one to "
+			  "export with image.kernel = \"RELEASE\"", k.n, list);
+	else
+		be->version = xstrdup(r->image.kernel ? r->image.kernel : k.v[0]);
+	ret = be->version ? 0 : -MKI_E_IMAGE;
+	free(list);
+	strv_release(&k);
+	return ret;
+}
+
+/* Copy tree file `rel` (a canonical path: no link followed) to new file `to`, 0644, time `sde`. */
+static int copy_out(int rootfd, const char *rel, const char *to, int64_t sde, char *hex)
+{
+	struct timespec ts[2] = { { .tv_sec = sde }, { .tv_sec = sde } };
+	int in = beneath_open_canonical(rootfd, rel, O_RDONLY | O_NONBLOCK), out = -1, ret = 0;
+	char *chunk = NULL;
+	struct hash h;
+	struct stat sb;
+	ssize_t n;
+
+	if (in < 0)
+		return in;
+	if (fstat(in, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(in);
+		return -EINVAL;
+	}
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out < 0 || (hex && hash_init(&h, HASH_SHA256) < 0)) {
+		ret = out < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
+	chunk = xmalloc(CHUNK);
+	while (!ret && (n = read(in, chunk, CHUNK)) > 0) {
+		ret = fsutil_write_all(out, chunk, (size_t)n);
+		if (hex)
+			hash_update(&h, chunk, (size_t)n);
+	}
+	if (!ret && n < 0)
+		ret = -errno;
+	if (hex)
+		hash_final_hex(&h, hex);
+	if (!ret && (fchmod(out, 0644) < 0 || futimens(out, ts) < 0 || fsync(out) < 0))
+		ret = -errno;
+out:
+	free(chunk);
+	if (out >= 0 && close(out) < 0 && !ret)
+		ret = -errno;
+	close(in);
+	return ret;
+}
+
+/* The manifest's regular files and directories under `dir` into new directory `to`. */
+static int copy_dtbs(struct bootexport *be, const struct stage *s, int rootfd, const char *dir,
+		     const char *to, int64_t sde)
+{
+	size_t i, n = strlen(dir);
+	int ret = 0;
+
+	for (i = 0; !ret && i < s->manifest.n; i++) {
+		const struct manifest_entry *e = s->manifest.v[i];
+		char *dst;
+
+		if (strncmp(e->path, dir, n) || e->path[n] != '/')
+			continue;
+		dst = xasprintf("%s/%s", to, e->path + n + 1);
+		if (e->type == MF_DIR)
+			ret = mkdir(dst, 0755) < 0 && errno != EEXIST ? -errno : 0;
+		else if (e->type == MF_REG && !(ret = copy_out(rootfd, e->path, dst, sde, NULL)))
+			be->n_dtbs++;
+		free(dst);
+	}
+	return ret;
+}
+
+static int has(const struct stage *s, const char *path, char type)
+{
+	const struct manifest_entry *e = manifest_get(&s->manifest, path);
+
+	return e && e->type == type;
+}
+
+/* images/NAME.ext4 -> images/NAME + `suffix` */
+static char *beside(const char *output, const char *suffix)
+{
+	const char *slash = strrchr(output, '/'), *dot = strrchr(output, '.');
+	int stem = (int)(dot && (!slash || dot > slash + 1) ? dot - output : (long)strlen(output));
+
+	return xasprintf("%.*s%s", stem, output, suffix);
+}
+
+static int copy_all(struct bootexport *be, const struct stage *s, int rootfd, int64_t sde)
+{
+	char *rel = xasprintf(KERNEL_PREFIX "%s", be->version);
+	int ret = copy_out(rootfd, rel, be->tmp_vmlinuz, sde, be->vmlinuz_sha256);
+
+	free(rel);
+	rel = xasprintf("boot/initrd.img-%s", be->version);
+	if (!ret && has(s, rel, MF_REG)) {
+		be->tmp_initrd = xasprintf("%s.tmp-%d", be->initrd, (int)getpid());
+		ret = copy_out(rootfd, rel, be->tmp_initrd, sde, be->initrd_sha256);
+	} else if (!ret) {
+		log_warn("image.export_boot: the image has no '/%s' (initramfs-tools or dracut "
+			 "makes it): only the kernel is exported", rel);
+	}
+	free(rel);
+	rel = xasprintf("usr/lib/linux-image-%s", be->version);
+	if (!ret && has(s, rel, MF_DIR)) {
+		be->tmp_dtbs = xasprintf("%s.tmp-%d", be->dtbs, (int)getpid());
+		ret = mkdir(be->tmp_dtbs, 0755) < 0 ? -errno
+			: copy_dtbs(be, s, rootfd, rel, be->tmp_dtbs, sde);
+	}
+	free(rel);
+	return ret;
+}
+
+int bootexport_prepare(struct bootexport *be, const struct stage *s, const struct recipe *r,
+		       const char *output, int64_t sde)
+{
+	int rootfd, ret = pick_kernel(be, s, r);
+
+	if (ret)
+		return ret;
+	be->vmlinuz = beside(output, ".vmlinuz");
+	be->initrd = beside(output, ".initrd.img");
+	be->dtbs = beside(output, ".dtbs");
+	be->tmp_vmlinuz = xasprintf("%s.tmp-%d", be->vmlinuz, (int)getpid());
+	rootfd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ret = rootfd < 0 ? -errno : copy_all(be, s, rootfd, sde < 0 ? 0 : sde);
+	if (rootfd >= 0)
+		close(rootfd);
+	if (ret) {
+		log_error("image.export_boot: cannot copy kernel '%s' and its files beside '%s': %s",
+			  be->version, output, strerror(-ret));
+		return -MKI_E_IMAGE;
+	}
+	log_info("boot files of kernel '%s' ready: vmlinuz%s%s", be->version,
+		 be->tmp_initrd ? ", initrd" : "", be->tmp_dtbs ? ", device trees" : "");
+	return 0;
+}
+
+/* A directory over another: exchanged atomically, then the old one removed. */
+static int replace_dir(const char *tmp, const char *final)
+{
+	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_EXCHANGE))
+		return remove_tree(tmp);
+	if (errno != ENOENT)
+		return -errno;
+	return rename(tmp, final) < 0 ? -errno : 0;
+}
+
+int bootexport_commit(struct bootexport *be)
+{
+	int ret = 0;
+
+	if (rename(be->tmp_vmlinuz, be->vmlinuz) < 0)
+		ret = -errno;
+	if (!ret && be->tmp_initrd && rename(be->tmp_initrd, be->initrd) < 0)
+		ret = -errno;
+	if (!ret && be->tmp_dtbs)
+		ret = replace_dir(be->tmp_dtbs, be->dtbs);
+	if (!ret && !be->tmp_initrd && unlink(be->initrd) < 0 && errno != ENOENT)
+		ret = -errno;
+	if (!ret && !be->tmp_dtbs)
+		remove_tree(be->dtbs); /* an earlier build's: this image has none */
+	if (ret) {
+		log_error("cannot put the boot files beside the image ('%s'): %s", be->vmlinuz,
+			  strerror(-ret));
+		return -MKI_E_IMAGE;
+	}
+	be->committed = 1;
+	return 0;
+}
+
+void bootexport_json(const struct bootexport *be, struct buf *b)
+{
+	if (!be->committed)
+		return;
+	buf_adds(b, "  \"boot\": { \"kernel\": ");
+	json_str(b, be->version);
+	buf_adds(b, ", \"vmlinuz\": ");
+	json_str(b, be->vmlinuz);
+	buf_addf(b, ", \"vmlinuz_sha256\": \"%s\", \"initrd\": ", be->vmlinuz_sha256);
+	if (be->tmp_initrd) {
+		json_str(b, be->initrd);
+		buf_addf(b, ", \"initrd_sha256\": \"%s\"", be->initrd_sha256);
+	} else {
+		buf_adds(b, "null");
+	}
+	buf_adds(b, ", \"dtbs\": ");
+	if (be->tmp_dtbs) {
+		json_str(b, be->dtbs);
+		buf_addf(b, ", \"dtb_files\": %u", be->n_dtbs);
+	} else {
+		buf_adds(b, "null");
+	}
+	buf_adds(b, " },\n");
+}
+
+void bootexport_release(struct bootexport *be)
+{
+	if (!be->committed) {
+		if (be->tmp_vmlinuz)
+			unlink(be->tmp_vmlinuz);
+		if (be->tmp_initrd)
+			unlink(be->tmp_initrd);
+		if (be->tmp_dtbs)
+			remove_tree(be->tmp_dtbs);
+	}
+	free(be->version);
+	free(be->vmlinuz);
+	free(be->initrd);
+	free(be->dtbs);
+	free(be->tmp_vmlinuz);
+	free(be->tmp_initrd);
+	free(be->tmp_dtbs);
+	memset(be, 0, sizeof(*be));
+}

@@ -1,0 +1,49 @@
+/*
+ * Boot files beside the image (image.export_boot): the image's kernel, initrd and device trees
+ * copied to NAME.vmlinuz, NAME.initrd.img and NAME.dtbs/ next to NAME.ext4, for boards and
+ * farms that flash or netboot them apart from the root filesystem. They are read from the final
+ * tree (after the hooks) as the manifest names them, never through a link, written under
+ * temporary names before the image, and renamed into place after it: a failed build leaves
+ * the previous files as they were.
+ */
+#ifndef MKI_BOOTEXPORT_H
+#define MKI_BOOTEXPORT_H
+
+#include <stdint.h>
+
+#include "lib/str.h"
+#include "recipe/recipe.h"
+#include "tree/stage.h"
+
+struct bootexport {
+	char *version;                  /* kernel release: /boot/vmlinuz-VERSION */
+	char *vmlinuz, *initrd, *dtbs;  /* final paths; initrd, dtbs NULL when the image has none */
+	char *tmp_vmlinuz, *tmp_initrd, *tmp_dtbs; /* written, not yet renamed */
+	char vmlinuz_sha256[65], initrd_sha256[65];
+	unsigned n_dtbs;                /* files under dtbs */
+	int committed;
+};
+
+/**
+ * Pick the kernel of `s` - the only /boot/vmlinuz-* of the manifest, or r->image.kernel - and
+ * copy it, /boot/initrd.img-VERSION (when present) and /usr/lib/linux-image-VERSION/ (device
+ * trees, when present) beside `output` (images/NAME.ext4 -> images/NAME.vmlinuz, ...) under
+ * temporary names; files get mode 0644 and `sde` as their time. -MKI_E_IMAGE, logged, when the
+ * image has no kernel, several and no image.kernel, or not the one named; I/O errors likewise.
+ */
+int bootexport_prepare(struct bootexport *be, const struct stage *s, const struct recipe *r,
+		       const char *output, int64_t sde);
+
+/**
+ * Rename what bootexport_prepare() wrote over the final names, and remove a final initrd or
+ * dtbs directory this image has not (left by an earlier build). 0 or -MKI_E_IMAGE, logged.
+ */
+int bootexport_commit(struct bootexport *be);
+
+/** Append `"boot": { ... },` to the report `b` (nothing when nothing was exported). */
+void bootexport_json(const struct bootexport *be, struct buf *b);
+
+/** Remove what was not committed and free the contents of `be`. */
+void bootexport_release(struct bootexport *be);
+
+#endif

@@ -1,0 +1,82 @@
+#include "report.h"
+
+#include <string.h>
+
+#include "bootexport.h"
+#include "configure/overlay.h"
+#include "lib/fsutil.h"
+#include "lib/json.h"
+
+static void package_counts(struct buf *b, const struct plan *p)
+{
+	struct strv archs = { 0 };
+	size_t i, j;
+
+	for (i = 0; i < p->n; i++)
+		if (!strv_contains(&archs, p->v[i].arch))
+			strv_push(&archs, p->v[i].arch);
+	buf_adds(b, "  \"packages\": { ");
+	for (j = 0; j < archs.n; j++) {
+		unsigned n = 0;
+
+		for (i = 0; i < p->n; i++)
+			n += !strcmp(p->v[i].arch, archs.v[j]);
+		buf_adds(b, j ? ", " : "");
+		json_key(b, archs.v[j]);
+		buf_addf(b, "%u", n);
+	}
+	buf_addf(b, "%s\"total\": %zu },\n", archs.n ? ", " : "", p->n);
+	strv_release(&archs);
+}
+
+int report_write(const struct report *rep, const struct plan *p, const struct recipe *r,
+		 const char *file)
+{
+	struct buf b = { 0 };
+	int i, first = 1, ret;
+
+	buf_adds(&b, "{\n  \"recipe\": ");
+	json_str(&b, r->name);
+	buf_adds(&b, ",\n  \"recipe_sha256\": ");
+	json_str(&b, r->digest);
+	buf_adds(&b, ",\n  \"stages\": { ");
+	for (i = 0; i < REPORT_STAGES; i++) {
+		if (rep->stage_secs[i] < 0 || !rep->stage_names[i])
+			continue;
+		buf_adds(&b, first ? "" : ", ");
+		json_key(&b, rep->stage_names[i]);
+		buf_addf(&b, "%.3f", rep->stage_secs[i]);
+		first = 0;
+	}
+	buf_addf(&b, " },\n  \"total_seconds\": %.3f,\n", rep->total_secs);
+	buf_addf(&b, "  \"download\": { \"bytes\": %llu, \"files\": %u, \"cached\": %u },\n",
+		 (unsigned long long)rep->bytes_downloaded, rep->files_downloaded, rep->files_cached);
+	package_counts(&b, p);
+	buf_addf(&b, "  \"left_out\": { \"files\": %llu, \"directories\": %llu, \"bytes\": %llu },\n",
+		 (unsigned long long)rep->filtered.files, (unsigned long long)rep->filtered.dirs,
+		 (unsigned long long)rep->filtered.bytes);
+	buf_adds(&b, "  \"image\": { \"path\": ");
+	json_str(&b, rep->image);
+	buf_addf(&b, ", \"bytes\": %llu, \"sha256\": ", (unsigned long long)rep->image_bytes);
+	json_str(&b, rep->image_sha256);
+	buf_adds(&b, " },\n");
+	if (rep->overlays)
+		overlay_report_json(rep->overlays, &b);
+	if (rep->layer_outcome) {
+		buf_adds(&b, "  \"layer_cache\": { \"outcome\": ");
+		json_str(&b, rep->layer_outcome);
+		buf_adds(&b, ", \"key\": ");
+		json_str(&b, rep->layer_key);
+		buf_adds(&b, " },\n");
+	}
+	if (rep->boot)
+		bootexport_json(rep->boot, &b);
+	buf_adds(&b, "  \"lock\": ");
+	json_str(&b, rep->lock);
+	buf_adds(&b, ",\n  \"sbom\": ");
+	json_str(&b, rep->sbom);
+	buf_addf(&b, ",\n  \"warnings\": %u\n}\n", rep->warnings);
+	ret = write_file_atomic(file, b.p, b.len);
+	buf_release(&b);
+	return ret;
+}

@@ -1,0 +1,36 @@
+/* The build report: what a CI log reader wants to know, as JSON beside the image. */
+#ifndef MKI_REPORT_H
+#define MKI_REPORT_H
+
+#include <stdint.h>
+
+#include "debian/pathfilter.h"
+#include "debian/plan.h"
+#include "recipe/recipe.h"
+
+#define REPORT_STAGES 7
+
+struct overlay_report;
+struct bootexport;
+
+struct report {
+	const char *stage_names[REPORT_STAGES];
+	double stage_secs[REPORT_STAGES]; /* wall time per stage; < 0: not run */
+	double total_secs;
+	uint64_t bytes_downloaded;
+	unsigned files_downloaded, files_cached;
+	struct pathfilter_count filtered; /* left out of the tree by the path filters */
+	uint64_t image_bytes;   /* apparent size of the image file */
+	char image_sha256[65];
+	const char *image, *lock, *sbom;
+	unsigned warnings;
+	const struct overlay_report *overlays; /* NULL: the recipe has none */
+	const struct bootexport *boot;         /* image.export_boot; reported once committed */
+	const char *layer_outcome, *layer_key; /* the layer cache (layer.h); NULL: not reached */
+};
+
+/** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */
+int report_write(const struct report *rep, const struct plan *p, const struct recipe *r,
+		 const char *file);
+
+#endif

@@ -1,0 +1,274 @@
+#include "sbom.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "debian/dep5.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/readfile.h"
+
+/* SPDX ids allow letters, digits, '.' and '-' only. */
+static void spdx_id(struct buf *b, const struct plan_entry *e, size_t i)
+{
+	const char *s;
+
+	buf_adds(b, "\"SPDXRef-Package-");
+	for (s = e->name; *s; s++)
+		buf_addf(b, "%c", (*s == '+' || *s == '_') ? '-' : *s);
+	buf_addf(b, "-%s-%zu\"", e->arch, i);
+}
+
+/*
+ * purl: pkg:deb/debian/NAME@VERSION?arch=ARCH&distro=SUITE, with ':' and '+' percent-encoded.
+ * The purl spec's deb examples name the release by codename (distro=bookworm), which is what
+ * scanners match their advisories against; the recipe's suite is that codename.
+ */
+static void purl(struct buf *b, const struct plan_entry *e, const char *suite)
+{
+	struct buf v = { 0 };
+	const char *s;
+
+	buf_adds(&v, "pkg:deb/debian/");
+	for (s = e->name; *s; s++)
+		buf_addf(&v, *s == '+' ? "%%2B" : "%c", *s);
+	buf_adds(&v, "@");
+	for (s = e->version; *s; s++)
+		buf_addf(&v, *s == ':' ? "%%3A" : *s == '+' ? "%%2B" : "%c", *s);
+	buf_addf(&v, "?arch=%s", e->arch);
+	if (suite && *suite) {
+		buf_adds(&v, "&distro=");
+		for (s = suite; *s; s++)
+			buf_addf(&v, *s == '+' ? "%%2B" : "%c", *s);
+	}
+	json_str(b, v.p);
+	buf_release(&v);
+}
+
+/* "Name <mail>" -> "Organization: Name (mail)" as SPDX wants a supplier. */
+static void supplier(struct buf *b, const char *maint)
+{
+	struct buf s = { 0 };
+	const char *lt = maint ? strchr(maint, '<') : NULL, *gt = lt ? strchr(lt, '>') : NULL;
+
+	if (!maint || !*maint) {
+		json_str(b, "NOASSERTION");
+		return;
+	}
+	if (lt && gt) {
+		size_t n = (size_t)(lt - maint);
+
+		while (n && maint[n - 1] == ' ')
+			n--;
+		buf_addf(&s, "Organization: %.*s (%.*s)", (int)n, maint, (int)(gt - lt - 1), lt + 1);
+	} else {
+		buf_addf(&s, "Organization: %s", maint);
+	}
+	json_str(b, s.p);
+	buf_release(&s);
+}
+
+static void package(struct buf *b, const struct plan_entry *e, size_t i, const char *suite,
+		    const char *license)
+{
+	buf_adds(b, "    {\n      \"SPDXID\": ");
+	spdx_id(b, e, i);
+	buf_adds(b, ",\n      \"name\": ");
+	json_str(b, e->name);
+	buf_adds(b, ",\n      \"versionInfo\": ");
+	json_str(b, e->version);
+	buf_adds(b, ",\n      \"supplier\": ");
+	supplier(b, e->maintainer);
+	buf_adds(b, ",\n      \"downloadLocation\": ");
+	json_str(b, e->url ? e->url : "NOASSERTION");
+	buf_adds(b, ",\n      \"filesAnalyzed\": false,\n      \"checksums\": [ { \"algorithm\": "
+		    "\"SHA256\", \"checksumValue\": ");
+	json_str(b, e->sha256);
+	buf_adds(b, " } ],\n      \"sourceInfo\": ");
+	{
+		char *src = xasprintf("built from Debian source package %s %s",
+				      e->source ? e->source : e->name,
+				      e->source_version ? e->source_version : e->version);
+		json_str(b, src);
+		free(src);
+	}
+	buf_adds(b, ",\n      \"primaryPackagePurpose\": \"LIBRARY\",\n      \"externalRefs\": [ { "
+		    "\"referenceCategory\": \"PACKAGE-MANAGER\", \"referenceType\": \"purl\", "
+		    "\"referenceLocator\": ");
+	purl(b, e, suite);
+	buf_adds(b, " } ],\n      \"comment\": ");
+	{
+		char *c = xasprintf("architecture %s", e->arch);
+		json_str(b, c);
+		free(c);
+	}
+	buf_adds(b, ",\n      \"licenseConcluded\": \"NOASSERTION\",\n      \"licenseDeclared\": ");
+	json_str(b, license ? license : "NOASSERTION");
+	buf_adds(b, ",\n      \"copyrightText\": \"NOASSERTION\"\n    }");
+}
+
+static void header(struct buf *b, const struct recipe *r, const char *image_name,
+		   const char *image_sha256, int64_t sde)
+{
+	time_t t = (time_t)(sde < 0 ? 0 : sde);
+	struct tm tm;
+	char when[32];
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	buf_adds(b, "{\n  \"spdxVersion\": \"SPDX-2.3\",\n  \"dataLicense\": \"CC0-1.0\",\n"
+		    "  \"SPDXID\": \"SPDXRef-DOCUMENT\",\n  \"name\": ");
+	json_str(b, r->name);
+	buf_addf(b, ",\n  \"documentNamespace\": \"https://example.org/spdx/mkimage/%s-%s\",\n",
+		 r->name, image_sha256);
+	buf_addf(b, "  \"creationInfo\": { \"created\": \"%s\", \"creators\": [ \"Tool: mkimage-%s\" ] },\n",
+		 when, MKI_VERSION);
+	buf_adds(b, "  \"documentDescribes\": [ \"SPDXRef-Image\" ],\n  \"packages\": [\n"
+		    "    {\n      \"SPDXID\": \"SPDXRef-Image\",\n      \"name\": ");
+	json_str(b, image_name);
+	buf_adds(b, ",\n      \"downloadLocation\": \"NOASSERTION\",\n      \"filesAnalyzed\": false,\n"
+		    "      \"checksums\": [ { \"algorithm\": \"SHA256\", \"checksumValue\": ");
+	json_str(b, image_sha256);
+	buf_adds(b, " } ],\n      \"primaryPackagePurpose\": \"OPERATING_SYSTEM\",\n"
+		    "      \"licenseConcluded\": \"NOASSERTION\",\n      \"licenseDeclared\": \"NOASSERTION\",\n"
+		    "      \"copyrightText\": \"NOASSERTION\"\n    }");
+}
+
+/*
+ * One DEPENDS_ON per resolved Depends/Pre-Depends edge: the plan records which entry satisfied
+ * each relation, so the graph is the resolver's, not a re-guess by name. Entry order and the
+ * recorded edge order are deterministic, and a package depending twice on the same entry (say
+ * Pre-Depends and Depends) gets one relationship.
+ */
+static void depends_on(struct buf *b, const struct plan *p)
+{
+	size_t i, k, j;
+
+	for (i = 0; i < p->n; i++) {
+		const struct plan_entry *e = &p->v[i];
+
+		for (k = 0; k < e->n_depends; k++) {
+			size_t d = e->depends[k];
+
+			for (j = 0; j < k && e->depends[j] != d; j++)
+				;
+			if (j < k || d == i || d >= p->n)
+				continue;
+			buf_adds(b, ",\n    { \"spdxElementId\": ");
+			spdx_id(b, e, i);
+			buf_adds(b, ", \"relationshipType\": \"DEPENDS_ON\", \"relatedSpdxElement\": ");
+			spdx_id(b, &p->v[d], d);
+			buf_adds(b, " }");
+		}
+	}
+}
+
+/*
+ * licenseDeclared of every entry (NULL: NOASSERTION) from the DEP-5 copyright file the tree at
+ * `root` holds for it. A missing, unreadable or free-form file declares nothing, which is no
+ * error: only an interruption is.
+ */
+static int declared_licenses(const struct plan *p, const char *root, char **lic,
+			     struct dep5_refs *refs)
+{
+	struct buf text = { 0 };
+	size_t i, n = 0;
+	int rootfd = root ? open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1, ret = 0;
+
+	if (root && rootfd < 0)
+		log_warn("cannot open the staging tree '%s' to read the packages' licences: %s",
+			 root, strerror(errno));
+	for (i = 0; rootfd >= 0 && i < p->n; i++) {
+		char *origin = xasprintf("/usr/share/doc/%s/copyright", p->v[i].name);
+
+		ret = dep5_read(rootfd, p->v[i].name, &text);
+		if (!ret)
+			lic[i] = dep5_expression(text.p, text.len, origin, refs);
+		else if (ret != -MKI_E_INTERRUPTED)
+			log_debug("%s: %s: licence NOASSERTION", origin, readfile_why(ret, NULL));
+		free(origin);
+		if (ret == -MKI_E_INTERRUPTED)
+			break;
+		n += lic[i] != NULL;
+	}
+	if (rootfd >= 0) {
+		close(rootfd);
+		log_info("SBOM: licences declared for %zu of %zu packages (DEP-5 copyright files)",
+			 n, p->n);
+	}
+	buf_release(&text);
+	return ret == -MKI_E_INTERRUPTED ? ret : 0;
+}
+
+/* hasExtractedLicensingInfos: the text of every LicenseRef the packages' licences use. */
+static void extracted(struct buf *b, const struct dep5_refs *refs)
+{
+	char *comment;
+	size_t i;
+
+	if (!refs->n)
+		return;
+	buf_adds(b, "  \"hasExtractedLicensingInfos\": [");
+	for (i = 0; i < refs->n; i++) {
+		const struct dep5_ref *r = &refs->v[i];
+
+		buf_adds(b, i ? ",\n    { \"licenseId\": " : "\n    { \"licenseId\": ");
+		json_str(b, r->id);
+		buf_adds(b, ", \"name\": ");
+		json_str(b, r->name);
+		buf_adds(b, ",\n      \"comment\": ");
+		comment = xasprintf("short name '%s' of the machine-readable copyright file %s",
+				    r->name, r->origin);
+		json_str(b, comment);
+		free(comment);
+		buf_adds(b, ",\n      \"extractedText\": ");
+		json_str(b, r->text);
+		buf_adds(b, " }");
+	}
+	buf_adds(b, "\n  ],\n");
+}
+
+int sbom_write(const struct plan *p, const struct recipe *r, const char *root,
+	       const char *image_name, const char *image_sha256, int64_t sde, const char *file)
+{
+	struct buf b = { 0 };
+	struct dep5_refs refs = { 0 };
+	char **lic = xcalloc(p->n + 1, sizeof(*lic));
+	size_t i;
+	int ret = declared_licenses(p, root, lic, &refs);
+
+	if (ret)
+		goto out;
+	header(&b, r, image_name, image_sha256, sde);
+	for (i = 0; i < p->n; i++) {
+		buf_adds(&b, ",\n");
+		package(&b, &p->v[i], i, r->suite, lic[i]);
+	}
+	buf_adds(&b, "\n  ],\n");
+	extracted(&b, &refs);
+	buf_adds(&b, "  \"relationships\": [\n    { \"spdxElementId\": \"SPDXRef-DOCUMENT\", "
+		     "\"relationshipType\": \"DESCRIBES\", \"relatedSpdxElement\": \"SPDXRef-Image\" }");
+	for (i = 0; i < p->n; i++) {
+		buf_adds(&b, ",\n    { \"spdxElementId\": \"SPDXRef-Image\", \"relationshipType\": "
+			     "\"CONTAINS\", \"relatedSpdxElement\": ");
+		spdx_id(&b, &p->v[i], i);
+		buf_adds(&b, " }");
+	}
+	depends_on(&b, p);
+	buf_adds(&b, "\n  ]\n}\n");
+	ret = write_file_atomic(file, b.p, b.len);
+out:
+	for (i = 0; i < p->n; i++)
+		free(lic[i]);
+	free(lic);
+	dep5_refs_release(&refs);
+	buf_release(&b);
+	return ret;
+}

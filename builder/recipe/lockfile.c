@@ -1,0 +1,298 @@
+#include "lockfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/readfile.h"
+
+#define LOCK_MAX_LINE 8192
+
+void lockfile_release(struct lockfile *lk)
+{
+	size_t i;
+
+	for (i = 0; i < lk->n_sources; i++) {
+		free(lk->sources[i].uri);
+		free(lk->sources[i].suite);
+		free(lk->sources[i].date);
+		strv_release(&lk->sources[i].components);
+		strv_release(&lk->sources[i].keys);
+	}
+	for (i = 0; i < lk->n_pkgs; i++) {
+		free(lk->pkgs[i].name);
+		free(lk->pkgs[i].arch);
+		free(lk->pkgs[i].version);
+		free(lk->pkgs[i].source);
+	}
+	free(lk->sources);
+	free(lk->pkgs);
+	strv_release(&lk->archs);
+	memset(lk, 0, sizeof(*lk));
+}
+
+static int pkg_cmp(const void *a, const void *b)
+{
+	const struct lock_pkg *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->arch, y->arch);
+	return c ? c : strcmp(x->version, y->version);
+}
+
+static void add_list(struct buf *b, const char *key, const struct strv *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		buf_addf(b, "%s%s", i ? "," : key, v->v[i]);
+}
+
+static void format_lock(struct lockfile *lk, struct buf *b)
+{
+	size_t i;
+
+	if (lk->n_pkgs) /* qsort(NULL, 0, ...) is undefined */
+		qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
+	buf_adds(b, "# mkimage lock file: the exact package set of a recipe (mkimage --lock).\n"
+		    "# Build it again with 'mkimage --locked'. Generated; do not edit.\n");
+	buf_addf(b, "format: %d\nrecipe: %s\narchitectures:", LOCKFILE_FORMAT, lk->recipe);
+	for (i = 0; i < lk->archs.n; i++)
+		buf_addf(b, " %s", lk->archs.v[i]);
+	buf_adds(b, "\n");
+	for (i = 0; i < lk->n_sources; i++) {
+		const struct lock_source *s = &lk->sources[i];
+
+		buf_addf(b, "source: %s %s sha256=%s", s->uri, s->suite, s->sha256[0] ? s->sha256 : "-");
+		add_list(b, " components=", &s->components);
+		add_list(b, " keys=", &s->keys);
+		buf_addf(b, " date=%s\n", s->date ? s->date : "-");
+	}
+	for (i = 0; i < lk->n_pkgs; i++) {
+		const struct lock_pkg *p = &lk->pkgs[i];
+
+		buf_addf(b, "%s: %s:%s=%s sha256=%s size=%" PRIu64, p->local ? "local" : "package",
+			 p->name, p->arch, p->version, p->sha256, p->size);
+		if (p->source)
+			buf_addf(b, " source=%s", p->source);
+		buf_adds(b, "\n");
+	}
+}
+
+int lockfile_write(struct lockfile *lk, const char *file)
+{
+	struct buf b = { 0 };
+	char *tmp = xasprintf("%s.tmp.XXXXXX", file);
+	int fd, ret;
+
+	format_lock(lk, &b);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = -errno;
+		log_error("cannot create the lock file '%s': %s", file, strerror(errno));
+		goto out;
+	}
+	ret = fsutil_write_all(fd, b.p, b.len);
+	if (!ret && fchmod(fd, 0644))
+		ret = -errno;
+	ret = fsutil_close_rename(fd, ret, tmp, file);
+	if (ret)
+		log_error("cannot write the lock file '%s': %s", file, strerror(-ret));
+out:
+	free(tmp);
+	buf_release(&b);
+	return ret;
+}
+
+/* "NAME:ARCH=VERSION" -> parts. */
+static int parse_nav(char *s, struct lock_pkg *p)
+{
+	char *colon = strchr(s, ':'), *eq = strchr(s, '=');
+
+	if (!colon || !eq || eq < colon || colon == s || eq == colon + 1 || !eq[1])
+		return -1;
+	p->name = xstrndup(s, (size_t)(colon - s));
+	p->arch = xstrndup(colon + 1, (size_t)(eq - colon - 1));
+	p->version = xstrdup(eq + 1);
+	return 0;
+}
+
+static int parse_pkg(struct lockfile *lk, char *v, int local)
+{
+	char *nav = strtok_r(v, " ", &v), *sha = strtok_r(NULL, " ", &v);
+	char *size = strtok_r(NULL, " ", &v), *src = strtok_r(NULL, " ", &v), *end;
+	struct lock_pkg p = { .local = local };
+
+	/* source= is optional (locks written before it existed have none); nothing may follow it */
+	if (src && (strncmp(src, "source=", 7) || !src[7] || strtok_r(NULL, " ", &v)))
+		goto bad;
+	if (!nav || !sha || !size || strncmp(sha, "sha256=", 7) || !sha256_hex_valid(sha + 7) ||
+	    strncmp(size, "size=", 5) || parse_nav(nav, &p))
+		goto bad;
+	errno = 0;
+	p.size = strtoull(size + 5, &end, 10);
+	if (errno || *end || end == size + 5)
+		goto bad;
+	memcpy(p.sha256, sha + 7, 65);
+	p.source = src ? xstrdup(src + 7) : NULL;
+	ALLOC_GROW(lk->pkgs, lk->n_pkgs + 1, lk->alloc_pkgs);
+	lk->pkgs[lk->n_pkgs++] = p;
+	return 0;
+bad:
+	free(p.name);
+	free(p.arch);
+	free(p.version);
+	return -1;
+}
+
+/* "a,b,c" -> strv; empty items are malformed. */
+static int split_list(const char *s, struct strv *out)
+{
+	const char *p = s;
+
+	do {
+		size_t n = strcspn(p, ",");
+
+		if (!n)
+			return -1;
+		strv_push_take(out, xstrndup(p, n));
+		p += n;
+	} while (*p++);
+	return 0;
+}
+
+static int parse_source(struct lockfile *lk, char *v)
+{
+	char *uri = strtok_r(v, " ", &v), *suite = strtok_r(NULL, " ", &v);
+	char *sha = strtok_r(NULL, " ", &v), *date = v;
+	struct lock_source s = { 0 };
+
+	if (!uri || !suite || !sha || !date || strncmp(sha, "sha256=", 7))
+		return -1;
+	/* optional components= and keys=, in this order, before date= (which holds spaces) */
+	if (!strncmp(date, "components=", 11)) {
+		char *list = strtok_r(NULL, " ", &v);
+
+		if (split_list(list + 11, &s.components))
+			goto bad;
+		date = v;
+	}
+	if (date && !strncmp(date, "keys=", 5)) {
+		char *list = strtok_r(NULL, " ", &v);
+
+		if (split_list(list + 5, &s.keys))
+			goto bad;
+		date = v;
+	}
+	if (!date || strncmp(date, "date=", 5))
+		goto bad;
+	if (strcmp(sha + 7, "-") && !sha256_hex_valid(sha + 7))
+		goto bad;
+	if (strcmp(sha + 7, "-"))
+		memcpy(s.sha256, sha + 7, 65);
+	s.uri = xstrdup(uri);
+	s.suite = xstrdup(suite);
+	s.date = xstrdup(date + 5);
+	ALLOC_GROW(lk->sources, lk->n_sources + 1, lk->alloc_sources);
+	lk->sources[lk->n_sources++] = s;
+	return 0;
+bad:
+	strv_release(&s.components);
+	strv_release(&s.keys);
+	return -1;
+}
+
+static int parse_line(struct lockfile *lk, char *line, int *format)
+{
+	char *colon = strstr(line, ": "), *v, *a;
+
+	if (!colon)
+		return -1;
+	*colon = 0;
+	v = colon + 2;
+	if (!strcmp(line, "format"))
+		return (*format = atoi(v)) == LOCKFILE_FORMAT ? 0 : -2;
+	if (!strcmp(line, "recipe")) {
+		if (!sha256_hex_valid(v))
+			return -1;
+		memcpy(lk->recipe, v, 65);
+		return 0;
+	}
+	if (!strcmp(line, "architectures")) {
+		while ((a = strtok_r(v, " ", &v)))
+			strv_push(&lk->archs, a);
+		return lk->archs.n ? 0 : -1;
+	}
+	if (!strcmp(line, "source"))
+		return parse_source(lk, v);
+	if (!strcmp(line, "package") || !strcmp(line, "local"))
+		return parse_pkg(lk, v, !strcmp(line, "local"));
+	return -1;
+}
+
+int lockfile_read(struct lockfile *lk, const char *file)
+{
+	const char *kind = NULL;
+	int fd = readfile_open(file, &kind);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
+	char line[LOCK_MAX_LINE];
+	int ret = 0, format = 0, r;
+	unsigned long n = 0;
+	size_t len;
+
+	memset(lk, 0, sizeof(*lk));
+	if (!f) {
+		ret = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		log_error("cannot read the lock file '%s': %s (write it with 'mkimage --lock')", file,
+			  readfile_why(ret, kind));
+		return ret;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		if (mki_interrupted()) {
+			ret = -MKI_E_INTERRUPTED;
+			break;
+		}
+		n++;
+		len = strlen(line);
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		else if (!feof(f)) {
+			log_error("%s:%lu: line too long", file, n);
+			ret = -MKI_E_LOCK;
+			break;
+		}
+		if (!len || line[0] == '#')
+			continue;
+		r = parse_line(lk, line, &format);
+		if (r == -2)
+			log_error("%s:%lu: unsupported lock format (this mkimage reads format %d)",
+				  file, n, LOCKFILE_FORMAT);
+		else if (r)
+			log_error("%s:%lu: malformed lock line", file, n);
+		if (r)
+			ret = -MKI_E_LOCK;
+	}
+	fclose(f);
+	if (lk->n_pkgs)
+		qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
+	if (!ret && (!format || !lk->recipe[0] || !lk->archs.n)) {
+		log_error("'%s' is not a complete lock file (format, recipe or architectures missing)",
+			  file);
+		ret = -MKI_E_LOCK;
+	}
+	if (ret)
+		lockfile_release(lk);
+	return ret;
+}

@@ -1,0 +1,58 @@
+/*
+ * The lock file: a stable, diff-friendly text record of the exact package set of a recipe.
+ *
+ *   # mkimage lock file ...            comments and blank lines are ignored
+ *   format: 1
+ *   recipe: SHA256                     digest of the normalized recipe
+ *   architectures: armhf armel         primary first
+ *   source: URI SUITE sha256=HEX components=C,C keys=FPR,FPR date=DATE
+ *                                      one per repository release: InRelease digest, components,
+ *                                      primary-key fingerprints of its keyring (none: trusted),
+ *                                      Date (components= and keys= absent in older locks)
+ *   package: NAME:ARCH=VERSION sha256=HEX size=BYTES [source=SRC]   sorted by NAME, then ARCH;
+ *                                      source= when the source package is not NAME
+ *   local: NAME:ARCH=VERSION sha256=HEX size=BYTES     a local .deb from the recipe
+ */
+#ifndef MKI_LOCKFILE_H
+#define MKI_LOCKFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/str.h"
+
+#define LOCKFILE_FORMAT 1
+
+struct lock_pkg {
+	char *name, *arch, *version;
+	char sha256[65];
+	uint64_t size;
+	int local;
+	char *source; /* source package name, NULL when it is `name` */
+};
+
+struct lock_source {
+	char *uri, *suite, *date;
+	char sha256[65];
+	struct strv components, keys; /* empty when the lock predates them / trusted source */
+};
+
+struct lockfile {
+	char recipe[65];
+	struct strv archs;
+	struct lock_source *sources;
+	size_t n_sources, alloc_sources;
+	struct lock_pkg *pkgs;
+	size_t n_pkgs, alloc_pkgs;
+};
+
+/** Write `lk` to `file` atomically (temp file in the same directory, fsync, rename); packages are
+ * written sorted. 0 or a negative errno, logged with the path. */
+int lockfile_write(struct lockfile *lk, const char *file);
+/** Parse `file`; packages come out sorted by name, architecture, version. Errors are logged as "FILE:LINE: what" and return -MKI_E_LOCK (-errno when the
+ * file cannot be read). */
+int lockfile_read(struct lockfile *lk, const char *file);
+/** Free the contents of `lk`. */
+void lockfile_release(struct lockfile *lk);
+
+#endif

@@ -1,0 +1,128 @@
+/* The recipe: libconfig file -> validated `struct recipe`, with file:line errors. */
+#ifndef MKI_RECIPE_H
+#define MKI_RECIPE_H
+
+/*
+ * Default script_timeout: a linux-image postinst (update-initramfs) emulated on a busy 2-core
+ * machine takes 2-4 minutes; 600 s leaves room without letting a hung script wait half an hour.
+ */
+#define RECIPE_SCRIPT_TIMEOUT 600
+
+#include <stdint.h>
+
+#include "lib/str.h"
+
+enum base_set { BASE_NONE, BASE_ESSENTIAL, BASE_REQUIRED, BASE_IMPORTANT };
+enum hook_where { HOOK_INSIDE, HOOK_OUTSIDE };
+enum image_format { IMAGE_EXT4, IMAGE_TAR };
+
+struct recipe_source {
+	int host;               /* 1: the host's apt sources (uri/components/keyring unset) */
+	char *uri;              /* http://, https:// or file:// */
+	char *suite;            /* never NULL after parsing: defaults to the recipe's suite */
+	struct strv components; /* default: main */
+	struct strv archs;      /* empty: all of the recipe's architectures */
+	char *keyring;          /* absolute path, or NULL (host: from Signed-By) */
+	int trusted;            /* skip signature checks: only when the user wrote trusted = true */
+	int line;
+};
+
+struct recipe_package {
+	char *name;
+	char *arch;    /* NULL: primary (or Architecture: all) */
+	char *version; /* NULL: newest */
+	int line;
+};
+
+struct recipe_hook {
+	char *name;
+	char *script; /* absolute path */
+	enum hook_where where;
+	unsigned timeout; /* seconds */
+	int line;
+};
+
+struct recipe_device {
+	char *path;
+	char type; /* 'c' char, 'b' block, 'p' fifo */
+	unsigned major, minor, mode, uid, gid;
+	int line;
+};
+
+/* A directory beside the recipe copied into the tree after configuration (overlay.h). */
+struct recipe_overlay {
+	char *source;      /* absolute path of a directory */
+	char *destination; /* where its root lands in the tree, normalized: "" is "/" */
+	unsigned uid, gid; /* owner of everything it creates (default 0:0) */
+	int replace;       /* it may replace files that packages own */
+	int devices;       /* it may carry device nodes and FIFOs */
+	char digest[65];   /* sha256 of its listing and contents (overlay_check) */
+	int line;
+};
+
+struct recipe_image {
+	enum image_format format;
+	char *output;          /* NULL: images/NAME.ext4 (or .tar) under the current directory */
+	uint64_t size;         /* bytes; 0 = auto */
+	unsigned margin;       /* percent of free space added when size is auto */
+	char *label;
+	unsigned reserved;     /* percent of blocks reserved for root */
+	char *uuid;            /* NULL: derived from the lock digest */
+	char *hash_seed;       /* NULL: derived from the lock digest */
+	struct recipe_device *devices;
+	size_t n_devices;
+	int fstab;             /* write /etc/fstab with the root by LABEL= (default: ext4) */
+	int export_boot;       /* kernel, initrd, device trees beside the image (bootexport.h) */
+	char *kernel;          /* which /boot/vmlinuz-VERSION to export; NULL: the only one */
+};
+
+enum machine_id_mode { MACHINE_ID_UNINITIALIZED, MACHINE_ID_EMPTY };
+
+struct recipe {
+	char *file;  /* as given */
+	char *dir;   /* absolute directory of the recipe: relative paths are resolved against it */
+	char *name;
+	char *arch;             /* primary */
+	struct strv aux_archs;  /* auxiliary, in recipe order */
+	char *suite;
+	int merged_usr;
+	struct recipe_source *sources;
+	size_t n_sources;
+	enum base_set base;
+	struct recipe_package *packages;
+	size_t n_packages;
+	struct strv excludes;
+	int recommends;
+	int allow_older;
+	struct strv local_debs; /* absolute paths */
+	struct strv path_exclude, path_include; /* dpkg path filter globs, in order */
+	int minimize;           /* the path filter preset: no docs, man pages, info, translations */
+	struct strv locales;    /* translations minimize keeps ("en", "pt_BR") */
+	struct recipe_hook *hooks;
+	size_t n_hooks;
+	unsigned hook_timeout;  /* default per hook, seconds */
+	unsigned script_timeout;/* per maintainer script, seconds; 0: only the configure guard */
+	struct recipe_overlay *overlays;
+	size_t n_overlays;
+	char *hostname;         /* NULL: /etc/hostname is left alone */
+	enum machine_id_mode machine_id;
+	struct recipe_image image;
+	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
+};
+
+/**
+ * Parse and validate `path`. On error logs "FILE:LINE: what is wrong" once and returns
+ * -MKI_E_RECIPE (also when the file cannot be read); `r` is then released.
+ */
+int recipe_load(struct recipe *r, const char *path);
+/** Free the contents of `r`. */
+void recipe_release(struct recipe *r);
+/** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */
+void recipe_format(const struct recipe *r, struct buf *out);
+/** All architectures: primary first, then auxiliaries. `out` is filled with copies. */
+void recipe_all_archs(const struct recipe *r, struct strv *out);
+
+/** Parse "512M", "2G", "1048576" into bytes; 0 on success, -EINVAL otherwise. */
+int recipe_parse_size(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,451 @@
+/*
+ * The step watchdog (watchdog.h). It runs in the pid namespace's init, so the /proc it reads
+ * shows only the step's processes, with the namespace's pids, and kill(-1) reaches exactly them.
+ * The scan is cheap when the step is well-behaved (a configure runs a handful of processes): a
+ * readdir of /proc, one short read of stat per process, cmdline only for processes older than the
+ * timeout; the tree walk is spaced so that it costs under 2% of the step.
+ */
+#include "watchdog.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "watchdog_internal.h"
+
+#define INFO_DIR "/var/lib/dpkg/info/"
+#define NEW_DIR "/var/lib/dpkg/tmp.ci/"
+#define ARGS_SEARCHED 4     /* argv[0], [1] after #!, [3] under qemu with binfmt flag P */
+#define WALK_SHARE 50       /* wait 50 times a walk's cost before the next: 2% */
+#define WALK_MIN_GAP 0.5    /* seconds between walks, however cheap */
+#define WALK_MAX_DEPTH 256  /* deeper directories are not counted (fds are bounded) */
+/*
+ * RLIMIT_NPROC counts tasks, not processes: a qemu-user process has 2-3 threads, and mkimage and
+ * the init count too. The rlimit is the hard ceiling; the scan, counting processes, must see the
+ * limit first to say so, hence the margin.
+ */
+#define NPROC_FACTOR 4
+#define NPROC_SLACK 64
+
+static const char *const scripts[] = { "preinst", "postinst", "prerm", "postrm", "config", NULL };
+
+static double boot_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int is_script_name(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; scripts[i]; i++)
+		if (strlen(scripts[i]) == n && !memcmp(scripts[i], s, n))
+			return 1;
+	return 0;
+}
+
+/* One argument: INFO_DIR PKG.SCRIPT (PKG may carry ":ARCH") or NEW_DIR SCRIPT. */
+static int parse_script_path(const char *a, struct watchdog_report *r)
+{
+	const char *base, *dot;
+
+	if (!strncmp(a, NEW_DIR, strlen(NEW_DIR))) {
+		base = a + strlen(NEW_DIR);
+		if (!is_script_name(base, strlen(base)))
+			return 0;
+		r->package[0] = 0;
+		snprintf(r->script, sizeof(r->script), "%s", base);
+		return 1;
+	}
+	if (strncmp(a, INFO_DIR, strlen(INFO_DIR)))
+		return 0;
+	base = a + strlen(INFO_DIR);
+	dot = strrchr(base, '.');
+	if (!dot || dot == base || strchr(base, '/') || !is_script_name(dot + 1, strlen(dot + 1)))
+		return 0;
+	snprintf(r->package, sizeof(r->package), "%.*s", (int)(dot - base), base);
+	snprintf(r->script, sizeof(r->script), "%s", dot + 1);
+	return 1;
+}
+
+int watchdog_parse_cmdline(const char *cmdline, size_t len, struct watchdog_report *r)
+{
+	const char *p = cmdline, *end = cmdline + len;
+	int i;
+
+	for (i = 0; i < ARGS_SEARCHED && p < end; i++) {
+		const char *nul = memchr(p, 0, (size_t)(end - p));
+
+		if (!nul)
+			return 0; /* truncated: not a whole argument */
+		if (parse_script_path(p, r))
+			return 1;
+		p = nul + 1;
+	}
+	return 0;
+}
+
+/* The number starting at `p` and ending at a space, a newline or the end: 0, or -EINVAL. */
+static int stat_number(const char *p, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(p, &end, 10);
+	return errno || end == p || (*end != ' ' && *end != '\n' && *end) ? -EINVAL : 0;
+}
+
+int watchdog_parse_stat(const char *stat, long *ppid, unsigned long long *ticks)
+{
+	/* comm (field 2) may hold spaces and ')': fields restart after the last ')'. */
+	const char *p = strrchr(stat, ')');
+	unsigned long long parent = 0;
+	int field;
+
+	if (!p)
+		return -EINVAL;
+	p++;
+	for (field = 3; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+		if (field == 3 && (stat_number(p + 1, &parent) || parent > INT_MAX))
+			return -EINVAL;
+	}
+	*ppid = (long)parent;
+	return stat_number(p + 1, ticks);
+}
+
+int watchdog_runs_dpkg(const char *cmdline, size_t len)
+{
+	const char *p = cmdline, *end = cmdline + len, *nul, *base;
+	int i;
+
+	for (i = 0; i < ARGS_SEARCHED && p < end; i++, p = nul + 1) {
+		nul = memchr(p, 0, (size_t)(end - p));
+		if (!nul)
+			return 0;
+		base = strrchr(p, '/');
+		if (!strcmp(base ? base + 1 : p, "dpkg"))
+			return 1;
+	}
+	return 0;
+}
+
+void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, pid_t command,
+		   const struct watchdog_opts *o)
+{
+	struct stat st;
+	long tck = sysconf(_SC_CLK_TCK);
+
+	memset(w, 0, sizeof(*w));
+	w->proc_fd = proc_fd;
+	w->root_fd = root_fd;
+	w->command = command;
+	w->o = *o;
+	w->ticks_per_s = tck > 0 ? (unsigned long long)tck : 100;
+	if (root_fd < 0 || fstat(root_fd, &st) < 0)
+		w->root_fd = -1;
+	else
+		w->root_dev = st.st_dev;
+}
+
+void watchdog_limit_self(const struct watchdog_opts *o)
+{
+	struct rlimit rl;
+
+	if (o->max_procs) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)(o->max_procs * NPROC_FACTOR + NPROC_SLACK);
+		setrlimit(RLIMIT_NPROC, &rl);
+	}
+	if (o->max_tree_bytes) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)o->max_tree_bytes;
+		setrlimit(RLIMIT_FSIZE, &rl);
+	}
+}
+
+/* Read /proc/PID/NAME (at most `size` - 1 bytes, NUL-terminated); the length or -1. */
+static ssize_t read_proc(int proc_fd, const char *pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", pid, name);
+	fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n;
+}
+
+/* What dpkg's environment says a script is, into the fields of `r` still empty. */
+static void script_from_env(int proc_fd, const char *pid, struct watchdog_report *r)
+{
+	static const char pkg_key[] = "DPKG_MAINTSCRIPT_PACKAGE=";
+	static const char name_key[] = "DPKG_MAINTSCRIPT_NAME=";
+	char buf[16384];
+	ssize_t n = read_proc(proc_fd, pid, "environ", buf, sizeof(buf));
+	const char *p, *v;
+
+	for (p = buf; n > 0 && p < buf + n; p += strlen(p) + 1) {
+		if (!r->package[0] && !strncmp(p, pkg_key, sizeof(pkg_key) - 1))
+			snprintf(r->package, sizeof(r->package), "%s", p + sizeof(pkg_key) - 1);
+		v = p + sizeof(name_key) - 1;
+		if (!r->script[0] && !strncmp(p, name_key, sizeof(name_key) - 1) &&
+		    is_script_name(v, strlen(v)))
+			snprintf(r->script, sizeof(r->script), "%s", v);
+	}
+}
+
+static int parent_runs_dpkg(int proc_fd, long ppid)
+{
+	char pid[24], buf[4096];
+	ssize_t n;
+
+	snprintf(pid, sizeof(pid), "%ld", ppid);
+	n = read_proc(proc_fd, pid, "cmdline", buf, sizeof(buf));
+	return n > 0 && watchdog_runs_dpkg(buf, (size_t)n);
+}
+
+/*
+ * Whether a process runs a maintainer script (watchdog.h: by its arguments, because dpkg
+ * (`ppid`, 0: not looked at) started it, or as the step's command with a script's environment);
+ * 1 and `*r` names what is known of it, else 0 and nothing named.
+ */
+static int script_of(const struct watchdog *w, const char *pid, long ppid,
+		     struct watchdog_report *r)
+{
+	char buf[4096];
+	ssize_t n = read_proc(w->proc_fd, pid, "cmdline", buf, sizeof(buf));
+	int named = n > 0 && watchdog_parse_cmdline(buf, (size_t)n, r);
+	int by_dpkg = !named && ppid > 1 && parent_runs_dpkg(w->proc_fd, ppid);
+	int command = w->command > 0 && strtol(pid, NULL, 10) == w->command;
+
+	if (!named && !by_dpkg && !command)
+		return 0;
+	script_from_env(w->proc_fd, pid, r);
+	if (named || by_dpkg || r->script[0])
+		return 1;
+	r->package[0] = r->script[0] = 0;
+	return 0;
+}
+
+static int is_pid(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/* A maintainer script running for longer than the timeout: 1 and `*r` filled. */
+static int script_overdue(const struct watchdog *w, const char *pid, double now,
+			  struct watchdog_report *r)
+{
+	char stat[1024];
+	unsigned long long start;
+	long ppid;
+	double age;
+
+	if (read_proc(w->proc_fd, pid, "stat", stat, sizeof(stat)) <= 0 ||
+	    watchdog_parse_stat(stat, &ppid, &start))
+		return 0;
+	age = now - (double)start / (double)w->ticks_per_s;
+	if (age <= w->o.script_timeout || !script_of(w, pid, ppid, r))
+		return 0;
+	r->verdict = WATCHDOG_SCRIPT_TIMEOUT;
+	r->limit = w->o.script_timeout;
+	r->seconds = (unsigned)age;
+	return 1;
+}
+
+/*
+ * Walk /proc once: count the processes (the init, pid 1, excluded), stop at an overdue script.
+ * With `any_script`, note the first maintainer script seen (to name it in another verdict).
+ */
+static unsigned long long scan_procs(const struct watchdog *w, struct watchdog_report *r,
+				     int any_script)
+{
+	int fd = openat(w->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	unsigned long long n = 0;
+	double now = boot_now();
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		if (!is_pid(de->d_name) || !strcmp(de->d_name, "1"))
+			continue;
+		n++;
+		if (any_script && !r->script[0])
+			script_of(w, de->d_name, 0, r);
+		else if (!any_script && w->o.script_timeout &&
+			 script_overdue(w, de->d_name, now, r))
+			break;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Allocated bytes under directory `fd` (closed here), stopping early past `stop`. */
+static void walk_add(const struct watchdog *w, int fd, unsigned depth, unsigned long long stop,
+		     unsigned long long *sum)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	struct stat st;
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while (*sum <= stop && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    st.st_dev != w->root_dev)
+			continue; /* vanished, or a mount (/proc, /dev, /run, /tmp, native tools) */
+		*sum += (unsigned long long)st.st_blocks * 512;
+		if (S_ISDIR(st.st_mode) && depth < WALK_MAX_DEPTH) {
+			int sub = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				walk_add(w, sub, depth + 1, stop, sum);
+		}
+	}
+	closedir(d);
+}
+
+/* Walk the tree now: 1 and `*r` filled when it holds more than its bound. */
+static int tree_over(struct watchdog *w, struct watchdog_report *r)
+{
+	unsigned long long sum = 0;
+	double t0 = boot_now();
+	int fd = openat(w->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	walk_add(w, fd, 0, w->o.max_tree_bytes, &sum);
+	w->walk_cost = boot_now() - t0;
+	w->next_walk = boot_now() + (w->walk_cost * WALK_SHARE > WALK_MIN_GAP
+					     ? w->walk_cost * WALK_SHARE : WALK_MIN_GAP);
+	if (sum <= w->o.max_tree_bytes)
+		return 0;
+	r->verdict = WATCHDOG_STAGING;
+	r->count = sum;
+	r->limit = w->o.max_tree_bytes;
+	return 1;
+}
+
+/*
+ * Kill every process of the namespace but this init, naming a script that was running. A child
+ * forked while kill(-1) runs may escape it, but not the init's exit: the kernel then refuses new
+ * pids in the namespace before it kills what is left.
+ */
+static int verdict(const struct watchdog *w, struct watchdog_report *r)
+{
+	if (r->verdict != WATCHDOG_SCRIPT_TIMEOUT)
+		scan_procs(w, r, 1);
+	kill(-1, SIGKILL);
+	return 1;
+}
+
+int watchdog_tick(struct watchdog *w, struct watchdog_report *r)
+{
+	unsigned long long n;
+
+	memset(r, 0, sizeof(*r));
+	n = scan_procs(w, r, 0);
+	if (r->verdict)
+		return verdict(w, r);
+	if (w->o.max_procs && n >= w->o.max_procs) {
+		r->verdict = WATCHDOG_PROCESSES;
+		r->count = n;
+		r->limit = w->o.max_procs;
+		return verdict(w, r);
+	}
+	if (w->root_fd >= 0 && w->o.max_tree_bytes && boot_now() >= w->next_walk &&
+	    tree_over(w, r))
+		return verdict(w, r);
+	return 0;
+}
+
+int watchdog_finish(struct watchdog *w, struct watchdog_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	return w->root_fd >= 0 && w->o.max_tree_bytes && tree_over(w, r);
+}
+
+/* " (the postinst of 'pkg')", or "" when no script was seen. */
+static void script_text(const struct watchdog_report *r, char *out, size_t size)
+{
+	if (!r->script[0])
+		out[0] = 0;
+	else
+		snprintf(out, size, " (the %s of package '%s')", r->script,
+			 r->package[0] ? r->package : "?");
+}
+
+/* The script a timeout names; one that hid its name is still said to be one. */
+static void timed_script_text(const struct watchdog_report *r, char *out, size_t size)
+{
+	if (r->script[0])
+		snprintf(out, size, "the %s script of package '%s'", r->script,
+			 r->package[0] ? r->package : "?");
+	else if (r->package[0])
+		snprintf(out, size, "a maintainer script of package '%s'", r->package);
+	else
+		snprintf(out, size, "a maintainer script started by dpkg (its arguments and "
+			 "environment no longer say which)");
+}
+
+void watchdog_log(const struct watchdog_report *r, const char *step, const struct limits *l)
+{
+	char who[192];
+
+	script_text(r, who, sizeof(who));
+	switch (r->verdict) {
+	case WATCHDOG_SCRIPT_TIMEOUT:
+		timed_script_text(r, who, sizeof(who));
+		log_error("%s ran longer than script_timeout (%llu s) during %s and was killed with "
+			  "every process of the step; raise 'script_timeout' in the recipe if it is "
+			  "legitimately that slow", who, r->limit, step);
+		break;
+	case WATCHDOG_PROCESSES:
+		log_error("%s%s reached the process limit: %llu processes were running; every "
+			  "process of the step was killed (%s)", step, who, r->count,
+			  limits_hint(l, LIMIT_PROCESSES).s);
+		break;
+	case WATCHDOG_STAGING:
+		log_error("%s%s made the staging tree larger than its limit: %.1f MiB allocated; "
+			  "every process of the step was killed (%s)", step, who,
+			  (double)r->count / (1 << 20),
+			  limits_hint(l, LIMIT_STAGING_SIZE).s);
+		break;
+	default:
+		break;
+	}
+}

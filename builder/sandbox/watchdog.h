@@ -1,0 +1,89 @@
+/*
+ * Bounds on what runs inside a build step (maintainer scripts, inside hooks): a per-script
+ * timeout, a process limit and the staging-size limit while the step runs. The pid namespace's
+ * init drives it: it calls watchdog_tick() from its wait loop; the watchdog reads the namespace's
+ * own /proc (a directory fd, so it works before and after the init enters the tree) and walks the
+ * tree by fd, and when a bound is passed it kills every process of the namespace and says why in a
+ * plain-data report the init hands back to mkimage.
+ */
+#ifndef MKI_WATCHDOG_H
+#define MKI_WATCHDOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/runlimits.h"
+
+/** The bounds of one step; a 0 field is no bound. */
+struct watchdog_opts {
+	unsigned script_timeout; /* seconds one maintainer script may run */
+	uint64_t max_procs;      /* processes in the step's namespace (the init excluded) */
+	uint64_t max_tree_bytes; /* bytes allocated in the tree (st_blocks, one filesystem) */
+};
+
+enum watchdog_verdict {
+	WATCHDOG_NONE,
+	WATCHDOG_SCRIPT_TIMEOUT, /* `package`.`script` ran more than `limit` seconds */
+	WATCHDOG_PROCESSES,      /* `count` processes were running, limit `limit` */
+	WATCHDOG_STAGING,        /* the tree held `count` bytes, limit `limit` */
+};
+
+/** What the watchdog did: plain data, so it can live in a page shared with mkimage. */
+struct watchdog_report {
+	int verdict;              /* enum watchdog_verdict */
+	char package[128];        /* the maintainer script running, "" none known */
+	char script[16];          /* "postinst", "preinst"... */
+	unsigned long long count; /* processes or bytes, as the verdict says */
+	unsigned long long limit; /* the bound passed */
+	unsigned seconds;         /* how long the script had run (WATCHDOG_SCRIPT_TIMEOUT) */
+};
+
+struct watchdog {
+	int proc_fd, root_fd; /* borrowed */
+	pid_t command;        /* the step's command, in the namespace's pids */
+	dev_t root_dev;
+	struct watchdog_opts o;
+	double next_walk, walk_cost; /* adaptive: walks take < 2% of the step */
+	unsigned long long ticks_per_s;
+};
+
+/**
+ * Start watching a step: `proc_fd` is the step's own /proc (the pid namespace's), `root_fd` the
+ * tree (-1: no size bound), `command` the pid of the step's command there (0: not known). Both
+ * fds borrowed and kept open by the caller.
+ */
+void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, pid_t command,
+		   const struct watchdog_opts *o);
+
+/**
+ * In the command, before exec: RLIMIT_NPROC at a few times the process limit (it counts threads;
+ * per user namespace since Linux 5.14; not enforced for a real root, hence the scan) and RLIMIT_FSIZE (a single file cannot pass the
+ * staging bound). Errors are ignored: the scan is the enforcement.
+ */
+void watchdog_limit_self(const struct watchdog_opts *o);
+
+/**
+ * One look at the step (call every 100-250 ms from the namespace's init): count processes, find
+ * maintainer scripts older than the timeout, walk the tree when its turn comes. A process is a
+ * maintainer script when its first arguments name one, when dpkg started it, or when it is the
+ * step's command and its environment says it runs one; its age counts from its start, so a
+ * script that exec'd another program or rewrote its arguments is still timed. When a bound is
+ * passed, fills `*r`, kills every other process of the pid namespace (SIGKILL) and returns 1;
+ * else 0. The caller must be the namespace's init (kill(-1) spares only it).
+ */
+int watchdog_tick(struct watchdog *w, struct watchdog_report *r);
+
+/**
+ * When the step has ended: one last walk of the tree, so a script that filled it and exited
+ * between two walks is still caught. Fills `*r` and returns 1 when the tree is over its bound.
+ */
+int watchdog_finish(struct watchdog *w, struct watchdog_report *r);
+
+/**
+ * Say what the watchdog did to `step` (e.g. "'dpkg --configure -a'"), once, as an error naming the
+ * bound and how to raise it (`l` for the --limit values; may be NULL).
+ */
+void watchdog_log(const struct watchdog_report *r, const char *step, const struct limits *l);
+
+#endif

@@ -1,0 +1,296 @@
+/* The layer cache: configured trees kept in the shared cache (layer.h). */
+#include "layer.h"
+#include "layer_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "cachegc.h"
+#include "layerfile.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/readfile.h"
+#include "sandbox/sandbox.h"
+
+/* The multiarch lint text is a few lines per package; far more is not ours. */
+#define LINT_MAX (16u << 20)
+
+struct layer {
+	char key[SHA256_HEX_LEN + 1];
+	char *path;           /* <cache>/layers/KEY; NULL: the cache is off */
+	char *cache_dir;
+	int restored;
+	int claimed;          /* KEY is claimed: it may be stored */
+	ino_t bad_ino;        /* the corrupt entry found at lookup, to be replaced; 0: none */
+	const char *outcome;
+};
+
+static void key_plan(struct buf *out, const char *what, const struct plan *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->n; i++) {
+		const struct plan_entry *e = &p->v[i];
+
+		buf_addf(out, "%s %s:%s=%s %s %s", what, e->name, e->arch, e->version,
+			 e->multi_arch ? e->multi_arch : "-", e->sha256);
+		for (j = 0; j < e->n_depends; j++)
+			buf_addf(out, "%s%zu", j == e->n_pre_depends ? " | " : " ", e->depends[j]);
+		buf_addf(out, " %d\n", e->pre_depended);
+	}
+}
+
+static void key_list(struct buf *out, const char *what, const struct strv *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		buf_addf(out, "%s %s\n", what, v->v[i]);
+}
+
+/*
+ * What the configured tree depends on, field by field. In the key:
+ *  - the layer format and mkimage's version (unpack, the database and configure are its code);
+ *  - the plan: every package's name, arch, version, Multi-Arch and SHA-256 (the exact .debs; what
+ *    the lock digest pins) in unpack and configure order, with the dependencies that order
+ *    configuration, and the plan's architectures (dpkg's arch list, qemu registrations);
+ *  - the recipe's arch and aux_archs (unpack derives the arch list from them too), merged_usr
+ *    (the /usr links), minimize, locales, path_exclude and path_include (what unpack leaves out,
+ *    and the dpkg.cfg.d fragment it writes);
+ *  - native tools on or off, and the twins used (the proof says they change nothing; a layer from
+ *    emulated scripts is still never served to a build that would use them, or the reverse);
+ *  - SOURCE_DATE_EPOCH (every mtime mkimage writes, and the scripts' environment);
+ *  - whether the sandbox has one id only (then the tree holds no owners).
+ * Not in it, with why:
+ *  - sources, suite, base, packages, excludes, recommends, allow_older, local_debs: they only
+ *    choose the plan, which is in the key itself;
+ *  - hooks, overlays, hostname, machine_id, name, image.*: applied after the layer point (hooks.c);
+ *  - hook_timeout, script_timeout, --limit, --jobs: bounds and speed; a build within them
+ *    configures the same tree, one beyond them fails and stores nothing;
+ *  - root or user build: layers are id-neutral (layerfile.h).
+ */
+void layer_key_text(const struct plan *p, const struct plan *twins, const struct recipe *r,
+		    const struct settings *st, int single_id, struct buf *out)
+{
+	buf_addf(out, "mkimage-layer %d\nmkimage %s\n", LAYERFILE_VERSION, MKI_VERSION);
+	buf_addf(out, "arch %s\n", r->arch);
+	key_list(out, "aux-arch", &r->aux_archs);
+	key_list(out, "plan-arch", &p->archs);
+	key_plan(out, "package", p);
+	buf_addf(out, "merged-usr %d\nminimize %d\n", r->merged_usr, r->minimize);
+	key_list(out, "locale", &r->locales);
+	key_list(out, "path-exclude", &r->path_exclude);
+	key_list(out, "path-include", &r->path_include);
+	buf_addf(out, "native-tools %s\n", st->no_native_tools ? "off" : "on");
+	if (!st->no_native_tools && twins)
+		key_plan(out, "twin", twins);
+	buf_addf(out, "source-date-epoch %lld\nsingle-id %d\n", (long long)st->source_date_epoch,
+		 single_id);
+}
+
+static void compute_key(struct layer *l, const struct plan *p, const struct plan *twins,
+			const struct recipe *r, const struct settings *st)
+{
+	const struct sandbox_info *si = sandbox_get();
+	struct buf text = { 0 };
+
+	layer_key_text(p, twins, r, st, si && si->ids == SANDBOX_IDS_SINGLE, &text);
+	sha256_hex(text.p, text.len, l->key);
+	log_debug("layer key %s from:\n%s", l->key, text.p);
+	buf_release(&text);
+}
+
+/* Fill `s` from the layer `fd` as unpack_plan() would have. 0 or a negative code (logged). */
+static int restore(struct layer *l, int fd, struct stage *s, const struct settings *st)
+{
+	struct buf lint = { 0 };
+	int rootfd = -1, ret;
+
+	memset(s, 0, sizeof(*s));
+	manifest_init(&s->manifest);
+	rootfd = ret = stage_init(s, st->work_dir);
+	if (rootfd < 0)
+		goto out;
+	ret = layerfile_restore(fd, l->path, rootfd, s, &lint);
+	if (!ret)
+		ret = write_file_atomic(s->lint_file, lint.p ? lint.p : "", lint.len);
+	if (!ret)
+		ret = manifest_save(&s->manifest, s->manifest_file);
+out:
+	if (rootfd >= 0)
+		close(rootfd);
+	buf_release(&lint);
+	return ret;
+}
+
+/* 1: restored into `s`; 0: no usable layer (said why); or -MKI_E_INTERRUPTED. */
+static int lookup(struct layer *l, struct stage *s, const struct settings *st)
+{
+	double t0 = log_now();
+	struct stat sb;
+	int fd, ret;
+
+	fd = open(l->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			log_warn("cannot open the layer '%s': %s", l->path, strerror(errno));
+		else
+			log_info("layer cache: no configured tree for this package set yet "
+				 "(layer %.12s)", l->key);
+		return 0;
+	}
+	ret = restore(l, fd, s, st);
+	if (ret) {
+		if (s->root)
+			remove_tree(s->root);
+		stage_release(s);
+	}
+	/* Warned about in layerfile.c; this build's own tree will replace it. */
+	if (ret && ret != -MKI_E_INTERRUPTED && !fstat(fd, &sb)) {
+		l->bad_ino = sb.st_ino;
+		log_info("layer cache: unpacking and configuring instead; the layer is replaced");
+	}
+	close(fd);
+	if (ret)
+		return ret == -MKI_E_INTERRUPTED ? ret : 0;
+	log_info("layer cache: configured tree restored from layer %.12s (%zu paths) in %.2f s; "
+		 "unpacking and configuration skipped", l->key, s->manifest.n, log_now() - t0);
+	return 1;
+}
+
+int layer_unpack(struct stage *s, const struct plan *p, const struct plan *twins,
+		 const struct recipe *r, const struct settings *st, layer_unpack_fn *unpack)
+{
+	struct layer *l = xcalloc(1, sizeof(*l));
+	int ret = 0;
+
+	compute_key(l, p, twins, r, st);
+	l->outcome = "off";
+	if (!st->no_layer_cache) {
+		l->outcome = "not stored";
+		l->cache_dir = xstrdup(st->cache_dir);
+		l->path = cache_layer_path(st->cache_dir, l->key);
+		/* Claimed before it is looked up: a collection cannot remove it under us. */
+		l->claimed = !cache_user_claim(st->cache_user, l->key);
+		ret = l->claimed ? lookup(l, s, st) : 0;
+	}
+	if (ret == 1) {
+		l->restored = 1;
+		l->outcome = "reused";
+		ret = 0;
+	} else if (!ret) {
+		ret = unpack(s, p, r, st);
+	}
+	if (s->layer)
+		layer_free(s->layer);
+	s->layer = l;
+	return ret;
+}
+
+int layer_restored(const struct layer *l)
+{
+	return l && l->restored;
+}
+
+/* Under KEY's writer lock: another build may have stored it since we looked. */
+static int already_stored(const struct layer *l)
+{
+	struct stat sb;
+
+	return !stat(l->path, &sb) && sb.st_ino != l->bad_ino;
+}
+
+static int store(struct layer *l, const struct stage *s, int rootfd)
+{
+	struct buf lint = { 0 };
+	char *tmp = NULL;
+	int fd, ret;
+
+	ret = readfile_read(s->lint_file, LINT_MAX, &lint, NULL);
+	if (ret && ret != -ENOENT) {
+		log_warn("cannot read '%s': %s", s->lint_file, mki_strerror(ret));
+		goto out;
+	}
+	cache_sweep_tmp(l->path);
+	fd = ret = cache_tmp_open(l->path, &tmp);
+	if (fd >= 0)
+		ret = layerfile_write(fd, rootfd, s, lint.p);
+	/*
+	 * No fsync: a layer torn by a crash fails its digest and is replaced, and syncing some
+	 * hundred MiB would cost a full build more than the layer saves.
+	 */
+	if (fd >= 0 && close(fd) && !ret)
+		ret = -errno;
+	if (!ret)
+		ret = cache_publish(tmp, l->path);
+	else if (tmp)
+		unlink(tmp);
+out:
+	buf_release(&lint);
+	free(tmp);
+	return ret;
+}
+
+void layer_save(struct layer *l, const struct stage *s, int rootfd)
+{
+	double t0 = log_now();
+	struct stat sb;
+	int lock, ret;
+
+	if (!l || l->restored || !l->path || !l->claimed)
+		return;
+	lock = cache_lock(l->cache_dir, l->key, 0);
+	if (lock == -EWOULDBLOCK) {
+		log_info("layer cache: another build is storing layer %.12s", l->key);
+		return;
+	}
+	if (lock < 0) {
+		log_warn("layer cache: cannot lock layer %.12s in '%s': %s", l->key, l->cache_dir,
+			 mki_strerror(lock));
+		return;
+	}
+	if (already_stored(l)) {
+		l->outcome = "present";
+		cache_unlock(lock);
+		return;
+	}
+	ret = store(l, s, rootfd);
+	cache_unlock(lock);
+	if (ret == -EOPNOTSUPP || ret == -MKI_E_INTERRUPTED)
+		return;
+	if (ret) {
+		log_warn("layer cache: cannot store the configured tree in '%s': %s", l->path,
+			 mki_strerror(ret));
+		return;
+	}
+	l->outcome = "stored";
+	log_info("layer cache: configured tree stored as layer %.12s (%.1f MiB) in %.2f s",
+		 l->key, stat(l->path, &sb) ? 0.0 : (double)sb.st_size / (1 << 20),
+		 log_now() - t0);
+}
+
+const char *layer_outcome(const struct layer *l)
+{
+	return l ? l->outcome : NULL;
+}
+
+const char *layer_key(const struct layer *l)
+{
+	return l ? l->key : NULL;
+}
+
+void layer_free(struct layer *l)
+{
+	if (!l)
+		return;
+	free(l->path);
+	free(l->cache_dir);
+	free(l);
+}

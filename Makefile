@@ -107,7 +107,11 @@ TEST_JOBS ?= 2
 integration: mkimage mkimage-exec tools
 	tests/integration/run.sh -j $(TEST_JOBS)
 
-check: unit integration
+# Structure checks (tests/lint/*): which family includes which, exported names, unit suites.
+lint: $(LIB_OBJS)
+	@for t in tests/lint/*; do [ -x "$$t" ] || continue; "$$t" $(OUT) || exit 1; done
+
+check: lint unit integration
 
 # mkimage built with ASan + UBSan (build-san/mkimage) run over a fast subset of the integration
 # suite: the paths where bad input meets the parsers and the error handling. A sanitizer report
@@ -173,5 +177,5 @@ endef
 clean:
 	rm -rf build build-san build-fuzz mkimage mkimage-exec mkimage_*.deb
 
-.PHONY: all tools fuzzers fuzz unit integration check check-san bench bench-deps boot install deb deps clean
+.PHONY: all lint tools fuzzers fuzz unit integration check check-san bench bench-deps boot install deb deps clean
 -include $(wildcard $(OUT)/*.d $(OUT)/*/*.d)

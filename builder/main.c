@@ -50,7 +50,7 @@ struct options {
 	int work_lock;    /* held while the work directory is ours (fsutil.h) */
 	int check, plan, lock_only, verify;
 	const char *diff_old; /* --diff OLD.lock: RECIPE is then the new lock file */
-	int cache_gc;         /* --cache-gc[=SIZE]: expire the cache down to gc_limit, then stop */
+	int cachegc_run;         /* --cache-gc[=SIZE]: expire the cache down to gc_limit, then stop */
 	uint64_t gc_limit;
 	enum stage_id until;
 };
@@ -102,7 +102,7 @@ static void usage(FILE *f)
 	      "      --limit NAME=VALUE  change a safety limit (repeatable); VALUE is a size\n"
 	      "                          (512M, 4G) or a count; the limits and their defaults:\n",
 	      f);
-	limits_help(&lim);
+	runlimits_help(&lim);
 	fputs(lim.p, f);
 	buf_release(&lim);
 	fputs("\nExit status: 0 ok, 1 build failed, 2 usage or recipe error, 3 repository or signature\n"
@@ -114,7 +114,7 @@ static void usage(FILE *f)
 
 static void on_signal(int sig)
 {
-	mki_set_interrupted(sig);
+	err_set_interrupted(sig);
 }
 
 static int parse_uint(const char *s, unsigned max, unsigned *out)
@@ -190,7 +190,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 
 	o->st.jobs = 8;
 	o->until = ST_IMAGE;
-	limits_init(&o->st.limits);
+	runlimits_init(&o->st.limits);
 	while ((c = getopt_long(argc, argv, "o:j:vqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': free(o->output); o->output = xstrdup(optarg); break;
@@ -217,7 +217,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 			break;
 		case O_DIFF: o->diff_old = optarg; break;
 		case O_CACHE_GC:
-			o->cache_gc = 1;
+			o->cachegc_run = 1;
 			if (optarg && recipe_parse_size(optarg, &o->gc_limit)) {
 				log_error("--cache-gc takes a size such as 512M or 20G, not '%s'", optarg);
 				return -MKI_E_USAGE;
@@ -239,7 +239,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_NO_LAYER: o->st.no_layer_cache = 1; break;
 		case O_VERIFY: o->verify = 1; break;
 		case O_LIMIT:
-			if (limits_set(&o->st.limits, optarg))
+			if (runlimits_set(&o->st.limits, optarg))
 				return -MKI_E_USAGE;
 			break;
 		case 'v': verbosity++; break;
@@ -250,12 +250,12 @@ static int parse_args(struct options *o, int argc, char **argv)
 		}
 	}
 	log_set_level(verbosity < 0 ? LOG_ERROR : verbosity > 0 ? LOG_DEBUG : LOG_INFO);
-	if (o->cache_gc && optind < argc) {
+	if (o->cachegc_run && optind < argc) {
 		log_error("--cache-gc works on the cache alone and takes no recipe (got '%s')",
 			  argv[optind]);
 		return -MKI_E_USAGE;
 	}
-	if (o->cache_gc)
+	if (o->cachegc_run)
 		return 0;
 	if (optind != argc - 1) {
 		log_error(optind >= argc ? "no recipe given (try 'mkimage --help')"
@@ -313,9 +313,9 @@ static int run_cache_gc(struct options *o)
 		log_info("no cache at '%s': nothing to remove", o->st.cache_dir);
 		return 0;
 	}
-	ret = cache_gc(o->st.cache_dir, o->gc_limit, &res);
+	ret = cachegc_run(o->st.cache_dir, o->gc_limit, &res);
 	if (ret) {
-		log_error("cannot expire the cache '%s': %s", o->st.cache_dir, mki_strerror(ret));
+		log_error("cannot expire the cache '%s': %s", o->st.cache_dir, err_text(ret));
 		return ret;
 	}
 	log_info("cache '%s': %zu objects, %.1f MiB; removed %zu least recently used (%.1f MiB) "
@@ -337,14 +337,14 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	settings_read_env(&o->st);
 	if (!o->st.cache_dir)
 		o->st.cache_dir = default_cache_dir();
-	if (make_dirs(o->st.cache_dir) || !(abs = realpath(o->st.cache_dir, NULL))) {
+	if (fsutil_mkdirs(o->st.cache_dir) || !(abs = realpath(o->st.cache_dir, NULL))) {
 		log_error("cannot create cache directory '%s': %s (choose another with --cache-dir)",
 			  o->st.cache_dir, strerror(errno));
 		return -MKI_E_USAGE;
 	}
 	free(o->st.cache_dir);
 	o->st.cache_dir = abs;
-	ret = cache_user_open(o->st.cache_dir, &o->st.cache_user);
+	ret = cachegc_user_open(o->st.cache_dir, &o->st.cache_user);
 	if (ret)
 		return ret;
 	if (!o->output)
@@ -357,7 +357,7 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	    (ret = locksrc_specs(o->st.lock_file, r, o->st.apt_root, &o->st.sources)))
 		return ret;
 	o->tmp_dir = xstrdup(tmp && *tmp ? tmp : "/var/tmp");
-	ret = workdir_create(o->tmp_dir, &o->st.work_dir, &o->work_lock);
+	ret = fsutil_workdir_create(o->tmp_dir, &o->st.work_dir, &o->work_lock);
 	if (ret) {
 		log_error("cannot create a work directory in '%s': %s (set TMPDIR)", o->tmp_dir,
 			  strerror(-ret));
@@ -371,11 +371,11 @@ static void cleanup_work_dir(struct options *o)
 	if (!o->st.work_dir)
 		return;
 	if (o->st.keep_staging) {
-		workdir_keep(o->st.work_dir, o->work_lock);
+		fsutil_workdir_keep(o->st.work_dir, o->work_lock);
 		log_info("staging kept in '%s'", o->st.work_dir);
 		return;
 	}
-	remove_tree(o->st.work_dir);
+	fsutil_remove_tree(o->st.work_dir);
 	if (o->work_lock >= 0)
 		close(o->work_lock);
 }
@@ -401,7 +401,7 @@ enum { BUILD_DONE = 1 };
 /* Stop between stages when a signal arrived or --until says so. */
 static int stop_after(const struct options *o, enum stage_id id, int ret)
 {
-	if (!ret && mki_interrupted())
+	if (!ret && err_interrupted())
 		return -MKI_E_INTERRUPTED;
 	if (!ret && o->until == id) {
 		log_info("stopped after stage '%s' (--until)", stage_names[id]);
@@ -486,7 +486,7 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 				 b->rep.image_sha256, o->st.source_date_epoch, o->sbom_file);
 	if (ret) {
 		log_error("cannot write the lock or SBOM beside '%s': %s", o->output,
-			  mki_strerror(ret));
+			  err_text(ret));
 		return ret;
 	}
 	b->rep.image = o->output;
@@ -504,7 +504,7 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, o->report_file);
 	if (ret)
-		log_error("cannot write the build report '%s': %s", o->report_file, mki_strerror(ret));
+		log_error("cannot write the build report '%s': %s", o->report_file, err_text(ret));
 	return ret;
 }
 
@@ -543,7 +543,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 
 	st2.work_dir = xasprintf("%s/verify", o->st.work_dir);
 	ip.output = out2;
-	ret = make_dirs(st2.work_dir);
+	ret = fsutil_mkdirs(st2.work_dir);
 	fsutil_spread(st2.work_dir); /* as the work directory is (fsutil.h) */
 	if (!ret)
 		ret = unpack_plan(&again, &b->plan, r, &st2);
@@ -588,7 +588,7 @@ static int fetch_stage(struct options *o, const struct recipe *r, struct build *
 		return ret;
 	if (ret)
 		log_warn("native tools: the host-architecture packages are not available (%s); "
-			 "every target program will be emulated", mki_strerror(ret));
+			 "every target program will be emulated", err_text(ret));
 	return 0;
 }
 
@@ -598,7 +598,7 @@ static int fetch_stage(struct options *o, const struct recipe *r, struct build *
  */
 static void sweep_work_dirs(struct options *o)
 {
-	unsigned n = workdir_sweep(o->tmp_dir, o->st.work_dir);
+	unsigned n = fsutil_workdir_sweep(o->tmp_dir, o->st.work_dir);
 
 	if (n)
 		log_info("removed %u work director%s in '%s' left by killed builds", n,
@@ -688,7 +688,7 @@ static void options_release(struct options *o)
 	free(o->tmp_dir);
 	free(o->st.lock_file);
 	strv_release(&o->st.sources);
-	cache_user_close(o->st.cache_user);
+	cachegc_user_close(o->st.cache_user);
 	settings_release_env(&o->st);
 }
 
@@ -707,7 +707,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ret = parse_args(&o, argc, argv);
-	if (!ret && o.cache_gc) {
+	if (!ret && o.cachegc_run) {
 		ret = run_cache_gc(&o);
 		goto out;
 	}
@@ -734,15 +734,15 @@ int main(int argc, char **argv)
 		ret = build_image(&o, &r, &b);
 	if (ret == BUILD_DONE)
 		ret = 0;
-	if (mki_interrupted())
+	if (err_interrupted())
 		ret = -MKI_E_INTERRUPTED;
 	if (ret == -MKI_E_INTERRUPTED)
-		log_error("interrupted by signal %d; cleaned up, nothing was written", mki_interrupted());
+		log_error("interrupted by signal %d; cleaned up, nothing was written", err_interrupted());
 out:
 	build_release(&b);
 	cleanup_work_dir(&o);
 	if (loaded)
 		recipe_release(&r);
 	options_release(&o);
-	return mki_exit_code(ret);
+	return err_exit_code(ret);
 }

@@ -486,7 +486,7 @@ static int extract_entry(struct prep *x, struct deb *d, const struct deb_entry *
 	if (!dst)
 		return 0;
 	if (e->type == 'd')
-		ret = make_dirs(dst);
+		ret = fsutil_mkdirs(dst);
 	else if (e->type == 'f')
 		ret = write_from(dst, e->mode, read_deb, d);
 	else if (e->type == 'l')
@@ -725,7 +725,7 @@ static int build_copy(struct prep *x, const struct plan *twins, char **loader)
 {
 	char *tools = xasprintf("%s/" TOOLS_SUBDIR, x->a->dir);
 	size_t i;
-	int ret = make_dirs(tools);
+	int ret = fsutil_mkdirs(tools);
 
 	free(tools);
 	for (i = 0; !ret && i < twins->n; i++)
@@ -745,7 +745,7 @@ static int add_profile(struct prep *x)
 {
 	x->a->profile = xasprintf("%s/" TOOLS_SUBDIR "/profile", x->a->dir);
 	buf_addf(&x->table, "profile /" ACCEL_PROFILE "\n");
-	return execprof_create(x->a->profile, sandbox_tree_uid(0), sandbox_tree_gid(0));
+	return execprof_create(x->a->profile, idshift_tree_uid(0), idshift_tree_gid(0));
 }
 
 /* The mount point belongs to the commands' root (root builds shift the tree's owners). */
@@ -755,7 +755,7 @@ static int chown_mount_point(int rootfd)
 
 	if (fd < 0)
 		return fd;
-	if (fchownat(fd, "", sandbox_tree_uid(0), sandbox_tree_gid(0), AT_EMPTY_PATH) < 0)
+	if (fchownat(fd, "", idshift_tree_uid(0), idshift_tree_gid(0), AT_EMPTY_PATH) < 0)
 		ret = -errno;
 	close(fd);
 	return ret;
@@ -767,7 +767,7 @@ static int activate(struct prep *x, const char *dispatcher)
 	int ret = log_get_level() >= LOG_DEBUG ? add_profile(x) : 0;
 
 	if (!ret)
-		ret = write_file_atomic(table, x->table.p, x->table.len);
+		ret = fsutil_write_atomic(table, x->table.p, x->table.len);
 
 	free(table);
 	if (!ret)
@@ -841,7 +841,7 @@ int accel_release(struct accel *a)
 			close(fd);
 	}
 	if (a->dir)
-		remove_tree(a->dir);
+		fsutil_remove_tree(a->dir);
 	free(a->dir);
 	free(a->root);
 	free(a->profile);

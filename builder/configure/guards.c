@@ -35,7 +35,7 @@ static int write_script(int rootfd, const char *rel, const char *text)
 		goto out;
 	}
 	ret = fsutil_write_all(fd, text, len);
-	if (!ret && (fchmod(fd, 0755) < 0 || fchown(fd, sandbox_tree_uid(0), sandbox_tree_gid(0)) < 0))
+	if (!ret && (fchmod(fd, 0755) < 0 || fchown(fd, idshift_tree_uid(0), idshift_tree_gid(0)) < 0))
 		ret = -errno;
 	if (close(fd) < 0 && !ret)
 		ret = -errno;

@@ -101,7 +101,7 @@ static int put_file(int rootfd, const char *rel, const char *text, size_t len, i
 		ret = -errno;
 	if (!ret)
 		ret = fsutil_write_all(fd, text, len);
-	if (!ret && (fchown(fd, sandbox_tree_uid(0), sandbox_tree_gid(0)) < 0 ||
+	if (!ret && (fchown(fd, idshift_tree_uid(0), idshift_tree_gid(0)) < 0 ||
 		     fchmod(fd, 0644) < 0 || futimens(fd, ts) < 0))
 		ret = -errno;
 	if (fd >= 0 && close(fd) < 0 && !ret)
@@ -198,7 +198,7 @@ static int link_dbus_id(int rootfd, int64_t sde)
 	if (dirfd < 0)
 		return dirfd;
 	if (unlinkat(dirfd, name, 0) < 0 || symlinkat("/etc/machine-id", dirfd, name) < 0 ||
-	    fchownat(dirfd, name, sandbox_tree_uid(0), sandbox_tree_gid(0), AT_SYMLINK_NOFOLLOW) < 0 ||
+	    fchownat(dirfd, name, idshift_tree_uid(0), idshift_tree_gid(0), AT_SYMLINK_NOFOLLOW) < 0 ||
 	    utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW) < 0)
 		ret = -errno;
 	close(dirfd);

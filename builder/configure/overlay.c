@@ -121,11 +121,11 @@ static int hash_contents(struct ov_tree *t, int dirfd, const char *name)
 	if (fd < 0)
 		return -errno;
 	chunk = xmalloc(COPY_CHUNK);
-	while ((n = read(fd, chunk, COPY_CHUNK)) > 0 && !mki_interrupted())
+	while ((n = read(fd, chunk, COPY_CHUNK)) > 0 && !err_interrupted())
 		hash_update(&t->h, chunk, (size_t)n);
 	if (n < 0)
 		ret = -errno;
-	else if (mki_interrupted())
+	else if (err_interrupted())
 		ret = -MKI_E_INTERRUPTED;
 	free(chunk);
 	close(fd);
@@ -311,7 +311,7 @@ static int give_owner(const struct ctx *c, int dirfd, const char *name)
 	const struct sandbox_info *si = sandbox_get();
 	int flags = *name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH;
 
-	if (!fchownat(dirfd, name, sandbox_tree_uid(c->o->uid), sandbox_tree_gid(c->o->gid), flags))
+	if (!fchownat(dirfd, name, idshift_tree_uid(c->o->uid), idshift_tree_gid(c->o->gid), flags))
 		return 0;
 	if (si && si->ids == SANDBOX_IDS_SINGLE && (errno == EPERM || errno == EINVAL))
 		return 0;
@@ -367,7 +367,7 @@ static int copy_fd(int from, int to)
 			ret = errno == EINTR ? 0 : -errno;
 		else
 			ret = fsutil_write_all(to, chunk, (size_t)n);
-		if (!ret && mki_interrupted())
+		if (!ret && err_interrupted())
 			ret = -MKI_E_INTERRUPTED;
 	}
 	free(chunk);
@@ -528,7 +528,7 @@ static int apply_one(struct ctx *c)
 			    : *c->o->destination ? xasprintf("%s/%s", c->o->destination, e->path)
 						 : xstrdup(e->path);
 
-		if (mki_interrupted())
+		if (err_interrupted())
 			ret = -MKI_E_INTERRUPTED;
 		else if (S_ISDIR(e->st.st_mode))
 			ret = put_dir(c, rel, e);

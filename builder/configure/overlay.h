@@ -50,7 +50,7 @@ int overlay_link_inside(const char *path, const char *target);
  * Copy the overlays of `r`, in recipe order, into the tree of `s` (`rootfd`: an O_PATH fd of
  * s->root). The source is read again and must still match o->digest. New directories,
  * files, links and FIFOs get the overlay's owner (stored as the build's commands see it, see
- * sandbox_tree_uid()) and its modes; directories that exist are kept as they are (a link to a
+ * idshift_tree_uid()) and its modes; directories that exist are kept as they are (a link to a
  * directory, such as merged /usr's /lib, is followed as dpkg follows it); mtimes are clamped to
  * `sde` (when >= 0). Device nodes are recorded in the manifest only (the sandbox cannot create
  * them). Every entry written is recorded in s->manifest under its canonical path with its

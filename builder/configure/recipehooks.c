@@ -45,7 +45,7 @@ static int hook_inside(const struct target *t, const struct recipe_hook *h, cons
 	fd = beneath_mkstemp(t->rootfd, ".", ".mkimage-hook-", &rel);
 	/* A short write on a full disk leaves errno alone: take the error write_all returns. */
 	ret = fd < 0 ? fd : fsutil_write_all(fd, script.p, script.len);
-	if (!ret && (fchmod(fd, 0755) || fchown(fd, sandbox_tree_uid(0), sandbox_tree_gid(0))))
+	if (!ret && (fchmod(fd, 0755) || fchown(fd, idshift_tree_uid(0), idshift_tree_gid(0))))
 		ret = -errno;
 	if (fd >= 0 && close(fd) < 0 && !ret)
 		ret = -errno;

@@ -37,7 +37,7 @@ struct scan {
 /* The owner a command sees; refused when the tree holds one no command could have set. */
 static int owner_inside(const struct stat *sb, const char *path, struct manifest_entry *e)
 {
-	long uid = sandbox_inside_uid(sb->st_uid), gid = sandbox_inside_gid(sb->st_gid);
+	long uid = idshift_inside_uid(sb->st_uid), gid = idshift_inside_gid(sb->st_gid);
 
 	if (uid < 0 || gid < 0) {
 		log_error("'%s' is owned by %lu:%lu on disk, outside the ids of the build's commands; "

@@ -31,8 +31,8 @@ void target_init(struct target *t, const char *root, int rootfd, const struct pl
 	t->rootfd = rootfd;
 	t->limits = &st->limits;
 	t->watch = (struct watchdog_opts){ .script_timeout = r->script_timeout,
-					   .max_procs = limits_get(&st->limits, LIMIT_PROCESSES),
-					   .max_tree_bytes = limits_get(&st->limits, LIMIT_STAGING_SIZE) };
+					   .max_procs = runlimits_get(&st->limits, LIMIT_PROCESSES),
+					   .max_tree_bytes = runlimits_get(&st->limits, LIMIT_STAGING_SIZE) };
 
 	strv_push(&t->env, TARGET_PATH);
 	strv_push(&t->env, "HOME=/root");

@@ -109,9 +109,9 @@ static ssize_t member_read_xz(struct deb *d, struct archive *a, const void **buf
 				    "decompress (its xz dictionary), more than %s: refused before "
 				    "decompressing (%s)", d->member,
 				    (unsigned long long)(xz_memneed(d->xz) >> 20),
-				    limits_format(LIMIT_XZ_MEMORY,
-						  limits_get(d->lim, LIMIT_XZ_MEMORY)).s,
-				    limits_hint(d->lim, LIMIT_XZ_MEMORY).s);
+				    runlimits_format(LIMIT_XZ_MEMORY,
+						  runlimits_get(d->lim, LIMIT_XZ_MEMORY)).s,
+				    runlimits_hint(d->lim, LIMIT_XZ_MEMORY).s);
 	archive_set_error(a, EIO, "%s", r == -MKI_E_LIMIT ? "xz memory limit" : xz_error(d->xz));
 	return -1;
 }
@@ -160,7 +160,7 @@ static int add_decoder(struct deb *d, struct archive *a, const char *suffix, int
 	xz_drop(d);
 	if (strcmp(suffix, ".xz") && !alone)
 		return add_filter(a, suffix, data);
-	d->xz = xz_new(limits_get(d->lim, LIMIT_XZ_MEMORY), alone);
+	d->xz = xz_new(runlimits_get(d->lim, LIMIT_XZ_MEMORY), alone);
 	d->xz_out = xmalloc(XZ_OUT);
 	return d->xz ? archive_read_support_filter_none(a) : ARCHIVE_FATAL;
 }
@@ -242,11 +242,11 @@ static int read_member_data(struct deb *d, struct archive *a, struct archive_ent
 
 	if (archive_entry_filetype(ae) != AE_IFREG)
 		return 0;
-	if (size < 0 || (uint64_t)size + *total > limits_get(d->lim, LIMIT_DEB_CONTROL))
+	if (size < 0 || (uint64_t)size + *total > runlimits_get(d->lim, LIMIT_DEB_CONTROL))
 		return fail(d, -MKI_E_LIMIT_PKG, "control.tar holds more than %s: refused (%s)",
-			    limits_format(LIMIT_DEB_CONTROL,
-					  limits_get(d->lim, LIMIT_DEB_CONTROL)).s,
-			    limits_hint(d->lim, LIMIT_DEB_CONTROL).s);
+			    runlimits_format(LIMIT_DEB_CONTROL,
+					  runlimits_get(d->lim, LIMIT_DEB_CONTROL)).s,
+			    runlimits_hint(d->lim, LIMIT_DEB_CONTROL).s);
 	*total += (size_t)size;
 	while (!strncmp(name, "./", 2))
 		name += 2;
@@ -432,18 +432,18 @@ static void close_archives(struct deb *d)
 /* Both limits are counted from the headers, so nothing past them is ever decompressed. */
 static int check_limits(struct deb *d, const struct deb_entry *e)
 {
-	uint64_t max_entries = limits_get(d->lim, LIMIT_DEB_ENTRIES);
-	uint64_t max_data = limits_get(d->lim, LIMIT_DEB_DATA);
+	uint64_t max_entries = runlimits_get(d->lim, LIMIT_DEB_ENTRIES);
+	uint64_t max_data = runlimits_get(d->lim, LIMIT_DEB_DATA);
 
 	if (++d->entries > max_entries)
 		return fail(d, -MKI_E_LIMIT_PKG, "data.tar has more than %llu entries: refused at "
 			    "'%s' (%s)", (unsigned long long)max_entries, e->path,
-			    limits_hint(d->lim, LIMIT_DEB_ENTRIES).s);
+			    runlimits_hint(d->lim, LIMIT_DEB_ENTRIES).s);
 	if (e->size > max_data || d->data_bytes + e->size > max_data)
 		return fail(d, -MKI_E_LIMIT_PKG, "data.tar unpacks to more than %s: refused at "
 			    "'%s', which declares %llu bytes (%s)",
-			    limits_format(LIMIT_DEB_DATA, max_data).s, e->path,
-			    (unsigned long long)e->size, limits_hint(d->lim, LIMIT_DEB_DATA).s);
+			    runlimits_format(LIMIT_DEB_DATA, max_data).s, e->path,
+			    (unsigned long long)e->size, runlimits_hint(d->lim, LIMIT_DEB_DATA).s);
 	d->data_bytes += e->size;
 	return 0;
 }

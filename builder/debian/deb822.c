@@ -29,9 +29,9 @@ void deb822_set_quiet(struct deb822 *d)
 void deb822_set_limits(struct deb822 *d, const struct limits *l, int code)
 {
 	d->lim = l;
-	d->max_line = (size_t)limits_get(l, LIMIT_LINE);
-	d->max_stanza = (size_t)limits_get(l, LIMIT_STANZA);
-	d->max_fields = (size_t)limits_get(l, LIMIT_FIELDS);
+	d->max_line = (size_t)runlimits_get(l, LIMIT_LINE);
+	d->max_stanza = (size_t)runlimits_get(l, LIMIT_STANZA);
+	d->max_fields = (size_t)runlimits_get(l, LIMIT_FIELDS);
 	d->limit_err = code;
 }
 
@@ -124,7 +124,7 @@ static int read_line(struct deb822 *d, size_t *len)
 		if (n + chunk >= d->max_line) {
 			d->line++;
 			log_msg(d->err_level, "%s:%lu: line longer than %zu bytes: refused (%s)",
-				d->file, d->line, d->max_line, limits_hint(d->lim, LIMIT_LINE).s);
+				d->file, d->line, d->max_line, runlimits_hint(d->lim, LIMIT_LINE).s);
 			return d->limit_err;
 		}
 		ALLOC_GROW(d->line_buf, n + chunk + 1, d->line_alloc);
@@ -162,7 +162,7 @@ static int text_add(struct deb822 *d, const char *s, size_t n)
 {
 	if (d->text_len + n + 1 > d->max_stanza) {
 		log_msg(d->err_level, "%s:%lu: stanza larger than %zu bytes: refused (%s)",
-			d->file, d->stanza_line, d->max_stanza, limits_hint(d->lim, LIMIT_STANZA).s);
+			d->file, d->stanza_line, d->max_stanza, runlimits_hint(d->lim, LIMIT_STANZA).s);
 		return d->limit_err;
 	}
 	ALLOC_GROW(d->text, d->text_len + n + 1, d->text_alloc);
@@ -214,7 +214,7 @@ static int add_field(struct deb822 *d, const char *line, size_t len)
 		return fail(d, "duplicate field in one stanza");
 	if (d->n_fields >= d->max_fields) {
 		log_msg(d->err_level, "%s:%lu: more than %zu fields in one stanza: refused (%s)",
-			d->file, d->line, d->max_fields, limits_hint(d->lim, LIMIT_FIELDS).s);
+			d->file, d->line, d->max_fields, runlimits_hint(d->lim, LIMIT_FIELDS).s);
 		return d->limit_err;
 	}
 	v = colon + 1;

@@ -85,7 +85,7 @@ static int copy_by_hand(struct ext4w *w, int fd, uint64_t src, uint64_t dst, uin
 			log_error("cannot write the data of '%s' into '%s': %s", path, w->tmp, strerror(e));
 			return -e;
 		}
-		progress_add(&w->progress, (uint64_t)got);
+		log_progress_add(&w->progress, (uint64_t)got);
 		src += (uint64_t)got;
 		dst += (uint64_t)got;
 		len -= (uint64_t)got;
@@ -130,7 +130,7 @@ static int copy_extent(struct ext4w *w, int fd, uint64_t size, const struct ext2
 		}
 		if (got == 0)
 			return 0; /* the file shrank: the rest stays zero */
-		progress_add(&w->progress, (uint64_t)got);
+		log_progress_add(&w->progress, (uint64_t)got);
 		len -= (uint64_t)got;
 	}
 	return copy_by_hand(w, fd, (uint64_t)src, (uint64_t)dst, len, path);

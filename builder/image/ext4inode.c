@@ -265,7 +265,7 @@ int ext4w_populate(struct ext4w *w)
 	w->ino[0] = EXT2_ROOT_INO;
 	for (i = 0; i < w->t->n && !ret; i++) {
 		ret = add_node(w, i);
-		if (!ret && mki_interrupted())
+		if (!ret && err_interrupted())
 			ret = -MKI_E_INTERRUPTED;
 	}
 	for (i = 1; i < w->t->n && !ret; i++)

@@ -55,9 +55,9 @@ static int write_ext4(const struct imgtree *t, const struct image_params *p)
 		log_error("cannot open '%s': %s", w.tmp, strerror(errno));
 	}
 	if (!ret) {
-		progress_begin(&w.progress, "image", w.need_blocks * BLOCK_SIZE, 1);
+		log_progress_begin(&w.progress, "image", w.need_blocks * BLOCK_SIZE, 1);
 		ret = ext4w_populate(&w);
-		progress_end(&w.progress);
+		log_progress_end(&w.progress);
 	}
 	log_debug("image: populated (%.2fs)", log_now() - t0);
 	if (!ret)

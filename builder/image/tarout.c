@@ -169,7 +169,7 @@ static int write_all(struct tarw *w, int fd, const char *tmp)
 			continue;
 		}
 		ret = write_node(w, i);
-		if (!ret && mki_interrupted())
+		if (!ret && err_interrupted())
 			ret = -MKI_E_INTERRUPTED;
 	}
 	if (!ret && archive_write_close(w->a) != ARCHIVE_OK)

@@ -28,7 +28,7 @@ static const char *const texts[MKI_E_MAX - MKI_E_BASE] = {
 	[MKI_E_LIMIT_PKG - MKI_E_BASE] = "package exceeds a safety limit",
 };
 
-const char *mki_strerror(int err)
+const char *err_text(int err)
 {
 	int e = err < 0 ? -err : err;
 
@@ -39,7 +39,7 @@ const char *mki_strerror(int err)
 	return "unknown error";
 }
 
-int mki_exit_code(int err)
+int err_exit_code(int err)
 {
 	switch (err < 0 ? -err : err) {
 	case 0:
@@ -82,12 +82,12 @@ int mki_exit_code(int err)
 
 static volatile sig_atomic_t interrupted;
 
-void mki_set_interrupted(int sig)
+void err_set_interrupted(int sig)
 {
 	interrupted = sig;
 }
 
-int mki_interrupted(void)
+int err_interrupted(void)
 {
 	return interrupted;
 }

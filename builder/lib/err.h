@@ -32,19 +32,19 @@ enum mki_err {
 };
 
 /** Human text for a negative error code (errno or MKI_E_*). Never NULL. */
-const char *mki_strerror(int err);
+const char *err_text(int err);
 
 /**
  * Process exit status for an error, as documented in README.md:
  * 0 ok, 1 build failed, 2 usage or recipe, 3 repository/verification, 4 resolve,
  * 5 download, 6 package/unpack, 7 sandbox/hooks, 8 image, 130 interrupted.
  */
-int mki_exit_code(int err);
+int err_exit_code(int err);
 
 
 
 /** Record that SIGINT/SIGTERM arrived (async-signal-safe). */
-void mki_set_interrupted(int sig);
+void err_set_interrupted(int sig);
 /** The signal that interrupted the build, or 0. Long loops poll it and return -MKI_E_INTERRUPTED. */
-int mki_interrupted(void);
+int err_interrupted(void);
 #endif

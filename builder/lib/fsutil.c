@@ -55,7 +55,7 @@ int fsutil_close_rename(int fd, int ret, const char *tmp, const char *final)
 	return ret;
 }
 
-int write_file_atomic(const char *file, const void *data, size_t len)
+int fsutil_write_atomic(const char *file, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%d", file, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), ret;
@@ -65,7 +65,7 @@ int write_file_atomic(const char *file, const void *data, size_t len)
 	return ret;
 }
 
-int make_dirs(const char *path)
+int fsutil_mkdirs(const char *path)
 {
 	char *p, *s;
 	int ret = 0;
@@ -129,7 +129,7 @@ static int rename_dir_noreplace(const char *from, const char *to)
 	return rename(from, to) ? -errno : 0;
 }
 
-int make_dir_apart(const char *path, mode_t mode)
+int fsutil_mkdir_apart(const char *path, mode_t mode)
 {
 	char *tmp = xasprintf("%s.XXXXXX", path);
 	int ret = 0;
@@ -161,13 +161,13 @@ static int open_up(const char *path, const struct stat *st, int flag, struct FTW
 	return 0;
 }
 
-int remove_tree(const char *path)
+int fsutil_remove_tree(const char *path)
 {
 	nftw(path, open_up, 32, FTW_PHYS);
 	return nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
 }
 
-int workdir_create(const char *tmp, char **path, int *lock_fd)
+int fsutil_workdir_create(const char *tmp, char **path, int *lock_fd)
 {
 	char *dir = xasprintf("%s/mkimage.XXXXXX", tmp), *lock;
 	int fd, ret = 0;
@@ -196,7 +196,7 @@ int workdir_create(const char *tmp, char **path, int *lock_fd)
 	if (ret) {
 		if (fd >= 0)
 			close(fd);
-		remove_tree(dir);
+		fsutil_remove_tree(dir);
 		free(dir);
 		return ret;
 	}
@@ -219,7 +219,7 @@ static int abandoned(const char *dir)
 	return dead;
 }
 
-unsigned workdir_sweep(const char *tmp, const char *own)
+unsigned fsutil_workdir_sweep(const char *tmp, const char *own)
 {
 	DIR *d = opendir(tmp);
 	struct dirent *de;
@@ -233,7 +233,7 @@ unsigned workdir_sweep(const char *tmp, const char *own)
 			continue;
 		dir = xasprintf("%s/%s", tmp, de->d_name);
 		if (strcmp(dir, own) && lstat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-		    sb.st_uid == geteuid() && abandoned(dir) && remove_tree(dir) == 0)
+		    sb.st_uid == geteuid() && abandoned(dir) && fsutil_remove_tree(dir) == 0)
 			n++;
 		free(dir);
 	}
@@ -242,7 +242,7 @@ unsigned workdir_sweep(const char *tmp, const char *own)
 	return n;
 }
 
-void workdir_keep(const char *path, int lock_fd)
+void fsutil_workdir_keep(const char *path, int lock_fd)
 {
 	char *lock = xasprintf("%s/" WORKDIR_LOCK, path);
 

@@ -57,7 +57,7 @@ void hash_release(struct hash *h)
 	h->ctx = NULL;
 }
 
-void sha256_hex(const void *data, size_t n, char *hex)
+void hash_sha256_hex(const void *data, size_t n, char *hex)
 {
 	struct hash h;
 
@@ -82,7 +82,7 @@ int hash_file_hex(const char *path, enum hash_kind kind, char *hex)
 	ret = hash_init(&h, kind);
 	if (ret < 0)
 		goto out;
-	while ((n = read(fd, block, sizeof(block))) > 0 && !mki_interrupted())
+	while ((n = read(fd, block, sizeof(block))) > 0 && !err_interrupted())
 		hash_update(&h, block, (size_t)n);
 	if (n != 0) {
 		ret = n < 0 ? -errno : -MKI_E_INTERRUPTED;
@@ -95,7 +95,7 @@ out:
 	return ret;
 }
 
-int sha256_hex_valid(const char *s)
+int hash_sha256_hex_valid(const char *s)
 {
 	size_t i;
 

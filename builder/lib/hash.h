@@ -25,13 +25,13 @@ void hash_final(struct hash *h, uint8_t *out);
 void hash_release(struct hash *h);
 
 /** One-shot helpers. `hex` holds 65 bytes. */
-void sha256_hex(const void *data, size_t n, char *hex);
+void hash_sha256_hex(const void *data, size_t n, char *hex);
 /**
  * Hash a whole regular file; 0, -EINVAL for anything else (a FIFO, a device), -MKI_E_INTERRUPTED
  * on SIGINT/SIGTERM, or negative errno.
  */
 int hash_file_hex(const char *path, enum hash_kind kind, char *hex);
 /** True if `s` is exactly 64 lowercase hex digits. */
-int sha256_hex_valid(const char *s);
+int hash_sha256_hex_valid(const char *s);
 
 #endif

@@ -160,7 +160,7 @@ static void print_progress(struct progress *p, int final, double now)
 		p->total ? total : "", rate, el, final ? ", done" : "");
 }
 
-void progress_begin(struct progress *p, const char *step, uint64_t total, int bytes)
+void log_progress_begin(struct progress *p, const char *step, uint64_t total, int bytes)
 {
 	p->step = step;
 	p->total = total;
@@ -169,7 +169,7 @@ void progress_begin(struct progress *p, const char *step, uint64_t total, int by
 	p->started = p->last_print = log_now();
 }
 
-void progress_add(struct progress *p, uint64_t delta)
+void log_progress_add(struct progress *p, uint64_t delta)
 {
 	double now, gap;
 
@@ -186,7 +186,7 @@ void progress_add(struct progress *p, uint64_t delta)
 	pthread_mutex_unlock(&lock);
 }
 
-void progress_end(struct progress *p)
+void log_progress_end(struct progress *p)
 {
 	pthread_mutex_lock(&lock);
 	if (threshold >= LOG_INFO)

@@ -50,10 +50,10 @@ struct progress {
 	double started, last_print;
 };
 
-void progress_begin(struct progress *p, const char *step, uint64_t total, int bytes);
-void progress_add(struct progress *p, uint64_t delta);
+void log_progress_begin(struct progress *p, const char *step, uint64_t total, int bytes);
+void log_progress_add(struct progress *p, uint64_t delta);
 /** Print the final line of the step with elapsed time. */
-void progress_end(struct progress *p);
+void log_progress_end(struct progress *p);
 
 /** Monotonic seconds, for timing stages. */
 double log_now(void);

@@ -241,7 +241,7 @@ int manifest_save(const struct manifest *m, const char *file)
 		return -errno;
 	for (i = 0; i < m->n; i++)
 		put_entry(f, m->v[i]);
-	ret = fclose(f) ? -errno : write_file_atomic(file, text, len);
+	ret = fclose(f) ? -errno : fsutil_write_atomic(file, text, len);
 	free(text);
 	return ret;
 }

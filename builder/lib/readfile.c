@@ -82,7 +82,7 @@ int readfile_read_fd(int fd, size_t limit, struct buf *b, const char **kind)
 	if (fd < 0)
 		return fd;
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (mki_interrupted()) {
+		if (err_interrupted()) {
 			ret = -MKI_E_INTERRUPTED;
 			break;
 		}

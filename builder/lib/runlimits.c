@@ -58,7 +58,7 @@ static const struct limit_def defs[LIMIT_N] = {
 			      "processes one maintainer script or hook step runs at once" },
 };
 
-void limits_init(struct limits *l)
+void runlimits_init(struct limits *l)
 {
 	int i;
 
@@ -66,17 +66,17 @@ void limits_init(struct limits *l)
 		l->v[i] = defs[i].def;
 }
 
-uint64_t limits_get(const struct limits *l, enum limit_id id)
+uint64_t runlimits_get(const struct limits *l, enum limit_id id)
 {
 	return l && l->v[id] ? l->v[id] : defs[id].def;
 }
 
-const char *limits_name(enum limit_id id)
+const char *runlimits_name(enum limit_id id)
 {
 	return defs[id].name;
 }
 
-int limits_find(const char *name)
+int runlimits_find(const char *name)
 {
 	int i;
 
@@ -102,7 +102,7 @@ static uint64_t unit_of(const char *s)
 	return !s[1] || !strcasecmp(s + 1, "B") || !strcasecmp(s + 1, "iB") ? mult : 0;
 }
 
-int limits_parse_value(enum limit_id id, const char *s, uint64_t *out)
+int runlimits_parse_value(enum limit_id id, const char *s, uint64_t *out)
 {
 	unsigned long long v;
 	uint64_t mult;
@@ -166,7 +166,7 @@ static int bad_value(enum limit_id id, const char *value)
 	return -MKI_E_USAGE;
 }
 
-int limits_set(struct limits *l, const char *spec)
+int runlimits_set(struct limits *l, const char *spec)
 {
 	const char *eq = strchr(spec, '=');
 	char *name;
@@ -178,20 +178,20 @@ int limits_set(struct limits *l, const char *spec)
 		return -MKI_E_USAGE;
 	}
 	name = xstrndup(spec, (size_t)(eq - spec));
-	id = limits_find(name);
+	id = runlimits_find(name);
 	if (id < 0) {
 		unknown_limit(name);
 		free(name);
 		return -MKI_E_USAGE;
 	}
 	free(name);
-	if (limits_parse_value((enum limit_id)id, eq + 1, &v))
+	if (runlimits_parse_value((enum limit_id)id, eq + 1, &v))
 		return bad_value((enum limit_id)id, eq + 1);
 	l->v[id] = v;
 	return 0;
 }
 
-struct limit_text limits_format(enum limit_id id, uint64_t v)
+struct limit_text runlimits_format(enum limit_id id, uint64_t v)
 {
 	static const char units[] = "KMGT";
 	struct limit_text t;
@@ -208,21 +208,21 @@ struct limit_text limits_format(enum limit_id id, uint64_t v)
 	return t;
 }
 
-struct limit_text limits_hint(const struct limits *l, enum limit_id id)
+struct limit_text runlimits_hint(const struct limits *l, enum limit_id id)
 {
 	struct limit_text t;
 
 	snprintf(t.s, sizeof(t.s), "limit '%s' is %.32s; raise it with --limit %s=%s if the source "
-		 "is trusted", defs[id].name, limits_format(id, limits_get(l, id)).s, defs[id].name,
+		 "is trusted", defs[id].name, runlimits_format(id, runlimits_get(l, id)).s, defs[id].name,
 		 defs[id].is_size ? "SIZE" : "COUNT");
 	return t;
 }
 
-void limits_help(struct buf *out)
+void runlimits_help(struct buf *out)
 {
 	int i;
 
 	for (i = 0; i < LIMIT_N; i++)
 		buf_addf(out, "      %-16s %7s  %s\n", defs[i].name,
-			 limits_format((enum limit_id)i, defs[i].def).s, defs[i].what);
+			 runlimits_format((enum limit_id)i, defs[i].def).s, defs[i].what);
 }

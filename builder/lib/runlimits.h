@@ -36,26 +36,26 @@ enum limit_id {
 	LIMIT_N
 };
 
-/* A value of 0 (a zero-initialised struct) stands for the default: see limits_get(). */
+/* A value of 0 (a zero-initialised struct) stands for the default: see runlimits_get(). */
 struct limits {
 	uint64_t v[LIMIT_N];
 };
 
 /** Every limit at its default. */
-void limits_init(struct limits *l);
+void runlimits_init(struct limits *l);
 
 /** The value in force: `l->v[id]`, or the default when `l` is NULL or the value is 0. */
-uint64_t limits_get(const struct limits *l, enum limit_id id);
+uint64_t runlimits_get(const struct limits *l, enum limit_id id);
 
 /**
  * Apply one `--limit NAME=VALUE`. Sizes take a plain number of bytes or a K, M, G or T suffix
  * (powers of 1024, optionally followed by "B" or "iB"); counts take a plain number. Returns 0, or
  * -MKI_E_USAGE after logging what is wrong (an unknown name gets a "did you mean").
  */
-int limits_set(struct limits *l, const char *spec);
+int runlimits_set(struct limits *l, const char *spec);
 
 /** Append the --help lines (one per limit: name, default, what it bounds) to `out`. */
-void limits_help(struct buf *out);
+void runlimits_help(struct buf *out);
 
 /** Text small enough to live on the stack, returned by value (usable from any thread). */
 struct limit_text {
@@ -63,12 +63,12 @@ struct limit_text {
 };
 
 /** `v` as --limit would take it for `id`: "64M", "1G", "1536K", "12345" (bytes), "10000". */
-struct limit_text limits_format(enum limit_id id, uint64_t v);
+struct limit_text runlimits_format(enum limit_id id, uint64_t v);
 
 /**
  * The end of a refusal message: "limit 'deb-data' is 32G; raise it with --limit deb-data=SIZE
  * if the source is trusted", with the value in force for `l`.
  */
-struct limit_text limits_hint(const struct limits *l, enum limit_id id);
+struct limit_text runlimits_hint(const struct limits *l, enum limit_id id);
 
 #endif

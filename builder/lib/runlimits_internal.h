@@ -5,12 +5,12 @@
 #include "runlimits.h"
 
 /** The limit called `name`, or -1. */
-int limits_find(const char *name);
+int runlimits_find(const char *name);
 
 /** The limit's name as --limit takes it ("deb-data"). */
-const char *limits_name(enum limit_id id);
+const char *runlimits_name(enum limit_id id);
 
 /** Parse VALUE for limit `id` into `*out` (>= 1). 0 or -MKI_E_USAGE; nothing logged. */
-int limits_parse_value(enum limit_id id, const char *s, uint64_t *out);
+int runlimits_parse_value(enum limit_id id, const char *s, uint64_t *out);
 
 #endif

@@ -192,7 +192,7 @@ int bootexport_prepare(struct bootexport *be, const struct stage *s, const struc
 static int replace_dir(const char *tmp, const char *final)
 {
 	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_EXCHANGE))
-		return remove_tree(tmp);
+		return fsutil_remove_tree(tmp);
 	if (errno != ENOENT)
 		return -errno;
 	return rename(tmp, final) < 0 ? -errno : 0;
@@ -211,7 +211,7 @@ int bootexport_commit(struct bootexport *be)
 	if (!ret && !be->tmp_initrd && unlink(be->initrd) < 0 && errno != ENOENT)
 		ret = -errno;
 	if (!ret && !be->tmp_dtbs)
-		remove_tree(be->dtbs); /* an earlier build's: this image has none */
+		fsutil_remove_tree(be->dtbs); /* an earlier build's: this image has none */
 	if (ret) {
 		log_error("cannot put the boot files beside the image ('%s'): %s", be->vmlinuz,
 			  strerror(-ret));
@@ -254,7 +254,7 @@ void bootexport_release(struct bootexport *be)
 		if (be->tmp_initrd)
 			unlink(be->tmp_initrd);
 		if (be->tmp_dtbs)
-			remove_tree(be->tmp_dtbs);
+			fsutil_remove_tree(be->tmp_dtbs);
 	}
 	free(be->version);
 	free(be->vmlinuz);

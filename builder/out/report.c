@@ -76,7 +76,7 @@ int report_write(const struct report *rep, const struct plan *p, const struct re
 	buf_adds(&b, ",\n  \"sbom\": ");
 	json_str(&b, rep->sbom);
 	buf_addf(&b, ",\n  \"warnings\": %u\n}\n", rep->warnings);
-	ret = write_file_atomic(file, b.p, b.len);
+	ret = fsutil_write_atomic(file, b.p, b.len);
 	buf_release(&b);
 	return ret;
 }

@@ -263,7 +263,7 @@ int sbom_write(const struct plan *p, const struct recipe *r, const char *root,
 	}
 	depends_on(&b, p);
 	buf_adds(&b, "\n  ]\n}\n");
-	ret = write_file_atomic(file, b.p, b.len);
+	ret = fsutil_write_atomic(file, b.p, b.len);
 out:
 	for (i = 0; i < p->n; i++)
 		free(lic[i]);

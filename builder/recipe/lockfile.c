@@ -136,7 +136,7 @@ static int parse_pkg(struct lockfile *lk, char *v, int local)
 	/* source= is optional (locks written before it existed have none); nothing may follow it */
 	if (src && (strncmp(src, "source=", 7) || !src[7] || strtok_r(NULL, " ", &v)))
 		goto bad;
-	if (!nav || !sha || !size || strncmp(sha, "sha256=", 7) || !sha256_hex_valid(sha + 7) ||
+	if (!nav || !sha || !size || strncmp(sha, "sha256=", 7) || !hash_sha256_hex_valid(sha + 7) ||
 	    strncmp(size, "size=", 5) || parse_nav(nav, &p))
 		goto bad;
 	errno = 0;
@@ -196,7 +196,7 @@ static int parse_source(struct lockfile *lk, char *v)
 	}
 	if (!date || strncmp(date, "date=", 5))
 		goto bad;
-	if (strcmp(sha + 7, "-") && !sha256_hex_valid(sha + 7))
+	if (strcmp(sha + 7, "-") && !hash_sha256_hex_valid(sha + 7))
 		goto bad;
 	if (strcmp(sha + 7, "-"))
 		memcpy(s.sha256, sha + 7, 65);
@@ -223,7 +223,7 @@ static int parse_line(struct lockfile *lk, char *line, int *format)
 	if (!strcmp(line, "format"))
 		return (*format = atoi(v)) == LOCKFILE_FORMAT ? 0 : -2;
 	if (!strcmp(line, "recipe")) {
-		if (!sha256_hex_valid(v))
+		if (!hash_sha256_hex_valid(v))
 			return -1;
 		memcpy(lk->recipe, v, 65);
 		return 0;
@@ -260,7 +260,7 @@ int lockfile_read(struct lockfile *lk, const char *file)
 		return ret;
 	}
 	while (!ret && fgets(line, sizeof(line), f)) {
-		if (mki_interrupted()) {
+		if (err_interrupted()) {
 			ret = -MKI_E_INTERRUPTED;
 			break;
 		}

@@ -1225,11 +1225,11 @@ static int finish_load(struct recipe *r, config_t *cfg, int parsed)
 		ret = parse_all(&c, config_root_setting(cfg));
 	if (!ret) {
 		fmt_recipe(r, &norm, 1);
-		sha256_hex(norm.p, norm.len, r->digest);
+		hash_sha256_hex(norm.p, norm.len, r->digest);
 		buf_release(&norm);
 	}
 	/* Hashing the recipe's files stops at SIGINT/SIGTERM: its digest is then incomplete. */
-	if (!ret && mki_interrupted())
+	if (!ret && err_interrupted())
 		ret = -MKI_E_INTERRUPTED;
 	config_destroy(cfg);
 	if (ret)

@@ -43,7 +43,7 @@ static int rel_init(struct indexes_ctx *c, struct rel *r, const struct source *s
 {
 	char key[65], *id = xasprintf("%s\n%s", src->uri, src->suite);
 
-	sha256_hex(id, strlen(id), key);
+	hash_sha256_hex(id, strlen(id), key);
 	free(id);
 	r->src = src;
 	r->base = xasprintf("%s/dists/%s", src->uri, src->suite);

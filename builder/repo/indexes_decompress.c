@@ -140,16 +140,16 @@ static int too_big(const struct indexes_ctx *c, const struct want *x, uint64_t m
 		return log_errno(-MKI_E_LIMIT_REPO, "'%s' needs %llu MiB of memory to decompress "
 				 "(its xz dictionary), more than %s: refused before decompressing "
 				 "(%s)", x->url, (unsigned long long)(memneed >> 20),
-				 limits_format(LIMIT_XZ_MEMORY, limits_get(lim, LIMIT_XZ_MEMORY)).s,
-				 limits_hint(lim, LIMIT_XZ_MEMORY).s);
+				 runlimits_format(LIMIT_XZ_MEMORY, runlimits_get(lim, LIMIT_XZ_MEMORY)).s,
+				 runlimits_hint(lim, LIMIT_XZ_MEMORY).s);
 	if (x->plain && x->plain->size == max)
 		return log_errno(-MKI_E_INTEGRITY, "'%s' decompresses to more than the %llu bytes "
 				 "the Release declares for '%s': the mirror is inconsistent or "
 				 "hostile; stopped there, nothing was cached", x->url,
 				 (unsigned long long)max, x->plain->path);
 	log_error("'%s' decompresses to more than %s (a decompression bomb?): stopped there, "
-		  "nothing was cached (%s)", x->url, limits_format(LIMIT_INDEX_UNPACKED, max).s,
-		  limits_hint(lim, LIMIT_INDEX_UNPACKED).s);
+		  "nothing was cached (%s)", x->url, runlimits_format(LIMIT_INDEX_UNPACKED, max).s,
+		  runlimits_hint(lim, LIMIT_INDEX_UNPACKED).s);
 	return -MKI_E_LIMIT_REPO;
 }
 
@@ -170,7 +170,7 @@ int indexes_decompress_want(const struct indexes_ctx *c, struct want *x)
 	const struct limits *lim = &c->st->limits;
 	uint64_t memneed = 0;
 	struct hash h = { 0 };
-	struct sink k = { .h = &h, .max = limits_get(lim, LIMIT_INDEX_UNPACKED) };
+	struct sink k = { .h = &h, .max = runlimits_get(lim, LIMIT_INDEX_UNPACKED) };
 	char *tmp = NULL, hex[65];
 	int ret;
 
@@ -182,7 +182,7 @@ int indexes_decompress_want(const struct indexes_ctx *c, struct want *x)
 		k.max = x->plain->size;
 	ret = hash_init(&h, HASH_SHA256);
 	if (!ret)
-		ret = decompress_into(x->item.path, &k, limits_get(lim, LIMIT_XZ_MEMORY), &memneed);
+		ret = decompress_into(x->item.path, &k, runlimits_get(lim, LIMIT_XZ_MEMORY), &memneed);
 	if (ret == -MKI_E_LIMIT)
 		ret = too_big(c, x, k.max, memneed);
 	if (!ret) {

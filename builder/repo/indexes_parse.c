@@ -122,7 +122,7 @@ static int parse_sha_line(struct release_info *ri, const char *line)
 	unsigned long long size;
 	struct rel_entry *e;
 
-	if (sscanf(line, " %79s %llu %1023s", sha, &size, path) != 3 || !sha256_hex_valid(sha))
+	if (sscanf(line, " %79s %llu %1023s", sha, &size, path) != 3 || !hash_sha256_hex_valid(sha))
 		return -MKI_E_PARSE;
 	ALLOC_GROW(ri->v, ri->n + 1, ri->alloc);
 	e = &ri->v[ri->n++];

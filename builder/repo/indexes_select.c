@@ -89,8 +89,8 @@ static int check_declared(const struct indexes_ctx *c, const struct rel *r,
 	enum limit_id id = LIMIT_INDEX_SIZE;
 	char *rn;
 
-	if (f->size <= limits_get(lim, LIMIT_INDEX_SIZE)) {
-		if (!plain || plain->size <= limits_get(lim, LIMIT_INDEX_UNPACKED))
+	if (f->size <= runlimits_get(lim, LIMIT_INDEX_SIZE)) {
+		if (!plain || plain->size <= runlimits_get(lim, LIMIT_INDEX_UNPACKED))
 			return 0;
 		e = plain;
 		id = LIMIT_INDEX_UNPACKED;
@@ -98,7 +98,7 @@ static int check_declared(const struct indexes_ctx *c, const struct rel *r,
 	rn = rel_name(r);
 	log_error("the Release of %s declares '%s' as %llu bytes, more than %s: refused before "
 		  "downloading it (%s)", rn, e->path, (unsigned long long)e->size,
-		  limits_format(id, limits_get(lim, id)).s, limits_hint(lim, id).s);
+		  runlimits_format(id, runlimits_get(lim, id)).s, runlimits_hint(lim, id).s);
 	free(rn);
 	return -MKI_E_LIMIT_REPO;
 }
@@ -107,7 +107,7 @@ static int check_declared(const struct indexes_ctx *c, const struct rel *r,
 static int want_cached(struct indexes_ctx *c, struct want *x, const char *sha256)
 {
 	struct stat st;
-	int ret = cache_user_claim(c->st->cache_user, sha256);
+	int ret = cachegc_claim(c->st->cache_user, sha256);
 
 	x->derived = xasprintf("%s/indexes/%s", c->st->cache_dir, sha256);
 	x->reuse = !ret && !stat(x->derived, &st) && S_ISREG(st.st_mode);

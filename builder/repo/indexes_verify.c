@@ -144,7 +144,7 @@ static int store_release(const struct rel *r, const struct buf *raw, const struc
 	int ret = 0;
 
 	if (!r->inrelease && r->sig_path &&
-	    !(ret = read_file(r->sig_path, (size_t)limits_get(lim, LIMIT_RELEASE_SIZE), &sig)))
+	    !(ret = read_file(r->sig_path, (size_t)runlimits_get(lim, LIMIT_RELEASE_SIZE), &sig)))
 		ret = store_file(&sig, sig_final, r->filetime);
 	if (!ret)
 		ret = store_file(raw, final, r->filetime);
@@ -280,13 +280,13 @@ static int parse_signed(const struct rel *r, const struct buf *raw, struct buf *
 static int read_release_file(const struct indexes_ctx *c, const char *path, struct buf *raw)
 {
 	const struct limits *lim = &c->st->limits;
-	int ret = read_file(path, (size_t)limits_get(lim, LIMIT_RELEASE_SIZE), raw);
+	int ret = read_file(path, (size_t)runlimits_get(lim, LIMIT_RELEASE_SIZE), raw);
 
 	if (ret == -EFBIG)
 		return log_errno(-MKI_E_LIMIT_REPO, "'%s' is larger than %s: refused (%s)", path,
-				 limits_format(LIMIT_RELEASE_SIZE,
-					       limits_get(lim, LIMIT_RELEASE_SIZE)).s,
-				 limits_hint(lim, LIMIT_RELEASE_SIZE).s);
+				 runlimits_format(LIMIT_RELEASE_SIZE,
+					       runlimits_get(lim, LIMIT_RELEASE_SIZE)).s,
+				 runlimits_hint(lim, LIMIT_RELEASE_SIZE).s);
 	if (ret)
 		log_error("cannot read '%s': %s", path, strerror(-ret));
 	return ret;
@@ -313,7 +313,7 @@ int indexes_verify_release(struct indexes_ctx *c, struct rel *r)
 	if (!ret)
 		ret = check_rollback(c, r, what);
 	if (!ret)
-		sha256_hex(raw.p, raw.len, r->sha256);
+		hash_sha256_hex(raw.p, raw.len, r->sha256);
 	if (!ret && r->fresh)
 		ret = store_release(r, &raw, &c->st->limits);
 	buf_release(&raw);

@@ -57,7 +57,7 @@ static int list_quiet(const char *file, struct strv *out, int *code)
 		return ret;
 	}
 	ret = proc_run(argv, &o, code);
-	remove_tree(home);
+	fsutil_remove_tree(home);
 	if (!ret && !*code && so.p)
 		parse_colons(so.p, out);
 	if (out->n > first)

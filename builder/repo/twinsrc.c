@@ -56,7 +56,7 @@ static int from_host(struct plan *twins, const struct plan *p, const struct reci
 	else if (ret && ret != -MKI_E_INTERRUPTED)
 		log_warn("native tools: the host's apt sources in '%s' cannot be used for '%s' twins "
 			 "(%s); every target program is emulated", st->apt_root, arch,
-			 mki_strerror(ret));
+			 err_text(ret));
 	else if (!ret && !twins->n)
 		log_warn("native tools: the host's apt sources in '%s' have no '%s' build of the "
 			 "plan's versions; every target program is emulated", st->apt_root, arch);

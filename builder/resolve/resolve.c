@@ -57,7 +57,7 @@ static int fill_remote(const struct srcfile *sf, const struct deb822 *d, struct 
 	const char *size = deb822_get(d, "Size");
 	char *end;
 
-	if (!fn || !sha || !size || !sha256_hex_valid(sha) || strstr(fn, "..") || fn[0] == '/')
+	if (!fn || !sha || !size || !hash_sha256_hex_valid(sha) || strstr(fn, "..") || fn[0] == '/')
 		return log_errno(-MKI_E_PARSE,
 				 "%s:%lu: '%s' lacks a valid Filename, Size or SHA256 field",
 				 d->file, d->stanza_line, e->name);

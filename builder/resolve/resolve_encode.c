@@ -168,13 +168,13 @@ static int bad_dep(const struct pkgctx *pc, const char *field, const char *v)
  */
 static int count_relation(const struct pkgctx *pc, const char *field, size_t *n)
 {
-	uint64_t max = limits_get(pc->c->lim, LIMIT_RELATIONS);
+	uint64_t max = runlimits_get(pc->c->lim, LIMIT_RELATIONS);
 
 	if (++*n <= max)
 		return 0;
 	log_error("%s:%lu: the %s of '%s' has more than %llu entries: refused (%s)", pc->file,
 		  pc->line, field, pool_id2str(pc->c->pool, pc->s->name), (unsigned long long)max,
-		  limits_hint(pc->c->lim, LIMIT_RELATIONS).s);
+		  runlimits_hint(pc->c->lim, LIMIT_RELATIONS).s);
 	return pc->limit_err;
 }
 

@@ -98,7 +98,7 @@ static int write_map(pid_t pid, const char *file, const char *text)
 
 static int write_maps(const struct sandbox_info *si, pid_t pid, int host)
 {
-	char *uids = sandbox_nested_map(si, 0, host), *gids = sandbox_nested_map(si, 1, host);
+	char *uids = idshift_nested_map(si, 0, host), *gids = idshift_nested_map(si, 1, host);
 	int ret = 0;
 
 	if (si->ids == SANDBOX_IDS_SINGLE)

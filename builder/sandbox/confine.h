@@ -19,7 +19,7 @@ struct sandbox_info;
 int confine_root(const char *root);
 
 /**
- * Fork a child into a new user + mount namespace, write its id maps (sandbox_nested_map();
+ * Fork a child into a new user + mount namespace, write its id maps (idshift_nested_map();
  * `host`: the command runs on the host filesystem) from this side, which holds CAP_SETUID over
  * the build namespace, through /proc, which must show this pid namespace; the child then becomes
  * root there. Returns the child's pid in the parent and 0 in the child; a negative errno (logged)

@@ -22,12 +22,12 @@ static int shifted(const struct sandbox_info *si)
 	return si && si->ids == SANDBOX_IDS_ROOT;
 }
 
-unsigned long sandbox_shift_to_tree(const struct sandbox_info *si, unsigned long id, int gid)
+unsigned long idshift_shift_to_tree(const struct sandbox_info *si, unsigned long id, int gid)
 {
 	return shifted(si) ? id + (gid ? si->sub_gid : si->sub_uid) : id;
 }
 
-long sandbox_shift_to_inside(const struct sandbox_info *si, unsigned long id, int gid)
+long idshift_shift_to_inside(const struct sandbox_info *si, unsigned long id, int gid)
 {
 	unsigned long base = gid ? si->sub_gid : si->sub_uid;
 
@@ -36,7 +36,7 @@ long sandbox_shift_to_inside(const struct sandbox_info *si, unsigned long id, in
 	return id - base < si->sub_count ? (long)(id - base) : -1;
 }
 
-char *sandbox_nested_map(const struct sandbox_info *si, int gid, int host)
+char *idshift_nested_map(const struct sandbox_info *si, int gid, int host)
 {
 	switch (si->ids) {
 	case SANDBOX_IDS_ROOT:
@@ -56,28 +56,28 @@ char *sandbox_nested_map(const struct sandbox_info *si, int gid, int host)
 	}
 }
 
-uid_t sandbox_tree_uid(uid_t inside)
+uid_t idshift_tree_uid(uid_t inside)
 {
-	return (uid_t)sandbox_shift_to_tree(sandbox_get(), inside, 0);
+	return (uid_t)idshift_shift_to_tree(sandbox_get(), inside, 0);
 }
 
-gid_t sandbox_tree_gid(gid_t inside)
+gid_t idshift_tree_gid(gid_t inside)
 {
-	return (gid_t)sandbox_shift_to_tree(sandbox_get(), inside, 1);
+	return (gid_t)idshift_shift_to_tree(sandbox_get(), inside, 1);
 }
 
-long sandbox_inside_uid(uid_t tree)
+long idshift_inside_uid(uid_t tree)
 {
 	const struct sandbox_info *si = sandbox_get();
 
-	return si ? sandbox_shift_to_inside(si, tree, 0) : (long)tree;
+	return si ? idshift_shift_to_inside(si, tree, 0) : (long)tree;
 }
 
-long sandbox_inside_gid(gid_t tree)
+long idshift_inside_gid(gid_t tree)
 {
 	const struct sandbox_info *si = sandbox_get();
 
-	return si ? sandbox_shift_to_inside(si, tree, 1) : (long)tree;
+	return si ? idshift_shift_to_inside(si, tree, 1) : (long)tree;
 }
 
 /* <linux/capability.h> on-disk layout: le32 magic_etc, 2 x {le32 permitted, le32 inheritable}, v3: le32 rootid */
@@ -92,7 +92,7 @@ static uint32_t le32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-size_t sandbox_caps_to_inside(const struct sandbox_info *si, unsigned char *val, size_t len)
+size_t idshift_caps_to_inside(const struct sandbox_info *si, unsigned char *val, size_t len)
 {
 	uint32_t magic;
 

@@ -236,9 +236,9 @@ static int setup_dev(int rootfd)
 	snprintf(pts_opts, sizeof(pts_opts), "newinstance,ptmxmode=0666,mode=0620");
 	if (info.ids != SANDBOX_IDS_SINGLE)
 		snprintf(pts_opts + strlen(pts_opts), sizeof(pts_opts) - strlen(pts_opts),
-			 ",gid=%lu", (unsigned long)sandbox_tree_gid(5));
+			 ",gid=%lu", (unsigned long)idshift_tree_gid(5));
 	snprintf(shm_opts, sizeof(shm_opts), "mode=1777,uid=%lu,gid=%lu",
-		 (unsigned long)sandbox_tree_uid(0), (unsigned long)sandbox_tree_gid(0));
+		 (unsigned long)idshift_tree_uid(0), (unsigned long)idshift_tree_gid(0));
 
 	devfd = openat(rootfd, "dev", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 	if (devfd < 0)
@@ -319,9 +319,9 @@ static int setup_mounts(const struct sandbox_cmd *c)
 
 	/* Owned by the command's root, or it could not create anything in them. */
 	snprintf(owned, sizeof(owned), "mode=0755,uid=%lu,gid=%lu",
-		 (unsigned long)sandbox_tree_uid(0), (unsigned long)sandbox_tree_gid(0));
-	snprintf(tmp, sizeof(tmp), "mode=1777,uid=%lu,gid=%lu", (unsigned long)sandbox_tree_uid(0),
-		 (unsigned long)sandbox_tree_gid(0));
+		 (unsigned long)idshift_tree_uid(0), (unsigned long)idshift_tree_gid(0));
+	snprintf(tmp, sizeof(tmp), "mode=1777,uid=%lu,gid=%lu", (unsigned long)idshift_tree_uid(0),
+		 (unsigned long)idshift_tree_gid(0));
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;
@@ -607,7 +607,7 @@ static int wait_ns(pid_t pid, int fd, const struct sandbox_cmd *c, int *status)
 			timed_out = 1;
 			kill(pid, SIGKILL);
 		}
-		if (!done && mki_interrupted() && !interrupted) {
+		if (!done && err_interrupted() && !interrupted) {
 			interrupted = 1;
 			kill(pid, SIGKILL);
 		}

@@ -77,25 +77,25 @@ int sandbox_arch_emulated(const char *arch);
 #define SANDBOX_ROOT_COUNT 65536u
 
 /** The on-disk owner of what a command sees as `inside` (root builds: base + id; else itself). */
-uid_t sandbox_tree_uid(uid_t inside);
-gid_t sandbox_tree_gid(gid_t inside);
+uid_t idshift_tree_uid(uid_t inside);
+gid_t idshift_tree_gid(gid_t inside);
 /**
  * What a command sees for the on-disk owner `tree`. Root builds: ids below the base were set by
  * host root (mkimage, an outside hook) and are kept; -1 for ids above the commands' range.
  */
-long sandbox_inside_uid(uid_t tree);
-long sandbox_inside_gid(gid_t tree);
+long idshift_inside_uid(uid_t tree);
+long idshift_inside_gid(gid_t tree);
 /**
  * The uid_map (or, `gid`, gid_map) text of a command's nested user namespace; `host`: a command on
  * the host filesystem (an outside hook), which in root builds keeps the identity. New string.
  */
-char *sandbox_nested_map(const struct sandbox_info *si, int gid, int host);
+char *idshift_nested_map(const struct sandbox_info *si, int gid, int host);
 /**
  * A security.capability value read back from the tree of a root build: a command's v3 value with
  * rootid = the commands' base becomes the v2 value a user build records (in place). New length;
  * anything else is left alone.
  */
-size_t sandbox_caps_to_inside(const struct sandbox_info *si, unsigned char *val, size_t len);
+size_t idshift_caps_to_inside(const struct sandbox_info *si, unsigned char *val, size_t len);
 
 /** What became of a command besides its exit status (see sandbox_cmd.report). */
 struct sandbox_report {

@@ -42,8 +42,8 @@ struct arch;
  */
 char *sandbox_binfmt_line(const struct arch *a, const char *interp);
 
-/** sandbox_tree_uid() and sandbox_inside_uid() (sandbox.h) for a given state; `gid`: gid range. */
-unsigned long sandbox_shift_to_tree(const struct sandbox_info *si, unsigned long id, int gid);
-long sandbox_shift_to_inside(const struct sandbox_info *si, unsigned long id, int gid);
+/** idshift_tree_uid() and idshift_inside_uid() (sandbox.h) for a given state; `gid`: gid range. */
+unsigned long idshift_shift_to_tree(const struct sandbox_info *si, unsigned long id, int gid);
+long idshift_shift_to_inside(const struct sandbox_info *si, unsigned long id, int gid);
 
 #endif

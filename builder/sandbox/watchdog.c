@@ -437,13 +437,13 @@ void watchdog_log(const struct watchdog_report *r, const char *step, const struc
 	case WATCHDOG_PROCESSES:
 		log_error("%s%s reached the process limit: %llu processes were running; every "
 			  "process of the step was killed (%s)", step, who, r->count,
-			  limits_hint(l, LIMIT_PROCESSES).s);
+			  runlimits_hint(l, LIMIT_PROCESSES).s);
 		break;
 	case WATCHDOG_STAGING:
 		log_error("%s%s made the staging tree larger than its limit: %.1f MiB allocated; "
 			  "every process of the step was killed (%s)", step, who,
 			  (double)r->count / (1 << 20),
-			  limits_hint(l, LIMIT_STAGING_SIZE).s);
+			  runlimits_hint(l, LIMIT_STAGING_SIZE).s);
 		break;
 	default:
 		break;

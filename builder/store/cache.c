@@ -58,7 +58,7 @@ int cache_tmp_open(const char *final, char **tmp)
 	if (!slash)
 		return -EINVAL;
 	dir = xstrndup(final, (size_t)(slash - final));
-	ret = make_dirs(dir);
+	ret = fsutil_mkdirs(dir);
 	if (ret) {
 		free(dir);
 		return ret;
@@ -153,10 +153,10 @@ int cache_flock_wait(int fd, int op)
 	while (flock(fd, op | LOCK_NB)) {
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-		if (mki_interrupted())
+		if (err_interrupted())
 			return -MKI_E_INTERRUPTED;
 		nanosleep(&nap, NULL);
-		if (mki_interrupted())
+		if (err_interrupted())
 			return -MKI_E_INTERRUPTED;
 	}
 	return 0;
@@ -167,7 +167,7 @@ int cache_lock(const char *cache_dir, const char *key, int wait)
 	char *dir = xasprintf("%s/locks", cache_dir), *path = NULL;
 	int fd = -1, ret;
 
-	ret = make_dirs(dir);
+	ret = fsutil_mkdirs(dir);
 	if (ret)
 		goto out;
 	path = xasprintf("%s/%s", dir, key);

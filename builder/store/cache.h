@@ -60,7 +60,7 @@ void cache_discard(int fd, const char *tmp);
 /**
  * Take the writer lock of object `key` (a SHA-256 or any file-name-safe string). With `wait` 0,
  * returns -EWOULDBLOCK when another process holds it; with `wait` 1, waits for it, but returns
- * -MKI_E_INTERRUPTED within a fraction of a second of SIGINT/SIGTERM (mki_interrupted()).
+ * -MKI_E_INTERRUPTED within a fraction of a second of SIGINT/SIGTERM (err_interrupted()).
  * Returns the lock fd (release with cache_unlock) or a negative errno. Locks are not reentrant:
  * a second lock of one key by the same process waits for the first to be released.
  */

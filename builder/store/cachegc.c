@@ -66,7 +66,7 @@ static int open_gc_lock(const char *cache_dir)
 static int user_register(struct cache_user *u)
 {
 	char *dir = xasprintf("%s/users", u->cache_dir);
-	int ret = make_dirs(dir);
+	int ret = fsutil_mkdirs(dir);
 
 	if (!ret) {
 		u->path = xasprintf("%s/XXXXXX", dir);
@@ -78,7 +78,7 @@ static int user_register(struct cache_user *u)
 	return ret;
 }
 
-int cache_user_open(const char *cache_dir, struct cache_user **out)
+int cachegc_user_open(const char *cache_dir, struct cache_user **out)
 {
 	struct cache_user *u = xcalloc(1, sizeof(*u));
 	int ret;
@@ -93,8 +93,8 @@ int cache_user_open(const char *cache_dir, struct cache_user **out)
 		flock(u->gc_fd, LOCK_UN);
 	}
 	if (ret) {
-		log_error("cannot register in the cache '%s': %s", cache_dir, mki_strerror(ret));
-		cache_user_close(u);
+		log_error("cannot register in the cache '%s': %s", cache_dir, err_text(ret));
+		cachegc_user_close(u);
 		return ret;
 	}
 	*out = u;
@@ -110,7 +110,7 @@ static void touch(const char *path)
 		log_debug("cannot mark '%s' used: %s", path, strerror(errno));
 }
 
-int cache_user_claim(struct cache_user *u, const char *sha256)
+int cachegc_claim(struct cache_user *u, const char *sha256)
 {
 	char line[KEY_LEN + 2], *obj, *idx, *layer;
 	int ret;
@@ -137,11 +137,11 @@ int cache_user_claim(struct cache_user *u, const char *sha256)
 	free(idx);
 	free(layer);
 	if (ret)
-		log_error("cannot register '%s' in '%s': %s", sha256, u->path, mki_strerror(ret));
+		log_error("cannot register '%s' in '%s': %s", sha256, u->path, err_text(ret));
 	return ret;
 }
 
-void cache_user_close(struct cache_user *u)
+void cachegc_user_close(struct cache_user *u)
 {
 	if (!u)
 		return;
@@ -204,7 +204,7 @@ static int read_user(int dfd, const char *dir, const char *name, struct strv *in
 	if (ret == 1)
 		add_claims(in_use, &b);
 	if (ret < 0)
-		log_error("cannot read the cache registration '%s': %s", path, mki_strerror(ret));
+		log_error("cannot read the cache registration '%s': %s", path, err_text(ret));
 	if (fd >= 0)
 		close(fd);
 	buf_release(&b);
@@ -371,7 +371,7 @@ static int remove_entry(const char *cache_dir, const struct entry *e)
 	/* Nobody claims the key, so nobody can be about to take its writer lock. */
 	unlink(lock);
 	if (ret)
-		log_error("cannot remove '%s' from the cache: %s", obj, mki_strerror(ret));
+		log_error("cannot remove '%s' from the cache: %s", obj, err_text(ret));
 	free(obj);
 	free(idx);
 	free(lock);
@@ -439,7 +439,7 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 		res->bytes_before += es.v[i].bytes;
 	res->bytes_after = res->bytes_before;
 	for (i = 0; !ret && i < es.n && res->bytes_after > limit; i++) {
-		if (mki_interrupted()) {
+		if (err_interrupted()) {
 			ret = -MKI_E_INTERRUPTED;
 		} else if (claimed(&in_use, es.v[i].key)) {
 			res->objects_in_use++;
@@ -458,7 +458,7 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 	return ret;
 }
 
-int cache_gc(const char *cache_dir, uint64_t limit, struct cache_gc_result *res)
+int cachegc_run(const char *cache_dir, uint64_t limit, struct cache_gc_result *res)
 {
 	int fd, ret;
 

@@ -27,10 +27,10 @@ struct cache_user;
 
 /**
  * Register this process as a user of `cache_dir`. Returns 0 and sets `*out` (free with
- * cache_user_close), or a negative errno (-MKI_E_INTERRUPTED when a signal ends the wait for a
+ * cachegc_user_close), or a negative errno (-MKI_E_INTERRUPTED when a signal ends the wait for a
  * running collection).
  */
-int cache_user_open(const char *cache_dir, struct cache_user **out);
+int cachegc_user_open(const char *cache_dir, struct cache_user **out);
 
 /**
  * Claim object `sha256` (its objects/ and indexes/ files, or the layer of that key) before
@@ -38,10 +38,10 @@ int cache_user_open(const char *cache_dir, struct cache_user **out);
  * build no image) claims nothing.
  * Returns 0 or a negative errno.
  */
-int cache_user_claim(struct cache_user *u, const char *sha256);
+int cachegc_claim(struct cache_user *u, const char *sha256);
 
 /** Unregister and free `u` (NULL is fine). */
-void cache_user_close(struct cache_user *u);
+void cachegc_user_close(struct cache_user *u);
 
 /** What one collection found and did; sizes are disk usage in bytes. */
 struct cache_gc_result {
@@ -59,6 +59,6 @@ struct cache_gc_result {
  * Repository state (releases/: the rollback guard) is never removed. Returns 0 (the result may
  * still be above `limit` when running builds hold more) or a negative errno.
  */
-int cache_gc(const char *cache_dir, uint64_t limit, struct cache_gc_result *res);
+int cachegc_run(const char *cache_dir, uint64_t limit, struct cache_gc_result *res);
 
 #endif

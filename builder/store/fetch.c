@@ -123,7 +123,7 @@ static int check_first_bytes(struct xfer *x)
 static int over_limit(struct xfer *x, size_t n)
 {
 	const struct limits *lim = &x->f->st->limits;
-	uint64_t limit = x->it->size ? x->it->size : limits_get(lim, LIMIT_RELEASE_SIZE);
+	uint64_t limit = x->it->size ? x->it->size : runlimits_get(lim, LIMIT_RELEASE_SIZE);
 
 	if (x->got + n <= limit)
 		return 0;
@@ -134,8 +134,8 @@ static int over_limit(struct xfer *x, size_t n)
 		return -MKI_E_INTEGRITY;
 	}
 	log_error("'%s' is larger than %s, the limit for a file of unknown size: refused, nothing "
-		  "was cached (%s)", x->it->url, limits_format(LIMIT_RELEASE_SIZE, limit).s,
-		  limits_hint(lim, LIMIT_RELEASE_SIZE).s);
+		  "was cached (%s)", x->it->url, runlimits_format(LIMIT_RELEASE_SIZE, limit).s,
+		  runlimits_hint(lim, LIMIT_RELEASE_SIZE).s);
 	return -MKI_E_LIMIT_REPO;
 }
 
@@ -154,7 +154,7 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *data)
 		ret = fsutil_write_all(x->fd, p, n);
 	if (ret) {
 		if (ret != -MKI_E_INTEGRITY && ret != -MKI_E_LIMIT_REPO)
-			log_error("cannot write '%s': %s", x->tmp, mki_strerror(ret));
+			log_error("cannot write '%s': %s", x->tmp, err_text(ret));
 		x->err = ret;
 		return 0;
 	}
@@ -163,7 +163,7 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *data)
 	x->got += n;
 	f->stats->bytes_downloaded += n;
 	if (f->progress_on)
-		progress_add(&f->prog, n);
+		log_progress_add(&f->prog, n);
 	return n;
 }
 
@@ -589,7 +589,7 @@ static void run(struct fetcher *f)
 	while (any_pending(f)) {
 		double wait;
 
-		if (mki_interrupted()) {
+		if (err_interrupted()) {
 			abort_all(f, -MKI_E_INTERRUPTED);
 			return;
 		}
@@ -624,7 +624,7 @@ static int prepare(struct fetcher *f, struct xfer *x, int wait)
 		x->state = X_QUEUED;
 		return 0;
 	}
-	ret = cache_user_claim(f->st->cache_user, it->sha256);
+	ret = cachegc_claim(f->st->cache_user, it->sha256);
 	if (!ret)
 		ret = cache_lookup(f->st->cache_dir, it->sha256, it->size, &it->path);
 	if (ret == 1) {
@@ -668,7 +668,7 @@ static void prepare_one(struct fetcher *f, struct xfer *x, int wait)
 		ret = offline_miss(x);
 	if (ret) {
 		if (ret != -MKI_E_OFFLINE && ret != -MKI_E_INTERRUPTED)
-			log_error("cannot use the cache for '%s': %s", what(x), mki_strerror(ret));
+			log_error("cannot use the cache for '%s': %s", what(x), err_text(ret));
 		drop_lock(x);
 		x->it->result = ret;
 		x->state = X_DONE;
@@ -703,7 +703,7 @@ static size_t prepare_waiting(struct fetcher *f, int first_round)
 			log_info("waiting for another mkimage process to finish downloading %zu "
 				 "file(s) ('%s'%s)", n, what(w[0]), n > 1 ? ", ..." : "");
 	}
-	for (i = 0; i < n && !mki_interrupted(); i++) {
+	for (i = 0; i < n && !err_interrupted(); i++) {
 		if (i && !strcmp(w[i]->it->sha256, w[i - 1]->it->sha256))
 			left++;
 		else
@@ -725,7 +725,7 @@ static void begin_progress(struct fetcher *f, const char *step)
 		}
 	if (!count || f->progress_on)
 		return;
-	progress_begin(&f->prog, step, total, 1);
+	log_progress_begin(&f->prog, step, total, 1);
 	f->progress_on = 1;
 }
 
@@ -792,13 +792,13 @@ int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, c
 	begin_progress(&f, step);
 	run(&f);
 	/* Objects another process was downloading: wait for it, then take over only if it failed. */
-	for (round = 0; !mki_interrupted() && (!round || left); round++) {
+	for (round = 0; !err_interrupted() && (!round || left); round++) {
 		left = prepare_waiting(&f, !round);
 		begin_progress(&f, step);
 		run(&f);
 	}
 	if (f.progress_on && f.prog.done)
-		progress_end(&f.prog);
+		log_progress_end(&f.prog);
 	for (i = 0; i < n; i++)
 		if (f.x[i].state != X_DONE) /* left waiting by a signal: not fetched */
 			items[i].result = -MKI_E_INTERRUPTED;
@@ -820,7 +820,7 @@ static char *base_name(const char *url)
 /* Sizes come from the signed index: one that claims gigabytes is refused before any download. */
 static int check_sizes(const struct plan *p, const struct limits *lim)
 {
-	uint64_t max = limits_get(lim, LIMIT_DEB_SIZE);
+	uint64_t max = runlimits_get(lim, LIMIT_DEB_SIZE);
 	size_t i;
 
 	for (i = 0; i < p->n; i++) {
@@ -831,7 +831,7 @@ static int check_sizes(const struct plan *p, const struct limits *lim)
 		log_error("package '%s:%s' (%s): its index declares the .deb '%s' as %llu bytes, "
 			  "more than %s: refused before downloading anything (%s)", e->name, e->arch,
 			  e->version, e->url, (unsigned long long)e->size,
-			  limits_format(LIMIT_DEB_SIZE, max).s, limits_hint(lim, LIMIT_DEB_SIZE).s);
+			  runlimits_format(LIMIT_DEB_SIZE, max).s, runlimits_hint(lim, LIMIT_DEB_SIZE).s);
 		return -MKI_E_LIMIT_PKG;
 	}
 	return 0;

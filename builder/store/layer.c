@@ -102,7 +102,7 @@ static void compute_key(struct layer *l, const struct plan *p, const struct plan
 	struct buf text = { 0 };
 
 	layer_key_text(p, twins, r, st, si && si->ids == SANDBOX_IDS_SINGLE, &text);
-	sha256_hex(text.p, text.len, l->key);
+	hash_sha256_hex(text.p, text.len, l->key);
 	log_debug("layer key %s from:\n%s", l->key, text.p);
 	buf_release(&text);
 }
@@ -120,7 +120,7 @@ static int restore(struct layer *l, int fd, struct stage *s, const struct settin
 		goto out;
 	ret = layerfile_restore(fd, l->path, rootfd, s, &lint);
 	if (!ret)
-		ret = write_file_atomic(s->lint_file, lint.p ? lint.p : "", lint.len);
+		ret = fsutil_write_atomic(s->lint_file, lint.p ? lint.p : "", lint.len);
 	if (!ret)
 		ret = manifest_save(&s->manifest, s->manifest_file);
 out:
@@ -149,7 +149,7 @@ static int lookup(struct layer *l, struct stage *s, const struct settings *st)
 	ret = restore(l, fd, s, st);
 	if (ret) {
 		if (s->root)
-			remove_tree(s->root);
+			fsutil_remove_tree(s->root);
 		stage_release(s);
 	}
 	/* Warned about in layerfile.c; this build's own tree will replace it. */
@@ -178,7 +178,7 @@ int layer_unpack(struct stage *s, const struct plan *p, const struct plan *twins
 		l->cache_dir = xstrdup(st->cache_dir);
 		l->path = cache_layer_path(st->cache_dir, l->key);
 		/* Claimed before it is looked up: a collection cannot remove it under us. */
-		l->claimed = !cache_user_claim(st->cache_user, l->key);
+		l->claimed = !cachegc_claim(st->cache_user, l->key);
 		ret = l->claimed ? lookup(l, s, st) : 0;
 	}
 	if (ret == 1) {
@@ -215,7 +215,7 @@ static int store(struct layer *l, const struct stage *s, int rootfd)
 
 	ret = readfile_read(s->lint_file, LINT_MAX, &lint, NULL);
 	if (ret && ret != -ENOENT) {
-		log_warn("cannot read '%s': %s", s->lint_file, mki_strerror(ret));
+		log_warn("cannot read '%s': %s", s->lint_file, err_text(ret));
 		goto out;
 	}
 	cache_sweep_tmp(l->path);
@@ -253,7 +253,7 @@ void layer_save(struct layer *l, const struct stage *s, int rootfd)
 	}
 	if (lock < 0) {
 		log_warn("layer cache: cannot lock layer %.12s in '%s': %s", l->key, l->cache_dir,
-			 mki_strerror(lock));
+			 err_text(lock));
 		return;
 	}
 	if (already_stored(l)) {
@@ -267,7 +267,7 @@ void layer_save(struct layer *l, const struct stage *s, int rootfd)
 		return;
 	if (ret) {
 		log_warn("layer cache: cannot store the configured tree in '%s': %s", l->path,
-			 mki_strerror(ret));
+			 err_text(ret));
 		return;
 	}
 	l->outcome = "stored";

@@ -1,4 +1,4 @@
-/* A layer's file: write a configured tree into it, and check it (layerrestore.c restores it). */
+/* A layer's file: write a configured tree into it, and check it (layerfile_restore.c restores it). */
 #include "layerfile.h"
 
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "layerfmt.h"
+#include "layerfile_fmt.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
@@ -57,7 +57,7 @@ static void get_bytes(struct rd *r, void *out, size_t n)
 	r->p += n;
 }
 
-uint32_t rd_u32(struct rd *r)
+uint32_t layerfile_rd_u32(struct rd *r)
 {
 	uint32_t v;
 
@@ -65,7 +65,7 @@ uint32_t rd_u32(struct rd *r)
 	return v;
 }
 
-uint64_t rd_u64(struct rd *r)
+uint64_t layerfile_rd_u64(struct rd *r)
 {
 	uint64_t v;
 
@@ -74,11 +74,11 @@ uint64_t rd_u64(struct rd *r)
 }
 
 /* Bytes of a string record, borrowed; `*n` its length. */
-const uint8_t *rd_mem(struct rd *r, size_t *n)
+const uint8_t *layerfile_rd_mem(struct rd *r, size_t *n)
 {
 	const uint8_t *p;
 
-	*n = rd_u32(r);
+	*n = layerfile_rd_u32(r);
 	if (r->bad || (size_t)(r->end - r->p) < *n) {
 		r->bad = 1;
 		*n = 0;
@@ -90,10 +90,10 @@ const uint8_t *rd_mem(struct rd *r, size_t *n)
 }
 
 /* A string record as a new C string; one holding a NUL byte is corrupt. */
-char *rd_str(struct rd *r)
+char *layerfile_rd_str(struct rd *r)
 {
 	size_t n;
-	const uint8_t *p = rd_mem(r, &n);
+	const uint8_t *p = layerfile_rd_mem(r, &n);
 
 	if (memchr(p, '\0', n))
 		r->bad = 1;
@@ -111,14 +111,14 @@ static void put_xattrs(struct buf *b, const struct manifest_xattr *v, size_t n)
 	}
 }
 
-void rd_xattrs(struct rd *r, struct manifest_entry *e)
+void layerfile_rd_xattrs(struct rd *r, struct manifest_entry *e)
 {
-	uint32_t i, n = rd_u32(r);
+	uint32_t i, n = layerfile_rd_u32(r);
 	size_t len;
 
 	for (i = 0; i < n && !r->bad; i++) {
-		char *name = rd_str(r);
-		const uint8_t *val = rd_mem(r, &len);
+		char *name = layerfile_rd_str(r);
+		const uint8_t *val = layerfile_rd_mem(r, &len);
 
 		if (!r->bad)
 			manifest_set_xattr(e, name, val, len);
@@ -160,35 +160,35 @@ static void get_target(struct rd *r, struct manifest_entry *e)
 {
 	struct rd peek = *r;
 
-	if (rd_u32(&peek) == NO_TARGET) {
+	if (layerfile_rd_u32(&peek) == NO_TARGET) {
 		*r = peek;
 		return;
 	}
-	e->target = rd_str(r);
+	e->target = layerfile_rd_str(r);
 }
 
-void rd_manifest(struct rd *r, struct manifest *m)
+void layerfile_rd_manifest(struct rd *r, struct manifest *m)
 {
-	uint64_t i, j, n = rd_u64(r), owners;
+	uint64_t i, j, n = layerfile_rd_u64(r), owners;
 
 	for (i = 0; i < n && !r->bad; i++) {
-		char *path = rd_str(r);
+		char *path = layerfile_rd_str(r);
 		struct manifest_entry *e = manifest_add(m, path);
 
 		free(path);
-		e->type = (char)rd_u32(r);
-		e->mode = rd_u32(r);
-		e->uid = rd_u32(r);
-		e->gid = rd_u32(r);
-		e->mtime = (int64_t)rd_u64(r);
-		e->major = rd_u32(r);
-		e->minor = rd_u32(r);
-		e->size = rd_u64(r);
+		e->type = (char)layerfile_rd_u32(r);
+		e->mode = layerfile_rd_u32(r);
+		e->uid = layerfile_rd_u32(r);
+		e->gid = layerfile_rd_u32(r);
+		e->mtime = (int64_t)layerfile_rd_u64(r);
+		e->major = layerfile_rd_u32(r);
+		e->minor = layerfile_rd_u32(r);
+		e->size = layerfile_rd_u64(r);
 		get_target(r, e);
-		rd_xattrs(r, e);
-		owners = rd_u64(r);
+		layerfile_rd_xattrs(r, e);
+		owners = layerfile_rd_u64(r);
 		for (j = 0; j < owners && !r->bad; j++)
-			strv_push_take(&e->owners, rd_str(r));
+			strv_push_take(&e->owners, layerfile_rd_str(r));
 	}
 }
 
@@ -216,7 +216,7 @@ static int add_entry(void *arg, int dirfd, const char *name, const char *rel,
 		     const struct stat *sb)
 {
 	struct wr *w = arg;
-	long uid = sandbox_inside_uid(sb->st_uid), gid = sandbox_inside_gid(sb->st_gid);
+	long uid = idshift_inside_uid(sb->st_uid), gid = idshift_inside_gid(sb->st_gid);
 	struct tent *t;
 	char target[PATH_MAX];
 	ssize_t n;
@@ -414,7 +414,7 @@ int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint)
 
 /* ---- checking ---- */
 
-int layer_read_trailer(int fd, const char *name, struct layer_trailer *tr, uint64_t *size)
+int layerfile_read_trailer(int fd, const char *name, struct layer_trailer *tr, uint64_t *size)
 {
 	struct stat sb;
 
@@ -448,7 +448,7 @@ int layerfile_check(int fd, const char *name)
 	uint64_t size, left;
 	uint8_t digest[32], *chunk;
 	off_t at = 0;
-	int ret = layer_read_trailer(fd, name, &tr, &size);
+	int ret = layerfile_read_trailer(fd, name, &tr, &size);
 
 	if (ret || (ret = hash_init(&h, HASH_SHA256)))
 		return ret;
@@ -459,7 +459,7 @@ int layerfile_check(int fd, const char *name)
 
 		if (n <= 0)
 			ret = n < 0 ? -errno : -EBADMSG;
-		else if (mki_interrupted())
+		else if (err_interrupted())
 			ret = -MKI_E_INTERRUPTED;
 		else {
 			hash_update(&h, chunk, (size_t)n);

@@ -9,7 +9,7 @@
  *   trailer  magic, format version, byte order, the lengths of data and meta, and the SHA-256
  *            of data + meta
  *
- * Owners are stored id-neutral (sandbox_inside_uid) and restored through sandbox_tree_uid, so a
+ * Owners are stored id-neutral (idshift_inside_uid) and restored through idshift_tree_uid, so a
  * root build's shifted tree and a user build's mapped one store the same layer. Device nodes and
  * sockets never are in a tree (the manifest alone holds devices): a tree with one is not stored.
  */

@@ -20,7 +20,7 @@ int spool_open(const char *work_dir, int *dirfd)
 	int r = 0;
 
 	*dirfd = -1;
-	r = make_dir_apart(path, 0700); /* apart: its files become the tree's (fsutil.h) */
+	r = fsutil_mkdir_apart(path, 0700); /* apart: its files become the tree's (fsutil.h) */
 	if (!r && (*dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		r = -errno;
 	if (r)
@@ -37,7 +37,7 @@ void spool_close(const char *work_dir, int dirfd)
 		return;
 	close(dirfd);
 	path = xasprintf("%s/%s", work_dir, SPOOL_DIR);
-	remove_tree(path);
+	fsutil_remove_tree(path);
 	free(path);
 }
 

@@ -25,7 +25,7 @@ int stage_init(struct stage *s, const char *work_dir)
 	s->root = xasprintf("%s/root", work_dir);
 	s->manifest_file = xasprintf("%s/manifest", work_dir);
 	s->lint_file = xasprintf("%s/multiarch-lint", work_dir);
-	fd = make_dir_apart(s->root, 0755);
+	fd = fsutil_mkdir_apart(s->root, 0755);
 	if (!fd) {
 		fd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -62,7 +62,7 @@ void stage_chown(struct stage_writer *w, int dirfd, const char *name, uid_t uid,
 	int flags = *name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH;
 
 	if (w->can_chown &&
-	    fchownat(dirfd, name, sandbox_tree_uid(uid), sandbox_tree_gid(gid), flags))
+	    fchownat(dirfd, name, idshift_tree_uid(uid), idshift_tree_gid(gid), flags))
 		note_chown_failed(w, errno);
 }
 

@@ -24,7 +24,7 @@ struct stage {
 
 /**
  * Start the stage `s` (its paths NULL) in `work_dir`: name its files and create its tree, new
- * and empty, in a block group of its own (make_dir_apart). An O_PATH descriptor of the tree, or
+ * and empty, in a block group of its own (fsutil_mkdir_apart). An O_PATH descriptor of the tree, or
  * a negative errno (logged).
  */
 int stage_init(struct stage *s, const char *work_dir);
@@ -44,7 +44,7 @@ struct stage_writer {
 
 /**
  * Give `dirfd`/`name` ("" means `dirfd` itself; a link is not followed) the owner a command in
- * the sandbox sees as `uid`:`gid` (shifted in root builds, see sandbox_tree_uid()). Every owner
+ * the sandbox sees as `uid`:`gid` (shifted in root builds, see idshift_tree_uid()). Every owner
  * set in the tree goes through here. A refusal is logged once (debug) and then not tried again.
  */
 void stage_chown(struct stage_writer *w, int dirfd, const char *name, uid_t uid, gid_t gid);

@@ -89,7 +89,7 @@ int treeread_xattrs(int dirfd, const char *name, struct manifest_entry *e)
 		if (vlen < 0 && errno != ENODATA)
 			ret = -errno;
 		else if (vlen >= 0 && !strcmp(n, "security.capability"))
-			manifest_set_xattr(e, n, val, sandbox_caps_to_inside(sandbox_get(),
+			manifest_set_xattr(e, n, val, idshift_caps_to_inside(sandbox_get(),
 						(unsigned char *)val, (size_t)vlen));
 		else if (vlen >= 0)
 			manifest_set_xattr(e, n, val, (size_t)vlen);

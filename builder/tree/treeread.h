@@ -31,7 +31,7 @@ int treeread_names(int dirfd, struct strv *names);
 
 /**
  * The extended attributes of `name` in `dirfd` (not followed) into `e`, security.capability as
- * a command in the sandbox sees it (sandbox_caps_to_inside). 0 or a negative errno (not logged).
+ * a command in the sandbox sees it (idshift_caps_to_inside). 0 or a negative errno (not logged).
  */
 int treeread_xattrs(int dirfd, const char *name, struct manifest_entry *e);
 

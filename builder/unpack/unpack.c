@@ -103,7 +103,7 @@ static int resolve_error(struct pkg *k, const char *path, int r, const char *bad
 			  k->dpkg_name, path);
 	else
 		log_error("package '%s': cannot unpack '%s': %s", k->dpkg_name, path,
-			  mki_strerror(r));
+			  err_text(r));
 	return r == -ENOMEM ? r : -MKI_E_PACKAGE;
 }
 
@@ -347,7 +347,7 @@ static int create_object(struct ctx *c, struct pkg *k, struct pfile *f,
 		if (exists)
 			unlinkat(pl->dirfd, tmp, 0);
 		log_error("package '%s': cannot create '/%s': %s", k->dpkg_name, pl->tree,
-			  mki_strerror(r));
+			  err_text(r));
 	}
 	free(tmp);
 	return r;
@@ -770,20 +770,20 @@ static void list_add(struct pkg *k, const char *norm, const char *tree, char typ
 /* The whole tree's totals: many packages, each within its own limits, can still be too much. */
 static int count_staging(struct ctx *c, struct pkg *k, const struct pfile *f)
 {
-	uint64_t max_entries = limits_get(c->lim, LIMIT_STAGING_ENTRIES);
-	uint64_t max_bytes = limits_get(c->lim, LIMIT_STAGING_SIZE);
+	uint64_t max_entries = runlimits_get(c->lim, LIMIT_STAGING_ENTRIES);
+	uint64_t max_bytes = runlimits_get(c->lim, LIMIT_STAGING_SIZE);
 
 	if (++c->entries > max_entries) {
 		log_error("package '%s': the packages together unpack to more than %llu entries: "
 			  "refused at '%s' (%s)", k->dpkg_name, (unsigned long long)max_entries,
-			  f->e.path, limits_hint(c->lim, LIMIT_STAGING_ENTRIES).s);
+			  f->e.path, runlimits_hint(c->lim, LIMIT_STAGING_ENTRIES).s);
 		return -MKI_E_LIMIT_PKG;
 	}
 	c->bytes += f->e.size;
 	if (c->bytes > max_bytes) {
 		log_error("package '%s': the packages together unpack to more than %s: refused at "
-			  "'%s' (%s)", k->dpkg_name, limits_format(LIMIT_STAGING_SIZE, max_bytes).s,
-			  f->e.path, limits_hint(c->lim, LIMIT_STAGING_SIZE).s);
+			  "'%s' (%s)", k->dpkg_name, runlimits_format(LIMIT_STAGING_SIZE, max_bytes).s,
+			  f->e.path, runlimits_hint(c->lim, LIMIT_STAGING_SIZE).s);
 		return -MKI_E_LIMIT_PKG;
 	}
 	return 0;
@@ -1106,12 +1106,12 @@ static int apply_all(struct ctx *c, struct workpool *pool)
 	size_t i;
 	int r = 0;
 
-	progress_begin(&prog, "unpack", c->n_pkgs, 0);
+	log_progress_begin(&prog, "unpack", c->n_pkgs, 0);
 	for (i = 0; i < c->n_pkgs && !r; i++) {
 		struct pkg *k = &c->pkgs[i];
 
 		workpool_wait(pool, i);
-		if (mki_interrupted())
+		if (err_interrupted())
 			r = -MKI_E_INTERRUPTED;
 		else if (k->err)
 			log_error("%s", k->errmsg ? k->errmsg : "decoding failed");
@@ -1122,9 +1122,9 @@ static int apply_all(struct ctx *c, struct workpool *pool)
 			evict(k);
 		pkg_drop_files(k);
 		workpool_done(pool, i);
-		progress_add(&prog, 1);
+		log_progress_add(&prog, 1);
 	}
-	progress_end(&prog);
+	log_progress_end(&prog);
 	return r;
 }
 

@@ -27,7 +27,7 @@ static char base[64];
 
 static void cleanup(void)
 {
-	remove_tree(base);
+	fsutil_remove_tree(base);
 }
 
 static void setup(void)
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 	snprintf(deb, sizeof(deb), "%s/pkg.deb", base);
 	snprintf(work, sizeof(work), "%s/work", base);
-	if (write_file_atomic(deb, data, size))
+	if (fsutil_write_atomic(deb, data, size))
 		abort();
 	if (mkdir(work, 0755))
 		abort();
@@ -112,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	stage_release(&s);
 	check_outside();
-	if (remove_tree(work))
+	if (fsutil_remove_tree(work))
 		abort();
 	return 0;
 }

@@ -17,7 +17,7 @@ static void check_stanza(const struct deb822 *d)
 {
 	size_t i;
 
-	if (!d->n_fields || d->n_fields > limits_get(NULL, LIMIT_FIELDS))
+	if (!d->n_fields || d->n_fields > runlimits_get(NULL, LIMIT_FIELDS))
 		abort(); /* a stanza has at least one field and at most the limit */
 	for (i = 0; i < d->n_fields; i++) {
 		const struct deb822_field *f = &d->fields[i];

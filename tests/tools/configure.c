@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 		case 's': st.single_id = so.allow_single_id = 1; break;
 		case 'x': exec_only = 1; break;
 		case 'v': log_set_level(LOG_DEBUG); break;
-		case 'l': if (limits_set(&st.limits, optarg)) return 2; break;
+		case 'l': if (runlimits_set(&st.limits, optarg)) return 2; break;
 		default: return 2;
 		}
 	}
@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 	if (!ret && !exec_only)
 		ret = hooks_run(&s, &p, NULL, &r, &st);
 	if (!ret && manifest && (ret = manifest_save(&s.manifest, manifest)))
-		fprintf(stderr, "configure: cannot write '%s': %s\n", manifest, mki_strerror(ret));
+		fprintf(stderr, "configure: cannot write '%s': %s\n", manifest, err_text(ret));
 	for (i = 0; !ret && !exec_failed && i < execs.n; i++)
 		exec_failed = exec_in(s.root, execs.v[i]);
 	if (have_recipe)
@@ -167,5 +167,5 @@ int main(int argc, char **argv)
 	plan_release(&p);
 	manifest_release(&s.manifest);
 	free(s.root);
-	return exec_failed ? 1 : mki_exit_code(ret);
+	return exec_failed ? 1 : err_exit_code(ret);
 }

@@ -2,7 +2,7 @@
  * Test driver for fetch_plan(): reads lines "URL SIZE SHA256" on stdin (with --base BASE:
  * "FILENAME SIZE SHA256", FILENAME as in a Packages file, joined with url_join), builds a
  * plan, fetches it into the cache and prints one cache path per entry, in order. Exits like
- * mkimage (mki_exit_code).
+ * mkimage (err_exit_code).
  * usage: fetchdebs --cache-dir DIR [--base URL] [-j N] [--offline] [-v|-q] < list
  */
 #include <getopt.h>
@@ -32,7 +32,7 @@ static int read_plan(struct plan *p, const char *base)
 		if (line[0] == '\n' || line[0] == '#')
 			continue;
 		if (sscanf(line, "%2999s %" SCNu64 " %99s", url, &size, sha) != 3 ||
-		    !sha256_hex_valid(sha)) {
+		    !hash_sha256_hex_valid(sha)) {
 			log_error("stdin:%d: expected 'URL SIZE SHA256'", lineno);
 			return -MKI_E_USAGE;
 		}
@@ -82,5 +82,5 @@ int main(int argc, char **argv)
 	for (i = 0; !ret && i < p.n; i++)
 		printf("%s\n", p.v[i].path);
 	plan_release(&p);
-	return mki_exit_code(ret);
+	return err_exit_code(ret);
 }

@@ -192,7 +192,7 @@ static int parse_device(struct recipe_image *im, const char *spec)
 
 static void on_signal(int sig)
 {
-	mki_set_interrupted(sig);
+	err_set_interrupted(sig);
 }
 
 static void usage(void)
@@ -264,5 +264,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < im.n_devices; i++)
 		free(im.devices[i].path);
 	free(im.devices);
-	return ret ? mki_exit_code(ret) : 0;
+	return ret ? err_exit_code(ret) : 0;
 }

@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 		if (o.digest)
 			snprintf(o.r.digest, sizeof(o.r.digest), "%s", o.digest);
 		else
-			sha256_hex("test-recipe", 11, o.r.digest);
+			hash_sha256_hex("test-recipe", 11, o.r.digest);
 		ret = resolve_plan(&plan, &o.r, &o.ix, &o.st);
 	}
 	if (!ret && o.lock)
@@ -222,5 +222,5 @@ int main(int argc, char **argv)
 	}
 	free(o.st.lock_file);
 	recipe_release(&o.r);
-	return mki_exit_code(ret);
+	return err_exit_code(ret);
 }

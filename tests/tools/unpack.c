@@ -134,5 +134,5 @@ int main(int argc, char **argv)
 	strv_release(&r.path_exclude);
 	strv_release(&r.path_include);
 	strv_release(&r.locales);
-	return mki_exit_code(ret);
+	return err_exit_code(ret);
 }

@@ -36,7 +36,7 @@ START_TEST(commit_then_lookup)
 	char *dir = tmpdir(), *final, *tmp = NULL, *path = NULL, hex[65];
 	int fd;
 
-	sha256_hex("abc", 3, hex);
+	hash_sha256_hex("abc", 3, hex);
 	ck_assert_int_eq(cache_lookup(dir, hex, 3, &path), 0);
 	final = cache_object_path(dir, hex);
 	fd = cache_tmp_open(final, &tmp);
@@ -83,7 +83,7 @@ START_TEST(lock_wait_stops_on_interrupt)
 	int a = cache_lock(dir, "k", 0);
 
 	ck_assert_int_ge(a, 0);
-	mki_set_interrupted(SIGINT);
+	err_set_interrupted(SIGINT);
 	ck_assert_int_eq(cache_lock(dir, "k", 1), -MKI_E_INTERRUPTED);
 	cache_unlock(a);
 	rm_tree(dir);

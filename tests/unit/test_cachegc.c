@@ -23,7 +23,7 @@ static void put(const char *dir, char c, time_t when, char *key)
 	key[64] = '\0';
 	path = cache_object_path(dir, key);
 	*strrchr(path, '/') = '\0';
-	ck_assert_int_eq(make_dirs(path), 0);
+	ck_assert_int_eq(fsutil_mkdirs(path), 0);
 	path[strlen(path)] = '/';
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	ck_assert_int_ge(fd, 0);
@@ -62,20 +62,20 @@ START_TEST(least_recently_used_first_and_claims_spared)
 	put(dir, 'b', 3000, b);
 	put(dir, 'c', 2000, c);
 	/* room for two: the oldest (a) goes */
-	ck_assert_int_eq(cache_gc(dir, 2 * 8192, &res), 0);
+	ck_assert_int_eq(cachegc_run(dir, 2 * 8192, &res), 0);
 	ck_assert_uint_eq(res.objects_before, 3);
 	ck_assert_uint_eq(res.objects_removed, 1);
 	ck_assert(!present(dir, a) && present(dir, b) && present(dir, c));
 	/* a claim spares c and makes it the most recent; b is then the one to go */
-	ck_assert_int_eq(cache_user_open(dir, &u), 0);
-	ck_assert_int_eq(cache_user_claim(u, c), 0);
-	ck_assert_int_eq(cache_gc(dir, 0, &res), 0);
+	ck_assert_int_eq(cachegc_user_open(dir, &u), 0);
+	ck_assert_int_eq(cachegc_claim(u, c), 0);
+	ck_assert_int_eq(cachegc_run(dir, 0, &res), 0);
 	ck_assert_uint_eq(res.builds, 1);
 	ck_assert_uint_eq(res.objects_in_use, 1);
 	ck_assert(!present(dir, b) && present(dir, c));
 	ck_assert_uint_eq(res.bytes_after, 8192);
-	cache_user_close(u);
-	ck_assert_int_eq(cache_gc(dir, 0, &res), 0);
+	cachegc_user_close(u);
+	ck_assert_int_eq(cachegc_run(dir, 0, &res), 0);
 	ck_assert(!present(dir, c));
 	ck_assert_uint_eq(res.bytes_after, 0);
 	rm_rf(dir);
@@ -96,11 +96,11 @@ START_TEST(dead_registrations_do_not_protect)
 		struct cache_user *u;
 
 		/* claims and dies without unregistering, as a killed build does */
-		_exit(cache_user_open(dir, &u) || cache_user_claim(u, a));
+		_exit(cachegc_user_open(dir, &u) || cachegc_claim(u, a));
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert_int_eq(WEXITSTATUS(st), 0);
-	ck_assert_int_eq(cache_gc(dir, 0, &res), 0);
+	ck_assert_int_eq(cachegc_run(dir, 0, &res), 0);
 	ck_assert_uint_eq(res.builds, 0);
 	ck_assert_uint_eq(res.leftovers, 1);
 	ck_assert(!present(dir, a));
@@ -114,10 +114,10 @@ START_TEST(claim_rejects_a_bad_key)
 	struct cache_user *u = NULL;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(cache_user_claim(NULL, "anything"), 0);
-	ck_assert_int_eq(cache_user_open(dir, &u), 0);
-	ck_assert_int_lt(cache_user_claim(u, "abc"), 0);
-	cache_user_close(u);
+	ck_assert_int_eq(cachegc_claim(NULL, "anything"), 0);
+	ck_assert_int_eq(cachegc_user_open(dir, &u), 0);
+	ck_assert_int_lt(cachegc_claim(u, "abc"), 0);
+	cachegc_user_close(u);
 	rm_rf(dir);
 }
 END_TEST

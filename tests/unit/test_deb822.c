@@ -99,7 +99,7 @@ END_TEST
 
 START_TEST(limits)
 {
-	size_t n = limits_get(NULL, LIMIT_LINE) + 10, i;
+	size_t n = runlimits_get(NULL, LIMIT_LINE) + 10, i;
 	char *big = xmalloc(n + 1);
 	struct buf b = { 0 };
 	int stanzas;
@@ -110,7 +110,7 @@ START_TEST(limits)
 	big[n] = 0;
 	ck_assert_int_eq(parse_all(big, &stanzas), -MKI_E_LIMIT_REPO);
 	free(big);
-	for (i = 0; i <= limits_get(NULL, LIMIT_FIELDS); i++)
+	for (i = 0; i <= runlimits_get(NULL, LIMIT_FIELDS); i++)
 		buf_addf(&b, "F%zu: v\n", i);
 	ck_assert_int_eq(parse_all(b.p, &stanzas), -MKI_E_LIMIT_REPO);
 	buf_release(&b);
@@ -125,7 +125,7 @@ START_TEST(limits_configured)
 	struct deb822 d;
 
 	log_set_level(LOG_QUIET);
-	limits_init(&l);
+	runlimits_init(&l);
 	l.v[LIMIT_FIELDS] = 2;
 	ck_assert_int_eq(deb822_open_mem(&d, "mem", t, strlen(t)), 0);
 	deb822_set_limits(&d, &l, -MKI_E_LIMIT_PKG);

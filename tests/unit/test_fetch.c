@@ -42,7 +42,7 @@ START_TEST(same_object_twice_after_the_holder_dies)
 	ck_assert_ptr_nonnull(f);
 	fputs("same bytes", f);
 	fclose(f);
-	sha256_hex("same bytes", 10, hex);
+	hash_sha256_hex("same bytes", 10, hex);
 	st.cache_dir = cache;
 	ck_assert_int_eq(pipe(sync), 0);
 	holder = fork();

@@ -47,7 +47,7 @@ START_TEST(work_dir_places_trees_apart)
 	int lock, fd, flags;
 
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	ck_assert_int_eq(workdir_create(tmp, &w, &lock), 0);
+	ck_assert_int_eq(fsutil_workdir_create(tmp, &w, &lock), 0);
 	ck_assert_int_eq(statfs(w, &fs), 0);
 	fd = open(w, O_RDONLY | O_DIRECTORY);
 	ck_assert_int_ge(fd, 0);
@@ -57,11 +57,11 @@ START_TEST(work_dir_places_trees_apart)
 	}
 	close(fd);
 	root = xasprintf("%s/root", w);
-	ck_assert_int_eq(make_dir_apart(root, 0750), 0);
+	ck_assert_int_eq(fsutil_mkdir_apart(root, 0750), 0);
 	ck_assert_int_eq(lstat(root, &sb), 0);
 	ck_assert(S_ISDIR(sb.st_mode));
 	ck_assert_uint_eq(sb.st_mode & 07777, 0750);
-	ck_assert_int_eq(make_dir_apart(root, 0755), -EEXIST);
+	ck_assert_int_eq(fsutil_mkdir_apart(root, 0755), -EEXIST);
 	ck_assert_uint_eq(count_entries(w), 2); /* the lock file and root */
 	close(lock);
 	cmd = xasprintf("rm -rf %s", tmp);
@@ -79,30 +79,30 @@ START_TEST(sweep_removes_only_abandoned_work_dirs)
 	int fa, fb, fc;
 
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	ck_assert_int_eq(workdir_create(tmp, &a, &fa), 0);
-	ck_assert_int_eq(workdir_create(tmp, &b, &fb), 0);
-	ck_assert_int_eq(workdir_create(tmp, &c, &fc), 0);
+	ck_assert_int_eq(fsutil_workdir_create(tmp, &a, &fa), 0);
+	ck_assert_int_eq(fsutil_workdir_create(tmp, &b, &fb), 0);
+	ck_assert_int_eq(fsutil_workdir_create(tmp, &c, &fc), 0);
 	junk = xasprintf("%s/mkimage.olddir", tmp); /* no lock file: an older mkimage's, left alone */
 	ck_assert_int_eq(mkdir(junk, 0755), 0);
-	ck_assert_int_eq(make_dirs(b), 0);
+	ck_assert_int_eq(fsutil_mkdirs(b), 0);
 	{
 		char *deep = xasprintf("%s/root/usr/bin", b);
 
-		ck_assert_int_eq(make_dirs(deep), 0);
+		ck_assert_int_eq(fsutil_mkdirs(deep), 0);
 		free(deep);
 	}
-	ck_assert_int_eq(workdir_sweep(tmp, a), 0); /* all three still held */
+	ck_assert_int_eq(fsutil_workdir_sweep(tmp, a), 0); /* all three still held */
 	close(fb);                                   /* b's build "died" */
-	workdir_keep(c, fc);                         /* c was kept with --keep-staging */
-	ck_assert_int_eq(workdir_sweep(tmp, a), 1);
+	fsutil_workdir_keep(c, fc);                         /* c was kept with --keep-staging */
+	ck_assert_int_eq(fsutil_workdir_sweep(tmp, a), 1);
 	ck_assert(exists(a));
 	ck_assert(!exists(b));
 	ck_assert(exists(c));
 	ck_assert(exists(junk));
 	close(fa);
-	ck_assert_int_eq(workdir_sweep(tmp, "/nowhere"), 1); /* a's lock is free now */
+	ck_assert_int_eq(fsutil_workdir_sweep(tmp, "/nowhere"), 1); /* a's lock is free now */
 	ck_assert(!exists(a));
-	remove_tree(tmp);
+	fsutil_remove_tree(tmp);
 	free(a);
 	free(b);
 	free(c);

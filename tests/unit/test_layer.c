@@ -76,7 +76,7 @@ static void key_of(const struct key_case *k, char *hex)
 	struct buf b = { 0 };
 
 	layer_key_text(&k->p, NULL, &k->r, &k->st, k->single_id, &b);
-	sha256_hex(b.p, b.len, hex);
+	hash_sha256_hex(b.p, b.len, hex);
 	buf_release(&b);
 }
 

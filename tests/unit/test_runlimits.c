@@ -13,7 +13,7 @@ static uint64_t parse(enum limit_id id, const char *s)
 {
 	uint64_t v = 0;
 
-	ck_assert_msg(!limits_parse_value(id, s, &v), "'%s' refused", s);
+	ck_assert_msg(!runlimits_parse_value(id, s, &v), "'%s' refused", s);
 	return v;
 }
 
@@ -21,7 +21,7 @@ static void refused(enum limit_id id, const char *s)
 {
 	uint64_t v = 12345;
 
-	ck_assert_msg(limits_parse_value(id, s, &v) == -MKI_E_USAGE, "'%s' accepted", s);
+	ck_assert_msg(runlimits_parse_value(id, s, &v) == -MKI_E_USAGE, "'%s' accepted", s);
 	ck_assert_uint_eq(v, 12345); /* untouched */
 }
 
@@ -70,23 +70,23 @@ START_TEST(set_by_name)
 	struct limits l;
 
 	log_set_level(LOG_QUIET);
-	limits_init(&l);
-	ck_assert_int_eq(limits_set(&l, "deb-data=2G"), 0);
+	runlimits_init(&l);
+	ck_assert_int_eq(runlimits_set(&l, "deb-data=2G"), 0);
 	ck_assert_uint_eq(l.v[LIMIT_DEB_DATA], 2ull << 30);
-	ck_assert_int_eq(limits_set(&l, "deb-entries=10000"), 0);
-	ck_assert_uint_eq(limits_get(&l, LIMIT_DEB_ENTRIES), 10000);
+	ck_assert_int_eq(runlimits_set(&l, "deb-entries=10000"), 0);
+	ck_assert_uint_eq(runlimits_get(&l, LIMIT_DEB_ENTRIES), 10000);
 	/* the last one wins */
-	ck_assert_int_eq(limits_set(&l, "deb-entries=20000"), 0);
-	ck_assert_uint_eq(limits_get(&l, LIMIT_DEB_ENTRIES), 20000);
-	ck_assert_int_eq(limits_set(&l, "deb-dat=2G"), -MKI_E_USAGE);
-	ck_assert_int_eq(limits_set(&l, "nosuch=1"), -MKI_E_USAGE);
-	ck_assert_int_eq(limits_set(&l, "deb-data"), -MKI_E_USAGE);
-	ck_assert_int_eq(limits_set(&l, "=1"), -MKI_E_USAGE);
-	ck_assert_int_eq(limits_set(&l, "deb-data=0"), -MKI_E_USAGE);
-	ck_assert_int_eq(limits_set(&l, "Deb-Data=1G"), -MKI_E_USAGE); /* names are exact */
+	ck_assert_int_eq(runlimits_set(&l, "deb-entries=20000"), 0);
+	ck_assert_uint_eq(runlimits_get(&l, LIMIT_DEB_ENTRIES), 20000);
+	ck_assert_int_eq(runlimits_set(&l, "deb-dat=2G"), -MKI_E_USAGE);
+	ck_assert_int_eq(runlimits_set(&l, "nosuch=1"), -MKI_E_USAGE);
+	ck_assert_int_eq(runlimits_set(&l, "deb-data"), -MKI_E_USAGE);
+	ck_assert_int_eq(runlimits_set(&l, "=1"), -MKI_E_USAGE);
+	ck_assert_int_eq(runlimits_set(&l, "deb-data=0"), -MKI_E_USAGE);
+	ck_assert_int_eq(runlimits_set(&l, "Deb-Data=1G"), -MKI_E_USAGE); /* names are exact */
 	ck_assert_uint_eq(l.v[LIMIT_DEB_DATA], 2ull << 30);            /* failures change nothing */
-	ck_assert_int_eq(limits_find("staging-entries"), LIMIT_STAGING_ENTRIES);
-	ck_assert_int_eq(limits_find("staging"), -1);
+	ck_assert_int_eq(runlimits_find("staging-entries"), LIMIT_STAGING_ENTRIES);
+	ck_assert_int_eq(runlimits_find("staging"), -1);
 }
 END_TEST
 
@@ -95,13 +95,13 @@ START_TEST(defaults_and_zero)
 	struct limits l, zero;
 	int i;
 
-	limits_init(&l);
+	runlimits_init(&l);
 	memset(&zero, 0, sizeof(zero));
 	for (i = 0; i < LIMIT_N; i++) {
 		ck_assert_uint_gt(l.v[i], 0);
-		ck_assert_uint_eq(limits_get(&zero, (enum limit_id)i), l.v[i]);
-		ck_assert_uint_eq(limits_get(NULL, (enum limit_id)i), l.v[i]);
-		ck_assert_int_eq(limits_find(limits_name((enum limit_id)i)), i);
+		ck_assert_uint_eq(runlimits_get(&zero, (enum limit_id)i), l.v[i]);
+		ck_assert_uint_eq(runlimits_get(NULL, (enum limit_id)i), l.v[i]);
+		ck_assert_int_eq(runlimits_find(runlimits_name((enum limit_id)i)), i);
 	}
 	/* margins over bookworm, as README.md states them */
 	ck_assert_uint_ge(l.v[LIMIT_INDEX_UNPACKED], 1ull << 30);
@@ -117,19 +117,19 @@ START_TEST(format_round_trips)
 	struct buf help = { 0 };
 	size_t i;
 
-	ck_assert_str_eq(limits_format(LIMIT_DEB_DATA, 32ull << 30).s, "32G");
-	ck_assert_str_eq(limits_format(LIMIT_DEB_DATA, 1536).s, "1536");
-	ck_assert_str_eq(limits_format(LIMIT_DEB_DATA, 1536 * 1024).s, "1536K");
-	ck_assert_str_eq(limits_format(LIMIT_DEB_ENTRIES, 1024).s, "1024"); /* counts stay plain */
+	ck_assert_str_eq(runlimits_format(LIMIT_DEB_DATA, 32ull << 30).s, "32G");
+	ck_assert_str_eq(runlimits_format(LIMIT_DEB_DATA, 1536).s, "1536");
+	ck_assert_str_eq(runlimits_format(LIMIT_DEB_DATA, 1536 * 1024).s, "1536K");
+	ck_assert_str_eq(runlimits_format(LIMIT_DEB_ENTRIES, 1024).s, "1024"); /* counts stay plain */
 	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
-		ck_assert_uint_eq(parse(LIMIT_DEB_DATA, limits_format(LIMIT_DEB_DATA, vals[i]).s),
+		ck_assert_uint_eq(parse(LIMIT_DEB_DATA, runlimits_format(LIMIT_DEB_DATA, vals[i]).s),
 				  vals[i]);
-	ck_assert_str_eq(limits_hint(NULL, LIMIT_DEB_ENTRIES).s,
+	ck_assert_str_eq(runlimits_hint(NULL, LIMIT_DEB_ENTRIES).s,
 			 "limit 'deb-entries' is 500000; raise it with --limit deb-entries=COUNT "
 			 "if the source is trusted");
-	limits_help(&help);
+	runlimits_help(&help);
 	for (i = 0; i < LIMIT_N; i++)
-		ck_assert_ptr_nonnull(strstr(help.p, limits_name((enum limit_id)i)));
+		ck_assert_ptr_nonnull(strstr(help.p, runlimits_name((enum limit_id)i)));
 	buf_release(&help);
 }
 END_TEST

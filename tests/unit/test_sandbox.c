@@ -16,7 +16,7 @@ static const struct sandbox_info single_build = { .ids = SANDBOX_IDS_SINGLE, .ou
 
 static void map_is(const struct sandbox_info *si, int gid, int host, const char *want)
 {
-	char *m = sandbox_nested_map(si, gid, host);
+	char *m = idshift_nested_map(si, gid, host);
 
 	ck_assert_str_eq(m, want);
 	free(m);
@@ -39,27 +39,27 @@ END_TEST
 
 START_TEST(shift_root_build)
 {
-	ck_assert_uint_eq(sandbox_shift_to_tree(&root_build, 0, 0), 2147352576u);
-	ck_assert_uint_eq(sandbox_shift_to_tree(&root_build, 42, 1), 3000042u);
-	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 2147352576u + 65534, 0), 65534);
-	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 3000042u, 1), 42);
+	ck_assert_uint_eq(idshift_shift_to_tree(&root_build, 0, 0), 2147352576u);
+	ck_assert_uint_eq(idshift_shift_to_tree(&root_build, 42, 1), 3000042u);
+	ck_assert_int_eq(idshift_shift_to_inside(&root_build, 2147352576u + 65534, 0), 65534);
+	ck_assert_int_eq(idshift_shift_to_inside(&root_build, 3000042u, 1), 42);
 	/* set by host root (mkimage, an outside hook): unchanged */
-	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 0, 0), 0);
-	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 42, 1), 42);
+	ck_assert_int_eq(idshift_shift_to_inside(&root_build, 0, 0), 0);
+	ck_assert_int_eq(idshift_shift_to_inside(&root_build, 42, 1), 42);
 	/* above the commands' range: nobody inside could have set it */
-	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 2147352576u + 65536, 0), -1);
-	ck_assert_int_eq(sandbox_shift_to_inside(&root_build, 4294967294u, 1), -1);
+	ck_assert_int_eq(idshift_shift_to_inside(&root_build, 2147352576u + 65536, 0), -1);
+	ck_assert_int_eq(idshift_shift_to_inside(&root_build, 4294967294u, 1), -1);
 }
 END_TEST
 
 START_TEST(shift_identity)
 {
-	ck_assert_uint_eq(sandbox_shift_to_tree(&user_build, 42, 0), 42);
-	ck_assert_int_eq(sandbox_shift_to_inside(&user_build, 65534, 1), 65534);
-	ck_assert_uint_eq(sandbox_shift_to_tree(&single_build, 0, 1), 0);
+	ck_assert_uint_eq(idshift_shift_to_tree(&user_build, 42, 0), 42);
+	ck_assert_int_eq(idshift_shift_to_inside(&user_build, 65534, 1), 65534);
+	ck_assert_uint_eq(idshift_shift_to_tree(&single_build, 0, 1), 0);
 	/* not in a sandbox at all (tools): nothing is shifted */
-	ck_assert_uint_eq(sandbox_tree_uid(7), 7);
-	ck_assert_int_eq(sandbox_inside_gid(7), 7);
+	ck_assert_uint_eq(idshift_tree_uid(7), 7);
+	ck_assert_int_eq(idshift_inside_gid(7), 7);
 }
 END_TEST
 
@@ -73,12 +73,12 @@ START_TEST(caps_v3_to_v2)
 
 	memcpy(other, v3, sizeof(v3));
 	other[20] = 1; /* a rootid of some deeper namespace: left alone */
-	ck_assert_uint_eq(sandbox_caps_to_inside(&root_build, other, sizeof(other)), 24);
-	ck_assert_uint_eq(sandbox_caps_to_inside(&user_build, v3, sizeof(v3)), 24);
-	ck_assert_uint_eq(sandbox_caps_to_inside(&root_build, v3, sizeof(v3)), 20);
+	ck_assert_uint_eq(idshift_caps_to_inside(&root_build, other, sizeof(other)), 24);
+	ck_assert_uint_eq(idshift_caps_to_inside(&user_build, v3, sizeof(v3)), 24);
+	ck_assert_uint_eq(idshift_caps_to_inside(&root_build, v3, sizeof(v3)), 20);
 	ck_assert_mem_eq(v3, want, 20);
 	/* already v2: unchanged */
-	ck_assert_uint_eq(sandbox_caps_to_inside(&root_build, v3, 20), 20);
+	ck_assert_uint_eq(idshift_caps_to_inside(&root_build, v3, 20), 20);
 }
 END_TEST
 

@@ -63,7 +63,7 @@ START_TEST(same_means_every_byte_and_the_length)
 
 	spool_close(work, dirfd);
 	ck_assert_int_ne(access(spool, F_OK), 0); /* removed, with what was left in it */
-	ck_assert_int_eq(remove_tree(work), 0);
+	ck_assert_int_eq(fsutil_remove_tree(work), 0);
 	free(a);
 	free(b);
 }
@@ -81,7 +81,7 @@ START_TEST(open_refuses_an_existing_spool)
 	ck_assert_int_eq(dirfd, -1);
 	spool_close(work, dirfd); /* nothing to do */
 	ck_assert_int_eq(access(spool, F_OK), 0);
-	ck_assert_int_eq(remove_tree(work), 0);
+	ck_assert_int_eq(fsutil_remove_tree(work), 0);
 }
 END_TEST
 

@@ -50,11 +50,11 @@ START_TEST(sha256_known)
 {
 	char hex[65];
 
-	sha256_hex("abc", 3, hex);
+	hash_sha256_hex("abc", 3, hex);
 	ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-	ck_assert(sha256_hex_valid(hex));
+	ck_assert(hash_sha256_hex_valid(hex));
 	hex[3] = 'G';
-	ck_assert(!sha256_hex_valid(hex));
+	ck_assert(!hash_sha256_hex_valid(hex));
 }
 END_TEST
 

@@ -17,7 +17,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "layerfmt.h"
+#include "layerfile_fmt.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -85,16 +85,16 @@ static void get_rec(struct rd *r, struct rec *e)
 {
 	size_t skip;
 
-	e->path = rd_str(r);
-	e->mode = rd_u32(r);
-	e->uid = rd_u32(r);
-	e->gid = rd_u32(r);
-	e->mtime.tv_sec = (time_t)rd_u64(r);
-	e->mtime.tv_nsec = rd_u32(r);
+	e->path = layerfile_rd_str(r);
+	e->mode = layerfile_rd_u32(r);
+	e->uid = layerfile_rd_u32(r);
+	e->gid = layerfile_rd_u32(r);
+	e->mtime.tv_sec = (time_t)layerfile_rd_u64(r);
+	e->mtime.tv_nsec = layerfile_rd_u32(r);
 	if (S_ISREG(e->mode)) {
-		e->size = rd_u64(r);
-		e->link = rd_u64(r);
-		e->n_ext = rd_u32(r);
+		e->size = layerfile_rd_u64(r);
+		e->link = layerfile_rd_u64(r);
+		e->n_ext = layerfile_rd_u32(r);
 		skip = (size_t)e->n_ext * 24;
 		e->ext = (struct rd){ r->p, r->p + skip, 0 };
 		if ((size_t)(r->end - r->p) < skip)
@@ -102,9 +102,9 @@ static void get_rec(struct rd *r, struct rec *e)
 		else
 			r->p += skip;
 	} else if (S_ISLNK(e->mode)) {
-		e->target = rd_str(r);
+		e->target = layerfile_rd_str(r);
 	}
-	rd_xattrs(r, &e->x);
+	layerfile_rd_xattrs(r, &e->x);
 	if (e->mtime.tv_nsec >= 1000000000L)
 		r->bad = 1;
 }
@@ -180,7 +180,7 @@ static int set_meta(int fd, const struct rec *e)
 	struct timespec ts[2] = { e->mtime, e->mtime };
 	int ret;
 
-	if (fchown(fd, sandbox_tree_uid(e->uid), sandbox_tree_gid(e->gid)) ||
+	if (fchown(fd, idshift_tree_uid(e->uid), idshift_tree_gid(e->gid)) ||
 	    fchmod(fd, e->mode & 07777))
 		return -errno;
 	ret = set_xattrs(fd, NULL, &e->x);
@@ -194,7 +194,7 @@ static int set_meta_at(int dirfd, const char *name, const struct rec *e)
 	char *lpath;
 	int ret = 0;
 
-	if (fchownat(dirfd, name, sandbox_tree_uid(e->uid), sandbox_tree_gid(e->gid),
+	if (fchownat(dirfd, name, idshift_tree_uid(e->uid), idshift_tree_gid(e->gid),
 		     AT_SYMLINK_NOFOLLOW))
 		return -errno;
 	if (!S_ISLNK(e->mode) && fchmodat(dirfd, name, e->mode & 07777, 0))
@@ -214,8 +214,8 @@ static int copy_in(struct rs *s, struct rec *e, int fd)
 	uint32_t i;
 
 	for (i = 0; i < e->n_ext; i++) {
-		loff_t to = (loff_t)rd_u64(&e->ext), len = (loff_t)rd_u64(&e->ext);
-		loff_t from = (loff_t)rd_u64(&e->ext);
+		loff_t to = (loff_t)layerfile_rd_u64(&e->ext), len = (loff_t)layerfile_rd_u64(&e->ext);
+		loff_t from = (loff_t)layerfile_rd_u64(&e->ext);
 
 		if ((uint64_t)from > s->data_len || (uint64_t)len > s->data_len - (uint64_t)from ||
 		    (uint64_t)to + (uint64_t)len > e->size)
@@ -325,7 +325,7 @@ static int finish_dirs(struct rs *s)
 
 static int restore_tree(struct rs *s, struct rd *r)
 {
-	uint64_t i, n = rd_u64(r);
+	uint64_t i, n = layerfile_rd_u64(r);
 	struct rec e = { 0 };
 	int ret = 0;
 
@@ -334,7 +334,7 @@ static int restore_tree(struct rs *s, struct rd *r)
 	for (i = 0; !ret && i < n && !r->bad; i++) {
 		get_rec(r, &e);
 		ret = r->bad ? -EBADMSG : restore_entry(s, &e);
-		if (!ret && mki_interrupted())
+		if (!ret && err_interrupted())
 			ret = -MKI_E_INTERRUPTED;
 		rec_release(&e);
 	}
@@ -376,11 +376,11 @@ static int restore_meta(struct rs *rs, struct rd *r, struct stage *s, struct buf
 
 	if (ret)
 		return ret;
-	rd_manifest(r, &s->manifest);
-	s->filtered.files = rd_u64(r);
-	s->filtered.dirs = rd_u64(r);
-	s->filtered.bytes = rd_u64(r);
-	text = rd_str(r);
+	layerfile_rd_manifest(r, &s->manifest);
+	s->filtered.files = layerfile_rd_u64(r);
+	s->filtered.dirs = layerfile_rd_u64(r);
+	s->filtered.bytes = layerfile_rd_u64(r);
+	text = layerfile_rd_str(r);
 	buf_adds(lint, text);
 	free(text);
 	return r->bad || r->p != r->end ? -EBADMSG : 0;
@@ -395,7 +395,7 @@ int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, str
 	struct rd r = { 0 };
 	uint64_t size;
 	size_t i;
-	int ret = layer_read_trailer(fd, name, &tr, &size), checking;
+	int ret = layerfile_read_trailer(fd, name, &tr, &size), checking;
 
 	if (ret)
 		return ret;
@@ -415,7 +415,7 @@ int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, str
 			ret = c.ret;
 	}
 	if (ret && ret != c.ret)
-		log_warn("cannot restore the layer '%s': %s", name, mki_strerror(ret));
+		log_warn("cannot restore the layer '%s': %s", name, err_text(ret));
 	for (i = 0; i < rs.n_dirs; i++)
 		rec_release(&rs.dirs[i]);
 	free(rs.dirs);

@@ -1,6 +1,6 @@
 /*
  * Inside a layer file (layerfile.h), shared by its writer and checker (layerfile.c) and its
- * restorer (layerrestore.c): the trailer and the bounded reader over the records.
+ * restorer (layerfile_restore.c): the trailer and the bounded reader over the records.
  */
 #ifndef MKI_LAYERFMT_H
 #define MKI_LAYERFMT_H
@@ -26,21 +26,21 @@ struct rd {
 	int bad;
 };
 
-uint32_t rd_u32(struct rd *r);
-uint64_t rd_u64(struct rd *r);
+uint32_t layerfile_rd_u32(struct rd *r);
+uint64_t layerfile_rd_u64(struct rd *r);
 /** A string record's bytes, borrowed from the reader; `*n` its length. */
-const uint8_t *rd_mem(struct rd *r, size_t *n);
+const uint8_t *layerfile_rd_mem(struct rd *r, size_t *n);
 /** A string record as a new C string; one holding a NUL byte sets `bad`. */
-char *rd_str(struct rd *r);
+char *layerfile_rd_str(struct rd *r);
 /** An entry's xattr records, added to `e`. */
-void rd_xattrs(struct rd *r, struct manifest_entry *e);
+void layerfile_rd_xattrs(struct rd *r, struct manifest_entry *e);
 /** The stage manifest's records, added to `m`. */
-void rd_manifest(struct rd *r, struct manifest *m);
+void layerfile_rd_manifest(struct rd *r, struct manifest *m);
 
 /**
  * The trailer of the layer file `fd` (named `name`), checked against the file's size `*size`.
  * 0, or -EBADMSG / -EPROTO (logged as warnings) or a negative errno.
  */
-int layer_read_trailer(int fd, const char *name, struct layer_trailer *tr, uint64_t *size);
+int layerfile_read_trailer(int fd, const char *name, struct layer_trailer *tr, uint64_t *size);
 
 #endif

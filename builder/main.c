@@ -55,61 +55,137 @@ struct options {
 	enum stage_id until;
 };
 
+enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED, O_PLAN,
+       O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF, O_CACHE_GC,
+       O_NO_HOST_TWINS, O_NO_LAYER };
+
+/*
+ * The options, in --help's order: getopt's tables and --help are made from this one, and
+ * tests/integration/05-man.sh checks mkimage(1)'s OPTIONS against --help. `help` lines after the
+ * first are indented under it; a help starting with '\n' starts below a long option.
+ */
+static const struct opt {
+	const char *name; /* the long name */
+	int id;           /* the short letter, or O_* for a long option only */
+	int has_arg;      /* getopt's no_argument, required_argument or optional_argument */
+	const char *arg;  /* the argument as --help shows it */
+	const char *help;
+} opts[] = {
+	{ "output", 'o', required_argument, "FILE",
+	  "write the image to FILE (default: recipe's image.output,\nelse images/NAME.ext4)" },
+	{ "cache-dir", O_CACHE, required_argument, "DIR",
+	  "shared download cache (default: $XDG_CACHE_HOME/mkimage)" },
+	{ "cache-gc", O_CACHE_GC, optional_argument, "SIZE",
+	  "remove the least recently used cache objects until the\n"
+	  "cache fits SIZE (512M, 20G; default 0: every object no\nrunning build uses), then stop" },
+	{ "jobs", 'j', required_argument, "N", "parallel downloads and unpack workers (default: 8)" },
+	{ "source", O_SOURCE, required_argument, "'URI SUITE COMPONENT... [signed-by=KEYRING]'",
+	  "\nuse this repository instead of the recipe's sources\n(repeatable)" },
+	{ "offline", O_OFFLINE, no_argument, NULL, "use only the cache; fail if anything is missing" },
+	{ "ignore-valid-until", O_IGNORE_VU, no_argument, NULL,
+	  "accept expired Release files (old snapshots)" },
+	{ "allow-release-rollback", O_ROLLBACK, no_argument, NULL,
+	  "accept a Release older than the last one verified" },
+	{ "lock", O_LOCK, optional_argument, "FILE",
+	  "resolve only and write the lock file (default: beside the\nimage, e.g. images/NAME.lock)" },
+	{ "locked", O_LOCKED, optional_argument, "FILE", "build exactly what the lock file says" },
+	{ "diff", O_DIFF, required_argument, "OLD.lock",
+	  "print the packages added, removed or changed from OLD.lock\n"
+	  "to the lock file given instead of RECIPE, then stop" },
+	{ "plan", O_PLAN, no_argument, NULL, "resolve and print the plan, then stop" },
+	{ "until", O_UNTIL, required_argument, "STAGE",
+	  "stop after STAGE: sources, indexes, resolve, fetch,\nunpack, hooks or image" },
+	{ "keep-staging", O_KEEP, no_argument, NULL, "keep the staging tree and print where it is" },
+	{ "single-id", O_SINGLE, no_argument, NULL, "without subordinate ids, build with one id anyway" },
+	{ "no-native-tools", O_NO_NATIVE, no_argument, NULL,
+	  "emulate every target program while configuring, even\n"
+	  "those the host has in the very same version" },
+	{ "no-host-twins", O_NO_HOST_TWINS, no_argument, NULL,
+	  "when the recipe's repositories lack the host's\n"
+	  "architecture, emulate rather than take native tools\nfrom the host's own apt sources" },
+	{ "no-layer-cache", O_NO_LAYER, no_argument, NULL,
+	  "neither reuse nor store the configured tree in the cache" },
+	{ "verify-reproducible", O_VERIFY, no_argument, NULL,
+	  "build a second time from the same plan and fail,\n"
+	  "naming the first difference, unless the images are identical" },
+	{ "check", O_CHECK, no_argument, NULL, "validate RECIPE and print it normalized, then stop" },
+	{ "verbose", 'v', no_argument, NULL, "more output (repeat for debug)" },
+	{ "quiet", 'q', no_argument, NULL, "errors only" },
+	{ "help", 'h', no_argument, NULL, "this text" },
+	{ "version", 'V', no_argument, NULL, "print the version" },
+	{ "limit", O_LIMIT, required_argument, "NAME=VALUE",
+	  "change a safety limit (repeatable); VALUE is a size\n"
+	  "(512M, 4G) or a count; the limits and their defaults:" },
+};
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+#define HELP_COLUMN 26
+
+/* One option's --help entry: "  -o, --output FILE" and its help text from HELP_COLUMN on. */
+static void usage_opt(struct buf *b, const struct opt *op)
+{
+	const char *line = op->help, *nl;
+	size_t start = b->len;
+	int len;
+
+	if (op->id < 256)
+		buf_addf(b, "  -%c, --%s", op->id, op->name);
+	else
+		buf_addf(b, "      --%s", op->name);
+	if (op->arg)
+		buf_addf(b, op->has_arg == optional_argument ? "[=%s]" : " %s", op->arg);
+	for (;;) {
+		int width = (int)(b->len - start);
+
+		nl = strchr(line, '\n');
+		len = nl ? (int)(nl - line) : (int)strlen(line);
+		if (len)
+			buf_addf(b, "%*s%.*s", width < HELP_COLUMN - 2 ? HELP_COLUMN - width : 2, "",
+				 len, line);
+		if (!nl)
+			break;
+		buf_adds(b, "\n");
+		start = b->len;
+		line = nl + 1;
+	}
+	buf_adds(b, "\n");
+}
+
 static void usage(FILE *f)
 {
-	struct buf lim = { 0 };
+	struct buf b = { 0 };
+	size_t i;
 
-	fputs("usage: mkimage [OPTIONS] RECIPE\n"
-	      "       mkimage --diff OLD.lock NEW.lock\n"
-	      "       mkimage --cache-gc[=SIZE] [--cache-dir DIR]\n"
-	      "Build an ext4 (or tar) root filesystem image for one or more Debian architectures,\n"
-	      "as described by RECIPE, without root.\n\n"
-	      "  -o, --output FILE       write the image to FILE (default: recipe's image.output,\n"
-	      "                          else images/NAME.ext4)\n"
-	      "      --cache-dir DIR     shared download cache (default: $XDG_CACHE_HOME/mkimage)\n"
-	      "      --cache-gc[=SIZE]   remove the least recently used cache objects until the\n"
-	      "                          cache fits SIZE (512M, 20G; default 0: every object no\n"
-	      "                          running build uses), then stop\n"
-	      "  -j, --jobs N            parallel downloads and unpack workers (default: 8)\n"
-	      "      --source 'URI SUITE COMPONENT... [signed-by=KEYRING]'\n"
-	      "                          use this repository instead of the recipe's sources\n"
-	      "                          (repeatable)\n"
-	      "      --offline           use only the cache; fail if anything is missing\n"
-	      "      --ignore-valid-until  accept expired Release files (old snapshots)\n"
-	      "      --allow-release-rollback  accept a Release older than the last one verified\n"
-	      "      --lock[=FILE]       resolve only and write the lock file (default: beside the\n"
-	      "                          image, e.g. images/NAME.lock)\n"
-	      "      --locked[=FILE]     build exactly what the lock file says\n"
-	      "      --diff OLD.lock     print the packages added, removed or changed from OLD.lock\n"
-	      "                          to the lock file given instead of RECIPE, then stop\n"
-	      "      --plan              resolve and print the plan, then stop\n"
-	      "      --until STAGE       stop after STAGE: sources, indexes, resolve, fetch, unpack, hooks\n"
-	      "      --keep-staging      keep the staging tree and print where it is\n"
-	      "      --single-id         without subordinate ids, build with one id anyway\n"
-	      "      --no-native-tools   emulate every target program while configuring, even\n"
-	      "                          those the host has in the very same version\n"
-	      "      --no-host-twins     when the recipe's repositories lack the host's\n"
-	      "                          architecture, emulate rather than take native tools\n"
-	      "                          from the host's own apt sources\n"
-	      "      --no-layer-cache    neither reuse nor store the configured tree in the cache\n"
-	      "      --verify-reproducible  build a second time from the same plan and fail,\n"
-	      "                          naming the first difference, unless the images are identical\n"
-	      "      --check             validate RECIPE and print it normalized, then stop\n"
-	      "  -v, --verbose           more output (repeat for debug)\n"
-	      "  -q, --quiet             errors only\n"
-	      "  -h, --help              this text\n"
-	      "  -V, --version           print the version\n"
-	      "      --limit NAME=VALUE  change a safety limit (repeatable); VALUE is a size\n"
-	      "                          (512M, 4G) or a count; the limits and their defaults:\n",
-	      f);
-	runlimits_help(&lim);
-	fputs(lim.p, f);
-	buf_release(&lim);
-	fputs("\nExit status: 0 ok, 1 build failed, 2 usage or recipe error, 3 repository or signature\n"
-	      "error, 4 resolver or lock error, 5 download or checksum error, 6 bad package or file\n"
-	      "conflict, 7 sandbox, maintainer script or hook failure, 8 image error,\n"
-	      "130 interrupted.\n",
-	      f);
+	buf_adds(&b, "usage: mkimage [OPTIONS] RECIPE\n"
+		     "       mkimage --diff OLD.lock NEW.lock\n"
+		     "       mkimage --cache-gc[=SIZE] [--cache-dir DIR]\n"
+		     "Build an ext4 (or tar) root filesystem image for one or more Debian "
+		     "architectures,\nas described by RECIPE, without root.\n\n");
+	for (i = 0; i < N_OPTS; i++)
+		usage_opt(&b, &opts[i]);
+	runlimits_help(&b);
+	buf_adds(&b, "\nExit status:\n");
+	err_exit_help(&b);
+	fputs(b.p, f);
+	buf_release(&b);
+}
+
+/* getopt_long's tables from opts[]: `longopts` has N_OPTS + 1 rows, `shortopts` 3 * N_OPTS + 1. */
+static void getopt_tables(struct option *longopts, char *shortopts)
+{
+	size_t i;
+
+	for (i = 0; i < N_OPTS; i++) {
+		longopts[i] = (struct option){ opts[i].name, opts[i].has_arg, NULL, opts[i].id };
+		if (opts[i].id >= 256)
+			continue;
+		*shortopts++ = (char)opts[i].id;
+		if (opts[i].has_arg != no_argument)
+			*shortopts++ = ':';
+		if (opts[i].has_arg == optional_argument)
+			*shortopts++ = ':';
+	}
+	longopts[N_OPTS] = (struct option){ 0 };
+	*shortopts = '\0';
 }
 
 static void on_signal(int sig)
@@ -155,43 +231,15 @@ static char *default_cache_dir(void)
 
 static int parse_args(struct options *o, int argc, char **argv)
 {
-	enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED,
-	       O_PLAN, O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF,
-	       O_CACHE_GC, O_NO_HOST_TWINS, O_NO_LAYER };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "cache-dir", required_argument, NULL, O_CACHE },
-		{ "cache-gc", optional_argument, NULL, O_CACHE_GC },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "source", required_argument, NULL, O_SOURCE },
-		{ "offline", no_argument, NULL, O_OFFLINE },
-		{ "ignore-valid-until", no_argument, NULL, O_IGNORE_VU },
-		{ "allow-release-rollback", no_argument, NULL, O_ROLLBACK },
-		{ "lock", optional_argument, NULL, O_LOCK },
-		{ "locked", optional_argument, NULL, O_LOCKED },
-		{ "diff", required_argument, NULL, O_DIFF },
-		{ "plan", no_argument, NULL, O_PLAN },
-		{ "until", required_argument, NULL, O_UNTIL },
-		{ "keep-staging", no_argument, NULL, O_KEEP },
-		{ "check", no_argument, NULL, O_CHECK },
-		{ "single-id", no_argument, NULL, O_SINGLE },
-		{ "no-native-tools", no_argument, NULL, O_NO_NATIVE },
-		{ "no-host-twins", no_argument, NULL, O_NO_HOST_TWINS },
-		{ "no-layer-cache", no_argument, NULL, O_NO_LAYER },
-		{ "verify-reproducible", no_argument, NULL, O_VERIFY },
-		{ "limit", required_argument, NULL, O_LIMIT },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[N_OPTS + 1];
+	char shortopts[3 * N_OPTS + 1];
 	int c, verbosity = 0;
 
 	o->st.jobs = 8;
 	o->until = ST_IMAGE;
 	runlimits_init(&o->st.limits);
-	while ((c = getopt_long(argc, argv, "o:j:vqhV", longopts, NULL)) != -1) {
+	getopt_tables(longopts, shortopts);
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': free(o->output); o->output = xstrdup(optarg); break;
 		case O_CACHE: free(o->st.cache_dir); o->st.cache_dir = xstrdup(optarg); break;

@@ -2,38 +2,68 @@
 
 #include <string.h>
 
-static const char *const texts[MKI_E_MAX - MKI_E_BASE] = {
-	[MKI_E_USAGE - MKI_E_BASE] = "usage error",
-	[MKI_E_RECIPE - MKI_E_BASE] = "invalid recipe",
-	[MKI_E_NOTYET - MKI_E_BASE] = "not yet supported",
-	[MKI_E_SOURCE - MKI_E_BASE] = "invalid apt source",
-	[MKI_E_SIGNATURE - MKI_E_BASE] = "signature verification failed",
-	[MKI_E_INTEGRITY - MKI_E_BASE] = "checksum or size mismatch",
-	[MKI_E_EXPIRED - MKI_E_BASE] = "repository metadata expired",
-	[MKI_E_NETWORK - MKI_E_BASE] = "download failed",
-	[MKI_E_NOTFOUND - MKI_E_BASE] = "not found",
-	[MKI_E_PARSE - MKI_E_BASE] = "malformed data",
-	[MKI_E_RESOLVE - MKI_E_BASE] = "unresolvable package set",
-	[MKI_E_PACKAGE - MKI_E_BASE] = "invalid package",
-	[MKI_E_CONFLICT - MKI_E_BASE] = "file conflict between packages",
-	[MKI_E_SANDBOX - MKI_E_BASE] = "sandbox set-up failed",
-	[MKI_E_HOOK - MKI_E_BASE] = "script or hook failed",
-	[MKI_E_IMAGE - MKI_E_BASE] = "image writer failed",
-	[MKI_E_NOSPACE - MKI_E_BASE] = "image too small",
-	[MKI_E_LIMIT - MKI_E_BASE] = "safety limit exceeded",
-	[MKI_E_OFFLINE - MKI_E_BASE] = "not in cache (offline)",
-	[MKI_E_LOCK - MKI_E_BASE] = "lock file mismatch",
-	[MKI_E_INTERRUPTED - MKI_E_BASE] = "interrupted",
-	[MKI_E_LIMIT_REPO - MKI_E_BASE] = "repository data exceeds a safety limit",
-	[MKI_E_LIMIT_PKG - MKI_E_BASE] = "package exceeds a safety limit",
+#include "buf.h"
+
+/* What each of our codes means and which exit status it ends the process with. */
+static const struct {
+	const char *text;
+	enum mki_exit exit;
+} codes[MKI_E_MAX - MKI_E_BASE] = {
+#define CODE(c, t, x) [MKI_E_##c - MKI_E_BASE] = { t, MKI_EXIT_##x }
+	CODE(USAGE, "usage error", USAGE),
+	CODE(RECIPE, "invalid recipe", USAGE),
+	CODE(NOTYET, "not yet supported", FAILED),
+	CODE(SOURCE, "invalid apt source", REPOSITORY),
+	CODE(SIGNATURE, "signature verification failed", REPOSITORY),
+	CODE(INTEGRITY, "checksum or size mismatch", DOWNLOAD),
+	CODE(EXPIRED, "repository metadata expired", REPOSITORY),
+	CODE(NETWORK, "download failed", DOWNLOAD),
+	CODE(NOTFOUND, "not found", DOWNLOAD),
+	CODE(PARSE, "malformed data", REPOSITORY),
+	CODE(RESOLVE, "unresolvable package set", RESOLVE),
+	CODE(PACKAGE, "invalid package", PACKAGE),
+	CODE(CONFLICT, "file conflict between packages", PACKAGE),
+	CODE(SANDBOX, "sandbox set-up failed", SCRIPT),
+	CODE(HOOK, "script or hook failed", SCRIPT),
+	CODE(IMAGE, "image writer failed", IMAGE),
+	CODE(NOSPACE, "image too small", IMAGE),
+	CODE(LIMIT, "safety limit exceeded", FAILED),
+	CODE(OFFLINE, "not in cache (offline)", DOWNLOAD),
+	CODE(LOCK, "lock file mismatch", RESOLVE),
+	CODE(INTERRUPTED, "interrupted", INTERRUPTED),
+	CODE(LIMIT_REPO, "repository data exceeds a safety limit", REPOSITORY),
+	CODE(LIMIT_PKG, "package exceeds a safety limit", PACKAGE),
+#undef CODE
 };
+
+/* The exit statuses, in order, with the meaning --help and mkimage(1) give them. */
+static const struct {
+	enum mki_exit exit;
+	const char *meaning;
+} statuses[] = {
+	{ MKI_EXIT_OK, "ok" },
+	{ MKI_EXIT_FAILED, "build failed (other)" },
+	{ MKI_EXIT_USAGE, "usage or recipe error" },
+	{ MKI_EXIT_REPOSITORY, "repository or signature error" },
+	{ MKI_EXIT_RESOLVE, "resolver or lock error" },
+	{ MKI_EXIT_DOWNLOAD, "download or checksum error" },
+	{ MKI_EXIT_PACKAGE, "bad package or file conflict" },
+	{ MKI_EXIT_SCRIPT, "sandbox, maintainer script or hook failure" },
+	{ MKI_EXIT_IMAGE, "image error" },
+	{ MKI_EXIT_INTERRUPTED, "interrupted" },
+};
+
+static int is_ours(int e)
+{
+	return e > MKI_E_BASE && e < MKI_E_MAX && codes[e - MKI_E_BASE].text;
+}
 
 const char *err_text(int err)
 {
 	int e = err < 0 ? -err : err;
 
-	if (e > MKI_E_BASE && e < MKI_E_MAX && texts[e - MKI_E_BASE])
-		return texts[e - MKI_E_BASE];
+	if (is_ours(e))
+		return codes[e - MKI_E_BASE].text;
 	if (e > 0 && e < MKI_E_BASE)
 		return strerror(e);
 	return "unknown error";
@@ -41,41 +71,19 @@ const char *err_text(int err)
 
 int err_exit_code(int err)
 {
-	switch (err < 0 ? -err : err) {
-	case 0:
-		return 0;
-	case MKI_E_USAGE:
-	case MKI_E_RECIPE:
-		return 2;
-	case MKI_E_SOURCE:
-	case MKI_E_SIGNATURE:
-	case MKI_E_EXPIRED:
-	case MKI_E_PARSE:
-	case MKI_E_LIMIT_REPO:
-		return 3;
-	case MKI_E_RESOLVE:
-	case MKI_E_LOCK:
-		return 4;
-	case MKI_E_NETWORK:
-	case MKI_E_NOTFOUND:
-	case MKI_E_INTEGRITY:
-	case MKI_E_OFFLINE:
-		return 5;
-	case MKI_E_PACKAGE:
-	case MKI_E_CONFLICT:
-	case MKI_E_LIMIT_PKG:
-		return 6;
-	case MKI_E_SANDBOX:
-	case MKI_E_HOOK:
-		return 7;
-	case MKI_E_IMAGE:
-	case MKI_E_NOSPACE:
-		return 8;
-	case MKI_E_INTERRUPTED:
-		return 130;
-	default:
-		return 1;
-	}
+	int e = err < 0 ? -err : err;
+
+	if (!e)
+		return MKI_EXIT_OK;
+	return is_ours(e) ? (int)codes[e - MKI_E_BASE].exit : MKI_EXIT_FAILED;
+}
+
+void err_exit_help(struct buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+		buf_addf(out, "  %-4d %s\n", (int)statuses[i].exit, statuses[i].meaning);
 }
 
 #include <signal.h>

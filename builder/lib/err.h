@@ -22,7 +22,7 @@ enum mki_err {
 	MKI_E_HOOK,       /* maintainer script or hook failed */
 	MKI_E_IMAGE,      /* image writer failure */
 	MKI_E_NOSPACE,    /* image too small */
-	MKI_E_LIMIT,      /* an internal bound was hit (see limits.h for the configurable ones) */
+	MKI_E_LIMIT,      /* an internal bound was hit (runlimits.h holds the configurable ones) */
 	MKI_E_OFFLINE,    /* --offline and the cache lacks an object */
 	MKI_E_LOCK,       /* --locked and the lock does not match */
 	MKI_E_INTERRUPTED,/* SIGINT/SIGTERM */
@@ -31,17 +31,33 @@ enum mki_err {
 	MKI_E_MAX
 };
 
+/*
+ * The process exit statuses. err.c's table gives each its one-line meaning; `mkimage --help`
+ * prints that table and tests/integration/05-man.sh checks it against mkimage(1)'s EXIT STATUS.
+ */
+enum mki_exit {
+	MKI_EXIT_OK = 0,
+	MKI_EXIT_FAILED = 1,
+	MKI_EXIT_USAGE = 2,
+	MKI_EXIT_REPOSITORY = 3,
+	MKI_EXIT_RESOLVE = 4,
+	MKI_EXIT_DOWNLOAD = 5,
+	MKI_EXIT_PACKAGE = 6,
+	MKI_EXIT_SCRIPT = 7,
+	MKI_EXIT_IMAGE = 8,
+	MKI_EXIT_INTERRUPTED = 130,
+};
+
+struct buf;
+
 /** Human text for a negative error code (errno or MKI_E_*). Never NULL. */
 const char *err_text(int err);
 
-/**
- * Process exit status for an error, as documented in README.md:
- * 0 ok, 1 build failed, 2 usage or recipe, 3 repository/verification, 4 resolve,
- * 5 download, 6 package/unpack, 7 sandbox/hooks, 8 image, 130 interrupted.
- */
+/** Process exit status for an error code: an enum mki_exit value (errno codes: MKI_EXIT_FAILED). */
 int err_exit_code(int err);
 
-
+/** Append the exit statuses and their meanings to `out`, one "  N  meaning" line each. */
+void err_exit_help(struct buf *out);
 
 /** Record that SIGINT/SIGTERM arrived (async-signal-safe). */
 void err_set_interrupted(int sig);

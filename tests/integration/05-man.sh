@@ -1,5 +1,5 @@
-# The manual pages: groff and lexgrog find nothing wrong, mkimage(1) names every option --help
-# lists, mkimage.cfg(5) every key the recipe parser accepts (from its *_keys[] tables in
+# The manual pages: groff and lexgrog find nothing wrong, mkimage(1) names every option and exit
+# status --help lists and no other, mkimage.cfg(5) every key the recipe parser accepts (from its *_keys[] tables in
 # builder/recipe/recipe.c, so a key added there must be documented here too).
 . "$(dirname "$0")/lib.sh"
 
@@ -15,7 +15,10 @@ MANWIDTH=200 man -l "$TOP/builder/man/mkimage.1" 2>/dev/null | col -bx >"$T/mkim
 MANWIDTH=200 man -l "$TOP/builder/man/mkimage.cfg.5" 2>/dev/null | col -bx >"$T/mkimage.cfg.5.txt"
 
 expect_ok "$MKIMAGE" --help
-opts=$(grep -oE '(^|[ ,])--?[a-zA-Z][a-z-]*' "$T/out" | sed 's/^[ ,]//' | sort -u)
+cp "$T/out" "$T/help.txt"
+# The options: --help is made from main.c's option table; mkimage(1) documents each one...
+opts=$(sed '/^Exit status:/,$d' "$T/help.txt" | grep -oE '(^|[ ,])--?[a-zA-Z][a-z-]*' |
+	sed 's/^[ ,]//' | sort -u)
 [ "$(echo "$opts" | wc -l)" -ge 20 ] || fail "found only $(echo "$opts" | wc -l) options in --help"
 # ...each as a term of its own in OPTIONS ("       -o, --output FILE"), not merely mentioned.
 sed -n '/^OPTIONS/,/^EXIT STATUS/p' "$T/mkimage.1.txt" >"$T/options.txt"
@@ -23,6 +26,21 @@ for o in $opts; do
 	grep -qE -- "^ +(-[a-zA-Z], )?$o([ ,=[]|$)" "$T/options.txt" ||
 		fail "mkimage(1) does not document '$o' in OPTIONS"
 done
+# ...and documents no option --help lacks: every term of OPTIONS is one --help lists.
+terms=$(sed -nE 's/^ {7}((-[a-zA-Z]), )?(--[a-z-]+).*/\2 \3/p' "$T/options.txt")
+[ "$(echo $terms | wc -w)" -ge 20 ] || fail "found only $(echo $terms | wc -w) options in mkimage(1)"
+for o in $terms; do
+	echo "$opts" | grep -qxe "$o" || fail "mkimage(1) documents '$o', which --help does not list"
+done
+
+# The exit statuses: --help prints err.c's table ("  3    repository or signature error");
+# mkimage(1)'s EXIT STATUS has a term for each of them and for no other.
+help_codes=$(sed -n '/^Exit status:/,$p' "$T/help.txt" | sed -nE 's/^  ([0-9]+) .*/\1/p')
+sed -n '/^EXIT STATUS/,/^ENVIRONMENT/p' "$T/mkimage.1.txt" >"$T/exit.txt"
+man_codes=$(sed -nE 's/^ {7}([0-9]+)( .*)?$/\1/p' "$T/exit.txt")
+[ "$(echo $help_codes | wc -w)" -ge 10 ] || fail "found only $(echo $help_codes | wc -w) exit statuses in --help"
+[ "$(echo $help_codes)" = "$(echo $man_codes)" ] ||
+	fail "exit statuses: --help lists '$(echo $help_codes)', mkimage(1) '$(echo $man_codes)'"
 
 # Every key of every key table of the parser: static const char *const X_keys[] = { "a", ... };
 keys=$(sed -n '/^static const char \*const [a-z_]*_keys\[\]/,/};/p' "$TOP/builder/recipe/recipe.c" |

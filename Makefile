@@ -143,6 +143,7 @@ install: mkimage mkimage-exec
 	install -D -m 0755 mkimage-exec $(DESTDIR)$(PREFIX)/lib/mkimage/mkimage-exec
 	install -D -m 0644 builder/man/mkimage.1 $(DESTDIR)$(MANDIR)/man1/mkimage.1
 	install -D -m 0644 builder/man/mkimage.cfg.5 $(DESTDIR)$(MANDIR)/man5/mkimage.cfg.5
+	install -D -m 0644 builder/man/mkimage.7 $(DESTDIR)$(MANDIR)/man7/mkimage.7
 
 # mkimage_VERSION_ARCH.deb in the top directory, then lintian on it (builder/packaging/mkdeb.sh).
 deb: mkimage mkimage-exec

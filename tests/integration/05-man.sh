@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v lexgrog >/dev/null && command -v groff >/dev/null || skip "man-db or groff missing (make deps)"
-for page in "$TOP/builder/man/mkimage.1" "$TOP/builder/man/mkimage.cfg.5"; do
+for page in "$TOP/builder/man/mkimage.1" "$TOP/builder/man/mkimage.cfg.5" "$TOP/builder/man/mkimage.7"; do
 	warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null) || fail "man cannot render '$page'"
 	[ -z "$warnings" ] || { echo "$warnings" >&2; fail "groff warns about '$page'"; }
 	lexgrog "$page" >/dev/null || fail "lexgrog finds no NAME section in '$page'"

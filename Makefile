@@ -132,8 +132,8 @@ check-san: mkimage-exec tools
 bench: bench-deps mkimage mkimage-exec
 	tests/bench/run.sh
 
-# Boot a built image under qemu-system with its own kernel (tests/bootvm.sh, README "Booting the
-# images"): `make boot RECIPE=arm-board` boots images/arm-board.ext4; IMAGE=path boots another.
+# Boot a built image under qemu-system with its own kernel (tests/bootvm.sh, mkimage(7)
+# BOOTING): `make boot RECIPE=arm-board` boots images/arm-board.ext4; IMAGE=path boots another.
 boot:
 	@[ -n "$(IMAGE)$(RECIPE)" ] || { echo "make boot: say RECIPE=NAME (images/NAME.ext4) or IMAGE=FILE" >&2; exit 2; }
 	tests/bootvm.sh $(or $(IMAGE),images/$(basename $(notdir $(RECIPE))).ext4)

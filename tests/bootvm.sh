@@ -48,7 +48,7 @@ if [ ! -f "$kernel" ] || [ ! -f "$initrd" ]; then
 	[ -s "$kernel" ] && [ -s "$initrd" ] || die "could not read the kernel or initrd '$ver' from '$img'"
 fi
 
-# The machine per architecture: what README.md ("Booting the images") documents.
+# The machine per architecture: what mkimage(7) (BOOTING) documents.
 append="root=LABEL=$label rootwait panic=-1"
 case $arch in
 armhf)

@@ -1,7 +1,7 @@
 /*
  * Safety limits on what a repository or a package may make us download, hold, decompress or
- * unpack. Every limit has a default generous for real Debian archives (see README.md, "Limits and
- * failure behaviour") and can be changed at run time with `--limit NAME=VALUE`.
+ * unpack. Every limit has a default generous for real Debian archives (see mkimage(7), LIMITS)
+ * and can be changed at run time with `--limit NAME=VALUE`.
  *
  * A hit limit is a refusal, never a truncation: the stage logs what, where, the limit's name and
  * value and how to raise it, and returns -MKI_E_LIMIT_REPO (index data, exit 3) or

@@ -305,7 +305,7 @@ static Solver *solver_new(const struct resolve_ctx *c)
 /*
  * libsolv verifies apt's choice (the chosen set installed as jobs of their own). Where that set is
  * not installable - apt's problem resolver would then give up or remove things - libsolv searches
- * itself, still steered towards apt's choices, and finds a valid set if there is one (README:
+ * itself, still steered towards apt's choices, and finds a valid set if there is one (mkimage(7):
  * "How packages are chosen"). Returns the solver that succeeded, or the failed one.
  */
 static Solver *solve_as_apt(const struct resolve_ctx *c, int *failed)

@@ -1,6 +1,6 @@
 /*
  * Resolve policy: which package satisfies a dependency, decided as apt decides it, so that
- * mkimage installs what `apt-get install` would (README "How packages are chosen").
+ * mkimage installs what `apt-get install` would (mkimage(7), "How packages are chosen").
  *
  * apt (apt-pkg/depcache.cc, MarkInstall) walks the request depth first: a dependency already
  * satisfied by a marked package is left alone; otherwise the alternatives of the or-group are

@@ -1,5 +1,5 @@
 /*
- * The rootless sandbox (README: "Configuration and hooks", "Threat model"): one user + mount +
+ * The rootless sandbox (mkimage(7): CONFIGURATION, THREAT MODEL): one user + mount +
  * uts + ipc namespace that the build enters before unpacking and stays in until the image is
  * written, with the full subordinate id range mapped (or the identity map when really root), a private binfmt_misc instance with
  * qemu-user registered for the foreign architectures, and runs of target programs, each in a

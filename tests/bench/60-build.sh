@@ -62,7 +62,7 @@ measure() { # measure NAME CMD...: appends "wall maxrss_kb" to $W/NAME.times
 }
 
 # The peer does what the recipe's keys make mkimage do, in mkimage's order: minimize's dpkg path
-# filters (the globs README "Path filters" lists), the hostname and fstab, the overlays, the hooks,
+# filters (the globs mkimage.cfg(5), PATH FILTERS, lists), the hostname and fstab, the overlays, the hooks,
 # then the empty machine id.
 peer() {
 	local steps=() h o

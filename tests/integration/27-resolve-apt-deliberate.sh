@@ -1,4 +1,4 @@
-# Where mkimage deliberately differs from apt (README "How packages are chosen", "Deliberate
+# Where mkimage deliberately differs from apt (mkimage(7), "How packages are chosen", "Deliberate
 # differences"): each case is a real repository of dpkg-deb packages, signed and served on
 # 127.0.0.1; `mkimage --lock` resolves it, `apt-get -s install` (signed-by the same key) shows
 # what apt does on the same indexes, and both outcomes are asserted.

@@ -1,4 +1,4 @@
-# apt's choices, rule by rule (README "How packages are chosen"), on a synthetic armhf+armel
+# apt's choices, rule by rule (mkimage(7), "How packages are chosen"), on a synthetic armhf+armel
 # repository: each scenario's set must equal the expected set and apt-get -s's, and pass
 # depcheck. Then apt's refusal of an ambiguous virtual request.
 . "$(dirname "$0")/lib.sh"

@@ -2,7 +2,7 @@
 # the host's sources list them) for armhf+armel, amd64+i386 and arm64+armhf: a fixed-seed sample
 # of random requests (tests/integration/resolve_diff.py), each resolved by mkimage and by
 # apt-get -s on the same lists. Every set of mkimage's must pass depcheck.py, mkimage must solve
-# whatever apt solves, and the sets must agree (README "How packages are chosen"). The larger run
+# whatever apt solves, and the sets must agree (mkimage(7), "How packages are chosen"). The larger run
 # is `make bench` (tests/bench/21-resolve-diff.sh).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/resolve.inc"

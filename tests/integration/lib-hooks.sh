@@ -105,7 +105,7 @@ fixture_tree() {
 }
 
 # root_base uid|gid: where a root build stores its commands' id 0 (root's /etc/subuid or
-# /etc/subgid entry, else the fixed range of README "The sandbox").
+# /etc/subgid entry, else the fixed range of mkimage(7), CONFIGURATION).
 root_base() {
 	local u g
 	u=$(awk -F: '$1 == "root" || $1 == "0" { print $2; exit }' /etc/subuid)

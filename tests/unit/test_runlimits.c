@@ -103,7 +103,7 @@ START_TEST(defaults_and_zero)
 		ck_assert_uint_eq(runlimits_get(NULL, (enum limit_id)i), l.v[i]);
 		ck_assert_int_eq(runlimits_find(runlimits_name((enum limit_id)i)), i);
 	}
-	/* margins over bookworm, as README.md states them */
+	/* margins over bookworm, as mkimage(7), LIMITS, states them */
 	ck_assert_uint_ge(l.v[LIMIT_INDEX_UNPACKED], 1ull << 30);
 	ck_assert_uint_ge(l.v[LIMIT_DEB_DATA], 32ull << 30);
 	ck_assert_uint_ge(l.v[LIMIT_RELATIONS], 10000);

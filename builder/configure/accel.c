@@ -25,6 +25,7 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "lib/url.h"
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 
 #define LIB_PREFIX "/lib/" MKI_HOST_MULTIARCH "/"

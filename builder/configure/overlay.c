@@ -23,6 +23,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/manifest.h"
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 #include "tree/stage.h"
 

@@ -15,7 +15,7 @@
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/idshift.h"
 #include "store/layer.h"
 
 int stage_init(struct stage *s, const char *work_dir)

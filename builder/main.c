@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "configure/accel.h"
 #include "configure/hooks.h"
 #include "configure/overlay.h"
 #include "debian/plan.h"
@@ -584,7 +585,8 @@ static int fetch_stage(struct options *o, const struct recipe *r, struct build *
 
 	if (ret || o->until < ST_HOOKS || o->st.no_native_tools)
 		return ret;
-	ret = twinsrc_select(&b->twins, &b->indexes, &b->plan, r, &o->st, fetch_items);
+	ret = twinsrc_select(&b->twins, &b->indexes, &b->plan, r, &o->st, fetch_items,
+			     accel_select);
 	if (!ret && b->twins.n) {
 		enum log_level old = log_cap_severity(LOG_INFO); /* one warning below says it all */
 

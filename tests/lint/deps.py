@@ -183,7 +183,8 @@ def check_include(path, fam, lineno, name, table):
         if elsewhere:
             return ("forbidden", f'{where}: "{name}" is not in family {fam or "main"}; write '
                     f'"{elsewhere[0]}/{name}" (if the table allows it)', None)
-        return "path", f'{where}: "{name}" does not exist in builder/{fam}/; fix the path', None
+        folder = f"builder/{fam}/" if fam else "builder/"
+        return "path", f'{where}: "{name}" does not exist in {folder}; fix the path', None
     target = os.path.join(BUILDER, name)
     if not os.path.isfile(target):
         return "path", f'{where}: "{name}" does not exist under builder/; fix the path', None

@@ -38,7 +38,7 @@ int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
 		 const struct plan *twins, const struct recipe *r, const struct settings *st,
 		 layer_unpack_fn *unpack);
 
-/** 1 when the tree `l` was made for was restored from the cache: it is already configured. */
+/** 1 when the tree `l` describes was restored from the cache: it is already configured. */
 int layer_restored(const struct layer *l);
 
 /**

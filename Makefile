@@ -108,8 +108,9 @@ integration: mkimage mkimage-exec tools
 	tests/integration/run.sh -j $(TEST_JOBS)
 
 # Structure checks (tests/lint/*): which family includes which, exported names, unit suites.
+# Each runs even when one before it failed, so one run lists every finding.
 lint: $(LIB_OBJS)
-	@for t in tests/lint/*; do [ -x "$$t" ] || continue; "$$t" $(OUT) || exit 1; done
+	@rc=0; for t in tests/lint/*; do [ -x "$$t" ] || continue; "$$t" $(OUT) || rc=1; done; exit $$rc
 
 check: lint unit integration
 

@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "configure/accel.h"
 #include "configure/hooks.h"
+#include "configure/overlay.h"
 #include "debian/plan.h"
 #include "image/image.h"
 #include "lib/err.h"
@@ -464,6 +466,8 @@ struct build {
 	struct plan plan;
 	struct plan twins; /* host-arch builds of the plan's tools (accel.h) */
 	struct stage stage;
+	struct layer *layer;             /* the layer cache's view of the stage (layer.h) */
+	struct overlay_report *overlays; /* what the recipe's overlays wrote (overlay.h); or NULL */
 	struct fetch_stats fetch;
 	struct report rep;
 	struct bootexport boot; /* image.export_boot */
@@ -520,6 +524,7 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 /* The image's companions: lock, SBOM and build report beside it. */
 static int write_outputs(struct options *o, const struct recipe *r, struct build *b)
 {
+	struct buf overlays = { 0 };
 	struct stat st;
 	const char *base;
 	int ret = hash_file_hex(o->output, HASH_SHA256, b->rep.image_sha256);
@@ -545,12 +550,16 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.files_cached = b->fetch.files_cached;
 	b->rep.filtered = b->stage.filtered;
 	b->rep.warnings = log_warning_count();
-	b->rep.overlays = b->stage.overlays;
+	if (b->overlays)
+		overlay_report_json(b->overlays, &overlays);
+	b->rep.overlays = overlays.p;
 	b->rep.boot = &b->boot;
-	b->rep.layer_outcome = layer_outcome(b->stage.layer);
-	b->rep.layer_key = layer_key(b->stage.layer);
+	b->rep.layer_outcome = layer_outcome(b->layer);
+	b->rep.layer_key = layer_key(b->layer);
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, o->report_file);
+	b->rep.overlays = NULL;
+	buf_release(&overlays);
 	if (ret)
 		log_error("cannot write the build report '%s': %s", o->report_file, err_text(ret));
 	return ret;
@@ -586,6 +595,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 	struct settings st2 = o->st;
 	struct image_params ip = *first;
 	struct stage again = { 0 };
+	struct overlay_report *overlays = NULL;
 	char *out2 = xasprintf("%s.verify", o->output);
 	int ret;
 
@@ -596,7 +606,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 	if (!ret)
 		ret = unpack_plan(&again, &b->plan, r, &st2);
 	if (!ret)
-		ret = hooks_run(&again, &b->plan, &b->twins, r, &st2);
+		ret = hooks_run(&again, NULL, &b->plan, &b->twins, r, &st2, &overlays);
 	if (!ret)
 		ret = image_write(&again, &ip);
 	if (!ret) {
@@ -606,6 +616,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 	}
 	unlink(out2);
 	stage_release(&again);
+	overlay_report_free(overlays);
 	free(st2.work_dir);
 	free(out2);
 	return ret;
@@ -622,7 +633,8 @@ static int fetch_stage(struct options *o, const struct recipe *r, struct build *
 
 	if (ret || o->until < ST_HOOKS || o->st.no_native_tools)
 		return ret;
-	ret = twinsrc_select(&b->twins, &b->indexes, &b->plan, r, &o->st, fetch_items);
+	ret = twinsrc_select(&b->twins, &b->indexes, &b->plan, r, &o->st, fetch_items,
+			     accel_select);
 	if (!ret && b->twins.n) {
 		enum log_level old = log_cap_severity(LOG_INFO); /* one warning below says it all */
 
@@ -690,11 +702,12 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	o->st.no_layer_cache |= o->until < ST_HOOKS; /* --until unpack: the unconfigured tree */
 	if (!ret)
 		ret = stop_after(o, ST_UNPACK,
-				 timed(b, ST_UNPACK, layer_unpack(&b->stage, &b->plan, &b->twins, r,
-								  &o->st, unpack_plan)));
+				 timed(b, ST_UNPACK, layer_unpack(&b->stage, &b->layer, &b->plan,
+								  &b->twins, r, &o->st, unpack_plan)));
 	if (!ret)
 		ret = stop_after(o, ST_HOOKS,
-				 timed(b, ST_HOOKS, hooks_run(&b->stage, &b->plan, &b->twins, r, &o->st)));
+				 timed(b, ST_HOOKS, hooks_run(&b->stage, b->layer, &b->plan, &b->twins, r,
+							      &o->st, &b->overlays)));
 	if (ret)
 		return ret;
 	ip.im = &r->image;
@@ -720,6 +733,8 @@ static void build_release(struct build *b)
 {
 	bootexport_release(&b->boot);
 	stage_release(&b->stage);
+	overlay_report_free(b->overlays);
+	layer_free(b->layer);
 	plan_release(&b->plan);
 	plan_release(&b->twins);
 	indexes_release(&b->indexes);

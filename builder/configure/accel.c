@@ -18,6 +18,7 @@
 #include "debian/arch.h"
 #include "debian/deb.h"
 #include "debian/deb822.h"
+#include "debian/pkgindex.h"
 #include "execprof.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
@@ -25,6 +26,7 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "lib/url.h"
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 
 #define LIB_PREFIX "/lib/" MKI_HOST_MULTIARCH "/"
@@ -287,21 +289,18 @@ static void consider(struct select *x, const struct deb822 *d, const char *base)
 	split_deps(deb822_get(d, "Depends"), &c->deps);
 }
 
-static int read_candidates(struct select *x, const struct indexes *ix)
+static int read_candidates(struct select *x, const struct pkgindex *v, size_t n)
 {
-	for (size_t i = 0; i < ix->n_files; i++) {
-		const struct index_file *f = &ix->files[i];
+	for (size_t i = 0; i < n; i++) {
 		struct deb822 d;
 		int r;
 
-		if (!f->native_tools)
-			continue;
-		if ((r = deb822_open(&d, f->path)) < 0) {
-			log_error("cannot read index '%s': %s", f->path, strerror(-r));
+		if ((r = deb822_open(&d, v[i].path)) < 0) {
+			log_error("cannot read index '%s': %s", v[i].path, strerror(-r));
 			return r;
 		}
 		while ((r = deb822_next(&d)) == 1)
-			consider(x, &d, ix->releases[f->release].src->uri);
+			consider(x, &d, v[i].base);
 		deb822_close(&d);
 		if (r < 0)
 			return r;
@@ -326,13 +325,13 @@ static void choose(struct select *x, struct cand *c)
 		choose(x, cand_find(x, c->deps.v[i]));
 }
 
-int accel_select(const struct indexes *ix, const struct plan *p, struct plan *twins,
+int accel_select(const struct pkgindex *v, size_t n, const struct plan *p, struct plan *twins,
 		 const char *from)
 {
 	struct select x = { .p = p };
 	const char *const *t;
 	size_t i;
-	int ret = read_candidates(&x, ix);
+	int ret = read_candidates(&x, v, n);
 
 	memset(twins, 0, sizeof(*twins));
 	for (t = tool_packages; !ret && *t; t++)

@@ -19,7 +19,6 @@
 #include <stddef.h>
 
 #include "debian/plan.h"
-#include "repo/indexes.h"
 
 #ifndef MKI_HOST_MULTIARCH
 #error "MKI_HOST_MULTIARCH must be set by the build (dpkg-architecture -qDEB_HOST_MULTIARCH)"
@@ -39,14 +38,16 @@ struct accel {
 	char *profile;   /* host path of the exec profile (execprof.h, with -v); else NULL */
 };
 
+struct pkgindex;
+
 /**
- * The twins of the plan: for each emulated, arch-specific plan entry that the host arch's index
- * (ix files marked native_tools) has in the same source version, the packages the native tools
- * need - the tool packages and, by name, what they depend on. Entries are ready for fetch_plan().
- * `twins` belongs to the caller (plan_release); `from` names `ix` in the info line ("the host's
- * apt sources"). Negative code on an unreadable index.
+ * The twins of the plan: for each emulated, arch-specific plan entry that the host arch's
+ * Packages indexes (`n` of them at `v`, debian/pkgindex.h) have in the same source version, the
+ * packages the native tools need - the tool packages and, by name, what they depend on. Entries
+ * are ready for fetch_plan(). `twins` belongs to the caller (plan_release); `from` names the
+ * indexes in the info line ("the host's apt sources"). Negative code on an unreadable index.
  */
-int accel_select(const struct indexes *ix, const struct plan *p, struct plan *twins,
+int accel_select(const struct pkgindex *v, size_t n, const struct plan *p, struct plan *twins,
 		 const char *from);
 /**
  * Prepare native tools for configuring `root` (unpacked from `p`) after the foreign archs were

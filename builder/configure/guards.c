@@ -16,7 +16,7 @@
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/idshift.h"
 
 #define POLICY_RC_D "usr/sbin/policy-rc.d"
 #define SSD "usr/sbin/start-stop-daemon"

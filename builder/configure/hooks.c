@@ -104,8 +104,8 @@ static int finish(struct stage *s, const struct recipe *r, int rootfd, int64_t s
 	return ret;
 }
 
-int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
-	      const struct recipe *r, const struct settings *st)
+int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const struct plan *twins,
+	      const struct recipe *r, const struct settings *st, struct overlay_report **overlays)
 {
 	struct guards g = { 0 };
 	struct target t;
@@ -117,21 +117,21 @@ int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
 	ret = overlay_precheck(r, s, rootfd);
 	if (!ret)
 		ret = target_setup_archs(&t, &p->archs);
-	if (!ret && layer_restored(s->layer)) {
+	if (!ret && layer_restored(l)) {
 		guards_adopt(&g, rootfd); /* a layer is stored with the guards in place */
 	} else if (!ret && (ret = guards_install(&g, rootfd))) {
 		log_error("cannot install the build guards in '%s': %s", s->root, strerror(-ret));
 		ret = -MKI_E_SANDBOX;
 	}
-	if (!ret && !layer_restored(s->layer))
+	if (!ret && !layer_restored(l))
 		ret = configure(&t, p, twins, r, st);
 	/* The layer point: what follows depends on more than the package set (layer.c's key). */
 	if (!ret)
-		layer_save(s->layer, s, rootfd);
+		layer_save(l, s, rootfd);
 	if (!ret)
 		ret = identity_write(r, rootfd, st->source_date_epoch);
 	if (!ret)
-		ret = overlay_apply(r, s, rootfd, st->source_date_epoch);
+		ret = overlay_apply(r, s, rootfd, st->source_date_epoch, overlays);
 	if (!ret)
 		ret = recipehooks_run(&t, r);
 	ret2 = guards_remove(&g, rootfd, s->root);

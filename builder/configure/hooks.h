@@ -4,7 +4,9 @@
 
 #include "debian/plan.h"
 #include "lib/settings.h"
+#include "overlay.h"
 #include "recipe/recipe.h"
+#include "store/layer.h"
 #include "tree/stage.h"
 
 /**
@@ -12,14 +14,15 @@
  * sandbox, which the caller has entered (sandbox_enter): register qemu for the plan's foreign
  * archs and check that each arch's libc runs; install the guards (guards.h); set up native tools
  * from `twins` (accel.h; may be empty) for the maintainer scripts; configure the packages
- * (configure.h), then store the configured tree in the layer cache (layer_save) - or, when
- * s->layer says the tree was restored from it, skip installing the guards and configuring; write
- * the identity files and copy the overlays (identity.h, overlay.h; s->overlays gets the overlays'
- * report); run the recipe's hooks (recipehooks.h); remove the guards; reset /etc/machine-id;
- * reconcile `s->manifest` with the tree (reconcile.h). A failing or hanging script or hook is
- * -MKI_E_HOOK (logged with its name, status and last lines of output).
+ * (configure.h), then store the configured tree in the layer cache as `l` (layer_save; `l` is
+ * borrowed, NULL: no layer cache) - or, when `l` says the tree was restored from it, skip
+ * installing the guards and configuring; write the identity files and copy the overlays
+ * (identity.h, overlay.h; *overlays gets the overlays' report, as overlay_apply() gives it);
+ * run the recipe's hooks (recipehooks.h); remove the guards; reset /etc/machine-id; reconcile
+ * `s->manifest` with the tree (reconcile.h). A failing or hanging script or hook is -MKI_E_HOOK
+ * (logged with its name, status and last lines of output).
  */
-int hooks_run(struct stage *s, const struct plan *p, const struct plan *twins,
-	      const struct recipe *r, const struct settings *st);
+int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const struct plan *twins,
+	      const struct recipe *r, const struct settings *st, struct overlay_report **overlays);
 
 #endif

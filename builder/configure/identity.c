@@ -12,7 +12,7 @@
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/idshift.h"
 
 #define TMP_SUFFIX ".mkimage-tmp"
 #define HOSTS_MAX (1u << 20)

@@ -23,6 +23,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/manifest.h"
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 #include "tree/stage.h"
 
@@ -577,17 +578,18 @@ int overlay_precheck(const struct recipe *r, struct stage *s, int rootfd)
 	return ret;
 }
 
-int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde)
+int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde,
+		  struct overlay_report **out)
 {
 	struct ctx c = { .r = r, .s = s, .rootfd = rootfd, .sde = sde };
 	struct overlay_report *rep;
 	size_t i;
 	int ret = r->n_overlays ? ctx_init(&c) : 0;
 
+	*out = NULL;
 	if (ret || !r->n_overlays)
 		return ret;
-	overlay_report_free(s->overlays);
-	rep = s->overlays = xcalloc(1, sizeof(*s->overlays));
+	rep = xcalloc(1, sizeof(*rep));
 	rep->v = xcalloc(r->n_overlays, sizeof(*rep->v));
 	for (i = 0; !ret && i < r->n_overlays; i++) {
 		double t0 = log_now();
@@ -602,6 +604,10 @@ int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t s
 				 c.res->dirs, log_now() - t0);
 	}
 	free(c.root_path);
+	if (ret)
+		overlay_report_free(rep);
+	else
+		*out = rep;
 	return ret;
 }
 

@@ -59,9 +59,11 @@ int overlay_link_inside(const char *path, const char *target);
  * Refused, nothing more written: a file replacing a directory or, unless o->replace, a file a
  * package owns; a directory where the tree has something else; a missing destination parent.
  * These are recipe errors: logged with FILE:LINE, -MKI_E_RECIPE. I/O errors are -MKI_E_HOOK.
- * s->overlays (freed by stage_release()) gets one result per overlay; nothing without overlays.
+ * On success *out gets one result per overlay (the caller frees it: overlay_report_free), or
+ * NULL without overlays; on error NULL.
  */
-int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde);
+int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde,
+		  struct overlay_report **out);
 
 /**
  * Before configuration: the refusals overlay_apply() would make against the unpacked tree of

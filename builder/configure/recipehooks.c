@@ -16,7 +16,7 @@
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/readfile.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/idshift.h"
 
 #define SCRIPT_MAX (16u << 20)
 

@@ -17,6 +17,7 @@
 
 #include "lib/err.h"
 #include "lib/log.h"
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 #include "tree/treeread.h"
 

@@ -10,7 +10,6 @@
 
 #define REPORT_STAGES 7
 
-struct overlay_report;
 struct bootexport;
 
 struct report {
@@ -24,7 +23,7 @@ struct report {
 	char image_sha256[65];
 	const char *image, *lock, *sbom;
 	unsigned warnings;
-	const struct overlay_report *overlays; /* NULL: the recipe has none */
+	const char *overlays;                  /* from overlay_report_json(); NULL: none */
 	const struct bootexport *boot;         /* image.export_boot; reported once committed */
 	const char *layer_outcome, *layer_key; /* the layer cache (layer.h); NULL: not reached */
 };

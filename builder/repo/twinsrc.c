@@ -8,11 +8,12 @@
 #include "twinsrc.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "configure/accel.h"
 #include "lib/err.h"
 #include "lib/log.h"
+#include "lib/x.h"
 #include "sources.h"
 
 static int has_native_files(const struct indexes *ix)
@@ -21,6 +22,25 @@ static int has_native_files(const struct indexes *ix)
 		if (ix->files[i].native_tools)
 			return 1;
 	return 0;
+}
+
+/* `pick` over the files of `ix` marked for native tools, in their order. */
+static int pick_from(const struct indexes *ix, const struct plan *p, struct plan *twins,
+		     const char *from, twinsrc_pick_fn *pick)
+{
+	struct pkgindex *v = xcalloc(ix->n_files + 1, sizeof(*v));
+	size_t i, n = 0;
+	int ret;
+
+	for (i = 0; i < ix->n_files; i++) {
+		if (!ix->files[i].native_tools)
+			continue;
+		v[n].path = ix->files[i].path;
+		v[n++].base = ix->releases[ix->files[i].release].src->uri;
+	}
+	ret = pick(v, n, p, twins, from);
+	free(v);
+	return ret;
 }
 
 /* The host's sources' indexes for `arch`; 1 when the apt root offers none (not a failure). */
@@ -39,14 +59,15 @@ static int load_host(struct sources *s, struct indexes *hix, const struct recipe
 }
 
 static int from_host(struct plan *twins, const struct plan *p, const struct recipe *r,
-		     const struct settings *st, fetch_items_fn *download, const char *arch)
+		     const struct settings *st, fetch_items_fn *download, twinsrc_pick_fn *pick,
+		     const char *arch)
 {
 	struct sources s = { 0 };
 	struct indexes hix = { 0 };
 	int ret = load_host(&s, &hix, r, st, download, arch);
 
 	if (!ret)
-		ret = accel_select(&hix, p, twins, "the host's apt sources");
+		ret = pick_from(&hix, p, twins, "the host's apt sources", pick);
 	if (ret == 1)
 		log_info("native tools: the recipe's repositories lack '%s' and the host's apt sources "
 			 "in '%s' offer none; every target program is emulated", arch, st->apt_root);
@@ -66,17 +87,18 @@ static int from_host(struct plan *twins, const struct plan *p, const struct reci
 }
 
 int twinsrc_select(struct plan *twins, const struct indexes *ix, const struct plan *p,
-		   const struct recipe *r, const struct settings *st, fetch_items_fn *download)
+		   const struct recipe *r, const struct settings *st, fetch_items_fn *download,
+		   twinsrc_pick_fn *pick)
 {
 	const char *arch = indexes_native_arch(r, st);
 
 	memset(twins, 0, sizeof(*twins));
 	if (!arch || has_native_files(ix))
-		return accel_select(ix, p, twins, "the recipe's repositories");
+		return pick_from(ix, p, twins, "the recipe's repositories", pick);
 	if (st->no_host_twins) {
 		log_info("native tools: the recipe's repositories lack '%s' and --no-host-twins "
 			 "leaves the host's apt sources out; every target program is emulated", arch);
 		return 0;
 	}
-	return from_host(twins, p, r, st, download, arch);
+	return from_host(twins, p, r, st, download, pick, arch);
 }

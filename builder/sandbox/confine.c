@@ -20,8 +20,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "idshift.h"
 #include "lib/log.h"
-#include "sandbox.h"
+#include "userns.h"
 
 static int pivot_into(const char *root)
 {

@@ -7,14 +7,22 @@
  * these helpers are the only place that shift is done and undone. Ids below the base can only
  * have been set by host root (mkimage, an outside hook): they are read back unchanged.
  */
-#include "sandbox.h"
-#include "sandbox_int.h"
+#include "idshift.h"
+#include "idshift_internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/str.h"
+
+/* Set by sandbox_enter(): what sandbox_get() returns from then on. */
+static const struct sandbox_info *ns;
+
+void idshift_set_namespace(const struct sandbox_info *si)
+{
+	ns = si;
+}
 
 /* Shifted: only root builds store base + id; everything else is the identity. */
 static int shifted(const struct sandbox_info *si)
@@ -58,26 +66,22 @@ char *idshift_nested_map(const struct sandbox_info *si, int gid, int host)
 
 uid_t idshift_tree_uid(uid_t inside)
 {
-	return (uid_t)idshift_shift_to_tree(sandbox_get(), inside, 0);
+	return (uid_t)idshift_shift_to_tree(ns, inside, 0);
 }
 
 gid_t idshift_tree_gid(gid_t inside)
 {
-	return (gid_t)idshift_shift_to_tree(sandbox_get(), inside, 1);
+	return (gid_t)idshift_shift_to_tree(ns, inside, 1);
 }
 
 long idshift_inside_uid(uid_t tree)
 {
-	const struct sandbox_info *si = sandbox_get();
-
-	return si ? idshift_shift_to_inside(si, tree, 0) : (long)tree;
+	return ns ? idshift_shift_to_inside(ns, tree, 0) : (long)tree;
 }
 
 long idshift_inside_gid(gid_t tree)
 {
-	const struct sandbox_info *si = sandbox_get();
-
-	return si ? idshift_shift_to_inside(si, tree, 1) : (long)tree;
+	return ns ? idshift_shift_to_inside(ns, tree, 1) : (long)tree;
 }
 
 /* <linux/capability.h> on-disk layout: le32 magic_etc, 2 x {le32 permitted, le32 inheritable}, v3: le32 rootid */

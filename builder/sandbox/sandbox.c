@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "confine.h"
+#include "idshift.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/proc.h"
@@ -163,6 +164,7 @@ int sandbox_enter(const struct sandbox_opts *o)
 	mount_binfmt();
 	info.binfmt_dir = xstrdup(BINFMT_DIR);
 	entered = 1;
+	idshift_set_namespace(&info);
 	log_debug("sandbox: ids %s, binfmt_misc %s",
 		  info.ids == SANDBOX_IDS_FULL	 ? "full subordinate range"
 		  : info.ids == SANDBOX_IDS_ROOT ? "identity (root)"

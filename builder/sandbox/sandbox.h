@@ -14,27 +14,11 @@
 #include <sys/types.h>
 
 #include "lib/str.h"
+#include "userns.h"
 #include "watchdog.h"
-
-enum sandbox_idmap {
-	SANDBOX_IDS_NONE,   /* not entered */
-	SANDBOX_IDS_FULL,   /* 0 = the user, 1..N = its /etc/subuid range (N <= 65536) */
-	SANDBOX_IDS_ROOT,   /* really root: identity map; commands get 0..65535 at sub_uid */
-	SANDBOX_IDS_SINGLE, /* only 0 = the user: chown to other ids fails inside */
-};
 
 struct sandbox_opts {
 	int allow_single_id; /* go on with a single-id map when no subordinate range exists */
-};
-
-/** What sandbox_enter() set up; read-only for callers. */
-struct sandbox_info {
-	enum sandbox_idmap ids;
-	uid_t outer_uid, sub_uid; /* sub_*: first subordinate id (FULL), or the commands' base (ROOT) */
-	gid_t outer_gid, sub_gid;
-	unsigned sub_count;
-	int binfmt_private; /* a private binfmt_misc instance is mounted */
-	char *binfmt_dir;   /* where it is mounted (or the host's, for the fallback) */
 };
 
 /**
@@ -68,34 +52,6 @@ int sandbox_add_arch(const char *arch);
 int sandbox_set_interpreter(const char *interp);
 /** Whether `arch` runs through qemu (registered by sandbox_add_arch()). */
 int sandbox_arch_emulated(const char *arch);
-
-/*
- * Root builds: the commands' ids 0..65535 are stored from root's /etc/subuid and /etc/subgid
- * entry, or from this fixed range (systemd's "foreign" range, 0x7FFE0000) when root has none.
- */
-#define SANDBOX_ROOT_RANGE 2147352576u
-#define SANDBOX_ROOT_COUNT 65536u
-
-/** The on-disk owner of what a command sees as `inside` (root builds: base + id; else itself). */
-uid_t idshift_tree_uid(uid_t inside);
-gid_t idshift_tree_gid(gid_t inside);
-/**
- * What a command sees for the on-disk owner `tree`. Root builds: ids below the base were set by
- * host root (mkimage, an outside hook) and are kept; -1 for ids above the commands' range.
- */
-long idshift_inside_uid(uid_t tree);
-long idshift_inside_gid(gid_t tree);
-/**
- * The uid_map (or, `gid`, gid_map) text of a command's nested user namespace; `host`: a command on
- * the host filesystem (an outside hook), which in root builds keeps the identity. New string.
- */
-char *idshift_nested_map(const struct sandbox_info *si, int gid, int host);
-/**
- * A security.capability value read back from the tree of a root build: a command's v3 value with
- * rootid = the commands' base becomes the v2 value a user build records (in place). New length;
- * anything else is left alone.
- */
-size_t idshift_caps_to_inside(const struct sandbox_info *si, unsigned char *val, size_t len);
 
 /** What became of a command besides its exit status (see sandbox_cmd.report). */
 struct sandbox_report {

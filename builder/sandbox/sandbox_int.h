@@ -1,6 +1,6 @@
 /*
- * The sandbox's modules among themselves (sandbox.c, sandbox_idmap.c, sandbox_binfmt.c, idshift.c)
- * and their unit tests.
+ * The sandbox's own files among themselves (sandbox.c, sandbox_idmap.c, sandbox_binfmt.c) and
+ * their unit tests.
  */
 #ifndef MKI_SANDBOX_INT_H
 #define MKI_SANDBOX_INT_H
@@ -41,9 +41,5 @@ struct arch;
  * by `interp` with flags FP: ":mkimage-QEMU:M::MAGIC:MASK:INTERP:FP". New string.
  */
 char *sandbox_binfmt_line(const struct arch *a, const char *interp);
-
-/** idshift_tree_uid() and idshift_inside_uid() (sandbox.h) for a given state; `gid`: gid range. */
-unsigned long idshift_shift_to_tree(const struct sandbox_info *si, unsigned long id, int gid);
-long idshift_shift_to_inside(const struct sandbox_info *si, unsigned long id, int gid);
 
 #endif

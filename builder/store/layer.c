@@ -165,8 +165,9 @@ static int lookup(struct layer *l, struct stage *s, const struct settings *st)
 	return 1;
 }
 
-int layer_unpack(struct stage *s, const struct plan *p, const struct plan *twins,
-		 const struct recipe *r, const struct settings *st, layer_unpack_fn *unpack)
+int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
+		 const struct plan *twins, const struct recipe *r, const struct settings *st,
+		 layer_unpack_fn *unpack)
 {
 	struct layer *l = xcalloc(1, sizeof(*l));
 	int ret = 0;
@@ -188,9 +189,7 @@ int layer_unpack(struct stage *s, const struct plan *p, const struct plan *twins
 	} else if (!ret) {
 		ret = unpack(s, p, r, st);
 	}
-	if (s->layer)
-		layer_free(s->layer);
-	s->layer = l;
+	*lp = l;
 	return ret;
 }
 

@@ -29,14 +29,16 @@ typedef int layer_unpack_fn(struct stage *out, const struct plan *p, const struc
  * The unpack stage with the layer cache in front of it: when the cache holds an intact layer for
  * `p` (with `twins`, the native tools' plan), `r` and `st`, restore it into <work_dir>/root and
  * fill `s` as `unpack` would have (root, manifest, manifest_file, lint_file, filtered); else run
- * `unpack`. Either way s->layer says which (layer_restored), for hooks_run(); stage_release()
- * frees it. Disabled by st->no_layer_cache. Returns what `unpack` returns, 0 after a restore, or
+ * `unpack`. Either way *lp gets the layer, also on error: it says which (layer_restored), for
+ * hooks_run(), and what became of it, for the report; the caller frees it (layer_free).
+ * Disabled by st->no_layer_cache. Returns what `unpack` returns, 0 after a restore, or
  * -MKI_E_INTERRUPTED; a layer that cannot be used is never an error.
  */
-int layer_unpack(struct stage *s, const struct plan *p, const struct plan *twins,
-		 const struct recipe *r, const struct settings *st, layer_unpack_fn *unpack);
+int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
+		 const struct plan *twins, const struct recipe *r, const struct settings *st,
+		 layer_unpack_fn *unpack);
 
-/** 1 when the tree of `l`'s stage was restored from the cache: it is already configured. */
+/** 1 when the tree `l` describes was restored from the cache: it is already configured. */
 int layer_restored(const struct layer *l);
 
 /**

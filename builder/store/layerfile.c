@@ -16,7 +16,7 @@
 #include "lib/fsutil.h"
 #include "lib/hash.h"
 #include "lib/log.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/idshift.h"
 #include "tree/treeread.h"
 
 #define MAGIC "MKILAYR\n"

@@ -21,7 +21,7 @@
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/log.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/idshift.h"
 
 struct rec {
 	char *path;

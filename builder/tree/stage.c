@@ -9,14 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "configure/overlay.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
-#include "sandbox/sandbox.h"
-#include "store/layer.h"
+#include "sandbox/idshift.h"
 
 int stage_init(struct stage *s, const char *work_dir)
 {
@@ -42,8 +40,6 @@ void stage_release(struct stage *s)
 	free(s->manifest_file);
 	free(s->lint_file);
 	manifest_release(&s->manifest);
-	overlay_report_free(s->overlays);
-	layer_free(s->layer);
 	memset(s, 0, sizeof(*s));
 }
 

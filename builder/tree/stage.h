@@ -9,17 +9,12 @@
 #include "debian/pathfilter.h"
 #include "lib/manifest.h"
 
-struct layer;
-struct overlay_report;
-
 struct stage {
 	char *root;               /* absolute path of the staging tree: <work_dir>/root */
 	char *manifest_file;      /* <work_dir>/manifest: the manifest as saved after unpacking */
 	char *lint_file;          /* <work_dir>/multiarch-lint: files outside triplet paths */
 	struct manifest manifest;
 	struct pathfilter_count filtered; /* what the recipe's path filters left out */
-	struct overlay_report *overlays;  /* what the recipe's overlays wrote (overlay.h); or NULL */
-	struct layer *layer;              /* the layer cache's view of this tree (layer.h); or NULL */
 };
 
 /**

@@ -9,6 +9,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 
 #define XATTR_LIST_MAX_BYTES 65536

@@ -107,6 +107,7 @@ int main(int argc, char **argv)
 	struct plan p = { 0 };
 	struct settings st = { .source_date_epoch = -1 };
 	struct stage s = { 0 };
+	struct overlay_report *overlays = NULL;
 	struct sandbox_opts so = { 0 };
 	struct strv execs = { 0 };
 	const char *recipe = NULL, *manifest = NULL, *sde = getenv("SOURCE_DATE_EPOCH");
@@ -156,11 +157,12 @@ int main(int argc, char **argv)
 	if (!ret && !exec_only)
 		ret = reconcile_manifest(&s, st.source_date_epoch, NULL);
 	if (!ret && !exec_only)
-		ret = hooks_run(&s, &p, NULL, &r, &st);
+		ret = hooks_run(&s, NULL, &p, NULL, &r, &st, &overlays);
 	if (!ret && manifest && (ret = manifest_save(&s.manifest, manifest)))
 		fprintf(stderr, "configure: cannot write '%s': %s\n", manifest, err_text(ret));
 	for (i = 0; !ret && !exec_failed && i < execs.n; i++)
 		exec_failed = exec_in(s.root, execs.v[i]);
+	overlay_report_free(overlays);
 	if (have_recipe)
 		recipe_release(&r);
 	strv_release(&execs);

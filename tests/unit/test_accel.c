@@ -7,6 +7,7 @@
 #include "configure/accel.h"
 #include "configure/accel_internal.h"
 #include "debian/arch.h"
+#include "debian/pkgindex.h"
 
 START_TEST(source_version_drops_binnmu_only)
 {
@@ -92,16 +93,10 @@ static const char *const packages =
 START_TEST(select_takes_same_version_tools_and_their_dependencies)
 {
 	char path[] = "/tmp/mkimage-accel-packages-XXXXXX", uri[] = "http://127.0.0.1:1/debian";
-	char arch[16];
-	struct source src = { .uri = uri };
-	struct index_release rel = { .src = &src };
-	struct index_file file = { .arch = arch, .path = path, .native_tools = 1 };
-	struct indexes ix = { .releases = &rel, .n_releases = 1, .files = &file, .n_files = 1 };
+	struct pkgindex ix = { .path = path, .base = uri };
 	struct plan p = { 0 }, twins = { 0 };
 	FILE *f;
 	int fd = mkstemp(path);
-
-	snprintf(arch, sizeof(arch), "%s", arch_host());
 
 	ck_assert_int_ge(fd, 0);
 	f = fdopen(fd, "w");
@@ -117,7 +112,7 @@ START_TEST(select_takes_same_version_tools_and_their_dependencies)
 	add_entry(&p, "coreutils", "armhf", "9.1-1");
 	add_entry(&p, "libunrelated1", "armhf", "1.0-1");
 	add_entry(&p, "debconf", "all", "1.5.82");
-	ck_assert_int_eq(accel_select(&ix, &p, &twins, "test"), 0);
+	ck_assert_int_eq(accel_select(&ix, 1, &p, &twins, "test"), 0);
 	ck_assert_int_eq((int)twins.n, 2);
 	ck_assert_str_eq(twins.v[0].name, "dash");
 	ck_assert_str_eq(twins.v[0].arch, arch_host());

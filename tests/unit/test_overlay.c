@@ -151,12 +151,12 @@ START_TEST(apply)
 	ck_assert_int_eq(overlay_check(&o, "r.cfg"), 0);
 	ck_assert_int_eq(overlay_precheck(&r, &s, rootfd), -MKI_E_RECIPE);
 	ck_assert_int_eq(access(path_in(tree, "etc/app.conf"), F_OK), -1); /* nothing written */
-	ck_assert_int_eq(overlay_apply(&r, &s, rootfd, 100), -MKI_E_RECIPE);
+	ck_assert_int_eq(overlay_apply(&r, &s, rootfd, 100, &rep), -MKI_E_RECIPE);
+	ck_assert_ptr_null(rep);
 
 	o.replace = 1;
 	ck_assert_int_eq(overlay_precheck(&r, &s, rootfd), 0);
-	ck_assert_int_eq(overlay_apply(&r, &s, rootfd, 100), 0);
-	rep = s.overlays;
+	ck_assert_int_eq(overlay_apply(&r, &s, rootfd, 100, &rep), 0);
 	ck_assert_int_eq(rep->n, 1);
 	ck_assert_int_eq(rep->v[0].files, 2);
 	ck_assert_int_eq(rep->v[0].links, 1);
@@ -175,7 +175,7 @@ START_TEST(apply)
 	fd = openat(open(tree, O_RDONLY | O_DIRECTORY), "etc/owned", O_RDONLY);
 	ck_assert_int_eq(read(fd, buf, sizeof(buf) - 1), 8);
 	ck_assert_str_eq(buf, "overlay\n");
-	overlay_report_free(s.overlays);
+	overlay_report_free(rep);
 	manifest_release(&s.manifest);
 	close(rootfd);
 }

@@ -6,6 +6,7 @@
 
 #include "debian/arch.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/idshift_internal.h"
 #include "sandbox/sandbox_int.h"
 
 static const struct sandbox_info root_build = { .ids = SANDBOX_IDS_ROOT,

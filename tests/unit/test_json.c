@@ -12,7 +12,8 @@ static const struct {
 	{ "say \"hi\"\\", "\"say \\\"hi\\\"\\\\\"" },
 	{ "a\nb\tc\r\x01\x1f", "\"a\\nb\\tc\\u000d\\u0001\\u001f\"" },
 	{ "/usr/bin\x7f", "\"/usr/bin\x7f\"" },                      /* DEL is legal JSON */
-	{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+	{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+	  "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
 	{ "caf\xe9", "\"caf\\ufffd\"" },                              /* Latin-1 */
 	{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },                         /* overlong '/' */
 	{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },              /* a surrogate */

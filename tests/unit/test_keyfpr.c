@@ -22,11 +22,11 @@ static const char keys_sh[] =
 	"set -e; cd %s; export GNUPGHOME=$PWD/home; mkdir -m 700 home;"
 	"for k in a b; do gpg --batch --quiet --passphrase '' --quick-gen-key "
 	"\"mkimage unit $k <$k@example.org>\" ed25519 sign never 2>/dev/null;"
-	"gpg --batch --with-colons --list-keys $k@example.org 2>/dev/null | awk -F: '/^fpr/ {print $10; exit}' "
-	">$k.fpr; gpg --batch --export $k@example.org >$k.gpg; done;"
+	"gpg --batch --with-colons --list-keys $k@example.org 2>/dev/null |"
+	"awk -F: '/^fpr/ {print $10; exit}' >$k.fpr; gpg --batch --export $k@example.org >$k.gpg; done;"
 	"gpg --batch --quiet --passphrase '' --quick-add-key $(cat a.fpr) cv25519 encr never;"
-	"gpg --batch --with-colons --list-keys a@example.org 2>/dev/null | awk -F: '/^fpr/ {n++} n == 2 "
-	"{print $10; exit}' >a.sub; gpg --batch --export a@example.org >a.gpg;"
+	"gpg --batch --with-colons --list-keys a@example.org 2>/dev/null |"
+	"awk -F: '/^fpr/ {n++} n == 2 {print $10; exit}' >a.sub; gpg --batch --export a@example.org >a.gpg;"
 	"gpg --batch --armor --export a@example.org >a.asc; cat a.gpg b.gpg >ab.gpg;"
 	"printf 'not a key\\n' >text.gpg; : >empty.gpg; gpgconf --kill gpg-agent";
 

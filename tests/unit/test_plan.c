@@ -14,7 +14,7 @@ static const struct {
 	{ "python3", "armhf", "allowed", "python3" },
 	{ "hello", "armhf", "no", "hello" },
 	{ "base-files", "all", NULL, "base-files" },
-	{ "odd", "armhf", "Same", "odd" }, /* the field's value is lowercase; nothing else matches */
+	{ "odd", "armhf", "Same", "odd" }, /* the value is lowercase; nothing else matches */
 };
 
 START_TEST(dpkg_name)

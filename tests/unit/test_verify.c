@@ -1,4 +1,4 @@
-/* Two builds compared: their images byte for byte, then their trees to name the first difference. */
+/* Two builds compared: their images byte for byte, then their trees for the first difference. */
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>

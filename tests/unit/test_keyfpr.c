@@ -159,6 +159,7 @@ Suite *keyfpr_suite(void)
 	Suite *s = suite_create("keyfpr");
 	TCase *tc = tcase_create("core");
 
+	tcase_set_timeout(tc, 30); /* gpg runs; the machine may be busy */
 	tcase_add_unchecked_fixture(tc, keys_setup, keys_teardown);
 	tcase_add_test(tc, list_primary_sorted);
 	tcase_add_test(tc, list_armored);

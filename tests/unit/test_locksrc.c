@@ -136,16 +136,15 @@ START_TEST(trusted_and_older_lock)
 }
 END_TEST
 
-/* A key no keyring holds, or keys split over two keyrings: -MKI_E_SOURCE, nothing appended. */
+/*
+ * Keys split over two keyrings, each holding one: -MKI_E_SOURCE, nothing appended. Every keyring
+ * of the machine's /usr/share/keyrings is read first: this takes a few seconds.
+ */
 START_TEST(key_not_found)
 {
 	struct strv specs = { 0 };
 	char *keys = xasprintf("%s,%s", fpr_a, fpr_b), *line = source_line("main", keys);
 
-	ck_assert_int_eq(specs_of(line, &specs), -MKI_E_SOURCE);
-	ck_assert_uint_eq(specs.n, 0);
-	free(line);
-	line = source_line("main", "0123456789ABCDEF0123456789ABCDEF01234567");
 	ck_assert_int_eq(specs_of(line, &specs), -MKI_E_SOURCE);
 	ck_assert_uint_eq(specs.n, 0);
 	free(line);
@@ -173,6 +172,7 @@ Suite *locksrc_suite(void)
 	Suite *s = suite_create("locksrc");
 	TCase *tc = tcase_create("core");
 
+	tcase_set_timeout(tc, 30); /* gpg runs once per keyring searched */
 	tcase_add_unchecked_fixture(tc, keys_setup, keys_teardown);
 	tcase_add_test(tc, keyring_found);
 	tcase_add_test(tc, trusted_and_older_lock);

@@ -22,6 +22,7 @@ static int cmp_name(const void *a, const void *b)
 int treeread_names(int dirfd, struct strv *names)
 {
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t first = names->n;
 	struct dirent *de;
 	DIR *d;
 
@@ -36,8 +37,8 @@ int treeread_names(int dirfd, struct strv *names)
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			strv_push(names, de->d_name);
 	closedir(d);
-	if (names->n)
-		qsort(names->v, names->n, sizeof(*names->v), cmp_name);
+	if (names->n > first) /* what the caller had stays where it was */
+		qsort(names->v + first, names->n - first, sizeof(*names->v), cmp_name);
 	return 0;
 }
 

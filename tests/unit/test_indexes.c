@@ -168,89 +168,6 @@ START_TEST(unwritable_work_dir_gives_its_errno)
 }
 END_TEST
 
-/* A download that vanished before decompression: open's own error. */
-START_TEST(missing_download_gives_its_errno)
-{
-	char dir[] = "/tmp/mki-unit-indexes.XXXXXX";
-	struct settings st = { 0 };
-	struct indexes_ctx c = { .st = &st };
-	char path[] = "main/binary-armhf/Packages.xz";
-	struct rel_entry f = { .path = path, .size = 1 };
-	struct want x = { .file = &f };
-	int fd = open("/dev/null", O_WRONLY);
-
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	x.derived = xasprintf("%s/derived", dir);
-	x.url = xstrdup("http://127.0.0.1:9/Packages.xz");
-	x.item.path = xasprintf("%s/gone", dir);
-	dup2(fd, 2);
-	ck_assert_int_eq(indexes_decompress_want(&c, &x), -ENOENT);
-	ck_assert_int_eq(access(x.derived, F_OK), -1);
-	close(fd);
-	free(x.derived);
-	free(x.url);
-	free(x.item.path);
-	rmdir(dir);
-}
-END_TEST
-
-static size_t wants_of(const char *native_arch, int native_only, const char *src_arch,
-		       struct wants *w)
-{
-	char uri[] = "http://127.0.0.1:9", suite[] = "bookworm", origin[] = "test";
-	char cache[] = "/nonexistent-mki/cache", base[] = "http://127.0.0.1:9/dists/bookworm";
-	char xz[] = "main/binary-amd64/Packages.xz", hf[] = "main/binary-armhf/Packages.xz";
-	char all[] = "main/binary-all/Packages.xz";
-	struct rel_entry files[] = { { .path = xz, .size = 10 }, { .path = hf, .size = 10 },
-				     { .path = all, .size = 10 } };
-	struct source src = { .uri = uri, .suite = suite, .origin = origin, .from_host = 1 };
-	struct settings st = { .cache_dir = cache };
-	struct rel r = { .src = &src, .base = base };
-	struct indexes_ctx c = { .st = &st, .rels = &r, .n = 1, .native_arch = native_arch,
-				 .native_only = native_only };
-
-	for (size_t i = 0; i < 3; i++)
-		memset(files[i].sha256, 'a' + (int)i, 64);
-	r.info.v = files;
-	r.info.n = 3;
-	strv_push(&r.info.archs, "amd64");
-	strv_push(&r.info.archs, "armhf");
-	strv_push(&r.info.archs, "all");
-	strv_push(&r.info.comps, "main");
-	strv_push(&src.components, "main");
-	strv_push(&src.archs, src_arch);
-	ck_assert_int_eq(indexes_want_release_files(&c, w, 0), 0);
-	strv_release(&r.info.archs);
-	strv_release(&r.info.comps);
-	strv_release(&src.components);
-	strv_release(&src.archs);
-	return w->n;
-}
-
-/*
- * The host's sources for native tools' twins: only the host arch's Packages file, marked for
- * native tools (never resolved), not "all" nor whatever the entry names; a recipe's source gets
- * its archs, "all" and the host arch's file marked apart.
- */
-START_TEST(twins_want_the_host_arch_alone)
-{
-	struct wants w = { 0 };
-
-	ck_assert_uint_eq(wants_of("amd64", 1, "amd64", &w), 1);
-	ck_assert_str_eq(w.v[0].arch, "amd64");
-	ck_assert_int_eq(w.v[0].native_tools, 1);
-	indexes_wants_release(&w);
-	memset(&w, 0, sizeof(w));
-	ck_assert_uint_eq(wants_of("amd64", 0, "armhf", &w), 3);
-	ck_assert_str_eq(w.v[0].arch, "armhf");
-	ck_assert_str_eq(w.v[1].arch, "all");
-	ck_assert_str_eq(w.v[2].arch, "amd64");
-	ck_assert_int_eq(w.v[0].native_tools + w.v[1].native_tools, 0);
-	ck_assert_int_eq(w.v[2].native_tools, 1);
-	indexes_wants_release(&w);
-}
-END_TEST
-
 Suite *indexes_suite(void)
 {
 	Suite *s = suite_create("indexes");
@@ -262,8 +179,6 @@ Suite *indexes_suite(void)
 	tcase_add_test(tc, release_fields_and_sha256_list);
 	tcase_add_test(tc, release_refuses_malformed_lines);
 	tcase_add_test(tc, unwritable_work_dir_gives_its_errno);
-	tcase_add_test(tc, missing_download_gives_its_errno);
-	tcase_add_test(tc, twins_want_the_host_arch_alone);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,17 +1,11 @@
+/* The layer cache's key (layer.c); the file itself is in test_layerfile*.c. */
 #include <check.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 #include "lib/hash.h"
 #include "lib/str.h"
 #include "store/layer_internal.h"
-#include "store/layerfile.h"
 
 /* ---- the key ---- */
 
@@ -139,195 +133,6 @@ START_TEST(key_ignores_what_comes_after_configuration)
 }
 END_TEST
 
-/* ---- the file ---- */
-
-static void sh(char *cmd)
-{
-	ck_assert_int_eq(system(cmd), 0);
-	free(cmd);
-}
-
-/* A tree with what a configured tree holds: modes, owners, a hard link, a symlink, a FIFO, a
- * sparse file, an xattr, a read-only directory, nanosecond mtimes. */
-static void make_tree(const char *d)
-{
-	char *a;
-
-	sh(xasprintf("set -e; cd %s; mkdir -p etc usr/bin ro var/lib; printf 'x\\n' >etc/a;"
-	   "head -c 10000 /dev/urandom >usr/bin/prog; chmod 4755 usr/bin/prog;"
-	   "ln usr/bin/prog usr/bin/prog2; ln -s ../etc/a usr/bin/link; mkfifo var/lib/fifo;"
-	   "truncate -s 1M var/lib/sparse; printf 'data' | dd of=var/lib/sparse bs=1 seek=500000 "
-	   "conv=notrunc 2>/dev/null; chown 7:8 etc/a; touch ro/f; chmod 0555 ro;"
-	   "touch -h -d '2020-01-02 03:04:05.123456789' usr/bin/link etc/a ro", d));
-	a = xasprintf("%s/etc/a", d);
-	ck_assert_int_eq(setxattr(a, "user.mki", "v", 1, 0), 0);
-	ck_assert_int_eq(setxattr(d, "user.root", "r", 1, 0), 0);
-	free(a);
-}
-
-static int write_layer(const char *tree, const char *file, struct stage *s)
-{
-	int rootfd = open(tree, O_PATH | O_DIRECTORY);
-	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644), ret;
-
-	ck_assert_int_ge(rootfd, 0);
-	ck_assert_int_ge(fd, 0);
-	ret = layerfile_write(fd, rootfd, s, "lint line\n");
-	close(fd);
-	close(rootfd);
-	return ret;
-}
-
-static int check_file(const char *file)
-{
-	int fd = open(file, O_RDONLY), ret;
-
-	ck_assert_int_ge(fd, 0);
-	ret = layerfile_check(fd, file);
-	close(fd);
-	return ret;
-}
-
-/* Restore `file` into the new directory DIR/SUB. */
-static int restore_into(const char *dir, const char *file, const char *sub)
-{
-	struct stage back = { 0 };
-	struct buf lint = { 0 };
-	char *dst = xasprintf("%s/%s", dir, sub);
-	int fd, rootfd, ret;
-
-	ck_assert_int_eq(mkdir(dst, 0755), 0);
-	manifest_init(&back.manifest);
-	fd = open(file, O_RDONLY);
-	rootfd = open(dst, O_PATH | O_DIRECTORY);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_ge(rootfd, 0);
-	ret = layerfile_restore(fd, file, rootfd, &back, &lint);
-	close(fd);
-	close(rootfd);
-	stage_release(&back);
-	buf_release(&lint);
-	free(dst);
-	return ret;
-}
-
-START_TEST(round_trip_is_exact)
-{
-	char dir[] = "/tmp/mki-layer-XXXXXX";
-	struct stage s = { 0 }, back = { 0 };
-	struct manifest_entry *e;
-	struct buf lint = { 0 };
-	struct stat a, b;
-	char *src, *dst, *file, *cmd, val[8];
-	int fd, rootfd;
-
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	src = xasprintf("%s/src", dir);
-	dst = xasprintf("%s/dst", dir);
-	file = xasprintf("%s/layer", dir);
-	ck_assert_int_eq(mkdir(src, 0755), 0);
-	ck_assert_int_eq(mkdir(dst, 0755), 0);
-	make_tree(src);
-	manifest_init(&s.manifest);
-	e = manifest_add(&s.manifest, "dev/console");
-	e->type = MF_CHR;
-	e->major = 5;
-	e->minor = 1;
-	strv_push(&e->owners, "base-files");
-	s.filtered.files = 42;
-	ck_assert_int_eq(write_layer(src, file, &s), 0);
-	ck_assert_int_eq(check_file(file), 0);
-
-	manifest_init(&back.manifest);
-	fd = open(file, O_RDONLY);
-	rootfd = open(dst, O_PATH | O_DIRECTORY);
-	ck_assert_int_eq(layerfile_restore(fd, file, rootfd, &back, &lint), 0);
-	close(fd);
-	close(rootfd);
-	ck_assert_str_eq(lint.p, "lint line\n");
-	ck_assert_uint_eq(back.filtered.files, 42);
-	e = manifest_get(&back.manifest, "dev/console");
-	ck_assert_ptr_nonnull(e);
-	ck_assert_int_eq(e->type, MF_CHR);
-	ck_assert_uint_eq(e->minor, 1);
-	ck_assert_str_eq(e->owners.v[0], "base-files");
-
-	/* Same listing with owners, modes, sizes, link counts and mtimes, same bytes. */
-	cmd = xasprintf("cd %s && for t in src dst; do (cd $t && find . -printf "
-			"'%%p %%y %%m %%U:%%G %%s %%n %%T@ %%l\\n' && find . -type f -exec sha256sum {} +)"
-			" | sort >$t.list; done && cmp src.list dst.list", dir);
-	ck_assert_int_eq(system(cmd), 0);
-	free(cmd);
-	cmd = xasprintf("%s/usr/bin/prog", dst);
-	ck_assert_int_eq(stat(cmd, &a), 0);
-	free(cmd);
-	cmd = xasprintf("%s/usr/bin/prog2", dst);
-	ck_assert_int_eq(stat(cmd, &b), 0);
-	ck_assert_uint_eq(a.st_ino, b.st_ino);
-	free(cmd);
-	cmd = xasprintf("%s/var/lib/sparse", dst);
-	ck_assert_int_eq(stat(cmd, &a), 0);
-	ck_assert_int_lt(a.st_blocks * 512, 1 << 20); /* the hole stayed a hole */
-	free(cmd);
-	cmd = xasprintf("%s/etc/a", dst);
-	ck_assert_int_eq(getxattr(cmd, "user.mki", val, sizeof(val)), 1);
-	ck_assert_int_eq(getxattr(dst, "user.root", val, sizeof(val)), 1);
-	free(cmd);
-	manifest_release(&s.manifest);
-	stage_release(&back);
-	buf_release(&lint);
-	sh(xasprintf("chmod -R u+w %s; rm -rf %s", dir, dir));
-	free(src);
-	free(dst);
-	free(file);
-}
-END_TEST
-
-START_TEST(corrupt_and_truncated_are_refused)
-{
-	char dir[] = "/tmp/mki-layer-XXXXXX";
-	struct stage s = { 0 };
-	char *src, *file;
-	struct stat sb;
-	int fd;
-	char c;
-
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	src = xasprintf("%s/src", dir);
-	file = xasprintf("%s/layer", dir);
-	ck_assert_int_eq(mkdir(src, 0755), 0);
-	make_tree(src);
-	manifest_init(&s.manifest);
-	ck_assert_int_eq(write_layer(src, file, &s), 0);
-	ck_assert_int_eq(stat(file, &sb), 0);
-
-	/* One flipped bit in the data. */
-	fd = open(file, O_RDWR);
-	ck_assert_int_eq(pread(fd, &c, 1, 100), 1);
-	c ^= 1;
-	ck_assert_int_eq(pwrite(fd, &c, 1, 100), 1);
-	ck_assert_int_eq(check_file(file), -EBADMSG);
-	/* The restore checks it too: its records are intact, its digest is not. */
-	ck_assert_int_eq(restore_into(dir, file, "flipped"), -EBADMSG);
-	c ^= 1;
-	ck_assert_int_eq(pwrite(fd, &c, 1, 100), 1);
-	ck_assert_int_eq(check_file(file), 0);
-	ck_assert_int_eq(restore_into(dir, file, "intact"), 0);
-	/* Cut short anywhere: the trailer is gone or no longer adds up. */
-	ck_assert_int_eq(ftruncate(fd, sb.st_size - 1), 0);
-	ck_assert_int_eq(check_file(file), -EBADMSG);
-	ck_assert_int_eq(ftruncate(fd, sb.st_size / 2), 0);
-	ck_assert_int_eq(check_file(file), -EBADMSG);
-	ck_assert_int_eq(ftruncate(fd, 0), 0);
-	ck_assert_int_eq(check_file(file), -EBADMSG);
-	close(fd);
-	manifest_release(&s.manifest);
-	sh(xasprintf("chmod -R u+w %s; rm -rf %s", dir, dir));
-	free(src);
-	free(file);
-}
-END_TEST
-
 Suite *layer_suite(void)
 {
 	Suite *s = suite_create("layer");
@@ -335,8 +140,6 @@ Suite *layer_suite(void)
 
 	tcase_add_test(tc, key_covers_what_configures_the_tree);
 	tcase_add_test(tc, key_ignores_what_comes_after_configuration);
-	tcase_add_test(tc, round_trip_is_exact);
-	tcase_add_test(tc, corrupt_and_truncated_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

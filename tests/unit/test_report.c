@@ -1,0 +1,153 @@
+/* The build report's JSON, written to a temp file and read back byte for byte. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/readfile.h"
+#include "lib/str.h"
+#include "out/report.h"
+
+struct fixture {
+	char dir[64];
+	char *file;
+	struct plan_entry e[3];
+	struct plan p;
+	struct recipe r;
+	struct report rep;
+};
+
+static void setup(struct fixture *f)
+{
+	static const char *const names[] = { "fetch", "resolve", NULL, "unpack", "configure",
+					     "image", "outputs" };
+	static const char *const arch[] = { "armhf", "all", "armhf" };
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/mki-unit-report.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(f->dir));
+	f->file = xasprintf("%s/report.json", f->dir);
+	for (int i = 0; i < 3; i++)
+		f->e[i].arch = (char *)(uintptr_t)arch[i];
+	f->p.v = f->e;
+	f->p.n = 3;
+	f->r.name = (char *)(uintptr_t)"board";
+	memset(f->r.digest, 'a', 64);
+	for (int i = 0; i < REPORT_STAGES; i++) {
+		f->rep.stage_names[i] = names[i];
+		f->rep.stage_secs[i] = i == 4 ? -1 : 0.5 * i; /* configure not run */
+	}
+	f->rep.total_secs = 12.3456;
+	f->rep.bytes_downloaded = 1u << 20;
+	f->rep.files_downloaded = 3;
+	f->rep.files_cached = 2;
+	f->rep.filtered = (struct pathfilter_count){ 10, 2, 4096 };
+	f->rep.image_bytes = 1 << 30;
+	memset(f->rep.image_sha256, 'b', 64);
+	f->rep.image = "/out/board.img";
+	f->rep.lock = "/out/board.lock";
+	f->rep.sbom = "/out/board.spdx.json";
+	f->rep.warnings = 1;
+}
+
+static char *written(const struct fixture *f)
+{
+	struct buf b = { 0 };
+
+	ck_assert_int_eq(readfile_read(f->file, 1 << 20, &b, NULL), 0);
+	return buf_detach(&b);
+}
+
+static void teardown(struct fixture *f)
+{
+	char *cmd = xasprintf("rm -rf %s", f->dir);
+
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(f->file);
+}
+
+#define A64 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define B64 "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+/* Stages not run or unnamed are left out; packages counted per architecture in plan order. */
+START_TEST(report_json)
+{
+	struct fixture f;
+	char *got;
+
+	setup(&f);
+	ck_assert_int_eq(report_write(&f.rep, &f.p, &f.r, f.file), 0);
+	got = written(&f);
+	ck_assert_str_eq(got,
+		"{\n  \"recipe\": \"board\",\n  \"recipe_sha256\": \"" A64 "\",\n"
+		"  \"stages\": { \"fetch\": 0.000, \"resolve\": 0.500, \"unpack\": 1.500, "
+		"\"image\": 2.500, \"outputs\": 3.000 },\n"
+		"  \"total_seconds\": 12.346,\n"
+		"  \"download\": { \"bytes\": 1048576, \"files\": 3, \"cached\": 2 },\n"
+		"  \"packages\": { \"armhf\": 2, \"all\": 1, \"total\": 3 },\n"
+		"  \"left_out\": { \"files\": 10, \"directories\": 2, \"bytes\": 4096 },\n"
+		"  \"image\": { \"path\": \"/out/board.img\", \"bytes\": 1073741824, \"sha256\": \""
+		B64 "\" },\n"
+		"  \"lock\": \"/out/board.lock\",\n  \"sbom\": \"/out/board.spdx.json\",\n"
+		"  \"warnings\": 1\n}\n");
+	free(got);
+	teardown(&f);
+}
+END_TEST
+
+/* The layer cache's outcome when it was reached; names escaped; an empty plan counts nothing. */
+START_TEST(layer_cache_and_escaping)
+{
+	struct fixture f;
+	char *got;
+
+	setup(&f);
+	f.p.n = 0;
+	f.r.name = (char *)(uintptr_t)"bo\"ard\n";
+	f.rep.layer_outcome = "restored";
+	f.rep.layer_key = A64;
+	ck_assert_int_eq(report_write(&f.rep, &f.p, &f.r, f.file), 0);
+	got = written(&f);
+	ck_assert_ptr_nonnull(strstr(got, "\"recipe\": \"bo\\\"ard\\n\",\n"));
+	ck_assert_ptr_nonnull(strstr(got, "  \"packages\": { \"total\": 0 },\n"));
+	ck_assert_ptr_nonnull(strstr(got, "\" },\n  \"layer_cache\": { \"outcome\": \"restored\", "
+					  "\"key\": \"" A64 "\" },\n  \"lock\": "));
+	free(got);
+	teardown(&f);
+}
+END_TEST
+
+/* A directory that is not there: the errno, and no file or temp file anywhere. */
+START_TEST(unwritable)
+{
+	struct fixture f;
+	DIR *d;
+	struct dirent *de;
+
+	setup(&f);
+	free(f.file);
+	f.file = xasprintf("%s/missing/report.json", f.dir);
+	ck_assert_int_eq(report_write(&f.rep, &f.p, &f.r, f.file), -ENOENT);
+	d = opendir(f.dir);
+	while ((de = readdir(d)))
+		ck_assert_msg(de->d_name[0] == '.', "'%s' left behind", de->d_name);
+	closedir(d);
+	teardown(&f);
+}
+END_TEST
+
+Suite *report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, report_json);
+	tcase_add_test(tc, layer_cache_and_escaping);
+	tcase_add_test(tc, unwritable);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "configure/hooks.h"
+#include "configure/overlay.h"
 #include "debian/plan.h"
 #include "image/image.h"
 #include "lib/err.h"
@@ -716,7 +717,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!ret)
-		ret = recipe_load(&r, o.recipe);
+		ret = recipe_load(&r, o.recipe, overlay_check);
 	loaded = !ret;
 	if (!ret && o.check) {
 		struct buf out = { 0 };

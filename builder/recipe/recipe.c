@@ -8,8 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "configure/identity.h"
-#include "configure/overlay.h"
 #include "debian/arch.h"
 #include "debian/pathfilter.h"
 #include "lib/err.h"
@@ -25,6 +23,7 @@
 struct ctx {
 	struct recipe *r;
 	const char *file;
+	recipe_overlay_fn *check_overlay; /* NULL: overlay sources are not read */
 };
 
 /* The keys each group accepts; anything else is a typo and gets a "did you mean". */
@@ -316,13 +315,34 @@ static int parse_source(struct ctx *c, const config_setting_t *g, struct recipe_
 	return 0;
 }
 
+int recipe_valid_hostname(const char *name)
+{
+	const char *p = name;
+	size_t label = 0;
+
+	if (!*name || strlen(name) > 64)
+		return 0;
+	for (; *p; p++) {
+		if (*p == '.') {
+			if (!label || p[-1] == '-')
+				return 0;
+			label = 0;
+			continue;
+		}
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-') || (*p == '-' && !label) || ++label > 63)
+			return 0;
+	}
+	return label && p[-1] != '-';
+}
+
 /* hostname and machine_id: what the image says about the device it boots on. */
 static int parse_identity(struct ctx *c, const config_setting_t *root)
 {
 	char *mid = NULL;
 	int ret = get_str(c, root, "hostname", &c->r->hostname);
 
-	if (!ret && c->r->hostname && !identity_valid_hostname(c->r->hostname))
+	if (!ret && c->r->hostname && !recipe_valid_hostname(c->r->hostname))
 		ret = fail(c, config_setting_get_member(root, "hostname"),
 			   "'hostname' must be letters, digits and '-' in dot-separated labels of at "
 			   "most 63 (64 in all), not starting or ending with '-'; not '%s'",
@@ -775,8 +795,8 @@ static int parse_overlay(struct ctx *c, const config_setting_t *g, struct recipe
 		ret = fail(c, s ? s : g, "an overlay needs 'destination', an absolute path of the "
 			   "image without '..' (\"/\" for its root)");
 	free(dest);
-	if (!ret)
-		ret = overlay_check(o, c->file);
+	if (!ret && c->check_overlay)
+		ret = c->check_overlay(o, c->file);
 	return ret;
 }
 
@@ -1210,9 +1230,10 @@ static int parse_all(struct ctx *c, const config_setting_t *root)
 }
 
 /* Validate a parsed configuration into `r` (whose file and dir are set); releases `cfg`. */
-static int finish_load(struct recipe *r, config_t *cfg, int parsed)
+static int finish_load(struct recipe *r, config_t *cfg, int parsed,
+		       recipe_overlay_fn *check_overlay)
 {
-	struct ctx c = { r, r->file };
+	struct ctx c = { r, r->file, check_overlay };
 	struct buf norm = { 0 };
 	int ret = 0;
 
@@ -1301,7 +1322,7 @@ static int check_includes(const char *file, const char *text, const char *dir, i
 	return ret;
 }
 
-int recipe_load(struct recipe *r, const char *path)
+int recipe_load(struct recipe *r, const char *path, recipe_overlay_fn *check_overlay)
 {
 	struct buf text = { 0 };
 	const char *kind = NULL;
@@ -1325,7 +1346,7 @@ int recipe_load(struct recipe *r, const char *path)
 		return ret == -MKI_E_INTERRUPTED ? ret : -MKI_E_RECIPE;
 	}
 	config_set_include_dir(&cfg, r->dir);
-	ret = finish_load(r, &cfg, config_read_string(&cfg, text.p));
+	ret = finish_load(r, &cfg, config_read_string(&cfg, text.p), check_overlay);
 	buf_release(&text);
 	return ret;
 }
@@ -1336,7 +1357,7 @@ int recipe_parse_text(struct recipe *r, const char *text, const char *name, cons
 
 	start_load(r, &cfg, name);
 	r->dir = xstrdup(dir);
-	return finish_load(r, &cfg, config_read_string(&cfg, text));
+	return finish_load(r, &cfg, config_read_string(&cfg, text), NULL);
 }
 
 void recipe_release(struct recipe *r)

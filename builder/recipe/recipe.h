@@ -111,10 +111,19 @@ struct recipe {
 };
 
 /**
- * Parse and validate `path`. On error logs "FILE:LINE: what is wrong" once and returns
- * -MKI_E_RECIPE (also when the file cannot be read); `r` is then released.
+ * Reads an overlay's source tree, checks it and fills o->digest (overlay_check, overlay.h); logs
+ * "FILE:LINE: ..." itself. The recipe only names the directory: reading it is configure's job,
+ * so main.c passes the check in.
  */
-int recipe_load(struct recipe *r, const char *path);
+typedef int recipe_overlay_fn(struct recipe_overlay *o, const char *file);
+
+/**
+ * Parse and validate `path`; each overlay is checked with `check_overlay` where it is parsed
+ * (NULL: not read, o->digest stays empty). On error logs "FILE:LINE: what is wrong" once and
+ * returns -MKI_E_RECIPE (also when the file cannot be read) or what `check_overlay` returned;
+ * `r` is then released.
+ */
+int recipe_load(struct recipe *r, const char *path, recipe_overlay_fn *check_overlay);
 /** Free the contents of `r`. */
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */

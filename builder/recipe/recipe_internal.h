@@ -10,7 +10,11 @@
  */
 int recipe_parse_package(const char *spec, struct recipe_package *p, const char **why);
 
-/** As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths. */
+/** Whether `name` is a valid host name (RFC 1123 labels, at most 64 bytes). 1 or 0. */
+int recipe_valid_hostname(const char *name);
+
+/** As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths;
+ * overlay sources are not read. */
 int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir);
 
 #endif

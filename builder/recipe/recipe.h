@@ -128,6 +128,12 @@ int recipe_load(struct recipe *r, const char *path, recipe_overlay_fn *check_ove
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */
 void recipe_format(const struct recipe *r, struct buf *out);
+/**
+ * Append what of `r` changes the configured tree (the keys marked so in recipe_keys[],
+ * recipe_internal.h), one "recipe KEY VALUE" line each, normalized: the recipe's part of the
+ * layer key (layer.h).
+ */
+void recipe_format_tree(const struct recipe *r, struct buf *out);
 /** All architectures: primary first, then auxiliaries. `out` is filled with copies. */
 void recipe_all_archs(const struct recipe *r, struct strv *out);
 

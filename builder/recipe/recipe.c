@@ -391,10 +391,10 @@ static int check_hostname(struct recipe_ctx *c, const config_setting_t *g,
 	return 0;
 }
 
-/* No sources means "whatever this machine's apt uses", like apt itself. */
 static int parse_list(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
 		      void *base);
 
+/* No sources means "whatever this machine's apt uses", like apt itself. */
 static int parse_sources(struct recipe_ctx *c, const config_setting_t *g,
 			 const struct recipe_key *k, void *base)
 {

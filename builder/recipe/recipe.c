@@ -1349,6 +1349,11 @@ static void fmt_value(struct buf *b, const struct recipe_key *k, const void *bas
 	}
 }
 
+void recipe_format_value(const struct recipe_key *k, const void *base, struct buf *out)
+{
+	fmt_value(out, k, base, 0);
+}
+
 /* A list element on one line: { KEY = VALUE; ... } */
 static void fmt_element(struct buf *b, enum recipe_section sec, const void *base, int digest)
 {

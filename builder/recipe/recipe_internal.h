@@ -80,6 +80,9 @@ const char *recipe_section_name(enum recipe_section s);
 /** The struct of section `s` in `r`: for a list, its first element (NULL when it is empty). */
 void *recipe_section_base(struct recipe *r, enum recipe_section s);
 
+/** Append the normalized value of `k` in `base` (its section's struct) to `out`. */
+void recipe_format_value(const struct recipe_key *k, const void *base, struct buf *out);
+
 /**
  * Parse "name[:arch][=version]" into `p` (strings allocated). Returns 0, or -MKI_E_RECIPE with a
  * reason in `*why` (static string).

@@ -779,7 +779,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!ret)
-		ret = recipe_load(&r, o.recipe);
+		ret = recipe_load(&r, o.recipe, overlay_check);
 	loaded = !ret;
 	if (!ret && o.check) {
 		struct buf out = { 0 };

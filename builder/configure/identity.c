@@ -17,27 +17,6 @@
 #define TMP_SUFFIX ".mkimage-tmp"
 #define HOSTS_MAX (1u << 20)
 
-int identity_valid_hostname(const char *name)
-{
-	const char *p = name;
-	size_t label = 0;
-
-	if (!*name || strlen(name) > 64)
-		return 0;
-	for (; *p; p++) {
-		if (*p == '.') {
-			if (!label || p[-1] == '-')
-				return 0;
-			label = 0;
-			continue;
-		}
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-') || (*p == '-' && !label) || ++label > 63)
-			return 0;
-	}
-	return label && p[-1] != '-';
-}
-
 void identity_fstab(const char *label, struct buf *out)
 {
 	const char *p;

@@ -36,7 +36,4 @@ void identity_fstab(const char *label, struct buf *out);
  */
 void identity_hosts(const char *old, const char *name, struct buf *out);
 
-/** Whether `name` is a valid host name (RFC 1123 labels, at most 64 bytes). 1 or 0. */
-int identity_valid_hostname(const char *name);
-
 #endif

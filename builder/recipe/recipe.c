@@ -1,3 +1,11 @@
+/*
+ * The recipe: libconfig file -> validated `struct recipe`, with FILE:LINE errors.
+ *
+ * Every key is a row of recipe_keys[] below: its section, type, default, one-line doc, whether it
+ * changes the configured tree, and where its value lives. The parser, recipe_release(), the
+ * normalized form (--check, the digest) and the layer key's recipe part walk that table; what a
+ * type alone cannot check is a per-key function named in the row.
+ */
 #include "recipe.h"
 
 #include <errno.h>
@@ -8,8 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "configure/identity.h"
-#include "configure/overlay.h"
 #include "debian/arch.h"
 #include "debian/pathfilter.h"
 #include "lib/err.h"
@@ -21,32 +27,32 @@
 
 #define RECIPE_MAX (1u << 20) /* a recipe or an @include file */
 #define INCLUDE_DEPTH 8
+#define STRINGIFY(x) #x
+#define DEC(x) STRINGIFY(x)
 
-struct ctx {
+struct recipe_ctx {
 	struct recipe *r;
 	const char *file;
+	recipe_overlay_fn *check_overlay; /* NULL: overlay sources are not read */
 };
 
-/* The keys each group accepts; anything else is a typo and gets a "did you mean". */
-static const char *const top_keys[] = { "name", "architecture", "auxiliary_architectures", "suite",
-	"merged_usr", "sources", "packages", "hooks", "hook_timeout", "script_timeout", "image",
-	"overlays", "hostname", "machine_id", NULL };
-static const char *const source_keys[] = { "host", "uri", "suite", "components", "architectures",
-	"keyring", "trusted", NULL };
-static const char *const package_keys[] = { "base", "install", "exclude", "recommends",
-	"allow_older", "local", "path_exclude", "path_include", "minimize", "locales", NULL };
-static const char *const hook_keys[] = { "name", "script", "where", "timeout", NULL };
-static const char *const image_keys[] = { "format", "output", "size", "margin", "label", "reserved",
-	"uuid", "hash_seed", "devices", "fstab", "export_boot", "kernel", NULL };
-static const char *const overlay_keys[] = { "source", "destination", "owner", "replace",
-	"devices", NULL };
-static const char *const device_keys[] = { "path", "type", "major", "minor", "mode", "uid", "gid",
-	NULL };
+/* A section: what its unknown-key message calls it, what an element that is no group is told. */
+struct section {
+	const char *name;  /* its key path (recipe_section_name) */
+	const char *where; /* "unknown key 'x' in WHERE" */
+	const char *shape; /* a list's element that is not a group */
+	size_t size;       /* of a list's element */
+	size_t line;       /* of a list element's `line` */
+	/* After its keys: the checks that span them. */
+	int (*finish)(struct recipe_ctx *c, const config_setting_t *g, void *base);
+};
 
-static int fail(struct ctx *c, const config_setting_t *s, const char *fmt, ...)
+static const struct section sections[RECIPE_N_SECTIONS];
+
+static int fail(struct recipe_ctx *c, const config_setting_t *s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int fail(struct ctx *c, const config_setting_t *s, const char *fmt, ...)
+static int fail(struct recipe_ctx *c, const config_setting_t *s, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -59,42 +65,26 @@ static int fail(struct ctx *c, const config_setting_t *s, const char *fmt, ...)
 	return -MKI_E_RECIPE;
 }
 
-static int check_keys(struct ctx *c, const config_setting_t *group, const char *const *allowed,
-		      const char *where)
+/* A member of group `g`; NULL when absent or when the group itself is (image = { } left out). */
+static const config_setting_t *member(const config_setting_t *g, const char *key)
 {
-	const char *const *k, *best;
-	unsigned d, best_d;
-	int i;
+	return g ? config_setting_get_member(g, key) : NULL;
+}
 
-	for (i = 0; i < config_setting_length(group); i++) {
-		const config_setting_t *m = config_setting_get_elem(group, (unsigned)i);
-		const char *name = config_setting_name(m);
+static void *field(void *base, size_t offset)
+{
+	return (char *)base + offset;
+}
 
-		best = NULL;
-		best_d = 4;
-		for (k = allowed; *k; k++) {
-			if (!strcmp(*k, name))
-				break;
-			d = str_distance(name, *k);
-			if (d < best_d) {
-				best_d = d;
-				best = *k;
-			}
-		}
-		if (*k)
-			continue;
-		if (best)
-			return fail(c, m, "unknown key '%s' in %s (did you mean '%s'?)", name, where,
-				    best);
-		return fail(c, m, "unknown key '%s' in %s", name, where);
-	}
-	return 0;
+static const void *cfield(const void *base, size_t offset)
+{
+	return (const char *)base + offset;
 }
 
 /* Optional string member: 0 if absent or set, error if the wrong type. */
-static int get_str(struct ctx *c, const config_setting_t *g, const char *key, char **out)
+static int get_str(struct recipe_ctx *c, const config_setting_t *g, const char *key, char **out)
 {
-	const config_setting_t *s = config_setting_get_member(g, key);
+	const config_setting_t *s = member(g, key);
 
 	if (!s)
 		return 0;
@@ -105,9 +95,9 @@ static int get_str(struct ctx *c, const config_setting_t *g, const char *key, ch
 	return 0;
 }
 
-static int get_bool(struct ctx *c, const config_setting_t *g, const char *key, int *out)
+static int get_bool(struct recipe_ctx *c, const config_setting_t *g, const char *key, int *out)
 {
-	const config_setting_t *s = config_setting_get_member(g, key);
+	const config_setting_t *s = member(g, key);
 
 	if (!s)
 		return 0;
@@ -117,10 +107,10 @@ static int get_bool(struct ctx *c, const config_setting_t *g, const char *key, i
 	return 0;
 }
 
-static int get_uint(struct ctx *c, const config_setting_t *g, const char *key, unsigned max,
+static int get_uint(struct recipe_ctx *c, const config_setting_t *g, const char *key, unsigned max,
 		    unsigned *out)
 {
-	const config_setting_t *s = config_setting_get_member(g, key);
+	const config_setting_t *s = member(g, key);
 	long long v;
 
 	if (!s)
@@ -137,9 +127,10 @@ static int get_uint(struct ctx *c, const config_setting_t *g, const char *key, u
 }
 
 /* An array of strings (a single string is accepted as a one-element array). */
-static int get_strv(struct ctx *c, const config_setting_t *g, const char *key, struct strv *out)
+static int get_strv(struct recipe_ctx *c, const config_setting_t *g, const char *key,
+		    struct strv *out)
 {
-	const config_setting_t *s = config_setting_get_member(g, key);
+	const config_setting_t *s = member(g, key);
 	int i;
 
 	if (!s)
@@ -160,8 +151,50 @@ static int get_strv(struct ctx *c, const config_setting_t *g, const char *key, s
 	return 0;
 }
 
+/* One of k->choices, stored as its index. */
+static int get_enum(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		    int *out)
+{
+	char *v = NULL;
+	int i, ret = get_str(c, g, k->name, &v);
+
+	if (ret || !v)
+		return ret;
+	for (i = 0; k->choices[i]; i++)
+		if (!strcmp(v, k->choices[i]))
+			break;
+	if (k->choices[i])
+		*out = i;
+	else
+		ret = fail(c, member(g, k->name), "'%s' must be %s, not '%s'", k->name, k->hint, v);
+	free(v);
+	return ret;
+}
+
+/* Modes are octal strings ("0600"): libconfig reads 0600 as decimal six hundred. */
+static int get_mode(struct recipe_ctx *c, const config_setting_t *g, const char *key,
+		    unsigned *out)
+{
+	const config_setting_t *s = member(g, key);
+	const char *v;
+	char *end;
+	unsigned long m;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(c, s, "'%s' must be an octal string such as \"0600\" (libconfig reads a bare 0600 as decimal)",
+			    key);
+	v = config_setting_get_string(s);
+	m = strtoul(v, &end, 8);
+	if (!*v || *end || m > 07777)
+		return fail(c, s, "'%s' must be octal digits up to \"07777\", not '%s'", key, v);
+	*out = (unsigned)m;
+	return 0;
+}
+
 /* Resolve a recipe-relative path and require that it exists. */
-static int get_path(struct ctx *c, const config_setting_t *s, const char *what, char **out)
+static int get_path(struct recipe_ctx *c, const config_setting_t *s, const char *what, char **out)
 {
 	const char *p = config_setting_get_string(s);
 
@@ -190,7 +223,90 @@ static int get_path(struct ctx *c, const config_setting_t *s, const char *what, 
 	return ret;
 }
 
-static int check_arch(struct ctx *c, const config_setting_t *s, const char *name)
+/* "UID:GID", numeric: the ids the build's commands have (0-65535). */
+static int get_owner(struct recipe_ctx *c, const config_setting_t *g, const char *key,
+		     unsigned *uid_out, unsigned *gid_out)
+{
+	const config_setting_t *s = member(g, key);
+	char *v = NULL, *end = NULL;
+	unsigned long uid = 0, gid = 0;
+	int ret = get_str(c, g, key, &v);
+
+	if (ret || !v)
+		return ret;
+	errno = 0;
+	if (v[0] >= '0' && v[0] <= '9')
+		uid = strtoul(v, &end, 10);
+	if (end && *end == ':' && end[1] >= '0' && end[1] <= '9')
+		gid = strtoul(end + 1, &end, 10);
+	else
+		end = NULL;
+	if (!end || *end || errno || uid > 65535 || gid > 65535)
+		ret = fail(c, s, "'%s' must be numeric \"UID:GID\" with ids up to 65535 (such as "
+			   "\"0:0\"), not '%s'", key, v);
+	*uid_out = (unsigned)uid;
+	*gid_out = (unsigned)gid;
+	free(v);
+	return ret;
+}
+
+/* libconfig string literal with escapes, so the normalized form parses back. */
+static void fmt_str(struct buf *b, const char *s)
+{
+	buf_adds(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			buf_addf(b, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			buf_addf(b, "\\x%02x", (unsigned char)*s);
+		else
+			buf_add(b, s, 1);
+	}
+	buf_adds(b, "\"");
+}
+
+static void fmt_path(struct buf *b, const char *path, int digest)
+{
+	char hex[65];
+
+	if (!digest) {
+		fmt_str(b, path);
+		return;
+	}
+	if (hash_file_hex(path, HASH_SHA256, hex))
+		snprintf(hex, sizeof(hex), "unreadable");
+	buf_addf(b, "\"sha256:%s\"", hex);
+}
+
+static void fmt_list(struct buf *b, const struct strv *v, int paths, int digest)
+{
+	size_t i;
+
+	buf_adds(b, "[");
+	for (i = 0; i < v->n; i++) {
+		buf_adds(b, i ? ", " : " ");
+		if (paths)
+			fmt_path(b, v->v[i], digest);
+		else
+			fmt_str(b, v->v[i]);
+	}
+	buf_adds(b, v->n ? " ]" : "]");
+}
+
+/* ---- the top level ------------------------------------------------------------------------ */
+
+static int check_name(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		      void *base)
+{
+	const char *name = c->r->name;
+
+	if (!name || !name[0] || strpbrk(name, "/ \t\n") || name[0] == '.')
+		return fail(c, member(g, "name"),
+			    "'name' is required: a non-empty word without '/' or spaces");
+	return 0;
+}
+
+static int check_arch(struct recipe_ctx *c, const config_setting_t *s, const char *name)
 {
 	const char *hint;
 
@@ -207,102 +323,146 @@ static int is_recipe_arch(const struct recipe *r, const char *a)
 	return !strcmp(r->arch, a) || strv_contains(&r->aux_archs, a);
 }
 
-static int parse_arch_list(struct ctx *c, const config_setting_t *g, const char *key,
-			   struct strv *out)
+static int check_primary_arch(struct recipe_ctx *c, const config_setting_t *g,
+			      const struct recipe_key *k, void *base)
 {
-	const config_setting_t *s = config_setting_get_member(g, key);
+	if (!c->r->arch)
+		return fail(c, g, "'architecture' (the primary architecture, e.g. \"armhf\") is required");
+	return check_arch(c, member(g, "architecture"), c->r->arch);
+}
+
+/* A list of architectures, each one dpkg knows. */
+static int parse_arch_list(struct recipe_ctx *c, const config_setting_t *g,
+			   const struct recipe_key *k, void *base)
+{
+	const config_setting_t *s = member(g, k->name);
+	struct strv *out = field(base, k->offset);
 	size_t i;
-	int ret = get_strv(c, g, key, out);
+	int ret = get_strv(c, g, k->name, out);
 
 	for (i = 0; !ret && i < out->n; i++)
 		ret = check_arch(c, s, out->v[i]);
 	return ret;
 }
 
-static int parse_top(struct ctx *c, const config_setting_t *root)
+static int check_aux_archs(struct recipe_ctx *c, const config_setting_t *g,
+			   const struct recipe_key *k, void *base)
 {
 	struct recipe *r = c->r;
-	const config_setting_t *s;
 	size_t i;
-	int ret;
 
-	ret = check_keys(c, root, top_keys, "the recipe");
-	if (!ret)
-		ret = get_str(c, root, "name", &r->name);
-	if (!ret)
-		ret = get_str(c, root, "architecture", &r->arch);
-	if (!ret)
-		ret = get_str(c, root, "suite", &r->suite);
-	if (!ret)
-		ret = get_bool(c, root, "merged_usr", &r->merged_usr);
-	if (!ret)
-		ret = get_uint(c, root, "hook_timeout", 86400, &r->hook_timeout);
-	if (!ret)
-		ret = get_uint(c, root, "script_timeout", 86400, &r->script_timeout);
-	if (ret)
-		return ret;
-	if (!r->name || !r->name[0] || strpbrk(r->name, "/ \t\n") || r->name[0] == '.')
-		return fail(c, config_setting_get_member(root, "name"),
-			    "'name' is required: a non-empty word without '/' or spaces");
-	if (!r->arch)
-		return fail(c, root, "'architecture' (the primary architecture, e.g. \"armhf\") is required");
-	ret = check_arch(c, config_setting_get_member(root, "architecture"), r->arch);
-	if (!ret)
-		ret = parse_arch_list(c, root, "auxiliary_architectures", &r->aux_archs);
-	if (ret)
-		return ret;
-	s = config_setting_get_member(root, "auxiliary_architectures");
 	for (i = 0; i < r->aux_archs.n; i++)
 		if (!strcmp(r->aux_archs.v[i], r->arch))
-			return fail(c, s, "'%s' is the primary architecture; list only others here",
-				    r->arch);
-	if (!r->suite)
-		r->suite = xstrdup("bookworm");
+			return fail(c, member(g, k->name), "'%s' is the primary architecture; "
+				    "list only others here", r->arch);
 	return 0;
 }
 
-static int parse_source(struct ctx *c, const config_setting_t *g, struct recipe_source *src)
+int recipe_valid_hostname(const char *name)
 {
-	const config_setting_t *s;
-	size_t i;
+	const char *p = name;
+	size_t label = 0;
+
+	if (!*name || strlen(name) > 64)
+		return 0;
+	for (; *p; p++) {
+		if (*p == '.') {
+			if (!label || p[-1] == '-')
+				return 0;
+			label = 0;
+			continue;
+		}
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-') || (*p == '-' && !label) || ++label > 63)
+			return 0;
+	}
+	return label && p[-1] != '-';
+}
+
+static int check_hostname(struct recipe_ctx *c, const config_setting_t *g,
+			  const struct recipe_key *k, void *base)
+{
+	const char *h = c->r->hostname;
+
+	if (h && !recipe_valid_hostname(h))
+		return fail(c, member(g, "hostname"),
+			    "'hostname' must be letters, digits and '-' in dot-separated labels of at "
+			    "most 63 (64 in all), not starting or ending with '-'; not '%s'", h);
+	return 0;
+}
+
+static int parse_list(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		      void *base);
+
+/* No sources means "whatever this machine's apt uses", like apt itself. */
+static int parse_sources(struct recipe_ctx *c, const config_setting_t *g,
+			 const struct recipe_key *k, void *base)
+{
+	const config_setting_t *s = member(g, k->name);
+	struct recipe *r = c->r;
 	int ret;
 
-	src->line = config_setting_source_line(g);
-	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return fail(c, g, "each source must be a group: { uri = \"...\"; ... }");
-	ret = check_keys(c, g, source_keys, "a source");
-	if (!ret)
-		ret = get_bool(c, g, "host", &src->host);
-	if (!ret)
-		ret = get_str(c, g, "uri", &src->uri);
-	if (!ret)
-		ret = get_str(c, g, "suite", &src->suite);
-	if (!ret)
-		ret = get_strv(c, g, "components", &src->components);
-	if (!ret)
-		ret = parse_arch_list(c, g, "architectures", &src->archs);
-	if (!ret)
-		ret = get_bool(c, g, "trusted", &src->trusted);
-	if (ret)
-		return ret;
+	if (!s) {
+		r->sources = xcalloc(1, sizeof(*r->sources));
+		r->n_sources = 1;
+		r->sources[0].host = 1;
+		r->sources[0].suite = xstrdup(r->suite);
+		return 0;
+	}
+	ret = parse_list(c, g, k, base);
+	if (!ret && !r->n_sources)
+		ret = fail(c, s, "'sources' is empty: add at least one source");
+	return ret;
+}
+
+/* ---- sources ------------------------------------------------------------------------------- */
+
+static int shown_if_host(const struct recipe_key *k, const void *base, int digest)
+{
+	return ((const struct recipe_source *)base)->host;
+}
+
+static int shown_unless_host(const struct recipe_key *k, const void *base, int digest)
+{
+	return !((const struct recipe_source *)base)->host;
+}
+
+static int check_source_archs(struct recipe_ctx *c, const config_setting_t *g,
+			      const struct recipe_key *k, void *base)
+{
+	const struct recipe_source *src = base;
+	size_t i;
+
 	for (i = 0; i < src->archs.n; i++)
 		if (!is_recipe_arch(c->r, src->archs.v[i]))
-			return fail(c, config_setting_get_member(g, "architectures"),
+			return fail(c, member(g, k->name),
 				    "architecture '%s' is not one of the recipe's architectures",
 				    src->archs.v[i]);
+	return 0;
+}
+
+static int parse_keyring(struct recipe_ctx *c, const config_setting_t *g,
+			 const struct recipe_key *k, void *base)
+{
+	const config_setting_t *s = member(g, k->name);
+
+	if (s && config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(c, s, "'keyring' must be a string (a path to a keyring file)");
+	return s ? get_path(c, s, "keyring", field(base, k->offset)) : 0;
+}
+
+static int finish_source(struct recipe_ctx *c, const config_setting_t *g, void *base)
+{
+	struct recipe_source *src = base;
+
 	if (src->host && src->uri)
 		return fail(c, g, "a source is either 'host = true' or has a 'uri', not both");
 	if (!src->host && !src->uri)
 		return fail(c, g, "a source needs 'uri' (or 'host = true' for the host's apt sources)");
 	if (src->uri && !str_starts_with(src->uri, "http://") && !str_starts_with(src->uri, "https://") &&
 	    !str_starts_with(src->uri, "file:/"))
-		return fail(c, config_setting_get_member(g, "uri"),
+		return fail(c, member(g, "uri"),
 			    "unsupported uri '%s': use http://, https:// or file://", src->uri);
-	s = config_setting_get_member(g, "keyring");
-	if (s && config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(c, s, "'keyring' must be a string (a path to a keyring file)");
-	if (s && (ret = get_path(c, s, "keyring", &src->keyring)))
-		return ret;
 	if (!src->host && !src->keyring && !src->trusted)
 		return fail(c, g, "source '%s' has no 'keyring': name the repository's signing key "
 			    "(or set 'trusted = true' to skip verification, not recommended)", src->uri);
@@ -316,56 +476,7 @@ static int parse_source(struct ctx *c, const config_setting_t *g, struct recipe_
 	return 0;
 }
 
-/* hostname and machine_id: what the image says about the device it boots on. */
-static int parse_identity(struct ctx *c, const config_setting_t *root)
-{
-	char *mid = NULL;
-	int ret = get_str(c, root, "hostname", &c->r->hostname);
-
-	if (!ret && c->r->hostname && !identity_valid_hostname(c->r->hostname))
-		ret = fail(c, config_setting_get_member(root, "hostname"),
-			   "'hostname' must be letters, digits and '-' in dot-separated labels of at "
-			   "most 63 (64 in all), not starting or ending with '-'; not '%s'",
-			   c->r->hostname);
-	if (!ret)
-		ret = get_str(c, root, "machine_id", &mid);
-	if (!ret && mid && !strcmp(mid, "empty"))
-		c->r->machine_id = MACHINE_ID_EMPTY;
-	else if (!ret && mid && strcmp(mid, "uninitialized"))
-		ret = fail(c, config_setting_get_member(root, "machine_id"),
-			   "'machine_id' must be \"uninitialized\" (first boot semantics) or \"empty\" "
-			   "(read-only root), not '%s'", mid);
-	free(mid);
-	return ret;
-}
-
-static int parse_sources(struct ctx *c, const config_setting_t *root)
-{
-	const config_setting_t *s = config_setting_get_member(root, "sources");
-	struct recipe *r = c->r;
-	int i, ret;
-
-	if (!s) {
-		/* No sources means "whatever this machine's apt uses", like apt itself. */
-		r->sources = xcalloc(1, sizeof(*r->sources));
-		r->n_sources = 1;
-		r->sources[0].host = 1;
-		r->sources[0].suite = xstrdup(r->suite);
-		return 0;
-	}
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(c, s, "'sources' must be a list of groups: ( { ... }, { ... } )");
-	if (config_setting_length(s) == 0)
-		return fail(c, s, "'sources' is empty: add at least one source");
-	r->n_sources = (size_t)config_setting_length(s);
-	r->sources = xcalloc(r->n_sources, sizeof(*r->sources));
-	for (i = 0; i < config_setting_length(s); i++) {
-		ret = parse_source(c, config_setting_get_elem(s, (unsigned)i), &r->sources[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
+/* ---- packages ------------------------------------------------------------------------------ */
 
 static int valid_pkg_name(const char *s, size_t n)
 {
@@ -418,9 +529,10 @@ int recipe_parse_package(const char *spec, struct recipe_package *p, const char 
 	return 0;
 }
 
-static int parse_install(struct ctx *c, const config_setting_t *g)
+static int parse_install(struct recipe_ctx *c, const config_setting_t *g,
+			 const struct recipe_key *k, void *base)
 {
-	const config_setting_t *s = config_setting_get_member(g, "install");
+	const config_setting_t *s = member(g, "install");
 	struct recipe *r = c->r;
 	struct strv specs = { 0 };
 	const char *why;
@@ -445,32 +557,35 @@ static int parse_install(struct ctx *c, const config_setting_t *g)
 	return ret;
 }
 
-static int parse_base(struct ctx *c, const config_setting_t *g)
+static int parse_local(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		       void *base)
 {
-	static const char *const names[] = { "none", "essential", "required", "important" };
-	const config_setting_t *s = config_setting_get_member(g, "base");
-	char *v = NULL;
-	int i, ret = get_str(c, g, "base", &v);
+	const config_setting_t *s = member(g, "local");
+	int i, ret;
 
-	if (ret || !v)
-		return ret;
-	for (i = 0; i < 4; i++)
-		if (!strcmp(v, names[i]))
-			break;
-	if (i < 4)
-		c->r->base = (enum base_set)i;
-	else
-		ret = fail(c, s, "'base' must be \"none\", \"essential\", \"required\" or \"important\", "
-			   "not '%s'", v);
-	free(v);
-	return ret;
+	if (s && config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(c, s, "'local' must be a list of .deb paths");
+	for (i = 0; s && i < config_setting_length(s); i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		char *path = NULL;
+
+		if (config_setting_type(e) != CONFIG_TYPE_STRING)
+			return fail(c, e, "'local' must hold only strings");
+		ret = get_path(c, e, "local package", &path);
+		if (ret) {
+			free(path);
+			return ret;
+		}
+		strv_push_take(&c->r->local_debs, path);
+	}
+	return 0;
 }
 
 /* A list of path filter globs or kept locales, each checked with its own line. */
-static int get_checked(struct ctx *c, const config_setting_t *g, const char *key,
+static int get_checked(struct recipe_ctx *c, const config_setting_t *g, const char *key,
 		       int (*check)(const char *, const char **), struct strv *out)
 {
-	const config_setting_t *s = config_setting_get_member(g, key);
+	const config_setting_t *s = member(g, key);
 	const char *why;
 	int i, ret = get_strv(c, g, key, out);
 
@@ -490,128 +605,235 @@ static int get_checked(struct ctx *c, const config_setting_t *g, const char *key
 }
 
 /* dpkg's --path-exclude/--path-include and the minimize preset (pathfilter.h). */
-static int parse_path_filters(struct ctx *c, const config_setting_t *g)
+static int parse_glob_list(struct recipe_ctx *c, const config_setting_t *g,
+			   const struct recipe_key *k, void *base)
+{
+	return get_checked(c, g, k->name, pathfilter_check_glob, field(base, k->offset));
+}
+
+static int parse_locales(struct recipe_ctx *c, const config_setting_t *g,
+			 const struct recipe_key *k, void *base)
 {
 	struct recipe *r = c->r;
-	int ret = get_checked(c, g, "path_exclude", pathfilter_check_glob, &r->path_exclude);
+	int ret = get_checked(c, g, k->name, pathfilter_check_locale, &r->locales);
 
-	if (!ret)
-		ret = get_checked(c, g, "path_include", pathfilter_check_glob, &r->path_include);
-	if (!ret)
-		ret = get_bool(c, g, "minimize", &r->minimize);
-	if (!ret)
-		ret = get_checked(c, g, "locales", pathfilter_check_locale, &r->locales);
 	if (!ret && r->locales.n && !r->minimize)
-		ret = fail(c, config_setting_get_member(g, "locales"),
+		ret = fail(c, member(g, "locales"),
 			   "'locales' names the translations 'minimize' keeps: set 'minimize = true' "
 			   "too, or remove 'locales' (without it every translation is kept)");
 	return ret;
 }
 
-static int parse_packages(struct ctx *c, const config_setting_t *root)
+/* Only with minimize: recipes written before these keys keep their digest. */
+static int shown_with_minimize(const struct recipe_key *k, const void *base, int digest)
 {
-	const config_setting_t *g = config_setting_get_member(root, "packages");
-	const config_setting_t *s;
-	struct recipe *r = c->r;
-	int i, ret;
+	return ((const struct recipe *)base)->minimize;
+}
 
-	r->base = BASE_REQUIRED;
-	if (!g)
-		return fail(c, root, "'packages' is required: packages = { install = [ ... ]; };");
-	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return fail(c, g, "'packages' must be a group: packages = { install = [ ... ]; };");
-	ret = check_keys(c, g, package_keys, "'packages'");
-	if (!ret)
-		ret = parse_base(c, g);
-	if (!ret)
-		ret = parse_install(c, g);
-	if (!ret)
-		ret = get_strv(c, g, "exclude", &r->excludes);
-	if (!ret)
-		ret = get_bool(c, g, "recommends", &r->recommends);
-	if (!ret)
-		ret = get_bool(c, g, "allow_older", &r->allow_older);
-	if (!ret)
-		ret = parse_path_filters(c, g);
-	if (ret)
-		return ret;
-	s = config_setting_get_member(g, "local");
-	if (s && config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(c, s, "'local' must be a list of .deb paths");
-	for (i = 0; s && i < config_setting_length(s); i++) {
-		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-		char *path = NULL;
+static int finish_packages(struct recipe_ctx *c, const config_setting_t *g, void *base)
+{
+	const struct recipe *r = base;
 
-		if (config_setting_type(e) != CONFIG_TYPE_STRING)
-			return fail(c, e, "'local' must hold only strings");
-		ret = get_path(c, e, "local package", &path);
-		if (ret) {
-			free(path);
-			return ret;
-		}
-		strv_push_take(&r->local_debs, path);
-	}
 	if (!r->n_packages && r->base == BASE_NONE && !r->local_debs.n)
 		return fail(c, g, "nothing to install: set 'base' or list packages in 'install'");
 	return 0;
 }
 
-static int parse_hook(struct ctx *c, const config_setting_t *g, struct recipe_hook *h)
-{
-	const config_setting_t *s;
-	char *where = NULL;
-	int ret;
+/* ---- hooks --------------------------------------------------------------------------------- */
 
-	h->line = config_setting_source_line(g);
-	h->timeout = c->r->hook_timeout;
-	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return fail(c, g, "each hook must be a group: { name = \"...\"; script = \"...\"; }");
-	ret = check_keys(c, g, hook_keys, "a hook");
-	if (!ret)
-		ret = get_str(c, g, "name", &h->name);
-	if (!ret)
-		ret = get_str(c, g, "where", &where);
-	if (!ret)
-		ret = get_uint(c, g, "timeout", 86400, &h->timeout);
-	if (!ret && where && strcmp(where, "inside") && strcmp(where, "outside"))
-		ret = fail(c, config_setting_get_member(g, "where"),
-			   "'where' must be \"inside\" (in the target, emulated) or \"outside\" (on the host), not '%s'",
-			   where);
-	if (!ret && where && !strcmp(where, "outside"))
-		h->where = HOOK_OUTSIDE;
-	free(where);
-	if (ret)
-		return ret;
-	s = config_setting_get_member(g, "script");
+static int parse_hook_script(struct recipe_ctx *c, const config_setting_t *g,
+			     const struct recipe_key *k, void *base)
+{
+	const config_setting_t *s = member(g, "script");
+
 	if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
 		return fail(c, s ? s : g, "a hook needs 'script', a path to the script (string)");
-	ret = get_path(c, s, "hook script", &h->script);
-	if (!ret && !h->name) {
-		const char *base = strrchr(h->script, '/');
+	return get_path(c, s, "hook script", field(base, k->offset));
+}
 
-		h->name = xstrdup(base ? base + 1 : h->script);
-	}
+static int parse_hook_timeout(struct recipe_ctx *c, const config_setting_t *g,
+			      const struct recipe_key *k, void *base)
+{
+	unsigned *t = field(base, k->offset);
+
+	*t = c->r->hook_timeout;
+	return get_uint(c, g, k->name, k->max, t);
+}
+
+static int finish_hook(struct recipe_ctx *c, const config_setting_t *g, void *base)
+{
+	struct recipe_hook *h = base;
+	const char *slash = strrchr(h->script, '/');
+
+	if (!h->name)
+		h->name = xstrdup(slash ? slash + 1 : h->script);
+	return 0;
+}
+
+/* ---- overlays ------------------------------------------------------------------------------ */
+
+/* The source directory, relative to the recipe's; it must exist and be a directory. */
+static int parse_overlay_source(struct recipe_ctx *c, const config_setting_t *g,
+				const struct recipe_key *k, void *base)
+{
+	const config_setting_t *s = member(g, "source");
+	struct recipe_overlay *o = base;
+	const char *p;
+	char *joined;
+	struct stat sb;
+	int ret = 0;
+
+	if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(c, s ? s : g, "an overlay needs 'source', a directory beside the recipe "
+			    "(string)");
+	p = config_setting_get_string(s);
+	joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", c->r->dir, p);
+	o->source = realpath(joined, NULL);
+	if (!o->source || stat(o->source, &sb) < 0)
+		ret = fail(c, s, "overlay source '%s' not found (looked at '%s'): %s", p, joined,
+			   strerror(errno));
+	else if (!S_ISDIR(sb.st_mode))
+		ret = fail(c, s, "overlay source '%s' is not a directory: name the directory whose "
+			   "tree is copied", p);
+	free(joined);
 	return ret;
 }
 
-static int parse_hooks(struct ctx *c, const config_setting_t *root)
+/* By its contents in the digest (overlay_check): the same wherever the checkout lives. */
+static void fmt_overlay_source(struct buf *b, const struct recipe_key *k, const void *base,
+			       int digest)
 {
-	const config_setting_t *s = config_setting_get_member(root, "hooks");
-	struct recipe *r = c->r;
-	int i, ret;
+	const struct recipe_overlay *o = base;
 
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(c, s, "'hooks' must be a list of groups: ( { ... }, { ... } )");
-	r->n_hooks = (size_t)config_setting_length(s);
-	r->hooks = xcalloc(r->n_hooks + 1, sizeof(*r->hooks));
-	for (i = 0; i < config_setting_length(s); i++) {
-		ret = parse_hook(c, config_setting_get_elem(s, (unsigned)i), &r->hooks[i]);
-		if (ret)
-			return ret;
-	}
+	if (digest)
+		buf_addf(b, "\"sha256:%s\"", o->digest);
+	else
+		fmt_str(b, o->source);
+}
+
+static int parse_destination(struct recipe_ctx *c, const config_setting_t *g,
+			     const struct recipe_key *k, void *base)
+{
+	const config_setting_t *s = member(g, "destination");
+	struct recipe_overlay *o = base;
+	char *dest = NULL;
+	int ret = get_str(c, g, "destination", &dest);
+
+	if (!ret && (!dest || dest[0] != '/' || !(o->destination = manifest_normalize(dest))))
+		ret = fail(c, s ? s : g, "an overlay needs 'destination', an absolute path of the "
+			   "image without '..' (\"/\" for its root)");
+	free(dest);
+	return ret;
+}
+
+static void fmt_destination(struct buf *b, const struct recipe_key *k, const void *base,
+			    int digest)
+{
+	buf_adds(b, "\"/");
+	buf_add_escaped(b, ((const struct recipe_overlay *)base)->destination);
+	buf_adds(b, "\"");
+}
+
+static int finish_overlay(struct recipe_ctx *c, const config_setting_t *g, void *base)
+{
+	return c->check_overlay ? c->check_overlay(base, c->file) : 0;
+}
+
+/* ---- image --------------------------------------------------------------------------------- */
+
+/* The image format's key (image.format); the other keys below that name a format follow it. */
+static int parse_image_format(struct recipe_ctx *c, const config_setting_t *g,
+			      const struct recipe_key *k, void *base)
+{
+	struct recipe_image *im = base;
+	char *fmt = NULL;
+	int ret = get_str(c, g, "format", &fmt);
+
+	if (!ret && fmt && !strcmp(fmt, "tar"))
+		im->format = IMAGE_TAR;
+	else if (!ret && fmt && strcmp(fmt, "ext4"))
+		ret = fail(c, member(g, "format"),
+			   "image 'format' must be \"ext4\" or \"tar\", not '%s'", fmt);
+	free(fmt);
+	return ret;
+}
+
+static void fmt_image_format(struct buf *b, const struct recipe_key *k, const void *base,
+			     int digest)
+{
+	const struct recipe_image *im = base;
+
+	buf_addf(b, "\"%s\"", im->format == IMAGE_TAR ? "tar" : "ext4");
+}
+
+/* fstab: by default for ext4 images only; it names the root by its ext4 label. */
+static int parse_fstab(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		       void *base)
+{
+	struct recipe_image *im = base;
+	int ret;
+
+	im->fstab = im->format == IMAGE_EXT4;
+	ret = get_bool(c, g, "fstab", &im->fstab);
+	if (!ret && im->fstab && im->format == IMAGE_TAR)
+		ret = fail(c, member(g, "fstab"),
+			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
+	return ret;
+}
+
+/* Only when not the default: the same digest. */
+static int shown_fstab(const struct recipe_key *k, const void *base, int digest)
+{
+	const struct recipe_image *im = base;
+
+	return im->fstab != (im->format == IMAGE_EXT4);
+}
+
+static int check_label(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		       void *base)
+{
+	const struct recipe_image *im = base;
+
+	if (strlen(im->label) > 16)
+		return fail(c, member(g, "label"),
+			    "image 'label' is %zu bytes; ext4 labels hold at most 16", strlen(im->label));
 	return 0;
+}
+
+/* "../images/x.ext4" against the recipe's directory, without the ".." when the directory exists. */
+static char *resolve_output(const char *dir, const char *out)
+{
+	char *joined = out[0] == '/' ? xstrdup(out) : xasprintf("%s/%s", dir, out);
+	char *slash = strrchr(joined, '/'), *real, *res;
+
+	*slash = 0;
+	real = realpath(joined[0] ? joined : "/", NULL);
+	*slash = '/';
+	if (!real)
+		return joined;
+	res = xasprintf("%s/%s", strcmp(real, "/") ? real : "", slash + 1);
+	free(real);
+	free(joined);
+	return res;
+}
+
+static int parse_output(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+			void *base)
+{
+	char **output = field(base, k->offset);
+	char *out = NULL;
+	int ret = get_str(c, g, "output", &out);
+
+	if (!ret && out)
+		*output = resolve_output(c->r->dir, out);
+	free(out);
+	return ret;
+}
+
+/* Where the image is written is not what it is: left out of the digest. */
+static int shown_output(const struct recipe_key *k, const void *base, int digest)
+{
+	return !digest && ((const struct recipe_image *)base)->output;
 }
 
 int recipe_parse_size(const char *s, uint64_t *out)
@@ -641,52 +863,50 @@ int recipe_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* Modes are octal strings ("0600"): libconfig reads 0600 as decimal six hundred. */
-static int get_mode(struct ctx *c, const config_setting_t *g, unsigned *out)
+static int parse_size(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		      void *base)
 {
-	const config_setting_t *s = config_setting_get_member(g, "mode");
-	const char *v;
-	char *end;
-	unsigned long m;
+	char *size = NULL;
+	int ret = get_str(c, g, "size", &size);
 
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(c, s, "'mode' must be an octal string such as \"0600\" (libconfig reads a bare 0600 as decimal)");
-	v = config_setting_get_string(s);
-	m = strtoul(v, &end, 8);
-	if (!*v || *end || m > 07777)
-		return fail(c, s, "'mode' must be octal digits up to \"07777\", not '%s'", v);
-	*out = (unsigned)m;
+	if (!ret && size && strcmp(size, "auto") && recipe_parse_size(size, field(base, k->offset)))
+		ret = fail(c, member(g, "size"),
+			   "image 'size' must be \"auto\" or a size like \"512M\" or \"2G\", not '%s'",
+			   size);
+	free(size);
+	return ret;
+}
+
+static int check_kernel(struct recipe_ctx *c, const config_setting_t *g,
+			const struct recipe_key *k, void *base)
+{
+	const char *kernel = ((const struct recipe_image *)base)->kernel;
+
+	if (kernel && (!kernel[0] || strchr(kernel, '/')))
+		return fail(c, member(g, "kernel"), "'kernel' is a kernel release as in "
+			    "/boot/vmlinuz-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'", kernel);
 	return 0;
 }
 
-static int parse_device(struct ctx *c, const config_setting_t *g, struct recipe_device *d)
-{
-	char *type = NULL;
-	int ret;
+/* ---- devices ------------------------------------------------------------------------------- */
 
-	d->line = config_setting_source_line(g);
-	d->mode = 0600;
-	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return fail(c, g, "each device must be a group: { path = \"/dev/console\"; type = \"char\"; ... }");
-	ret = check_keys(c, g, device_keys, "a device");
-	if (!ret)
-		ret = get_str(c, g, "path", &d->path);
-	if (!ret)
-		ret = get_str(c, g, "type", &type);
-	if (!ret)
-		ret = get_uint(c, g, "major", 4095, &d->major);
-	if (!ret)
-		ret = get_uint(c, g, "minor", 1048575, &d->minor);
-	if (!ret)
-		ret = get_mode(c, g, &d->mode);
-	if (!ret)
-		ret = get_uint(c, g, "uid", 0xfffffffeu, &d->uid);
-	if (!ret)
-		ret = get_uint(c, g, "gid", 0xfffffffeu, &d->gid);
-	if (!ret && (!d->path || d->path[0] != '/' || strstr(d->path, "/../") || str_ends_with(d->path, "/..")))
-		ret = fail(c, g, "a device needs an absolute 'path' without '..'");
+static int check_device_path(struct recipe_ctx *c, const config_setting_t *g,
+			     const struct recipe_key *k, void *base)
+{
+	const char *p = ((const struct recipe_device *)base)->path;
+
+	if (!p || p[0] != '/' || strstr(p, "/../") || str_ends_with(p, "/.."))
+		return fail(c, g, "a device needs an absolute 'path' without '..'");
+	return 0;
+}
+
+static int parse_device_type(struct recipe_ctx *c, const config_setting_t *g,
+			     const struct recipe_key *k, void *base)
+{
+	struct recipe_device *d = base;
+	char *type = NULL;
+	int ret = get_str(c, g, "type", &type);
+
 	if (!ret && type && !strcmp(type, "char"))
 		d->type = 'c';
 	else if (!ret && type && !strcmp(type, "block"))
@@ -699,443 +919,495 @@ static int parse_device(struct ctx *c, const config_setting_t *g, struct recipe_
 	return ret;
 }
 
-/* "UID:GID", numeric: the ids the build's commands have (0-65535). */
-static int get_owner(struct ctx *c, const config_setting_t *g, struct recipe_overlay *o)
-{
-	const config_setting_t *s = config_setting_get_member(g, "owner");
-	char *v = NULL, *end = NULL;
-	unsigned long uid = 0, gid = 0;
-	int ret = get_str(c, g, "owner", &v);
+/* ---- shown only when set: recipes written before such a key keep their digest ------------- */
 
-	if (ret || !v)
-		return ret;
-	errno = 0;
-	if (v[0] >= '0' && v[0] <= '9')
-		uid = strtoul(v, &end, 10);
-	if (end && *end == ':' && end[1] >= '0' && end[1] <= '9')
-		gid = strtoul(end + 1, &end, 10);
-	else
-		end = NULL;
-	if (!end || *end || errno || uid > 65535 || gid > 65535)
-		ret = fail(c, s, "'owner' must be numeric \"UID:GID\" with ids up to 65535 (such as "
-			   "\"0:0\"), not '%s'", v);
-	o->uid = (unsigned)uid;
-	o->gid = (unsigned)gid;
-	free(v);
-	return ret;
+static int shown_if_set(const struct recipe_key *k, const void *base, int digest)
+{
+	const void *v = cfield(base, k->offset);
+
+	switch (k->type) {
+	case RECIPE_STRING:
+	case RECIPE_PATH:
+		return *(char *const *)v != NULL;
+	case RECIPE_STRV:
+	case RECIPE_PATHS:
+		return ((const struct strv *)v)->n != 0;
+	case RECIPE_LIST:
+		return *(const size_t *)cfield(base, k->count) != 0;
+	case RECIPE_BOOL:
+	case RECIPE_ENUM:
+		return *(const int *)v != 0;
+	default:
+		return 1;
+	}
 }
 
-/* The source directory, relative to the recipe's; it must exist and be a directory. */
-static int get_overlay_source(struct ctx *c, const config_setting_t *g, struct recipe_overlay *o)
+static int shown_if_not_default(const struct recipe_key *k, const void *base, int digest)
 {
-	const config_setting_t *s = config_setting_get_member(g, "source");
-	const char *p;
-	char *joined;
-	struct stat sb;
+	return *(const unsigned *)cfield(base, k->offset) != strtoul(k->def, NULL, 10);
+}
+
+/* ---- the table ----------------------------------------------------------------------------- */
+
+static const struct section sections[RECIPE_N_SECTIONS] = {
+	[RECIPE_IN_TOP] = { "", "the recipe", NULL, 0, 0, NULL },
+	[RECIPE_IN_SOURCES] = { "sources", "a source",
+				"each source must be a group: { uri = \"...\"; ... }",
+				sizeof(struct recipe_source), offsetof(struct recipe_source, line),
+				finish_source },
+	[RECIPE_IN_PACKAGES] = { "packages", "'packages'", NULL, 0, 0, finish_packages },
+	[RECIPE_IN_HOOKS] = { "hooks", "a hook",
+			      "each hook must be a group: { name = \"...\"; script = \"...\"; }",
+			      sizeof(struct recipe_hook), offsetof(struct recipe_hook, line),
+			      finish_hook },
+	[RECIPE_IN_OVERLAYS] = { "overlays", "an overlay",
+				 "each overlay must be a group: { source = \"overlay/x\"; "
+				 "destination = \"/\"; }",
+				 sizeof(struct recipe_overlay), offsetof(struct recipe_overlay, line),
+				 finish_overlay },
+	[RECIPE_IN_IMAGE] = { "image", "'image'", NULL, 0, 0, NULL },
+	[RECIPE_IN_DEVICES] = { "image.devices", "a device",
+				"each device must be a group: { path = \"/dev/console\"; "
+				"type = \"char\"; ... }",
+				sizeof(struct recipe_device), offsetof(struct recipe_device, line),
+				NULL },
+};
+
+static const char *const base_sets[] = { "none", "essential", "required", "important", NULL };
+static const char *const hook_wheres[] = { "inside", "outside", NULL };
+static const char *const machine_ids[] = { "uninitialized", "empty", NULL };
+
+#define TOP(f) offsetof(struct recipe, f)
+#define SRC(f) offsetof(struct recipe_source, f)
+#define HOOK(f) offsetof(struct recipe_hook, f)
+#define OVL(f) offsetof(struct recipe_overlay, f)
+#define IMG(f) offsetof(struct recipe_image, f)
+#define DEV(f) offsetof(struct recipe_device, f)
+#define LIST_OF "( { ... }, { ... } )"
+
+/*
+ * In each section, the order of the normalized form (--check, the digest): changing it changes
+ * every recipe's digest. Within a section, keys are read in this order too.
+ */
+const struct recipe_key recipe_keys[] = {
+	{ RECIPE_IN_TOP, "name", RECIPE_STRING, .offset = TOP(name), .check = check_name,
+	  .doc = "names the outputs: images/NAME.ext4, NAME.lock, ... (required)" },
+	{ RECIPE_IN_TOP, "architecture", RECIPE_STRING, .offset = TOP(arch), .tree = 1,
+	  .check = check_primary_arch,
+	  .doc = "the primary Debian architecture, such as \"armhf\" (required)" },
+	{ RECIPE_IN_TOP, "auxiliary_architectures", RECIPE_STRV, .offset = TOP(aux_archs),
+	  .tree = 1, .parse = parse_arch_list, .check = check_aux_archs,
+	  .doc = "further architectures packages may come from (multiarch)" },
+	{ RECIPE_IN_TOP, "suite", RECIPE_STRING, "bookworm", .offset = TOP(suite),
+	  .doc = "the Debian suite every source defaults to" },
+	{ RECIPE_IN_TOP, "merged_usr", RECIPE_BOOL, "true", .offset = TOP(merged_usr), .tree = 1,
+	  .doc = "/bin, /sbin and /lib as links into /usr" },
+	{ RECIPE_IN_TOP, "sources", RECIPE_LIST, .def_doc = "( { host = true; } )",
+	  .offset = TOP(sources), .count = TOP(n_sources), .sub = RECIPE_IN_SOURCES,
+	  .hint = LIST_OF, .parse = parse_sources, .doc = "the apt repositories packages come from" },
+	{ RECIPE_IN_TOP, "packages", RECIPE_GROUP, .sub = RECIPE_IN_PACKAGES, .required = 1,
+	  .hint = "packages = { install = [ ... ]; };", .doc = "what is installed" },
+	{ RECIPE_IN_TOP, "hook_timeout", RECIPE_UINT, "600", .offset = TOP(hook_timeout),
+	  .max = 86400, .doc = "seconds each hook may run unless it says otherwise" },
+	{ RECIPE_IN_TOP, "script_timeout", RECIPE_UINT, DEC(RECIPE_SCRIPT_TIMEOUT),
+	  .offset = TOP(script_timeout), .max = 86400, .shown = shown_if_not_default,
+	  .doc = "seconds one maintainer script may run (0: no per-script bound)" },
+	{ RECIPE_IN_TOP, "hooks", RECIPE_LIST, .offset = TOP(hooks), .count = TOP(n_hooks),
+	  .sub = RECIPE_IN_HOOKS, .hint = LIST_OF, .doc = "scripts run after the overlays" },
+	{ RECIPE_IN_TOP, "overlays", RECIPE_LIST, .offset = TOP(overlays), .count = TOP(n_overlays),
+	  .sub = RECIPE_IN_OVERLAYS, .hint = LIST_OF, .shown = shown_if_set,
+	  .doc = "directories copied into the tree after configuration" },
+	{ RECIPE_IN_TOP, "hostname", RECIPE_STRING, .def_doc = "/etc/hostname left alone",
+	  .offset = TOP(hostname), .check = check_hostname, .shown = shown_if_set,
+	  .doc = "the image's /etc/hostname and its 127.0.1.1 line in /etc/hosts" },
+	{ RECIPE_IN_TOP, "machine_id", RECIPE_ENUM, "uninitialized", .offset = TOP(machine_id),
+	  .choices = machine_ids, .shown = shown_if_set,
+	  .hint = "\"uninitialized\" (first boot semantics) or \"empty\" (read-only root)",
+	  .doc = "what /etc/machine-id holds" },
+	{ RECIPE_IN_TOP, "image", RECIPE_GROUP, .offset = TOP(image), .sub = RECIPE_IN_IMAGE,
+	  .hint = "image = { format = \"ext4\"; ... };", .doc = "the image written" },
+
+	{ RECIPE_IN_SOURCES, "host", RECIPE_BOOL, "false", .offset = SRC(host),
+	  .shown = shown_if_host, .doc = "the host's own apt sources instead of a uri" },
+	{ RECIPE_IN_SOURCES, "uri", RECIPE_STRING, .offset = SRC(uri), .shown = shown_unless_host,
+	  .doc = "the repository: http://, https:// or file://" },
+	{ RECIPE_IN_SOURCES, "suite", RECIPE_STRING, .def_doc = "the recipe's suite",
+	  .offset = SRC(suite), .doc = "the suite (dists/SUITE) of this repository" },
+	{ RECIPE_IN_SOURCES, "components", RECIPE_STRV, .def_doc = "[ \"main\" ]",
+	  .offset = SRC(components), .doc = "the components used" },
+	{ RECIPE_IN_SOURCES, "architectures", RECIPE_STRV, .def_doc = "all of the recipe's",
+	  .offset = SRC(archs), .parse = parse_arch_list, .check = check_source_archs,
+	  .doc = "the recipe's architectures this repository serves" },
+	{ RECIPE_IN_SOURCES, "keyring", RECIPE_PATH, .offset = SRC(keyring), .parse = parse_keyring,
+	  .shown = shown_if_set, .doc = "the repository's signing keys (required unless trusted)" },
+	{ RECIPE_IN_SOURCES, "trusted", RECIPE_BOOL, "false", .offset = SRC(trusted),
+	  .doc = "skip signature checks (not recommended)" },
+
+	{ RECIPE_IN_PACKAGES, "base", RECIPE_ENUM, "required", .offset = TOP(base),
+	  .choices = base_sets,
+	  .hint = "\"none\", \"essential\", \"required\" or \"important\"",
+	  .doc = "the priority set installed besides install" },
+	{ RECIPE_IN_PACKAGES, "install", RECIPE_PKGSPECS, .offset = TOP(packages),
+	  .count = TOP(n_packages), .parse = parse_install,
+	  .doc = "packages as \"name[:arch][=version]\"" },
+	{ RECIPE_IN_PACKAGES, "exclude", RECIPE_STRV, .offset = TOP(excludes),
+	  .doc = "packages never installed" },
+	{ RECIPE_IN_PACKAGES, "recommends", RECIPE_BOOL, "false", .offset = TOP(recommends),
+	  .doc = "install Recommends too" },
+	{ RECIPE_IN_PACKAGES, "allow_older", RECIPE_BOOL, "false", .offset = TOP(allow_older),
+	  .doc = "accept a version older than the lock file's" },
+	{ RECIPE_IN_PACKAGES, "local", RECIPE_PATHS, .offset = TOP(local_debs),
+	  .parse = parse_local,
+	  .doc = ".deb files beside the recipe installed as well" },
+	{ RECIPE_IN_PACKAGES, "path_exclude", RECIPE_STRV, .offset = TOP(path_exclude), .tree = 1,
+	  .parse = parse_glob_list, .shown = shown_if_set,
+	  .doc = "globs of paths not unpacked (dpkg's --path-exclude)" },
+	{ RECIPE_IN_PACKAGES, "path_include", RECIPE_STRV, .offset = TOP(path_include), .tree = 1,
+	  .parse = parse_glob_list, .shown = shown_if_set,
+	  .doc = "globs unpacked after all (dpkg's --path-include)" },
+	{ RECIPE_IN_PACKAGES, "minimize", RECIPE_BOOL, "false", .offset = TOP(minimize), .tree = 1,
+	  .shown = shown_if_set,
+	  .doc = "leave out documentation, man pages, info and translations" },
+	{ RECIPE_IN_PACKAGES, "locales", RECIPE_STRV, .offset = TOP(locales), .tree = 1,
+	  .parse = parse_locales, .shown = shown_with_minimize,
+	  .doc = "translations minimize keeps, such as \"en\"" },
+
+	{ RECIPE_IN_HOOKS, "name", RECIPE_STRING, .def_doc = "the script's file name",
+	  .offset = HOOK(name), .doc = "the hook's name in messages and the report" },
+	{ RECIPE_IN_HOOKS, "script", RECIPE_PATH, .offset = HOOK(script),
+	  .parse = parse_hook_script,
+	  .doc = "the script, beside the recipe (required)" },
+	{ RECIPE_IN_HOOKS, "where", RECIPE_ENUM, "inside", .offset = HOOK(where),
+	  .choices = hook_wheres,
+	  .hint = "\"inside\" (in the target, emulated) or \"outside\" (on the host)",
+	  .doc = "run in the target (emulated) or on the host" },
+	{ RECIPE_IN_HOOKS, "timeout", RECIPE_UINT, .def_doc = "hook_timeout",
+	  .offset = HOOK(timeout), .max = 86400, .parse = parse_hook_timeout, .doc = "seconds this hook may run" },
+
+	{ RECIPE_IN_OVERLAYS, "source", RECIPE_PATH, .offset = OVL(source),
+	  .parse = parse_overlay_source, .format = fmt_overlay_source,
+	  .doc = "a directory beside the recipe (required)" },
+	{ RECIPE_IN_OVERLAYS, "destination", RECIPE_STRING, .offset = OVL(destination),
+	  .parse = parse_destination, .format = fmt_destination,
+	  .doc = "where its root lands in the image (required)" },
+	{ RECIPE_IN_OVERLAYS, "owner", RECIPE_OWNER, "0:0", .offset = OVL(uid), .count = OVL(gid),
+	  .doc = "\"UID:GID\" of everything it creates" },
+	{ RECIPE_IN_OVERLAYS, "replace", RECIPE_BOOL, "false", .offset = OVL(replace),
+	  .doc = "it may replace files that packages own" },
+	{ RECIPE_IN_OVERLAYS, "devices", RECIPE_BOOL, "false", .offset = OVL(devices),
+	  .doc = "it may carry device nodes and FIFOs" },
+
+	{ RECIPE_IN_IMAGE, "format", RECIPE_ENUM, "ext4", .offset = IMG(format),
+	  .parse = parse_image_format, .format = fmt_image_format,
+	  .doc = "the kind of image: \"ext4\" or \"tar\"" },
+	{ RECIPE_IN_IMAGE, "output", RECIPE_STRING, .def_doc = "images/NAME.FORMAT",
+	  .offset = IMG(output), .parse = parse_output, .shown = shown_output,
+	  .doc = "where the image is written, relative to the recipe" },
+	{ RECIPE_IN_IMAGE, "size", RECIPE_SIZE, "auto", .offset = IMG(size), .parse = parse_size,
+	  .doc = "the image's size: \"auto\" or such as \"2G\"" },
+	{ RECIPE_IN_IMAGE, "margin", RECIPE_UINT, "20", .offset = IMG(margin), .max = 1000,
+	  .doc = "percent of free space added when size is auto" },
+	{ RECIPE_IN_IMAGE, "label", RECIPE_STRING, "rootfs", .offset = IMG(label),
+	  .check = check_label, .doc = "the file system's label" },
+	{ RECIPE_IN_IMAGE, "reserved", RECIPE_UINT, "5", .offset = IMG(reserved), .max = 50,
+	  .doc = "percent of blocks reserved for root" },
+	{ RECIPE_IN_IMAGE, "uuid", RECIPE_STRING, .def_doc = "derived from the lock digest",
+	  .offset = IMG(uuid), .shown = shown_if_set, .doc = "the file system's UUID" },
+	{ RECIPE_IN_IMAGE, "hash_seed", RECIPE_STRING, .def_doc = "derived from the lock digest",
+	  .offset = IMG(hash_seed), .shown = shown_if_set,
+	  .doc = "the seed of the directory index hashes" },
+	{ RECIPE_IN_IMAGE, "fstab", RECIPE_BOOL, .def_doc = "true for ext4", .offset = IMG(fstab),
+	  .parse = parse_fstab, .shown = shown_fstab,
+	  .doc = "write /etc/fstab naming the root by its label" },
+	{ RECIPE_IN_IMAGE, "export_boot", RECIPE_BOOL, "false", .offset = IMG(export_boot),
+	  .shown = shown_if_set, .doc = "kernel, initrd and device trees beside the image" },
+	{ RECIPE_IN_IMAGE, "kernel", RECIPE_STRING, .def_doc = "the only one",
+	  .offset = IMG(kernel), .check = check_kernel, .shown = shown_if_set,
+	  .doc = "which /boot/vmlinuz-RELEASE export_boot exports" },
+	{ RECIPE_IN_IMAGE, "devices", RECIPE_LIST, .offset = IMG(devices), .count = IMG(n_devices),
+	  .sub = RECIPE_IN_DEVICES, .hint = "( { ... }, ... )",
+	  .doc = "device nodes and FIFOs created in the image" },
+
+	{ RECIPE_IN_DEVICES, "path", RECIPE_STRING, .offset = DEV(path), .check = check_device_path,
+	  .doc = "its absolute path in the image (required)" },
+	{ RECIPE_IN_DEVICES, "type", RECIPE_DEVTYPE, .offset = DEV(type),
+	  .parse = parse_device_type,
+	  .doc = "\"char\", \"block\" or \"fifo\" (required)" },
+	{ RECIPE_IN_DEVICES, "major", RECIPE_UINT, "0", .offset = DEV(major), .max = 4095,
+	  .doc = "its major number" },
+	{ RECIPE_IN_DEVICES, "minor", RECIPE_UINT, "0", .offset = DEV(minor), .max = 1048575,
+	  .doc = "its minor number" },
+	{ RECIPE_IN_DEVICES, "mode", RECIPE_MODE, "0600", .offset = DEV(mode),
+	  .doc = "its permissions, an octal string" },
+	{ RECIPE_IN_DEVICES, "uid", RECIPE_UINT, "0", .offset = DEV(uid), .max = 0xfffffffeu,
+	  .doc = "its owner" },
+	{ RECIPE_IN_DEVICES, "gid", RECIPE_UINT, "0", .offset = DEV(gid), .max = 0xfffffffeu,
+	  .doc = "its group" },
+	{ 0 }
+};
+
+/* ---- reading: every section the same way --------------------------------------------------- */
+
+static int check_keys(struct recipe_ctx *c, const config_setting_t *group, enum recipe_section sec)
+{
+	const struct recipe_key *k, *best;
+	unsigned d, best_d;
+	int i;
+
+	for (i = 0; i < config_setting_length(group); i++) {
+		const config_setting_t *m = config_setting_get_elem(group, (unsigned)i);
+		const char *name = config_setting_name(m);
+
+		best = NULL;
+		best_d = 4;
+		for (k = recipe_keys; k->name; k++) {
+			if (k->section != sec)
+				continue;
+			if (!strcmp(k->name, name))
+				break;
+			d = str_distance(name, k->name);
+			if (d < best_d) {
+				best_d = d;
+				best = k;
+			}
+		}
+		if (k->name)
+			continue;
+		if (best)
+			return fail(c, m, "unknown key '%s' in %s (did you mean '%s'?)", name,
+				    sections[sec].where, best->name);
+		return fail(c, m, "unknown key '%s' in %s", name, sections[sec].where);
+	}
+	return 0;
+}
+
+/* A key read by its type: its default first, then its value when present. */
+static int get_value(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		     void *base)
+{
+	void *v = field(base, k->offset);
+
+	switch (k->type) {
+	case RECIPE_STRING:
+		if (k->def)
+			*(char **)v = xstrdup(k->def);
+		return get_str(c, g, k->name, v);
+	case RECIPE_BOOL:
+		*(int *)v = k->def && !strcmp(k->def, "true");
+		return get_bool(c, g, k->name, v);
+	case RECIPE_UINT:
+		*(unsigned *)v = k->def ? (unsigned)strtoul(k->def, NULL, 10) : 0;
+		return get_uint(c, g, k->name, k->max, v);
+	case RECIPE_MODE:
+		*(unsigned *)v = k->def ? (unsigned)strtoul(k->def, NULL, 8) : 0;
+		return get_mode(c, g, k->name, v);
+	case RECIPE_ENUM:
+		for (*(int *)v = 0; k->def && k->choices[*(int *)v]; ++*(int *)v)
+			if (!strcmp(k->choices[*(int *)v], k->def))
+				break;
+		return get_enum(c, g, k, v);
+	case RECIPE_STRV:
+		return get_strv(c, g, k->name, v);
+	case RECIPE_OWNER:
+		return get_owner(c, g, k->name, v, field(base, k->count));
+	default:
+		/* A type without a reader of its own needs a parse function in its row. */
+		return fail(c, member(g, k->name), "'%s' cannot be read", k->name);
+	}
+}
+
+static int parse_group(struct recipe_ctx *c, const config_setting_t *g,
+		       const struct recipe_key *k, void *base);
+
+static int parse_keys(struct recipe_ctx *c, const config_setting_t *g, enum recipe_section sec,
+		      void *base)
+{
+	const struct recipe_key *k;
 	int ret = 0;
 
-	if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(c, s ? s : g, "an overlay needs 'source', a directory beside the recipe "
-			    "(string)");
-	p = config_setting_get_string(s);
-	joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", c->r->dir, p);
-	o->source = realpath(joined, NULL);
-	if (!o->source || stat(o->source, &sb) < 0)
-		ret = fail(c, s, "overlay source '%s' not found (looked at '%s'): %s", p, joined,
-			   strerror(errno));
-	else if (!S_ISDIR(sb.st_mode))
-		ret = fail(c, s, "overlay source '%s' is not a directory: name the directory whose "
-			   "tree is copied", p);
-	free(joined);
+	for (k = recipe_keys; !ret && k->name; k++) {
+		if (k->section != sec)
+			continue;
+		if (k->parse)
+			ret = k->parse(c, g, k, base);
+		else if (k->type == RECIPE_GROUP)
+			ret = parse_group(c, g, k, base);
+		else if (k->type == RECIPE_LIST)
+			ret = parse_list(c, g, k, base);
+		else
+			ret = get_value(c, g, k, base);
+		if (!ret && k->check)
+			ret = k->check(c, g, k, base);
+	}
+	if (!ret && sections[sec].finish)
+		ret = sections[sec].finish(c, g, base);
 	return ret;
 }
 
-static int parse_overlay(struct ctx *c, const config_setting_t *g, struct recipe_overlay *o)
+/* A group of keys (packages, image); an absent one gets every default. */
+static int parse_group(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		       void *base)
 {
-	const config_setting_t *s = config_setting_get_member(g, "destination");
-	char *dest = NULL;
+	const config_setting_t *s = member(g, k->name);
 	int ret;
 
-	o->line = config_setting_source_line(g);
-	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return fail(c, g, "each overlay must be a group: { source = \"overlay/x\"; "
-			    "destination = \"/\"; }");
-	ret = check_keys(c, g, overlay_keys, "an overlay");
+	if (!s && k->required)
+		return fail(c, g, "'%s' is required: %s", k->name, k->hint);
+	if (s && config_setting_type(s) != CONFIG_TYPE_GROUP)
+		return fail(c, s, "'%s' must be a group: %s", k->name, k->hint);
+	ret = s ? check_keys(c, s, k->sub) : 0;
 	if (!ret)
-		ret = get_overlay_source(c, g, o);
-	if (!ret)
-		ret = get_str(c, g, "destination", &dest);
-	if (!ret)
-		ret = get_owner(c, g, o);
-	if (!ret)
-		ret = get_bool(c, g, "replace", &o->replace);
-	if (!ret)
-		ret = get_bool(c, g, "devices", &o->devices);
-	if (!ret && (!dest || dest[0] != '/' || !(o->destination = manifest_normalize(dest))))
-		ret = fail(c, s ? s : g, "an overlay needs 'destination', an absolute path of the "
-			   "image without '..' (\"/\" for its root)");
-	free(dest);
-	if (!ret)
-		ret = overlay_check(o, c->file);
+		ret = parse_keys(c, s, k->sub, field(base, k->offset));
 	return ret;
 }
 
-static int parse_overlays(struct ctx *c, const config_setting_t *root)
+/* A list of groups (sources, hooks, ...): an array of structs, each zeroed before it is read. */
+static int parse_list(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		      void *base)
 {
-	const config_setting_t *s = config_setting_get_member(root, "overlays");
-	struct recipe *r = c->r;
-	int i, ret;
+	const struct section *sec = &sections[k->sub];
+	const config_setting_t *s = member(g, k->name);
+	size_t i, n;
+	char *v;
+	int ret = 0;
 
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(c, s, "'overlays' must be a list of groups: ( { ... }, { ... } )");
-	r->overlays = xcalloc((size_t)config_setting_length(s) + 1, sizeof(*r->overlays));
-	for (i = 0; i < config_setting_length(s); i++) {
-		r->n_overlays++;
-		ret = parse_overlay(c, config_setting_get_elem(s, (unsigned)i), &r->overlays[i]);
-		if (ret)
-			return ret;
+		return fail(c, s, "'%s' must be a list of groups: %s", k->name, k->hint);
+	n = (size_t)config_setting_length(s);
+	v = xcalloc(n + 1, sec->size);
+	*(void **)field(base, k->offset) = v;
+	*(size_t *)field(base, k->count) = n;
+	for (i = 0; !ret && i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		void *elem = v + i * sec->size;
+
+		*(int *)field(elem, sec->line) = config_setting_source_line(e);
+		if (config_setting_type(e) != CONFIG_TYPE_GROUP)
+			return fail(c, e, "%s", sec->shape);
+		ret = check_keys(c, e, k->sub);
+		if (!ret)
+			ret = parse_keys(c, e, k->sub, elem);
 	}
-	return 0;
-}
-
-/* "../images/x.ext4" against the recipe's directory, without the ".." when the directory exists. */
-static char *resolve_output(const char *dir, const char *out)
-{
-	char *joined = out[0] == '/' ? xstrdup(out) : xasprintf("%s/%s", dir, out);
-	char *slash = strrchr(joined, '/'), *real, *res;
-
-	*slash = 0;
-	real = realpath(joined[0] ? joined : "/", NULL);
-	*slash = '/';
-	if (!real)
-		return joined;
-	res = xasprintf("%s/%s", strcmp(real, "/") ? real : "", slash + 1);
-	free(real);
-	free(joined);
-	return res;
-}
-
-/* fstab (default: ext4 images only), export_boot and kernel; after the format is known. */
-static int parse_image_boot(struct ctx *c, const config_setting_t *g)
-{
-	struct recipe_image *im = &c->r->image;
-	int ret;
-
-	im->fstab = im->format == IMAGE_EXT4;
-	ret = get_bool(c, g, "fstab", &im->fstab);
-	if (!ret)
-		ret = get_bool(c, g, "export_boot", &im->export_boot);
-	if (!ret)
-		ret = get_str(c, g, "kernel", &im->kernel);
-	if (!ret && im->kernel && (!im->kernel[0] || strchr(im->kernel, '/')))
-		ret = fail(c, config_setting_get_member(g, "kernel"), "'kernel' is a kernel release "
-			   "as in /boot/vmlinuz-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'",
-			   im->kernel);
-	if (!ret && im->fstab && im->format == IMAGE_TAR)
-		ret = fail(c, config_setting_get_member(g, "fstab"),
-			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
 	return ret;
 }
 
-static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
-{
-	struct recipe_image *im = &c->r->image;
-	const config_setting_t *s;
-	char *fmt = NULL, *size = NULL, *out = NULL;
-	int ret;
+/* ---- the normalized form ------------------------------------------------------------------- */
 
-	ret = check_keys(c, g, image_keys, "'image'");
-	if (!ret)
-		ret = get_str(c, g, "format", &fmt);
-	if (!ret)
-		ret = get_str(c, g, "size", &size);
-	if (!ret)
-		ret = get_str(c, g, "output", &out);
-	if (!ret)
-		ret = get_uint(c, g, "margin", 1000, &im->margin);
-	if (!ret)
-		ret = get_str(c, g, "label", &im->label);
-	if (!ret)
-		ret = get_uint(c, g, "reserved", 50, &im->reserved);
-	if (!ret)
-		ret = get_str(c, g, "uuid", &im->uuid);
-	if (!ret)
-		ret = get_str(c, g, "hash_seed", &im->hash_seed);
-	if (!ret && fmt && !strcmp(fmt, "tar"))
-		im->format = IMAGE_TAR;
-	else if (!ret && fmt && strcmp(fmt, "ext4"))
-		ret = fail(c, config_setting_get_member(g, "format"),
-			   "image 'format' must be \"ext4\" or \"tar\", not '%s'", fmt);
-	if (!ret)
-		ret = parse_image_boot(c, g);
-	s = config_setting_get_member(g, "size");
-	if (!ret && size && strcmp(size, "auto") && recipe_parse_size(size, &im->size))
-		ret = fail(c, s, "image 'size' must be \"auto\" or a size like \"512M\" or \"2G\", not '%s'",
-			   size);
-	if (!ret && im->label && strlen(im->label) > 16)
-		ret = fail(c, config_setting_get_member(g, "label"),
-			   "image 'label' is %zu bytes; ext4 labels hold at most 16", strlen(im->label));
-	if (!ret && out)
-		im->output = resolve_output(c->r->dir, out);
-	free(fmt);
-	free(size);
-	free(out);
-	return ret;
-}
-
-static int parse_image(struct ctx *c, const config_setting_t *root)
-{
-	const config_setting_t *g = config_setting_get_member(root, "image"), *s;
-	struct recipe_image *im = &c->r->image;
-	int i, ret;
-
-	im->margin = 20;
-	im->reserved = 5;
-	if (!g)
-		goto defaults;
-	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return fail(c, g, "'image' must be a group: image = { format = \"ext4\"; ... };");
-	ret = parse_image_scalars(c, g);
-	if (ret)
-		return ret;
-	s = config_setting_get_member(g, "devices");
-	if (s && config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(c, s, "'devices' must be a list of groups: ( { ... }, ... )");
-	im->n_devices = s ? (size_t)config_setting_length(s) : 0;
-	im->devices = xcalloc(im->n_devices + 1, sizeof(*im->devices));
-	for (i = 0; i < (int)im->n_devices; i++) {
-		ret = parse_device(c, config_setting_get_elem(s, (unsigned)i), &im->devices[i]);
-		if (ret)
-			return ret;
-	}
-defaults:
-	if (!g)
-		im->fstab = 1;
-	if (!im->label)
-		im->label = xstrdup("rootfs");
-	return 0;
-}
-
-/* libconfig string literal with escapes, so the normalized form parses back. */
-static void fmt_str(struct buf *b, const char *s)
-{
-	buf_adds(b, "\"");
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			buf_addf(b, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			buf_addf(b, "\\x%02x", (unsigned char)*s);
-		else
-			buf_add(b, s, 1);
-	}
-	buf_adds(b, "\"");
-}
-
-static void fmt_path(struct buf *b, const char *path, int digest)
-{
-	char hex[65];
-
-	if (!digest) {
-		fmt_str(b, path);
-		return;
-	}
-	if (hash_file_hex(path, HASH_SHA256, hex))
-		snprintf(hex, sizeof(hex), "unreadable");
-	buf_addf(b, "\"sha256:%s\"", hex);
-}
-
-static void fmt_list(struct buf *b, const struct strv *v, int paths, int digest)
+static void fmt_packages(struct buf *b, const struct recipe_package *v, size_t n)
 {
 	size_t i;
 
 	buf_adds(b, "[");
-	for (i = 0; i < v->n; i++) {
-		buf_adds(b, i ? ", " : " ");
-		if (paths)
-			fmt_path(b, v->v[i], digest);
-		else
-			fmt_str(b, v->v[i]);
-	}
-	buf_adds(b, v->n ? " ]" : "]");
+	for (i = 0; i < n; i++)
+		buf_addf(b, "%s\"%s%s%s%s%s\"", i ? ", " : " ", v[i].name, v[i].arch ? ":" : "",
+			 v[i].arch ? v[i].arch : "", v[i].version ? "=" : "",
+			 v[i].version ? v[i].version : "");
+	buf_adds(b, n ? " ]" : "]");
 }
 
-static void fmt_strv(struct buf *b, const struct strv *v)
+static void fmt_value(struct buf *b, const struct recipe_key *k, const void *base, int digest)
 {
-	fmt_list(b, v, 0, 0);
-}
+	const void *v = cfield(base, k->offset);
+	char t;
 
-static void fmt_sources(const struct recipe *r, struct buf *b, int digest)
-{
-	size_t i;
-
-	buf_adds(b, "sources = (\n");
-	for (i = 0; i < r->n_sources; i++) {
-		const struct recipe_source *s = &r->sources[i];
-
-		buf_adds(b, "  { ");
-		if (s->host) {
-			buf_adds(b, "host = true; ");
-		} else {
-			buf_adds(b, "uri = ");
-			fmt_str(b, s->uri);
-			buf_adds(b, "; ");
-		}
-		buf_adds(b, "suite = ");
-		fmt_str(b, s->suite);
-		buf_adds(b, "; components = ");
-		fmt_strv(b, &s->components);
-		buf_adds(b, "; architectures = ");
-		fmt_strv(b, &s->archs);
-		if (s->keyring) {
-			buf_adds(b, "; keyring = ");
-			fmt_path(b, s->keyring, digest);
-		}
-		buf_addf(b, "; trusted = %s; }%s\n", s->trusted ? "true" : "false",
-			 i + 1 < r->n_sources ? "," : "");
-	}
-	buf_adds(b, ");\n");
-}
-
-/* Only when set: recipes written before these keys keep their digest. */
-static void fmt_path_filters(const struct recipe *r, struct buf *b)
-{
-	if (r->path_exclude.n) {
-		buf_adds(b, "  path_exclude = ");
-		fmt_strv(b, &r->path_exclude);
-		buf_adds(b, ";\n");
-	}
-	if (r->path_include.n) {
-		buf_adds(b, "  path_include = ");
-		fmt_strv(b, &r->path_include);
-		buf_adds(b, ";\n");
-	}
-	if (r->minimize) {
-		buf_adds(b, "  minimize = true;\n  locales = ");
-		fmt_strv(b, &r->locales);
-		buf_adds(b, ";\n");
-	}
-}
-
-static void fmt_packages(const struct recipe *r, struct buf *b, int digest)
-{
-	static const char *const bases[] = { "none", "essential", "required", "important" };
-	size_t i;
-
-	buf_addf(b, "packages = {\n  base = \"%s\";\n  install = [", bases[r->base]);
-	for (i = 0; i < r->n_packages; i++) {
-		const struct recipe_package *p = &r->packages[i];
-
-		buf_addf(b, "%s\"%s%s%s%s%s\"", i ? ", " : " ", p->name, p->arch ? ":" : "",
-			 p->arch ? p->arch : "", p->version ? "=" : "", p->version ? p->version : "");
-	}
-	buf_adds(b, r->n_packages ? " ];\n  exclude = " : "];\n  exclude = ");
-	fmt_strv(b, &r->excludes);
-	buf_addf(b, ";\n  recommends = %s;\n  allow_older = %s;\n  local = ",
-		 r->recommends ? "true" : "false", r->allow_older ? "true" : "false");
-	fmt_list(b, &r->local_debs, 1, digest);
-	buf_adds(b, ";\n");
-	fmt_path_filters(r, b);
-	buf_adds(b, "};\n");
-}
-
-static void fmt_hooks(const struct recipe *r, struct buf *b, int digest)
-{
-	size_t i;
-
-	buf_addf(b, "hook_timeout = %u;\n", r->hook_timeout);
-	/* Only when set: recipes written before the key keep their digest. */
-	if (r->script_timeout != RECIPE_SCRIPT_TIMEOUT)
-		buf_addf(b, "script_timeout = %u;\n", r->script_timeout);
-	buf_adds(b, "hooks = (\n");
-	for (i = 0; i < r->n_hooks; i++) {
-		const struct recipe_hook *h = &r->hooks[i];
-
-		buf_adds(b, "  { name = ");
-		fmt_str(b, h->name);
-		buf_adds(b, "; script = ");
-		fmt_path(b, h->script, digest);
-		buf_addf(b, "; where = \"%s\"; timeout = %u; }%s\n",
-			 h->where == HOOK_INSIDE ? "inside" : "outside", h->timeout,
-			 i + 1 < r->n_hooks ? "," : "");
-	}
-	buf_adds(b, ");\n");
-}
-
-static void fmt_image(const struct recipe *r, struct buf *b, int digest)
-{
-	const struct recipe_image *im = &r->image;
-	size_t i;
-
-	buf_addf(b, "image = {\n  format = \"%s\";\n", im->format == IMAGE_TAR ? "tar" : "ext4");
-	if (im->output && !digest) {
-		buf_adds(b, "  output = ");
-		fmt_str(b, im->output);
-		buf_adds(b, ";\n");
-	}
-	if (im->size)
-		buf_addf(b, "  size = \"%llu\";\n", (unsigned long long)im->size);
-	else
-		buf_adds(b, "  size = \"auto\";\n");
-	buf_addf(b, "  margin = %u;\n  label = ", im->margin);
-	fmt_str(b, im->label);
-	buf_addf(b, ";\n  reserved = %u;\n", im->reserved);
-	if (im->uuid) {
-		buf_adds(b, "  uuid = ");
-		fmt_str(b, im->uuid);
-		buf_adds(b, ";\n");
-	}
-	if (im->hash_seed) {
-		buf_adds(b, "  hash_seed = ");
-		fmt_str(b, im->hash_seed);
-		buf_adds(b, ";\n");
-	}
-	if (im->fstab != (im->format == IMAGE_EXT4)) /* only when not the default: same digest */
-		buf_addf(b, "  fstab = %s;\n", im->fstab ? "true" : "false");
-	if (im->export_boot)
-		buf_adds(b, "  export_boot = true;\n");
-	if (im->kernel) {
-		buf_adds(b, "  kernel = ");
-		fmt_str(b, im->kernel);
-		buf_adds(b, ";\n");
-	}
-	buf_adds(b, "  devices = (\n");
-	for (i = 0; i < im->n_devices; i++) {
-		const struct recipe_device *d = &im->devices[i];
-
-		buf_adds(b, "    { path = ");
-		fmt_str(b, d->path);
-		buf_addf(b, "; type = \"%s\"; major = %u; minor = %u; mode = \"0%o\"; uid = %u; gid = %u; }%s\n",
-			 d->type == 'c' ? "char" : d->type == 'b' ? "block" : "fifo", d->major, d->minor,
-			 d->mode, d->uid, d->gid, i + 1 < im->n_devices ? "," : "");
-	}
-	buf_adds(b, "  );\n};\n");
-}
-
-/* Only when present: recipes without overlays keep their digest. */
-static void fmt_overlays(const struct recipe *r, struct buf *b, int digest)
-{
-	size_t i;
-
-	if (!r->n_overlays)
+	if (k->format) {
+		k->format(b, k, base, digest);
 		return;
-	buf_adds(b, "overlays = (\n");
-	for (i = 0; i < r->n_overlays; i++) {
-		const struct recipe_overlay *o = &r->overlays[i];
-
-		buf_adds(b, "  { source = ");
-		if (digest)
-			buf_addf(b, "\"sha256:%s\"", o->digest);
-		else
-			fmt_str(b, o->source);
-		buf_adds(b, "; destination = \"/");
-		buf_add_escaped(b, o->destination);
-		buf_addf(b, "\"; owner = \"%u:%u\"; replace = %s; devices = %s; }%s\n", o->uid,
-			 o->gid, o->replace ? "true" : "false", o->devices ? "true" : "false",
-			 i + 1 < r->n_overlays ? "," : "");
 	}
-	buf_adds(b, ");\n");
+	switch (k->type) {
+	case RECIPE_STRING: fmt_str(b, *(char *const *)v); break;
+	case RECIPE_PATH: fmt_path(b, *(char *const *)v, digest); break;
+	case RECIPE_BOOL: buf_adds(b, *(const int *)v ? "true" : "false"); break;
+	case RECIPE_UINT: buf_addf(b, "%u", *(const unsigned *)v); break;
+	case RECIPE_MODE: buf_addf(b, "\"0%o\"", *(const unsigned *)v); break;
+	case RECIPE_ENUM: buf_addf(b, "\"%s\"", k->choices[*(const int *)v]); break;
+	case RECIPE_STRV: fmt_list(b, v, 0, 0); break;
+	case RECIPE_PATHS: fmt_list(b, v, 1, digest); break;
+	case RECIPE_OWNER:
+		buf_addf(b, "\"%u:%u\"", *(const unsigned *)v,
+			 *(const unsigned *)cfield(base, k->count));
+		break;
+	case RECIPE_SIZE:
+		if (*(const uint64_t *)v)
+			buf_addf(b, "\"%llu\"", (unsigned long long)*(const uint64_t *)v);
+		else
+			buf_adds(b, "\"auto\"");
+		break;
+	case RECIPE_DEVTYPE:
+		t = *(const char *)v;
+		buf_addf(b, "\"%s\"", t == 'c' ? "char" : t == 'b' ? "block" : "fifo");
+		break;
+	case RECIPE_PKGSPECS:
+		fmt_packages(b, *(const struct recipe_package *const *)v,
+			     *(const size_t *)cfield(base, k->count));
+		break;
+	case RECIPE_GROUP:
+	case RECIPE_LIST:
+		break; /* fmt_section writes them */
+	}
+}
+
+void recipe_format_value(const struct recipe_key *k, const void *base, struct buf *out)
+{
+	fmt_value(out, k, base, 0);
+}
+
+/* A list element on one line: { KEY = VALUE; ... } */
+static void fmt_element(struct buf *b, enum recipe_section sec, const void *base, int digest)
+{
+	const struct recipe_key *k;
+
+	buf_adds(b, "{ ");
+	for (k = recipe_keys; k->name; k++) {
+		if (k->section != sec || (k->shown && !k->shown(k, base, digest)))
+			continue;
+		buf_addf(b, "%s = ", k->name);
+		fmt_value(b, k, base, digest);
+		buf_adds(b, "; ");
+	}
+	buf_adds(b, "}");
+}
+
+/* The keys of `sec`, one a line; groups and lists of groups spread over lines of their own. */
+static void fmt_section(struct buf *b, enum recipe_section sec, const void *base, int digest,
+			const char *indent)
+{
+	const struct recipe_key *k;
+	size_t i, n;
+
+	for (k = recipe_keys; k->name; k++) {
+		const void *sub = NULL;
+
+		if (k->section != sec || (k->shown && !k->shown(k, base, digest)))
+			continue;
+		buf_addf(b, "%s%s = ", indent, k->name);
+		if (k->type == RECIPE_GROUP) {
+			char *inner = xasprintf("%s  ", indent);
+
+			buf_adds(b, "{\n");
+			fmt_section(b, k->sub, cfield(base, k->offset), digest, inner);
+			buf_addf(b, "%s};\n", indent);
+			free(inner);
+			continue;
+		}
+		if (k->type != RECIPE_LIST) {
+			fmt_value(b, k, base, digest);
+			buf_adds(b, ";\n");
+			continue;
+		}
+		n = *(const size_t *)cfield(base, k->count);
+		sub = *(const void *const *)cfield(base, k->offset);
+		buf_adds(b, "(\n");
+		for (i = 0; i < n; i++) {
+			buf_addf(b, "%s  ", indent);
+			fmt_element(b, k->sub, (const char *)sub + i * sections[k->sub].size,
+				    digest);
+			buf_adds(b, i + 1 < n ? ",\n" : "\n");
+		}
+		buf_addf(b, "%s);\n", indent);
+	}
 }
 
 /*
@@ -1144,30 +1416,131 @@ static void fmt_overlays(const struct recipe *r, struct buf *b, int digest)
  */
 static void fmt_recipe(const struct recipe *r, struct buf *b, int digest)
 {
-	buf_adds(b, "name = ");
-	fmt_str(b, r->name);
-	buf_addf(b, ";\narchitecture = \"%s\";\nauxiliary_architectures = ", r->arch);
-	fmt_strv(b, &r->aux_archs);
-	buf_adds(b, ";\nsuite = ");
-	fmt_str(b, r->suite);
-	buf_addf(b, ";\nmerged_usr = %s;\n", r->merged_usr ? "true" : "false");
-	fmt_sources(r, b, digest);
-	fmt_packages(r, b, digest);
-	fmt_hooks(r, b, digest);
-	fmt_overlays(r, b, digest);
-	if (r->hostname) {
-		buf_adds(b, "hostname = ");
-		fmt_str(b, r->hostname);
-		buf_adds(b, ";\n");
-	}
-	if (r->machine_id == MACHINE_ID_EMPTY)
-		buf_adds(b, "machine_id = \"empty\";\n");
-	fmt_image(r, b, digest);
+	fmt_section(b, RECIPE_IN_TOP, r, digest, "");
 }
 
 void recipe_format(const struct recipe *r, struct buf *b)
 {
 	fmt_recipe(r, b, 0);
+}
+
+/* Every tree-affecting key under `sec`, "recipe PATH VALUE" a line, whether shown or not. */
+static void fmt_tree(struct buf *b, enum recipe_section sec, const void *base, const char *path)
+{
+	const struct recipe_key *k;
+	size_t i, n;
+
+	for (k = recipe_keys; k->name; k++) {
+		const char *sub;
+		char *p;
+
+		if (k->section != sec)
+			continue;
+		if (k->tree) {
+			buf_addf(b, "recipe %s%s ", path, k->name);
+			fmt_value(b, k, base, 1);
+			buf_adds(b, "\n");
+		}
+		if (k->type == RECIPE_GROUP) {
+			p = xasprintf("%s%s.", path, k->name);
+			fmt_tree(b, k->sub, cfield(base, k->offset), p);
+			free(p);
+		}
+		if (k->type != RECIPE_LIST)
+			continue;
+		n = *(const size_t *)cfield(base, k->count);
+		sub = *(const char *const *)cfield(base, k->offset);
+		for (i = 0; i < n; i++) {
+			p = xasprintf("%s%s[%zu].", path, k->name, i);
+			fmt_tree(b, k->sub, sub + i * sections[k->sub].size, p);
+			free(p);
+		}
+	}
+}
+
+void recipe_format_tree(const struct recipe *r, struct buf *out)
+{
+	fmt_tree(out, RECIPE_IN_TOP, r, "");
+}
+
+/* ---- the table's sections ------------------------------------------------------------------ */
+
+const char *recipe_section_name(enum recipe_section s)
+{
+	return sections[s].name;
+}
+
+void *recipe_section_base(struct recipe *r, enum recipe_section s)
+{
+	const struct recipe_key *k;
+	char *parent;
+
+	if (s == RECIPE_IN_TOP)
+		return r;
+	for (k = recipe_keys; k->name; k++)
+		if ((k->type == RECIPE_GROUP || k->type == RECIPE_LIST) && k->sub == s)
+			break;
+	parent = recipe_section_base(r, k->section);
+	if (!parent || k->type == RECIPE_GROUP)
+		return parent ? parent + k->offset : NULL;
+	if (!*(size_t *)(parent + k->count))
+		return NULL;
+	return *(void **)(parent + k->offset);
+}
+
+/* ---- releasing ----------------------------------------------------------------------------- */
+
+static void release_section(enum recipe_section sec, void *base)
+{
+	const struct recipe_key *k;
+	struct recipe_package *p;
+	size_t i, n;
+	char *v;
+
+	for (k = recipe_keys; k->name; k++) {
+		if (k->section != sec)
+			continue;
+		switch (k->type) {
+		case RECIPE_STRING:
+		case RECIPE_PATH:
+			free(*(char **)field(base, k->offset));
+			break;
+		case RECIPE_STRV:
+		case RECIPE_PATHS:
+			strv_release(field(base, k->offset));
+			break;
+		case RECIPE_PKGSPECS:
+			p = *(struct recipe_package **)field(base, k->offset);
+			n = *(size_t *)field(base, k->count);
+			for (i = 0; i < n; i++) {
+				free(p[i].name);
+				free(p[i].arch);
+				free(p[i].version);
+			}
+			free(p);
+			break;
+		case RECIPE_GROUP:
+			release_section(k->sub, field(base, k->offset));
+			break;
+		case RECIPE_LIST:
+			v = *(char **)field(base, k->offset);
+			n = *(size_t *)field(base, k->count);
+			for (i = 0; i < n; i++)
+				release_section(k->sub, v + i * sections[k->sub].size);
+			free(v);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void recipe_release(struct recipe *r)
+{
+	release_section(RECIPE_IN_TOP, r);
+	free(r->file);
+	free(r->dir);
+	memset(r, 0, sizeof(*r));
 }
 
 void recipe_all_archs(const struct recipe *r, struct strv *out)
@@ -1190,29 +1563,12 @@ static char *abs_dir_of(const char *path)
 	return real;
 }
 
-static int parse_all(struct ctx *c, const config_setting_t *root)
-{
-	int ret = parse_top(c, root);
-
-	if (!ret)
-		ret = parse_sources(c, root);
-	if (!ret)
-		ret = parse_packages(c, root);
-	if (!ret)
-		ret = parse_hooks(c, root);
-	if (!ret)
-		ret = parse_image(c, root);
-	if (!ret)
-		ret = parse_overlays(c, root);
-	if (!ret)
-		ret = parse_identity(c, root);
-	return ret;
-}
-
 /* Validate a parsed configuration into `r` (whose file and dir are set); releases `cfg`. */
-static int finish_load(struct recipe *r, config_t *cfg, int parsed)
+static int finish_load(struct recipe *r, config_t *cfg, int parsed,
+		       recipe_overlay_fn *check_overlay)
 {
-	struct ctx c = { r, r->file };
+	struct recipe_ctx c = { r, r->file, check_overlay };
+	const config_setting_t *root = config_root_setting(cfg);
 	struct buf norm = { 0 };
 	int ret = 0;
 
@@ -1222,7 +1578,9 @@ static int finish_load(struct recipe *r, config_t *cfg, int parsed)
 		ret = -MKI_E_RECIPE;
 	}
 	if (!ret)
-		ret = parse_all(&c, config_root_setting(cfg));
+		ret = check_keys(&c, root, RECIPE_IN_TOP);
+	if (!ret)
+		ret = parse_keys(&c, root, RECIPE_IN_TOP, r);
 	if (!ret) {
 		fmt_recipe(r, &norm, 1);
 		hash_sha256_hex(norm.p, norm.len, r->digest);
@@ -1240,9 +1598,6 @@ static int finish_load(struct recipe *r, config_t *cfg, int parsed)
 static void start_load(struct recipe *r, config_t *cfg, const char *name)
 {
 	memset(r, 0, sizeof(*r));
-	r->merged_usr = 1;
-	r->hook_timeout = 600;
-	r->script_timeout = RECIPE_SCRIPT_TIMEOUT;
 	r->file = xstrdup(name);
 	config_init(cfg);
 }
@@ -1301,7 +1656,7 @@ static int check_includes(const char *file, const char *text, const char *dir, i
 	return ret;
 }
 
-int recipe_load(struct recipe *r, const char *path)
+int recipe_load(struct recipe *r, const char *path, recipe_overlay_fn *check_overlay)
 {
 	struct buf text = { 0 };
 	const char *kind = NULL;
@@ -1325,7 +1680,7 @@ int recipe_load(struct recipe *r, const char *path)
 		return ret == -MKI_E_INTERRUPTED ? ret : -MKI_E_RECIPE;
 	}
 	config_set_include_dir(&cfg, r->dir);
-	ret = finish_load(r, &cfg, config_read_string(&cfg, text.p));
+	ret = finish_load(r, &cfg, config_read_string(&cfg, text.p), check_overlay);
 	buf_release(&text);
 	return ret;
 }
@@ -1336,56 +1691,6 @@ int recipe_parse_text(struct recipe *r, const char *text, const char *name, cons
 
 	start_load(r, &cfg, name);
 	r->dir = xstrdup(dir);
-	return finish_load(r, &cfg, config_read_string(&cfg, text));
+	return finish_load(r, &cfg, config_read_string(&cfg, text), NULL);
 }
 
-void recipe_release(struct recipe *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->n_sources; i++) {
-		free(r->sources[i].uri);
-		free(r->sources[i].suite);
-		free(r->sources[i].keyring);
-		strv_release(&r->sources[i].components);
-		strv_release(&r->sources[i].archs);
-	}
-	for (i = 0; i < r->n_packages; i++) {
-		free(r->packages[i].name);
-		free(r->packages[i].arch);
-		free(r->packages[i].version);
-	}
-	for (i = 0; i < r->n_hooks; i++) {
-		free(r->hooks[i].name);
-		free(r->hooks[i].script);
-	}
-	for (i = 0; i < r->n_overlays; i++) {
-		free(r->overlays[i].source);
-		free(r->overlays[i].destination);
-	}
-	free(r->overlays);
-	free(r->hostname);
-	for (i = 0; i < r->image.n_devices; i++)
-		free(r->image.devices[i].path);
-	free(r->image.devices);
-	free(r->image.output);
-	free(r->image.label);
-	free(r->image.uuid);
-	free(r->image.hash_seed);
-	free(r->image.kernel);
-	free(r->sources);
-	free(r->packages);
-	free(r->hooks);
-	strv_release(&r->aux_archs);
-	strv_release(&r->excludes);
-	strv_release(&r->local_debs);
-	strv_release(&r->path_exclude);
-	strv_release(&r->path_include);
-	strv_release(&r->locales);
-	free(r->file);
-	free(r->dir);
-	free(r->name);
-	free(r->arch);
-	free(r->suite);
-	memset(r, 0, sizeof(*r));
-}

@@ -111,14 +111,29 @@ struct recipe {
 };
 
 /**
- * Parse and validate `path`. On error logs "FILE:LINE: what is wrong" once and returns
- * -MKI_E_RECIPE (also when the file cannot be read); `r` is then released.
+ * Reads an overlay's source tree, checks it and fills o->digest (overlay_check, overlay.h); logs
+ * "FILE:LINE: ..." itself. The recipe only names the directory: reading it is configure's job,
+ * so main.c passes the check in.
  */
-int recipe_load(struct recipe *r, const char *path);
+typedef int recipe_overlay_fn(struct recipe_overlay *o, const char *file);
+
+/**
+ * Parse and validate `path`; each overlay is checked with `check_overlay` where it is parsed
+ * (NULL: not read, o->digest stays empty). On error logs "FILE:LINE: what is wrong" once and
+ * returns -MKI_E_RECIPE (also when the file cannot be read) or what `check_overlay` returned;
+ * `r` is then released.
+ */
+int recipe_load(struct recipe *r, const char *path, recipe_overlay_fn *check_overlay);
 /** Free the contents of `r`. */
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */
 void recipe_format(const struct recipe *r, struct buf *out);
+/**
+ * Append what of `r` changes the configured tree (the keys marked so in recipe_keys[],
+ * recipe_internal.h), one "recipe KEY VALUE" line each, normalized: the recipe's part of the
+ * layer key (layer.h).
+ */
+void recipe_format_tree(const struct recipe *r, struct buf *out);
 /** All architectures: primary first, then auxiliaries. `out` is filled with copies. */
 void recipe_all_archs(const struct recipe *r, struct strv *out);
 

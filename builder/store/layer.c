@@ -61,33 +61,27 @@ static void key_list(struct buf *out, const char *what, const struct strv *v)
  *  - the plan: every package's name, arch, version, Multi-Arch and SHA-256 (the exact .debs; what
  *    the lock digest pins) in unpack and configure order, with the dependencies that order
  *    configuration, and the plan's architectures (dpkg's arch list, qemu registrations);
- *  - the recipe's arch and aux_archs (unpack derives the arch list from them too), merged_usr
- *    (the /usr links), minimize, locales, path_exclude and path_include (what unpack leaves out,
- *    and the dpkg.cfg.d fragment it writes);
+ *  - every recipe key marked as changing the tree in the recipe's key table (recipe_keys[],
+ *    recipe_internal.h), by its normalized value (recipe_format_tree): today the architectures
+ *    (unpack derives the arch list from them too), merged_usr (the /usr links), and the path
+ *    filters (what unpack leaves out, and the dpkg.cfg.d fragment it writes). The others only
+ *    choose the plan (sources, packages), come after the layer point (hooks, overlays, identity,
+ *    image.*: hooks.c) or bound the build (timeouts: a build within them configures the same
+ *    tree, one beyond them fails and stores nothing);
  *  - native tools on or off, and the twins used (the proof says they change nothing; a layer from
  *    emulated scripts is still never served to a build that would use them, or the reverse);
  *  - SOURCE_DATE_EPOCH (every mtime mkimage writes, and the scripts' environment);
  *  - whether the sandbox has one id only (then the tree holds no owners).
- * Not in it, with why:
- *  - sources, suite, base, packages, excludes, recommends, allow_older, local_debs: they only
- *    choose the plan, which is in the key itself;
- *  - hooks, overlays, hostname, machine_id, name, image.*: applied after the layer point (hooks.c);
- *  - hook_timeout, script_timeout, --limit, --jobs: bounds and speed; a build within them
- *    configures the same tree, one beyond them fails and stores nothing;
- *  - root or user build: layers are id-neutral (layerfile.h).
+ * Not in it: --limit, --jobs (bounds and speed), root or user build (layers are id-neutral,
+ * layerfile.h).
  */
 void layer_key_text(const struct plan *p, const struct plan *twins, const struct recipe *r,
 		    const struct settings *st, int single_id, struct buf *out)
 {
 	buf_addf(out, "mkimage-layer %d\nmkimage %s\n", LAYERFILE_VERSION, MKI_VERSION);
-	buf_addf(out, "arch %s\n", r->arch);
-	key_list(out, "aux-arch", &r->aux_archs);
+	recipe_format_tree(r, out);
 	key_list(out, "plan-arch", &p->archs);
 	key_plan(out, "package", p);
-	buf_addf(out, "merged-usr %d\nminimize %d\n", r->merged_usr, r->minimize);
-	key_list(out, "locale", &r->locales);
-	key_list(out, "path-exclude", &r->path_exclude);
-	key_list(out, "path-include", &r->path_include);
 	buf_addf(out, "native-tools %s\n", st->no_native_tools ? "off" : "on");
 	if (!st->no_native_tools && twins)
 		key_plan(out, "twin", twins);

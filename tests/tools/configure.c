@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "configure/hooks.h"
+#include "configure/overlay.h"
 #include "configure/reconcile.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (recipe) {
-		ret = recipe_load(&r, recipe);
+		ret = recipe_load(&r, recipe, overlay_check);
 		have_recipe = !ret;
 	} else {
 		r.hook_timeout = 600;

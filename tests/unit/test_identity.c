@@ -3,29 +3,6 @@
 
 #include "configure/identity.h"
 
-START_TEST(hostnames)
-{
-	ck_assert_int_eq(identity_valid_hostname("arm-board"), 1);
-	ck_assert_int_eq(identity_valid_hostname("board1.example.org"), 1);
-	ck_assert_int_eq(identity_valid_hostname("B0ARD"), 1);
-	ck_assert_int_eq(identity_valid_hostname(""), 0);
-	ck_assert_int_eq(identity_valid_hostname("-board"), 0);
-	ck_assert_int_eq(identity_valid_hostname("board-"), 0);
-	ck_assert_int_eq(identity_valid_hostname("bo_ard"), 0);
-	ck_assert_int_eq(identity_valid_hostname("a..b"), 0);
-	ck_assert_int_eq(identity_valid_hostname("a.-b"), 0);
-	ck_assert_int_eq(identity_valid_hostname("a-.b"), 0);
-	ck_assert_int_eq(identity_valid_hostname("board."), 0);
-	ck_assert_int_eq(identity_valid_hostname("with space"), 0);
-	ck_assert_int_eq(identity_valid_hostname("0123456789012345678901234567890123456789"
-						 "012345678901234567890123"), 0); /* 64, one label */
-	ck_assert_int_eq(identity_valid_hostname("0123456789012345678901234567890123456789"
-						 "0123456789.1234567890123"), 1); /* 64 */
-	ck_assert_int_eq(identity_valid_hostname("0123456789012345678901234567890123456789"
-						 "0123456789.12345678901234"), 0); /* 65 */
-}
-END_TEST
-
 START_TEST(fstab)
 {
 	struct buf b = { 0 };
@@ -68,7 +45,6 @@ Suite *identity_suite(void)
 	Suite *s = suite_create("identity");
 	TCase *tc = tcase_create("identity");
 
-	tcase_add_test(tc, hostnames);
 	tcase_add_test(tc, fstab);
 	tcase_add_test(tc, hosts);
 	suite_add_tcase(s, tc);

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "lib/hash.h"
+#include "lib/log.h"
 #include "lib/str.h"
+#include "recipe/recipe_internal.h"
 #include "store/layer_internal.h"
 
 /* ---- the key ---- */
@@ -133,6 +135,128 @@ START_TEST(key_ignores_what_comes_after_configuration)
 }
 END_TEST
 
+/*
+ * Every key of the recipe's table, changed in turn from a recipe that sets one element of each
+ * list: a key marked as changing the configured tree changes the layer key, any other leaves it
+ * alone. A key added to the table is covered without a line here; a new type needs a change.
+ */
+#define TABLE_RECIPE \
+	"name = \"board\"; architecture = \"armhf\"; auxiliary_architectures = [ \"arm64\" ];\n" \
+	"sources = ( { uri = \"http://127.0.0.1/debian\"; keyring = \"k.gpg\"; } );\n" \
+	"packages = { install = [ \"hello\" ]; local = [ \"x.deb\" ]; minimize = true;\n" \
+	"  path_exclude = [ \"/usr/share/doc/*\" ]; locales = [ \"en\" ]; };\n" \
+	"hooks = ( { script = \"h.sh\"; } );\n" \
+	"overlays = ( { source = \"ov\"; destination = \"/\"; } );\n" \
+	"image = { devices = ( { path = \"/dev/console\"; type = \"char\"; } ); };\n"
+
+static void table_recipe(struct recipe *r, const char *dir)
+{
+	ck_assert_int_eq(recipe_parse_text(r, TABLE_RECIPE, "r.cfg", dir), 0);
+}
+
+static void recipe_key_of(const struct recipe *r, char *hex)
+{
+	struct plan p = { 0 };
+	struct settings st = { 0 };
+	struct buf b = { 0 };
+
+	st.source_date_epoch = 1700000000;
+	layer_key_text(&p, NULL, r, &st, 0, &b);
+	hash_sha256_hex(b.p, b.len, hex);
+	buf_release(&b);
+}
+
+/* Change the value of `k` in `base`; for a list, empty it and return its length to restore. */
+static size_t change_key(const struct recipe_key *k, void *base)
+{
+	void *v = (char *)base + k->offset;
+	struct recipe_package *pkg;
+	size_t n;
+
+	switch (k->type) {
+	case RECIPE_STRING:
+	case RECIPE_PATH:
+		free(*(char **)v);
+		*(char **)v = xstrdup("changed");
+		return 0;
+	case RECIPE_BOOL: *(int *)v = !*(int *)v; return 0;
+	case RECIPE_ENUM: *(int *)v ^= 1; return 0;
+	case RECIPE_UINT:
+	case RECIPE_MODE:
+	case RECIPE_OWNER: ++*(unsigned *)v; return 0;
+	case RECIPE_SIZE: ++*(uint64_t *)v; return 0;
+	case RECIPE_DEVTYPE: *(char *)v = *(char *)v == 'c' ? 'b' : 'c'; return 0;
+	case RECIPE_STRV:
+	case RECIPE_PATHS: strv_push(v, "changed"); return 0;
+	case RECIPE_PKGSPECS:
+		pkg = *(struct recipe_package **)v;
+		free(pkg[0].name);
+		pkg[0].name = xstrdup("changed");
+		return 0;
+	case RECIPE_LIST:
+		n = *(size_t *)((char *)base + k->count);
+		*(size_t *)((char *)base + k->count) = 0;
+		return n;
+	default:
+		ck_abort_msg("no change for the type of '%s': add one", k->name);
+		return 0;
+	}
+}
+
+START_TEST(key_follows_the_recipe_table)
+{
+	char dir[] = "/tmp/mki-layer-XXXXXX", base_key[65], key[65];
+	const struct recipe_key *k;
+	struct buf before = { 0 }, after = { 0 };
+	struct recipe r;
+	char *cmd;
+	size_t n;
+	int tree = 0, other = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cmd = xasprintf("cd %s && echo k >k.gpg && echo s >h.sh && echo d >x.deb && mkdir ov", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	log_set_level(LOG_QUIET);
+	table_recipe(&r, dir);
+	recipe_key_of(&r, base_key);
+	recipe_format(&r, &before);
+	recipe_release(&r);
+	for (k = recipe_keys; k->name; k++) {
+		void *base;
+
+		if (k->type == RECIPE_GROUP) { /* no value of its own: its keys are rows too */
+			ck_assert_msg(!k->tree, "group '%s' cannot be marked", k->name);
+			continue;
+		}
+		table_recipe(&r, dir);
+		base = recipe_section_base(&r, k->section);
+		ck_assert_msg(base, "the test recipe has no '%s': add one", recipe_section_name(k->section));
+		n = change_key(k, base);
+		recipe_key_of(&r, key);
+		recipe_format(&r, &after);
+		/* The change is real: the normalized form sees it. */
+		ck_assert_msg(strcmp(before.p, after.p), "changing '%s' changes nothing", k->name);
+		if (k->tree)
+			ck_assert_msg(strcmp(base_key, key), "'%s' is not in the layer key", k->name);
+		else
+			ck_assert_msg(!strcmp(base_key, key), "'%s' changes the layer key", k->name);
+		tree += k->tree;
+		other += !k->tree;
+		if (k->type == RECIPE_LIST)
+			*(size_t *)((char *)base + k->count) = n;
+		buf_release(&after);
+		recipe_release(&r);
+	}
+	ck_assert_int_ge(tree, 7);
+	ck_assert_int_ge(other, 40);
+	buf_release(&before);
+	cmd = xasprintf("rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+}
+END_TEST
+
 Suite *layer_suite(void)
 {
 	Suite *s = suite_create("layer");
@@ -140,6 +264,7 @@ Suite *layer_suite(void)
 
 	tcase_add_test(tc, key_covers_what_configures_the_tree);
 	tcase_add_test(tc, key_ignores_what_comes_after_configuration);
+	tcase_add_test(tc, key_follows_the_recipe_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -36,7 +36,7 @@ START_TEST(minimal_defaults)
 	struct recipe r;
 	char *p = write_recipe(MINIMAL);
 
-	ck_assert_int_eq(recipe_load(&r, p), 0);
+	ck_assert_int_eq(recipe_load(&r, p, NULL), 0);
 	ck_assert_str_eq(r.suite, "bookworm");
 	ck_assert_int_eq(r.base, BASE_REQUIRED);
 	ck_assert_int_eq(r.merged_usr, 1);
@@ -47,6 +47,29 @@ START_TEST(minimal_defaults)
 	ck_assert_uint_eq(strlen(r.digest), 64);
 	recipe_release(&r);
 	free(p);
+}
+END_TEST
+
+START_TEST(hostnames)
+{
+	ck_assert_int_eq(recipe_valid_hostname("arm-board"), 1);
+	ck_assert_int_eq(recipe_valid_hostname("board1.example.org"), 1);
+	ck_assert_int_eq(recipe_valid_hostname("B0ARD"), 1);
+	ck_assert_int_eq(recipe_valid_hostname(""), 0);
+	ck_assert_int_eq(recipe_valid_hostname("-board"), 0);
+	ck_assert_int_eq(recipe_valid_hostname("board-"), 0);
+	ck_assert_int_eq(recipe_valid_hostname("bo_ard"), 0);
+	ck_assert_int_eq(recipe_valid_hostname("a..b"), 0);
+	ck_assert_int_eq(recipe_valid_hostname("a.-b"), 0);
+	ck_assert_int_eq(recipe_valid_hostname("a-.b"), 0);
+	ck_assert_int_eq(recipe_valid_hostname("board."), 0);
+	ck_assert_int_eq(recipe_valid_hostname("with space"), 0);
+	ck_assert_int_eq(recipe_valid_hostname("0123456789012345678901234567890123456789"
+					       "012345678901234567890123"), 0); /* 64, one label */
+	ck_assert_int_eq(recipe_valid_hostname("0123456789012345678901234567890123456789"
+					       "0123456789.1234567890123"), 1); /* 64 */
+	ck_assert_int_eq(recipe_valid_hostname("0123456789012345678901234567890123456789"
+					       "0123456789.12345678901234"), 0); /* 65 */
 }
 END_TEST
 
@@ -120,7 +143,7 @@ START_TEST(errors_are_recipe_errors)
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		char *p = write_recipe(bad[i]);
 
-		ck_assert_msg(recipe_load(&r, p) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
+		ck_assert_msg(recipe_load(&r, p, NULL) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
 		free(p);
 	}
 }
@@ -132,7 +155,7 @@ START_TEST(appliance_defaults)
 	struct recipe a, b;
 	char *p = write_recipe(MINIMAL);
 
-	ck_assert_int_eq(recipe_load(&a, p), 0);
+	ck_assert_int_eq(recipe_load(&a, p, NULL), 0);
 	ck_assert_int_eq(a.image.fstab, 1);
 	ck_assert_int_eq(a.image.export_boot, 0);
 	ck_assert_int_eq(a.machine_id, MACHINE_ID_UNINITIALIZED);
@@ -140,12 +163,12 @@ START_TEST(appliance_defaults)
 	ck_assert_int_eq(a.n_overlays, 0);
 	free(p);
 	p = write_recipe(MINIMAL "machine_id = \"uninitialized\"; image = { fstab = true; };");
-	ck_assert_int_eq(recipe_load(&b, p), 0);
+	ck_assert_int_eq(recipe_load(&b, p, NULL), 0);
 	ck_assert_str_eq(a.digest, b.digest);
 	recipe_release(&b);
 	free(p);
 	p = write_recipe(MINIMAL "hostname = \"board\"; image = { format = \"tar\"; };");
-	ck_assert_int_eq(recipe_load(&b, p), 0);
+	ck_assert_int_eq(recipe_load(&b, p, NULL), 0);
 	ck_assert_int_eq(b.image.fstab, 0);
 	ck_assert_str_eq(b.hostname, "board");
 	ck_assert_str_ne(a.digest, b.digest);
@@ -161,7 +184,7 @@ START_TEST(digest_ignores_location_not_content)
 	char *p = write_recipe(MINIMAL), *q;
 	char digest[65];
 
-	ck_assert_int_eq(recipe_load(&a, p), 0);
+	ck_assert_int_eq(recipe_load(&a, p, NULL), 0);
 	memcpy(digest, a.digest, sizeof(digest));
 	recipe_release(&a);
 	q = xasprintf("%s/sub", dir);
@@ -169,7 +192,7 @@ START_TEST(digest_ignores_location_not_content)
 	free(q);
 	q = xasprintf("%s/sub/r.cfg", dir);
 	ck_assert_int_eq(rename(p, q), 0);
-	ck_assert_int_eq(recipe_load(&b, q), 0);
+	ck_assert_int_eq(recipe_load(&b, q, NULL), 0);
 	ck_assert_str_eq(b.digest, digest);
 	recipe_release(&b);
 	free(p);
@@ -196,7 +219,7 @@ START_TEST(path_filters_in_digest)
 	char *p = write_recipe(MINIMAL);
 	size_t i, j;
 
-	ck_assert_int_eq(recipe_load(&r, p), 0);
+	ck_assert_int_eq(recipe_load(&r, p, NULL), 0);
 	free(p);
 	ck_assert_int_eq(r.minimize, 0);
 	recipe_format(&r, &b);
@@ -207,7 +230,7 @@ START_TEST(path_filters_in_digest)
 	buf_release(&b);
 	for (i = 0; i < 4; i++) {
 		p = write_recipe(with[i]);
-		ck_assert_int_eq(recipe_load(&r, p), 0);
+		ck_assert_int_eq(recipe_load(&r, p, NULL), 0);
 		free(p);
 		memcpy(digests[i + 1], r.digest, 65);
 		if (i == 1) {
@@ -224,6 +247,50 @@ START_TEST(path_filters_in_digest)
 }
 END_TEST
 
+/*
+ * The key table is the reference: every key has a doc and a name unique in its section, and a
+ * default it states is what the parser gives a recipe that leaves the key out.
+ */
+START_TEST(table_defaults_are_the_parsers)
+{
+	const struct recipe_key *k, *o;
+	struct recipe r;
+	char *p, *cmd;
+
+	cmd = xasprintf("cd %s && echo k >k.gpg && echo s >h.sh && mkdir -p ov", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	p = write_recipe(MINIMAL "sources = ( { uri = \"http://127.0.0.1/d\"; keyring = \"k.gpg\"; } );"
+			 "hooks = ( { script = \"h.sh\"; } );"
+			 "overlays = ( { source = \"ov\"; destination = \"/\"; } );"
+			 "image = { devices = ( { path = \"/dev/null\"; type = \"char\"; } ); };");
+	ck_assert_int_eq(recipe_load(&r, p, NULL), 0);
+	for (k = recipe_keys; k->name; k++) {
+		struct buf b = { 0 };
+		void *base = recipe_section_base(&r, k->section);
+
+		ck_assert_msg(k->doc && k->doc[0], "'%s' has no doc", k->name);
+		for (o = recipe_keys; o < k; o++)
+			ck_assert_msg(o->section != k->section || strcmp(o->name, k->name),
+				      "'%s' twice", k->name);
+		if (!k->def)
+			continue;
+		ck_assert_ptr_nonnull(base);
+		recipe_format_value(k, base, &b);
+		/* Strings are shown quoted, the default as a recipe would hold it. */
+		if (b.p[0] == '"') {
+			ck_assert_uint_eq(b.p[b.len - 1], '"');
+			b.p[--b.len] = 0;
+		}
+		ck_assert_msg(!strcmp(b.p + (b.p[0] == '"'), k->def), "'%s' defaults to %s, not %s",
+			      k->name, b.p + (b.p[0] == '"'), k->def);
+		buf_release(&b);
+	}
+	recipe_release(&r);
+	free(p);
+}
+END_TEST
+
 Suite *recipe_suite(void)
 {
 	Suite *s = suite_create("recipe");
@@ -231,6 +298,8 @@ Suite *recipe_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, minimal_defaults);
+	tcase_add_test(tc, hostnames);
+	tcase_add_test(tc, table_defaults_are_the_parsers);
 	tcase_add_test(tc, package_specs);
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, errors_are_recipe_errors);

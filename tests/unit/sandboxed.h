@@ -14,6 +14,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,26 @@ static inline void unit_fake_tree(char *dir)
 		unit_readonly(path);
 	}
 	unit_write(dir, "var/lib/dpkg/status", "", 0644);
+}
+
+static inline int unit_remove_one(const char *path, const struct stat *sb, int type,
+				  struct FTW *ftw)
+{
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* Remove a tree made by the test: its binds first, then its own files, never crossing a mount. */
+static inline void unit_tree_remove(const char *dir)
+{
+	static const char *const binds[] = { "usr/bin", "usr/lib", "usr/lib64", NULL };
+	char path[4096];
+	size_t i;
+
+	for (i = 0; binds[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, binds[i]);
+		umount2(path, MNT_DETACH);
+	}
+	ck_assert_int_eq(nftw(dir, unit_remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT), 0);
 }
 
 /* Capture what is logged (stderr) from here on into a file; unit_log_text() reads it back. */

@@ -87,7 +87,7 @@ static void choose_as(unsigned uid, const char *subuid, const char *subgid, cons
 	struct choice *c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	char etc[] = "/tmp/mki-unit-etc-XXXXXX", bin[] = "/tmp/mki-unit-bin-XXXXXX";
-	char map[64], logf[] = "/tmp/mki-unit-log-XXXXXX", *log;
+	char map[64], logf[] = "/tmp/mki-unit-log-XXXXXX", *log; /* the child's */
 	unsigned outer_uid = geteuid(), outer_gid = getegid();
 	int st = 0;
 	pid_t pid;
@@ -125,6 +125,7 @@ static void choose_as(unsigned uid, const char *subuid, const char *subgid, cons
 		c->ret = sandbox_idmap_choose(&c->si, &(struct sandbox_opts){ allow_single });
 		log = unit_log_text(logf);
 		snprintf(c->log, sizeof(c->log), "%s", log);
+		unlink(logf);
 		_exit(0);
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
@@ -145,7 +146,6 @@ static void choose_as(unsigned uid, const char *subuid, const char *subgid, cons
 	}
 	rmdir(etc);
 	rmdir(bin);
-	unlink(logf);
 }
 
 START_TEST(user_with_a_range)
@@ -325,6 +325,7 @@ START_TEST(write_full_through_the_tools)
 	free(text);
 	ck_assert(!unit_exists("/", calls)); /* newgidmap is not tried after newuidmap failed */
 	unlink(logf);
+	unit_tree_remove(bin);
 }
 END_TEST
 

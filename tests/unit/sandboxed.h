@@ -6,7 +6,8 @@
  *
  * A fake tree: an empty staging tree whose usr/bin, usr/lib and usr/lib64 are the host's, bound
  * read-only in the test's own mount namespace, so commands run in it (the host's /bin/sh, dpkg)
- * without building a tree from packages; usr/sbin, etc, var are the tree's own.
+ * without building a tree from packages; usr/sbin (stand-ins for ldconfig and start-stop-daemon),
+ * etc and var are the tree's own.
  */
 #ifndef MKI_UNIT_SANDBOXED_H
 #define MKI_UNIT_SANDBOXED_H
@@ -171,6 +172,9 @@ static inline void unit_fake_tree(char *dir)
 		unit_readonly(path);
 	}
 	unit_write(dir, "var/lib/dpkg/status", "", 0644);
+	/* dpkg refuses to run without them in PATH; the host's /usr/sbin is not bound */
+	unit_write(dir, "usr/sbin/ldconfig", "#!/bin/sh\nexit 0\n", 0755);
+	unit_write(dir, "usr/sbin/start-stop-daemon", "#!/bin/sh\nexit 0\n", 0755);
 }
 
 static inline int unit_remove_one(const char *path, const struct stat *sb, int type,

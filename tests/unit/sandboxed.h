@@ -4,8 +4,9 @@
  * child that tries. Where it does not, the suite leaves those tests out and says so on stderr
  * ("SKIP: ..."): a skipped test is never counted as passed.
  *
- * A fake tree: an empty staging tree whose usr/bin, usr/lib and usr/lib64 are the host's, bound
- * read-only in the test's own mount namespace, so commands run in it (the host's /bin/sh, dpkg)
+ * A fake tree: an empty staging tree whose usr/lib and usr/lib64 are the host's, and usr/bin links
+ * to the host's programs, bound read-only in the test's own mount namespace, so commands run in
+ * it (the host's /bin/sh, dpkg)
  * without building a tree from packages; usr/sbin (stand-ins for ldconfig and start-stop-daemon),
  * etc and var are the tree's own.
  */
@@ -13,6 +14,7 @@
 #define MKI_UNIT_SANDBOXED_H
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -137,20 +139,40 @@ static inline void unit_readonly(const char *path)
 		      strerror(errno));
 }
 
+/* Every program of the host's /usr/bin as a link in `dir`/usr/bin to `dir`/.host-bin (bound). */
+static inline void unit_link_programs(const char *dir)
+{
+	char path[4096], target[512];
+	struct dirent *e;
+	DIR *d = opendir("/usr/bin");
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/usr/bin/%s", dir, e->d_name);
+		snprintf(target, sizeof(target), "/.host-bin/%s", e->d_name);
+		ck_assert_int_eq(symlink(target, path), 0);
+	}
+	closedir(d);
+}
+
 /*
  * After unit_sandbox_enter(): a fake tree in `dir` ("/tmp/...-XXXXXX", filled in) with the host's
  * programs and an empty dpkg database. The test's mount namespace (the build namespace) holds the
- * binds; they go with the test's process.
+ * binds; they go with the test's process. usr/bin holds links, not a bind: mkimage looks at the
+ * tree through openat2 without crossing mounts, and must find usr/bin/dpkg there.
  */
 static inline void unit_fake_tree(char *dir)
 {
 	static const char *const dirs[] = { "usr", "usr/bin", "usr/lib", "usr/lib64", "usr/sbin",
 		"etc", "dev", "var", "var/lib", "var/lib/dpkg", "var/lib/dpkg/info",
-		"var/lib/dpkg/updates", "var/log", "root", NULL };
+		"var/lib/dpkg/updates", "var/log", "root", ".host-bin", NULL };
 	static const char *const links[][2] = { { "bin", "usr/bin" }, { "lib", "usr/lib" },
 		{ "lib64", "usr/lib64" }, { "sbin", "usr/sbin" } };
-	static const char *const binds[] = { "usr/bin", "usr/lib", "usr/lib64", NULL };
-	char path[4096], src[64];
+	static const char *const binds[][2] = { { "/usr/bin", ".host-bin" },
+		{ "/usr/lib", "usr/lib" }, { "/usr/lib64", "usr/lib64" } };
+	char path[4096];
 	size_t i;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -162,15 +184,15 @@ static inline void unit_fake_tree(char *dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, links[i][0]);
 		ck_assert_int_eq(symlink(links[i][1], path), 0);
 	}
-	for (i = 0; binds[i]; i++) {
-		snprintf(src, sizeof(src), "/%s", binds[i]);
-		snprintf(path, sizeof(path), "%s/%s", dir, binds[i]);
-		if (access(src, F_OK) < 0)
+	for (i = 0; i < sizeof(binds) / sizeof(binds[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, binds[i][1]);
+		if (access(binds[i][0], F_OK) < 0)
 			continue;
-		ck_assert_msg(mount(src, path, NULL, MS_BIND | MS_REC, NULL) == 0, "bind '%s': %s",
-			      src, strerror(errno));
+		ck_assert_msg(mount(binds[i][0], path, NULL, MS_BIND | MS_REC, NULL) == 0,
+			      "bind '%s': %s", binds[i][0], strerror(errno));
 		unit_readonly(path);
 	}
+	unit_link_programs(dir);
 	unit_write(dir, "var/lib/dpkg/status", "", 0644);
 	/* dpkg refuses to run without them in PATH; the host's /usr/sbin is not bound */
 	unit_write(dir, "usr/sbin/ldconfig", "#!/bin/sh\nexit 0\n", 0755);
@@ -186,7 +208,7 @@ static inline int unit_remove_one(const char *path, const struct stat *sb, int t
 /* Remove a tree made by the test: its binds first, then its own files, never crossing a mount. */
 static inline void unit_tree_remove(const char *dir)
 {
-	static const char *const binds[] = { "usr/bin", "usr/lib", "usr/lib64", NULL };
+	static const char *const binds[] = { ".host-bin", "usr/lib", "usr/lib64", NULL };
 	char path[4096];
 	size_t i;
 

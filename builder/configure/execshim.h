@@ -31,13 +31,15 @@ int execshim_lookup(const char *table, const char *file, struct execshim_hit *hi
  */
 int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv);
 /**
- * `args` (room for argc + 3 pointers, the final NULL included) for the native way: the loader, told the original argv[0],
- * runs the native build with ARGS. Pointers into `hit` and `argv`; the number of arguments.
+ * `args` (room for argc + 3 pointers, the final NULL included) for the native way: the loader,
+ * told the original argv[0], runs the native build with ARGS. Pointers into `hit` and `argv`;
+ * the number of arguments.
  */
 int execshim_native_argv(struct execshim_hit *hit, int argc, char **argv, char **args);
 /**
- * `args` (room for argc + 2 pointers, the final NULL included) for running FILE under qemu as the kernel would have
- * (qemu -0 ARGV0 FILE ARGS...). Pointers into `hit` and `argv`; the number of arguments.
+ * `args` (room for argc + 2 pointers, the final NULL included) for running FILE under qemu as
+ * the kernel would have (qemu -0 ARGV0 FILE ARGS...). Pointers into `hit` and `argv`; the
+ * number of arguments.
  */
 int execshim_qemu_argv(struct execshim_hit *hit, int argc, char **argv, char **args);
 

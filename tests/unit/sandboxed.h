@@ -4,11 +4,10 @@
  * child that tries. Where it does not, the suite leaves those tests out and says so on stderr
  * ("SKIP: ..."): a skipped test is never counted as passed.
  *
- * A fake tree: an empty staging tree whose usr/lib and usr/lib64 are the host's, and usr/bin links
- * to the host's programs, bound read-only in the test's own mount namespace, so commands run in
- * it (the host's /bin/sh, dpkg)
- * without building a tree from packages; usr/sbin (stand-ins for ldconfig and start-stop-daemon),
- * etc and var are the tree's own.
+ * A fake tree: an empty staging tree whose usr/lib and usr/lib64 are the host's and whose usr/bin
+ * links to the host's programs, bound read-only in the test's own mount namespace, so commands
+ * run in it (the host's /bin/sh, dpkg) without building a tree from packages; usr/sbin (with
+ * stand-ins for ldconfig and start-stop-daemon), etc and var are the tree's own.
  */
 #ifndef MKI_UNIT_SANDBOXED_H
 #define MKI_UNIT_SANDBOXED_H

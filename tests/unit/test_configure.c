@@ -52,9 +52,9 @@ START_TEST(needs_the_targets_dpkg)
 
 	plain_tree(&u);
 	log = logged(configure_has_dpkg, &u, -MKI_E_NOTYET);
-	ck_assert_ptr_nonnull(strstr(log, "the package set has no dpkg: configuring a tree without "
-					  "the target's dpkg is not yet supported (add 'dpkg' to the "
-					  "packages)"));
+	ck_assert_ptr_nonnull(strstr(log, "the package set has no dpkg: configuring a tree "
+					  "without the target's dpkg is not yet supported (add "
+					  "'dpkg' to the packages)"));
 	free(log);
 	unit_mkdir(u.dir, "usr");
 	unit_mkdir(u.dir, "usr/bin");

@@ -153,12 +153,12 @@ START_TEST(native_only_when_allowed)
 		"--compare-versions", "1", "lt", "2", NULL };
 	static const char *const val_l[] = { "mkimage-exec", "/usr/bin/dpkg", "dpkg",
 		"--validate-version", "1", NULL };
-	static const char *const conf_l[] = { "mkimage-exec", "/usr/bin/dpkg", "dpkg", "--configure",
-		"-a", NULL };
+	static const char *const conf_l[] = { "mkimage-exec", "/usr/bin/dpkg", "dpkg",
+		"--configure", "-a", NULL };
 	static const char *const bare_l[] = { "mkimage-exec", "/usr/bin/dpkg", "dpkg", NULL };
 	struct args a1, a2, a3, a4;
-	char **cmp = args_of(&a1, cmp_l), **val = args_of(&a2, val_l), **conf = args_of(&a3, conf_l);
-	char **bare = args_of(&a4, bare_l);
+	char **cmp = args_of(&a1, cmp_l), **val = args_of(&a2, val_l);
+	char **conf = args_of(&a3, conf_l), **bare = args_of(&a4, bare_l);
 
 	ck_assert_int_eq(execshim_native_allowed(&hit, 5, conf), 1);
 	hit.versions_only = 1;

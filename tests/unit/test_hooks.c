@@ -50,7 +50,8 @@ static void one_package(struct unit_target *u, const char *preinst)
 	e->version = xstrdup("1.0");
 	e->multi_arch = xstrdup("no");
 	unit_write(u->dir, "var/lib/dpkg/status", "Package: pkg\nStatus: install ok installed\n"
-		   "Version: 1.0\nArchitecture: all\nMaintainer: nobody\nDescription: test\n", 0644);
+		   "Version: 1.0\nArchitecture: all\nMaintainer: nobody\nDescription: test\n",
+		   0644);
 	unit_write(u->dir, "var/lib/dpkg/info/pkg.list", "/.\n", 0644);
 	unit_write(u->dir, "var/lib/dpkg/info/pkg.md5sums", "", 0644);
 	snprintf(script, sizeof(script), "#!/bin/sh\n%s\n", preinst);
@@ -115,7 +116,8 @@ START_TEST(configure_identity_hooks_in_order)
 	unit_target_init(&u);
 	one_package(&u, "/usr/sbin/policy-rc.d; echo \"preinst $?\" >> /order");
 	add_hook(&u.r, "look", HOOK_INSIDE,
-		 "#!/bin/sh\n/usr/sbin/policy-rc.d; echo \"hook $? $(cat /etc/hostname)\" >> /order\n");
+		 "#!/bin/sh\n/usr/sbin/policy-rc.d\n"
+		 "echo \"hook $? $(cat /etc/hostname)\" >> /order\n");
 	add_hook(&u.r, "fails", HOOK_OUTSIDE, "#!/bin/sh\nexit 3\n");
 	ck_assert_int_eq(run_hooks(&u, &log), -MKI_E_HOOK);
 	ck_assert_ptr_nonnull(strstr(log, "error: hook 'fails' (outside, /recipes/board.cfg:20) "

@@ -61,7 +61,8 @@ START_TEST(hooks_run_in_recipe_order_where_they_belong)
 		 "#!/bin/sh\necho \"in $MKIMAGE_NAME $MKIMAGE_ARCH $MKIMAGE_ARCHS ${0%%-*}"
 		 " ${MKIMAGE_ROOT-unset}\" >> /order\n", 3);
 	add_hook(&u, "second", HOOK_OUTSIDE,
-		 "#!/bin/sh\necho \"out $MKIMAGE_NAME $MKIMAGE_ROOT\" >> \"$MKIMAGE_ROOT/order\"\n", 9);
+		 "#!/bin/sh\necho \"out $MKIMAGE_NAME $MKIMAGE_ROOT\" >> "
+		 "\"$MKIMAGE_ROOT/order\"\n", 9);
 	add_hook(&u, "third", HOOK_INSIDE, "#!/bin/sh\necho third >> /order\n", 12);
 	ck_assert_int_eq(recipehooks_run(&u.t, &u.r), 0);
 	out = unit_read(u.dir, "order");

@@ -167,7 +167,7 @@ Suite *sandbox_binfmt_suite(void)
 
 	tcase_add_test(tc, refused_before_the_namespace);
 	if (!private) {
-		fprintf(stderr, "SKIP: sandbox_binfmt: no private binfmt_misc here (Linux >= 6.7)\n");
+		fprintf(stderr, "SKIP: sandbox_binfmt: no private binfmt_misc (Linux >= 6.7)\n");
 	} else if (!arm || !ppc || !ppcbe) {
 		fprintf(stderr, "SKIP: sandbox_binfmt: qemu-user-static is not installed\n");
 	} else {

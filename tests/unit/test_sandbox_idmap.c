@@ -132,7 +132,8 @@ static void choose_as(unsigned uid, const char *subuid, const char *subgid, cons
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "namespace set-up failed: %d", st);
 	*out = *c;
 	munmap(c, sizeof(*c));
-	for (const char *n = "passwd\0group\0nsswitch.conf\0subuid\0subgid\0"; *n; n += strlen(n) + 1) {
+	for (const char *n = "passwd\0group\0nsswitch.conf\0subuid\0subgid\0"; *n;
+	     n += strlen(n) + 1) {
 		char path[512];
 
 		snprintf(path, sizeof(path), "%s/%s", etc, n);

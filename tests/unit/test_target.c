@@ -14,8 +14,8 @@ START_TEST(init_sets_the_environment)
 {
 	static const char *const want[] = {
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root",
-		"LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=noninteractive", "DEBCONF_NONINTERACTIVE_SEEN=true",
-		"SOURCE_DATE_EPOCH=1700000000", NULL };
+		"LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=noninteractive",
+		"DEBCONF_NONINTERACTIVE_SEEN=true", "SOURCE_DATE_EPOCH=1700000000", NULL };
 	static const char *const extra[] = { "A=1", "B=2", NULL };
 	struct unit_target u;
 	struct strv env = { 0 };
@@ -68,8 +68,8 @@ END_TEST
 /* A command in the tree sees exactly the target's environment plus the extra, as root. */
 START_TEST(runs_in_the_tree_with_a_clean_environment)
 {
-	static const char *const argv[] = { "/bin/sh", "-c", "env > /out; id -u >> /out; pwd >> /out",
-					    NULL };
+	static const char *const argv[] = { "/bin/sh", "-c",
+					    "env > /out; id -u >> /out; pwd >> /out", NULL };
 	static const char *const extra[] = { "EXTRA=yes", NULL };
 	struct unit_target u;
 	char *out;
@@ -80,7 +80,8 @@ START_TEST(runs_in_the_tree_with_a_clean_environment)
 	out = unit_read(u.dir, "out");
 	ck_assert_ptr_nonnull(out);
 	for (size_t i = 0; i < u.t.env.n; i++)
-		ck_assert_msg(strstr(out, u.t.env.v[i]), "'%s' missing from:\n%s", u.t.env.v[i], out);
+		ck_assert_msg(strstr(out, u.t.env.v[i]), "'%s' missing from:\n%s", u.t.env.v[i],
+			      out);
 	ck_assert_ptr_nonnull(strstr(out, "EXTRA=yes\n"));
 	ck_assert_ptr_null(strstr(out, "MKI_UNIT_HOST_ONLY"));
 	ck_assert_ptr_null(strstr(out, "MKIMAGE_NAME")); /* only hooks get the hooks' variables */

@@ -37,7 +37,10 @@ endif
 OUT := build$(if $(SANITIZE),-san)$(if $(filter 1,$(FUZZ)),-fuzz)
 # builder/FAMILY/x.c -> $(OUT)/FAMILY/x.o; builder/README.md says which family may include which.
 SRCS := $(wildcard builder/*/*.c)
-EXEC_SRCS := builder/configure/mkimage-exec.c builder/configure/execprof_run.c
+# mkimage-exec's modules: linked into the static program and the unit tests, never into mkimage.
+EXEC_MODS := builder/configure/execshim.c builder/configure/execprof_run.c
+EXEC_SRCS := builder/configure/mkimage-exec.c $(EXEC_MODS)
+EXEC_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(EXEC_MODS))
 LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out $(EXEC_SRCS),$(SRCS)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/unit/%.o,$(UNIT_SRCS)) $(OUT)/unit/main.o
@@ -48,8 +51,8 @@ mkimage: $(OUT)/main.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The binfmt_misc interpreter runs inside the target tree, where no host library exists: static.
-mkimage-exec: $(EXEC_SRCS) builder/configure/execprof.h builder/configure/accel.h \
-	      builder/debian/plan.h builder/lib/str.h
+mkimage-exec: $(EXEC_SRCS) builder/configure/execprof.h builder/configure/execshim.h \
+	      builder/configure/accel.h builder/debian/plan.h builder/lib/str.h
 	$(CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static -iquote builder \
 		-DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"' -o $@ $(filter %.c,$^)
 
@@ -67,7 +70,7 @@ $(OUT)/unit/suites.h: $(UNIT_SRCS) | $(OUT)/unit
 
 $(OUT)/unit/main.o: $(OUT)/unit/suites.h
 
-$(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
+$(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS) $(EXEC_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs check)
 
 # Test drivers: each tests/tools/NAME.c links the builder's modules into $(OUT)/tools/NAME, so a

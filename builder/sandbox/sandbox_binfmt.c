@@ -189,14 +189,10 @@ int sandbox_add_arch(const char *arch)
 	return ret;
 }
 
+/* By the same ELF identity as registration: ppc64el and ppc64 differ only in byte order. */
 int sandbox_arch_emulated(const char *arch)
 {
 	const struct arch *a = arch_find(arch);
-	size_t i;
 
-	for (i = 0; a && i < n_emulated; i++)
-		if (emulated[i]->elf_machine == a->elf_machine &&
-		    emulated[i]->elf_class == a->elf_class)
-			return 1;
-	return 0;
+	return a && emulated_same_elf(a) ? 1 : 0;
 }

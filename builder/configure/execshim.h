@@ -1,0 +1,46 @@
+/*
+ * What mkimage-exec (the binfmt_misc interpreter, accel.h) decides before it becomes a program:
+ * which ELF machine a file is, what the native tools' table says about it, whether its native
+ * build may run, and the argv of either way. Linked into the static mkimage-exec (which links no
+ * other module) and the unit tests; nothing here allocates, logs or writes anything.
+ */
+#ifndef MKI_EXECSHIM_H
+#define MKI_EXECSHIM_H
+
+/** What the table (ACCEL_TABLE's format, accel.c) says about one file: "" where it says nothing. */
+struct execshim_hit {
+	char native[512], qemu[512], loader[512], profile[512];
+	int versions_only; /* the native build answers only dpkg's version questions */
+};
+
+/**
+ * The ELF machine (`*machine`, in the file's byte order) and class (`*cls`: 1 32-bit, 2 64-bit)
+ * of `file`: 0, or -1 when it cannot be read or is no ELF file.
+ */
+int execshim_elf_machine(const char *file, unsigned *machine, unsigned *cls);
+/**
+ * Fill `hit` from the table file `table`: the loader, the profile, the qemu for `file`'s ELF
+ * machine and class, and the native build whose device, inode, size and mtime are `file`'s
+ * (the last matching line wins). 0, or -1 when `file` or `table` cannot be read (`hit` untouched).
+ */
+int execshim_lookup(const char *table, const char *file, struct execshim_hit *hit);
+/**
+ * Whether the native build of `hit` may run for binfmt_misc's argv (flag P: [self, FILE, ARGV0,
+ * ARGS...]): it needs a native build and a loader; a versions-only one (dpkg) only for
+ * --compare-versions and --validate-version as the first argument.
+ */
+int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv);
+/**
+ * `args` (room for argc + 3 pointers, the final NULL included) for the native way: the loader,
+ * told the original argv[0], runs the native build with ARGS. Pointers into `hit` and `argv`;
+ * the number of arguments.
+ */
+int execshim_native_argv(struct execshim_hit *hit, int argc, char **argv, char **args);
+/**
+ * `args` (room for argc + 2 pointers, the final NULL included) for running FILE under qemu as
+ * the kernel would have (qemu -0 ARGV0 FILE ARGS...). Pointers into `hit` and `argv`; the
+ * number of arguments.
+ */
+int execshim_qemu_argv(struct execshim_hit *hit, int argc, char **argv, char **args);
+
+#endif

@@ -1,0 +1,225 @@
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "configure/execshim.h"
+#include "debian/arch.h"
+
+/* The first 20 bytes of an ELF header: class, byte order and e_machine, the rest zero. */
+static void elf_file(char *path, unsigned cls, unsigned data, unsigned machine)
+{
+	unsigned char h[64] = { 0x7f, 'E', 'L', 'F', (unsigned char)cls, (unsigned char)data, 1 };
+	int fd = mkstemp(path);
+
+	h[data == 1 ? 18 : 19] = (unsigned char)(machine & 0xff);
+	h[data == 1 ? 19 : 18] = (unsigned char)(machine >> 8);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, h, sizeof(h)), (ssize_t)sizeof(h));
+	close(fd);
+}
+
+static void text_file(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+START_TEST(elf_machine_in_either_byte_order)
+{
+	char le[] = "/tmp/mki-shim-le-XXXXXX", be[] = "/tmp/mki-shim-be-XXXXXX";
+	char txt[] = "/tmp/mki-shim-txt-XXXXXX", shortf[] = "/tmp/mki-shim-short-XXXXXX";
+	const struct arch *host = arch_find(arch_host());
+	unsigned machine = 0, cls = 0;
+
+	ck_assert_int_eq(execshim_elf_machine("/bin/sh", &machine, &cls), 0);
+	ck_assert_uint_eq(machine, host->elf_machine);
+	ck_assert_uint_eq(cls, host->elf_class);
+	elf_file(le, 1, 1, 40); /* arm */
+	ck_assert_int_eq(execshim_elf_machine(le, &machine, &cls), 0);
+	ck_assert_uint_eq(machine, 40);
+	ck_assert_uint_eq(cls, 1);
+	elf_file(be, 2, 2, 22); /* s390x: big-endian */
+	ck_assert_int_eq(execshim_elf_machine(be, &machine, &cls), 0);
+	ck_assert_uint_eq(machine, 22);
+	ck_assert_uint_eq(cls, 2);
+	/* a script, a header cut short, nothing at all: no machine, the outputs untouched */
+	machine = cls = 7;
+	text_file(txt, "#!/bin/sh\nexit 0\n# long enough for a header\n");
+	ck_assert_int_eq(execshim_elf_machine(txt, &machine, &cls), -1);
+	text_file(shortf, "\177ELF\002\001\001");
+	ck_assert_int_eq(execshim_elf_machine(shortf, &machine, &cls), -1);
+	ck_assert_int_eq(execshim_elf_machine("/nonexistent/x", &machine, &cls), -1);
+	ck_assert_uint_eq(machine, 7);
+	ck_assert_uint_eq(cls, 7);
+	unlink(le);
+	unlink(be);
+	unlink(txt);
+	unlink(shortf);
+}
+END_TEST
+
+static void table_line_native(FILE *t, const char *file, long nsec_delta, const char *flags,
+			      const char *native)
+{
+	struct stat sb;
+
+	ck_assert_int_eq(stat(file, &sb), 0);
+	fprintf(t, "native %llu %llu %llu %llu %llu %s %s\n", (unsigned long long)sb.st_dev,
+		(unsigned long long)sb.st_ino, (unsigned long long)sb.st_size,
+		(unsigned long long)sb.st_mtim.tv_sec,
+		(unsigned long long)(sb.st_mtim.tv_nsec + nsec_delta), flags, native);
+}
+
+START_TEST(lookup_matches_by_identity_and_machine)
+{
+	char prog[] = "/tmp/mki-shim-prog-XXXXXX", other[] = "/tmp/mki-shim-other-XXXXXX";
+	char table[] = "/tmp/mki-shim-table-XXXXXX";
+	struct execshim_hit hit = { 0 };
+	FILE *t;
+	int fd;
+
+	elf_file(prog, 1, 1, 40);
+	elf_file(other, 1, 1, 40);
+	fd = mkstemp(table);
+	ck_assert_int_ge(fd, 0);
+	t = fdopen(fd, "w");
+	fprintf(t, "loader /lib64/ld-linux-x86-64.so.2\nprofile /prof/record\n");
+	fprintf(t, "qemu 183 2 /usr/bin/qemu-aarch64-static\nqemu 40 1 /usr/bin/qemu-arm-static\n");
+	fprintf(t, "qemu 40 2 /wrong/class\n");
+	table_line_native(t, other, 0, "all", "/native/other");
+	table_line_native(t, prog, 1, "all", "/native/newer"); /* another mtime: another file */
+	table_line_native(t, prog, 0, "all", "/native/prog");
+	fclose(t);
+	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
+	ck_assert_str_eq(hit.loader, "/lib64/ld-linux-x86-64.so.2");
+	ck_assert_str_eq(hit.profile, "/prof/record");
+	ck_assert_str_eq(hit.qemu, "/usr/bin/qemu-arm-static");
+	ck_assert_str_eq(hit.native, "/native/prog");
+	ck_assert_int_eq(hit.versions_only, 0);
+
+	/* dpkg's line: versions only */
+	t = fopen(table, "w");
+	fprintf(t, "qemu 40 1 /usr/bin/qemu-arm-static\n");
+	table_line_native(t, prog, 0, "versions", "/native/dpkg");
+	fclose(t);
+	memset(&hit, 0, sizeof(hit));
+	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
+	ck_assert_str_eq(hit.native, "/native/dpkg");
+	ck_assert_int_eq(hit.versions_only, 1);
+	ck_assert_str_eq(hit.loader, "");
+
+	/* no table, or a file that is no ELF program: -1 and nothing filled in */
+	memset(&hit, 0, sizeof(hit));
+	ck_assert_int_eq(execshim_lookup("/nonexistent/table", prog, &hit), -1);
+	ck_assert_int_eq(execshim_lookup(table, table, &hit), -1);
+	ck_assert_int_eq(execshim_lookup(table, "/nonexistent/prog", &hit), -1);
+	ck_assert_str_eq(hit.qemu, "");
+	ck_assert_str_eq(hit.native, "");
+	unlink(prog);
+	unlink(other);
+	unlink(table);
+}
+END_TEST
+
+/* A writable argv (binfmt_misc's is) from string literals: copies in `store`, NULL-terminated. */
+struct args {
+	char store[8][32];
+	char *v[9];
+};
+
+static char **args_of(struct args *a, const char *const *list)
+{
+	int i;
+
+	for (i = 0; list[i]; i++) {
+		snprintf(a->store[i], sizeof(a->store[i]), "%s", list[i]);
+		a->v[i] = a->store[i];
+	}
+	a->v[i] = NULL;
+	return a->v;
+}
+
+START_TEST(native_only_when_allowed)
+{
+	struct execshim_hit hit = { .native = "/n/prog", .loader = "/lib/ld.so" };
+	static const char *const cmp_l[] = { "mkimage-exec", "/usr/bin/dpkg", "dpkg",
+		"--compare-versions", "1", "lt", "2", NULL };
+	static const char *const val_l[] = { "mkimage-exec", "/usr/bin/dpkg", "dpkg",
+		"--validate-version", "1", NULL };
+	static const char *const conf_l[] = { "mkimage-exec", "/usr/bin/dpkg", "dpkg",
+		"--configure", "-a", NULL };
+	static const char *const bare_l[] = { "mkimage-exec", "/usr/bin/dpkg", "dpkg", NULL };
+	struct args a1, a2, a3, a4;
+	char **cmp = args_of(&a1, cmp_l), **val = args_of(&a2, val_l);
+	char **conf = args_of(&a3, conf_l), **bare = args_of(&a4, bare_l);
+
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, conf), 1);
+	hit.versions_only = 1;
+	ck_assert_int_eq(execshim_native_allowed(&hit, 7, cmp), 1);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, val), 1);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, conf), 0);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 3, bare), 0);
+	hit.versions_only = 0;
+	hit.loader[0] = 0; /* no loader: the native build cannot start */
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, conf), 0);
+	hit.loader[0] = '/';
+	hit.native[0] = 0;
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, conf), 0);
+}
+END_TEST
+
+START_TEST(argv_of_both_ways)
+{
+	struct execshim_hit hit = { .native = "/n/sed", .qemu = "/usr/bin/qemu-arm-static",
+				    .loader = "/lib/ld.so" };
+	static const char *const list[] = { "mkimage-exec", "/usr/bin/sed", "sed", "-e", "s/a/b/",
+		NULL };
+	struct args a;
+	char **argv = args_of(&a, list), *args[16];
+
+	ck_assert_int_eq(execshim_native_argv(&hit, 5, argv, args), 7);
+	ck_assert_str_eq(args[0], "/lib/ld.so");
+	ck_assert_str_eq(args[1], "--inhibit-cache");
+	ck_assert_str_eq(args[2], "--argv0");
+	ck_assert_str_eq(args[3], "sed");
+	ck_assert_str_eq(args[4], "/n/sed");
+	ck_assert_str_eq(args[5], "-e");
+	ck_assert_str_eq(args[6], "s/a/b/");
+	ck_assert_ptr_null(args[7]);
+	/* qemu as binfmt_misc with flag P would have started it: -0 ARGV0 FILE ARGS */
+	ck_assert_int_eq(execshim_qemu_argv(&hit, 5, argv, args), 6);
+	ck_assert_str_eq(args[0], "/usr/bin/qemu-arm-static");
+	ck_assert_str_eq(args[1], "-0");
+	ck_assert_str_eq(args[2], "sed");
+	ck_assert_str_eq(args[3], "/usr/bin/sed");
+	ck_assert_str_eq(args[4], "-e");
+	ck_assert_str_eq(args[5], "s/a/b/");
+	ck_assert_ptr_null(args[6]);
+	/* no arguments at all beyond argv[0] */
+	ck_assert_int_eq(execshim_qemu_argv(&hit, 3, argv, args), 4);
+	ck_assert_str_eq(args[3], "/usr/bin/sed");
+	ck_assert_ptr_null(args[4]);
+	ck_assert_int_eq(execshim_native_argv(&hit, 3, argv, args), 5);
+	ck_assert_ptr_null(args[5]);
+}
+END_TEST
+
+Suite *execshim_suite(void)
+{
+	Suite *s = suite_create("execshim");
+	TCase *tc = tcase_create("execshim");
+
+	tcase_add_test(tc, elf_machine_in_either_byte_order);
+	tcase_add_test(tc, lookup_matches_by_identity_and_machine);
+	tcase_add_test(tc, native_only_when_allowed);
+	tcase_add_test(tc, argv_of_both_ways);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 
 /* Whether sandbox_enter() works here (user namespaces allowed), tried in a child. */

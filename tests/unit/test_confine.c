@@ -13,6 +13,7 @@
 
 #include "lib/log.h"
 #include "sandbox/confine.h"
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 #include "sandboxed.h"
 

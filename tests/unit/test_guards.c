@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "configure/guards.h"
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 #include "sandboxed.h"
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "configure/hooks.h"
+#include "configure/overlay.h"
 #include "lib/err.h"
 #include "unit_target.h"
 
@@ -65,11 +66,13 @@ static int run_hooks(struct unit_target *u, char **log)
 {
 	struct stage s = { .root = u->dir };
 	struct plan twins = { 0 };
+	struct overlay_report *ov = NULL;
 	char logf[] = "/tmp/mki-unit-log-XXXXXX";
 	int ret;
 
 	unit_log_capture(logf);
-	ret = hooks_run(&s, &u->p, &twins, &u->r, &u->st);
+	ret = hooks_run(&s, NULL, &u->p, &twins, &u->r, &u->st, &ov);
+	overlay_report_free(ov);
 	*log = unit_log_text(logf);
 	unlink(logf);
 	return ret;
@@ -91,11 +94,13 @@ START_TEST(tree_that_cannot_be_opened)
 	struct unit_target u;
 	struct stage s = { .root = root };
 	struct plan twins = { 0 };
+	struct overlay_report *ov = NULL;
 	char logf[] = "/tmp/mki-unit-log-XXXXXX", *log;
 
 	unit_target_data(&u);
 	unit_log_capture(logf);
-	ck_assert_int_eq(hooks_run(&s, &u.p, &twins, &u.r, &u.st), -MKI_E_HOOK);
+	ck_assert_int_eq(hooks_run(&s, NULL, &u.p, &twins, &u.r, &u.st, &ov), -MKI_E_HOOK);
+	ck_assert_ptr_null(ov);
 	log = unit_log_text(logf);
 	ck_assert_ptr_nonnull(strstr(log, "cannot open the staging tree '/nonexistent/tree': "));
 	free(log);

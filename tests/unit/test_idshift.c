@@ -2,7 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/idshift_internal.h"
 #include "sandbox/sandbox_int.h"
 #include "sandboxed.h"
 

@@ -12,6 +12,7 @@
 
 #include "configure/hooks.h"
 #include "debian/plan.h"
+#include "image/format.h"
 #include "image/image.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
@@ -349,8 +350,7 @@ static int setup_settings(struct options *o, const struct recipe *r)
 		return ret;
 	if (!o->output)
 		o->output = r->image.output ? xstrdup(r->image.output)
-					    : xasprintf("images/%s.%s", r->name,
-							r->image.format == IMAGE_TAR ? "tar" : "ext4");
+					    : xasprintf("images/%s.%s", r->name, r->image.format);
 	derive_outputs(o);
 	/* A lock rebuilds alone: its recorded sources, unless --source overrides them. */
 	if (o->st.locked && !o->st.sources.n &&
@@ -716,7 +716,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!ret)
-		ret = recipe_load(&r, o.recipe);
+		ret = recipe_load(&r, o.recipe, format_recipe_check);
 	loaded = !ret;
 	if (!ret && o.check) {
 		struct buf out = { 0 };

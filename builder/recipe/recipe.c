@@ -25,7 +25,11 @@
 struct ctx {
 	struct recipe *r;
 	const char *file;
+	recipe_format_fn *formats;
 };
+
+/* image.format when the recipe says none; which formats exist is the image family's to say. */
+#define DEFAULT_FORMAT "ext4"
 
 /* The keys each group accepts; anything else is a typo and gets a "did you mean". */
 static const char *const top_keys[] = { "name", "architecture", "auxiliary_architectures", "suite",
@@ -817,13 +821,13 @@ static char *resolve_output(const char *dir, const char *out)
 	return res;
 }
 
-/* fstab (default: ext4 images only), export_boot and kernel; after the format is known. */
+/* fstab (default: formats with a label only), export_boot and kernel; after the format. */
 static int parse_image_boot(struct ctx *c, const config_setting_t *g)
 {
 	struct recipe_image *im = &c->r->image;
 	int ret;
 
-	im->fstab = im->format == IMAGE_EXT4;
+	im->fstab = im->labelled;
 	ret = get_bool(c, g, "fstab", &im->fstab);
 	if (!ret)
 		ret = get_bool(c, g, "export_boot", &im->export_boot);
@@ -833,10 +837,25 @@ static int parse_image_boot(struct ctx *c, const config_setting_t *g)
 		ret = fail(c, config_setting_get_member(g, "kernel"), "'kernel' is a kernel release "
 			   "as in /boot/vmlinuz-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'",
 			   im->kernel);
-	if (!ret && im->fstab && im->format == IMAGE_TAR)
+	if (!ret && im->fstab && !im->labelled)
 		ret = fail(c, config_setting_get_member(g, "fstab"),
 			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
 	return ret;
+}
+
+/* The name is kept as written; `c->formats` says whether it is a format and what it holds. */
+static int set_format(struct ctx *c, const config_setting_t *g, const char *fmt)
+{
+	struct recipe_image *im = &c->r->image;
+	const char *known = "";
+	int labelled = c->formats(fmt ? fmt : DEFAULT_FORMAT, &known);
+
+	if (labelled < 0)
+		return fail(c, g ? config_setting_get_member(g, "format") : NULL,
+			    "image 'format' must be %s, not '%s'", known, fmt ? fmt : DEFAULT_FORMAT);
+	im->format = xstrdup(fmt ? fmt : DEFAULT_FORMAT);
+	im->labelled = labelled;
+	return 0;
 }
 
 static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
@@ -863,11 +882,8 @@ static int parse_image_scalars(struct ctx *c, const config_setting_t *g)
 		ret = get_str(c, g, "uuid", &im->uuid);
 	if (!ret)
 		ret = get_str(c, g, "hash_seed", &im->hash_seed);
-	if (!ret && fmt && !strcmp(fmt, "tar"))
-		im->format = IMAGE_TAR;
-	else if (!ret && fmt && strcmp(fmt, "ext4"))
-		ret = fail(c, config_setting_get_member(g, "format"),
-			   "image 'format' must be \"ext4\" or \"tar\", not '%s'", fmt);
+	if (!ret)
+		ret = set_format(c, g, fmt);
 	if (!ret)
 		ret = parse_image_boot(c, g);
 	s = config_setting_get_member(g, "size");
@@ -911,8 +927,10 @@ static int parse_image(struct ctx *c, const config_setting_t *root)
 			return ret;
 	}
 defaults:
+	if (!g && (ret = set_format(c, NULL, NULL)))
+		return ret;
 	if (!g)
-		im->fstab = 1;
+		im->fstab = im->labelled;
 	if (!im->label)
 		im->label = xstrdup("rootfs");
 	return 0;
@@ -1068,7 +1086,7 @@ static void fmt_image(const struct recipe *r, struct buf *b, int digest)
 	const struct recipe_image *im = &r->image;
 	size_t i;
 
-	buf_addf(b, "image = {\n  format = \"%s\";\n", im->format == IMAGE_TAR ? "tar" : "ext4");
+	buf_addf(b, "image = {\n  format = \"%s\";\n", im->format);
 	if (im->output && !digest) {
 		buf_adds(b, "  output = ");
 		fmt_str(b, im->output);
@@ -1091,7 +1109,7 @@ static void fmt_image(const struct recipe *r, struct buf *b, int digest)
 		fmt_str(b, im->hash_seed);
 		buf_adds(b, ";\n");
 	}
-	if (im->fstab != (im->format == IMAGE_EXT4)) /* only when not the default: same digest */
+	if (im->fstab != im->labelled) /* only when not the default: same digest */
 		buf_addf(b, "  fstab = %s;\n", im->fstab ? "true" : "false");
 	if (im->export_boot)
 		buf_adds(b, "  export_boot = true;\n");
@@ -1210,9 +1228,9 @@ static int parse_all(struct ctx *c, const config_setting_t *root)
 }
 
 /* Validate a parsed configuration into `r` (whose file and dir are set); releases `cfg`. */
-static int finish_load(struct recipe *r, config_t *cfg, int parsed)
+static int finish_load(struct recipe *r, config_t *cfg, int parsed, recipe_format_fn *formats)
 {
-	struct ctx c = { r, r->file };
+	struct ctx c = { r, r->file, formats };
 	struct buf norm = { 0 };
 	int ret = 0;
 
@@ -1301,7 +1319,7 @@ static int check_includes(const char *file, const char *text, const char *dir, i
 	return ret;
 }
 
-int recipe_load(struct recipe *r, const char *path)
+int recipe_load(struct recipe *r, const char *path, recipe_format_fn *formats)
 {
 	struct buf text = { 0 };
 	const char *kind = NULL;
@@ -1325,18 +1343,19 @@ int recipe_load(struct recipe *r, const char *path)
 		return ret == -MKI_E_INTERRUPTED ? ret : -MKI_E_RECIPE;
 	}
 	config_set_include_dir(&cfg, r->dir);
-	ret = finish_load(r, &cfg, config_read_string(&cfg, text.p));
+	ret = finish_load(r, &cfg, config_read_string(&cfg, text.p), formats);
 	buf_release(&text);
 	return ret;
 }
 
-int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir)
+int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir,
+		      recipe_format_fn *formats)
 {
 	config_t cfg;
 
 	start_load(r, &cfg, name);
 	r->dir = xstrdup(dir);
-	return finish_load(r, &cfg, config_read_string(&cfg, text));
+	return finish_load(r, &cfg, config_read_string(&cfg, text), formats);
 }
 
 void recipe_release(struct recipe *r)
@@ -1368,6 +1387,7 @@ void recipe_release(struct recipe *r)
 	for (i = 0; i < r->image.n_devices; i++)
 		free(r->image.devices[i].path);
 	free(r->image.devices);
+	free(r->image.format);
 	free(r->image.output);
 	free(r->image.label);
 	free(r->image.uuid);

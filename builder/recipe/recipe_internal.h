@@ -11,6 +11,7 @@
 int recipe_parse_package(const char *spec, struct recipe_package *p, const char **why);
 
 /** As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths. */
-int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir);
+int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir,
+		      recipe_format_fn *formats);
 
 #endif

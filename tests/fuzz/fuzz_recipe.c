@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/format.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "recipe/recipe.h"
@@ -26,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = 0;
 	log_set_level(LOG_QUIET);
-	ret = recipe_parse_text(&r, text, "fuzz.cfg", "/nonexistent");
+	ret = recipe_parse_text(&r, text, "fuzz.cfg", "/nonexistent", format_recipe_check);
 	free(text);
 	if (ret == 0) {
 		struct buf b = { 0 };

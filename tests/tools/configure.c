@@ -18,6 +18,7 @@
 
 #include "configure/hooks.h"
 #include "configure/reconcile.h"
+#include "image/format.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "sandbox/sandbox.h"
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (recipe) {
-		ret = recipe_load(&r, recipe);
+		ret = recipe_load(&r, recipe, format_recipe_check);
 		have_recipe = !ret;
 	} else {
 		r.hook_timeout = 600;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "image/format.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "recipe/recipe.h"
@@ -36,13 +37,13 @@ START_TEST(minimal_defaults)
 	struct recipe r;
 	char *p = write_recipe(MINIMAL);
 
-	ck_assert_int_eq(recipe_load(&r, p), 0);
+	ck_assert_int_eq(recipe_load(&r, p, format_recipe_check), 0);
 	ck_assert_str_eq(r.suite, "bookworm");
 	ck_assert_int_eq(r.base, BASE_REQUIRED);
 	ck_assert_int_eq(r.merged_usr, 1);
 	ck_assert_uint_eq(r.n_sources, 1);
 	ck_assert(r.sources[0].host);
-	ck_assert_int_eq(r.image.format, IMAGE_EXT4);
+	ck_assert_str_eq(r.image.format, "ext4");
 	ck_assert_str_eq(r.image.label, "rootfs");
 	ck_assert_uint_eq(strlen(r.digest), 64);
 	recipe_release(&r);
@@ -120,7 +121,7 @@ START_TEST(errors_are_recipe_errors)
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		char *p = write_recipe(bad[i]);
 
-		ck_assert_msg(recipe_load(&r, p) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
+		ck_assert_msg(recipe_load(&r, p, format_recipe_check) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
 		free(p);
 	}
 }
@@ -132,7 +133,7 @@ START_TEST(appliance_defaults)
 	struct recipe a, b;
 	char *p = write_recipe(MINIMAL);
 
-	ck_assert_int_eq(recipe_load(&a, p), 0);
+	ck_assert_int_eq(recipe_load(&a, p, format_recipe_check), 0);
 	ck_assert_int_eq(a.image.fstab, 1);
 	ck_assert_int_eq(a.image.export_boot, 0);
 	ck_assert_int_eq(a.machine_id, MACHINE_ID_UNINITIALIZED);
@@ -140,12 +141,12 @@ START_TEST(appliance_defaults)
 	ck_assert_int_eq(a.n_overlays, 0);
 	free(p);
 	p = write_recipe(MINIMAL "machine_id = \"uninitialized\"; image = { fstab = true; };");
-	ck_assert_int_eq(recipe_load(&b, p), 0);
+	ck_assert_int_eq(recipe_load(&b, p, format_recipe_check), 0);
 	ck_assert_str_eq(a.digest, b.digest);
 	recipe_release(&b);
 	free(p);
 	p = write_recipe(MINIMAL "hostname = \"board\"; image = { format = \"tar\"; };");
-	ck_assert_int_eq(recipe_load(&b, p), 0);
+	ck_assert_int_eq(recipe_load(&b, p, format_recipe_check), 0);
 	ck_assert_int_eq(b.image.fstab, 0);
 	ck_assert_str_eq(b.hostname, "board");
 	ck_assert_str_ne(a.digest, b.digest);
@@ -161,7 +162,7 @@ START_TEST(digest_ignores_location_not_content)
 	char *p = write_recipe(MINIMAL), *q;
 	char digest[65];
 
-	ck_assert_int_eq(recipe_load(&a, p), 0);
+	ck_assert_int_eq(recipe_load(&a, p, format_recipe_check), 0);
 	memcpy(digest, a.digest, sizeof(digest));
 	recipe_release(&a);
 	q = xasprintf("%s/sub", dir);
@@ -169,7 +170,7 @@ START_TEST(digest_ignores_location_not_content)
 	free(q);
 	q = xasprintf("%s/sub/r.cfg", dir);
 	ck_assert_int_eq(rename(p, q), 0);
-	ck_assert_int_eq(recipe_load(&b, q), 0);
+	ck_assert_int_eq(recipe_load(&b, q, format_recipe_check), 0);
 	ck_assert_str_eq(b.digest, digest);
 	recipe_release(&b);
 	free(p);
@@ -196,7 +197,7 @@ START_TEST(path_filters_in_digest)
 	char *p = write_recipe(MINIMAL);
 	size_t i, j;
 
-	ck_assert_int_eq(recipe_load(&r, p), 0);
+	ck_assert_int_eq(recipe_load(&r, p, format_recipe_check), 0);
 	free(p);
 	ck_assert_int_eq(r.minimize, 0);
 	recipe_format(&r, &b);
@@ -207,7 +208,7 @@ START_TEST(path_filters_in_digest)
 	buf_release(&b);
 	for (i = 0; i < 4; i++) {
 		p = write_recipe(with[i]);
-		ck_assert_int_eq(recipe_load(&r, p), 0);
+		ck_assert_int_eq(recipe_load(&r, p, format_recipe_check), 0);
 		free(p);
 		memcpy(digests[i + 1], r.digest, 65);
 		if (i == 1) {

@@ -4,6 +4,8 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,9 +40,12 @@ static la_ssize_t sink_out(struct archive *a, void *data, const void *buf, size_
 	int ret = sink_pwrite(w->k, buf, n, w->pos);
 
 	if (ret == -EFBIG) {
+		char len[24];
+
+		/* archive_set_error() formats no 64-bit numbers */
+		snprintf(len, sizeof(len), "%" PRIu64, w->k->length);
 		w->overflow = 1;
-		archive_set_error(a, EFBIG, "the archive does not fit its region of %llu bytes",
-				  (unsigned long long)w->k->length);
+		archive_set_error(a, EFBIG, "the archive does not fit its region of %s bytes", len);
 		return -1;
 	}
 	if (ret) {

@@ -35,7 +35,8 @@ static int allocate_data(struct ext4fs *w, ext2_ino_t ino, int fd, uint64_t size
 			hole = (off_t)size;
 		err = ext2fs_fallocate(w->fs, EXT2_FALLOCATE_FORCE_INIT, ino, NULL, ~0ull,
 				       (uint64_t)data / BLOCK_SIZE,
-				       ext4fs_div_up((uint64_t)hole, BLOCK_SIZE) - (uint64_t)data / BLOCK_SIZE);
+				       ext4fs_div_up((uint64_t)hole, BLOCK_SIZE) -
+				       (uint64_t)data / BLOCK_SIZE);
 		if (err)
 			return ext4fs_lib_fail("cannot allocate blocks for", path, err);
 		pos = hole;

@@ -63,7 +63,8 @@ static uint64_t dir_blocks(uint64_t bytes)
 	if (!ext4fs_wants_htree(bytes))
 		return 1;
 	/* Leaves split half full; one root, one index level per ~500 leaves. */
-	return 1 + ext4fs_div_up(bytes * 2, BLOCK_SIZE - 12) + ext4fs_div_up(bytes, 500 * (BLOCK_SIZE / 2));
+	return 1 + ext4fs_div_up(bytes * 2, BLOCK_SIZE - 12) +
+	       ext4fs_div_up(bytes, 500 * (BLOCK_SIZE / 2));
 }
 
 /* Blocks of data a regular file will take: holes of the source stay holes. */

@@ -81,7 +81,8 @@ int ext4w_write(const struct imgtree *t, const struct image_params *p, struct si
 		  w.need_blocks, w.need_inodes, log_now() - t0);
 	if (!ret)
 		ret = ext4fs_create(&w);
-	log_debug("image: empty filesystem of %" PRIu64 " blocks (%.2fs)", w.blocks, log_now() - t0);
+	log_debug("image: empty filesystem of %" PRIu64 " blocks (%.2fs)", w.blocks,
+		  log_now() - t0);
 	if (!ret) {
 		log_progress_begin(&w.progress, "image", w.need_blocks * BLOCK_SIZE, 1);
 		ret = populate(&w);

@@ -15,7 +15,7 @@
 struct format {
 	const char *name;  /* as image.format names it; also the default output's extension */
 	const char *noun;  /* what messages call its output: "image", "archive" */
-	int labelled;      /* the image has a filesystem label: /etc/fstab can name the root by it */
+	int labelled;      /* the image has a filesystem label: /etc/fstab names the root by it */
 	/** The bytes the image of `t` takes, or for a size found while writing, a first guess. */
 	int (*estimate)(const struct imgtree *t, const struct image_params *p, uint64_t *bytes);
 	/** Write the image of `t` into `k`, begun by the writer and committed by its owner. */

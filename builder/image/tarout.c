@@ -33,7 +33,7 @@ static int ar_fail(struct tarw *w, const char *what, const char *path)
 	return w->overflow ? -MKI_E_NOSPACE : -MKI_E_IMAGE;
 }
 
-/* libarchive's output: appended to the sink, within its region; errors as archive_write_open_fd's. */
+/* libarchive's output: appended to the sink within its region; errors as archive_write_open_fd's */
 static la_ssize_t sink_out(struct archive *a, void *data, const void *buf, size_t n)
 {
 	struct tarw *w = data;

@@ -852,7 +852,8 @@ static int set_format(struct ctx *c, const config_setting_t *g, const char *fmt)
 
 	if (labelled < 0)
 		return fail(c, g ? config_setting_get_member(g, "format") : NULL,
-			    "image 'format' must be %s, not '%s'", known, fmt ? fmt : DEFAULT_FORMAT);
+			    "image 'format' must be %s, not '%s'", known,
+			    fmt ? fmt : DEFAULT_FORMAT);
 	im->format = xstrdup(fmt ? fmt : DEFAULT_FORMAT);
 	im->labelled = labelled;
 	return 0;

@@ -61,7 +61,7 @@ struct recipe_overlay {
 
 struct recipe_image {
 	char *format;          /* a format's name, which the image family knows; default "ext4" */
-	int labelled;          /* the format's image has a label (recipe_format_fn): fstab's default */
+	int labelled;          /* its image has a label (recipe_format_fn): fstab's default */
 	char *output;          /* NULL: images/NAME.FORMAT under the current directory */
 	uint64_t size;         /* bytes; 0 = auto */
 	unsigned margin;       /* percent of free space added when size is auto */

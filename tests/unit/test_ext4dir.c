@@ -47,7 +47,8 @@ START_TEST(htree)
 	fx_setup(&x.f, "ext4dir", fx_ext4);
 	fx_add(&x.f, "many", MF_DIR, 0755, 0);
 	for (i = 0; i < MANY; i++) {
-		snprintf(name, sizeof(name), "many/a-rather-long-file-name-to-fill-blocks-%04zu", i);
+		snprintf(name, sizeof(name), "many/a-rather-long-file-name-to-fill-blocks-%04zu",
+			 i);
 		fx_add(&x.f, name, MF_FIFO, 0644, 0);
 	}
 	manifest_sort(&x.f.st.manifest);

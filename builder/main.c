@@ -14,6 +14,7 @@
 #include "configure/hooks.h"
 #include "configure/overlay.h"
 #include "debian/plan.h"
+#include "image/format.h"
 #include "image/image.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
@@ -41,6 +42,8 @@
 enum stage_id { ST_SOURCES, ST_INDEXES, ST_RESOLVE, ST_FETCH, ST_UNPACK, ST_HOOKS, ST_IMAGE };
 static const char *const stage_names[] = { "sources", "indexes", "resolve", "fetch", "unpack",
 	"hooks", "image", NULL };
+/* What the recipe asks of later families: its overlays read and its image format known. */
+static const struct recipe_checks recipe_checks = { overlay_check, format_recipe_check };
 
 struct options {
 	struct settings st;
@@ -399,8 +402,7 @@ static int setup_settings(struct options *o, const struct recipe *r)
 		return ret;
 	if (!o->output)
 		o->output = r->image.output ? xstrdup(r->image.output)
-					    : xasprintf("images/%s.%s", r->name,
-							r->image.format == IMAGE_TAR ? "tar" : "ext4");
+					    : xasprintf("images/%s.%s", r->name, r->image.format);
 	derive_outputs(o);
 	/* A lock rebuilds alone: its recorded sources, unless --source overrides them. */
 	if (o->st.locked && !o->st.sources.n &&
@@ -779,7 +781,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!ret)
-		ret = recipe_load(&r, o.recipe, overlay_check);
+		ret = recipe_load(&r, o.recipe, &recipe_checks);
 	loaded = !ret;
 	if (!ret && o.check) {
 		struct buf out = { 0 };

@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ext4w.h"
+#include "ext4dir.h"
+#include "ext4inode.h"
 #include "lib/err.h"
 #include "lib/str.h"
 
@@ -46,9 +47,9 @@ static void fill_dx_root(uint8_t *root, ext2_ino_t ino, ext2_ino_t parent, int h
  * Turn a fresh one-block directory into an empty htree: a dx root over one empty leaf. From
  * then on ext2fs_link() adds entries through the index, splitting leaves as they fill.
  */
-static int make_htree(struct ext4w *w, size_t i, ext2_ino_t parent)
+static int make_htree(struct ext4fs *w, size_t i, ext2_ino_t parent)
 {
-	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
+	union ext4inode_buf u;
 	const char *path = w->t->v[i].e->path;
 	ext2_ino_t ino = w->ino[i];
 	char *leaf = NULL;
@@ -56,7 +57,7 @@ static int make_htree(struct ext4w *w, size_t i, ext2_ino_t parent)
 	ext2_extent_handle_t h = NULL;
 	blk64_t root_blk = 0, leaf_blk = 0;
 	errcode_t err = 0;
-	int ret = ext4w_read_inode(w, ino, &u.in, path);
+	int ret = ext4inode_read(w, ino, &u.in, path);
 
 	if (ret)
 		goto out;
@@ -76,36 +77,49 @@ static int make_htree(struct ext4w *w, size_t i, ext2_ino_t parent)
 		err = ext2fs_extent_open2(w->fs, ino, (struct ext2_inode *)&u.in, &h);
 	if (!err)
 		err = ext2fs_extent_set_bmap(h, 1, leaf_blk, 0);
-	if (err || (ret = ext4w_read_inode(w, ino, &u.in, path)))
+	if (err || (ret = ext4inode_read(w, ino, &u.in, path)))
 		goto out;
 	u.in.i_flags |= EXT2_INDEX_FL;
 	u.in.i_size = 2 * BLOCK_SIZE;
 	ext2fs_iblk_set(w->fs, (struct ext2_inode *)&u.in, 2);
-	ret = ext4w_write_inode(w, ino, &u.in, path);
+	ret = ext4inode_write(w, ino, &u.in, path);
 out:
 	if (h)
 		ext2fs_extent_free(h);
 	ext2fs_free_mem(&leaf);
 	free(root);
-	return err ? ext4w_lib_fail("cannot index directory", path, err) : ret;
+	return err ? ext4fs_lib_fail("cannot index directory", path, err) : ret;
 }
 
-int ext4w_add_dir(struct ext4w *w, size_t i)
+int ext4dir_add(struct ext4fs *w, size_t i)
 {
 	ext2_ino_t parent = w->ino[imgtree_parent(w->t, i)];
 	errcode_t err;
-	int ret = ext4w_new_inode(w, i, 0);
+	int ret = ext4inode_new(w, i, 0);
 
 	if (ret)
 		return ret;
 	err = ext2fs_mkdir(w->fs, parent, w->ino[i], NULL);
 	if (err)
-		return ext4w_lib_fail("cannot create directory", w->t->v[i].e->path, err);
-	if (ext4w_wants_htree(w->dir_bytes[i]) && (ret = make_htree(w, i, parent)))
+		return ext4fs_lib_fail("cannot create directory", w->t->v[i].e->path, err);
+	if (ext4fs_wants_htree(w->dir_bytes[i]) && (ret = make_htree(w, i, parent)))
 		return ret;
-	ret = ext4w_link_name(w, parent, imgtree_name(w->t, i), w->ino[i], EXT2_FT_DIR,
+	ret = ext4inode_link(w, parent, imgtree_name(w->t, i), w->ino[i], EXT2_FT_DIR,
 			w->t->v[i].e->path);
-	return ret ? ret : ext4w_update_meta(w, i);
+	return ret ? ret : ext4inode_update_meta(w, i);
+}
+
+/* mke2fs made /lost+found; a manifest entry for it describes that directory. */
+int ext4dir_reuse_lost_found(struct ext4fs *w, size_t i)
+{
+	errcode_t err;
+
+	if (w->t->v[i].e->type != MF_DIR) {
+		log_error("manifest: 'lost+found' must be a directory in an ext4 image");
+		return -MKI_E_IMAGE;
+	}
+	err = ext2fs_lookup(w->fs, EXT2_ROOT_INO, "lost+found", 10, NULL, &w->ino[i]);
+	return err ? ext4fs_lib_fail("cannot find", "lost+found", err) : ext4inode_update_meta(w, i);
 }
 
 /* --- finishing ----------------------------------------------------------------------------- */
@@ -145,16 +159,16 @@ static void scrub_leaf(ext2_filsys fs, char *buf)
  * heap bytes would reach the image after names and in free space. Zero them in every block of
  * the directory and write it back (checksums are recomputed on write).
  */
-static int scrub_htree(struct ext4w *w, size_t i)
+static int scrub_htree(struct ext4fs *w, size_t i)
 {
-	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
+	union ext4inode_buf u;
 	const char *path = w->t->v[i].e->path;
 	char *buf = xmalloc(BLOCK_SIZE);
 	struct ext2_dir_entry *de = (struct ext2_dir_entry *)buf;
 	blk64_t lblk, pblk, n;
 	unsigned rec_len;
 	errcode_t err = 0;
-	int ret = ext4w_read_inode(w, w->ino[i], &u.in, path);
+	int ret = ext4inode_read(w, w->ino[i], &u.in, path);
 
 	n = EXT2_I_SIZE(&u.in) / BLOCK_SIZE;
 	for (lblk = 0; !ret && !err && lblk < n; lblk++) {
@@ -173,58 +187,35 @@ static int scrub_htree(struct ext4w *w, size_t i)
 		err = ext2fs_write_dir_block4(w->fs, pblk, buf, 0, w->ino[i]);
 	}
 	free(buf);
-	return err ? ext4w_lib_fail("cannot clean directory", path, err) : ret;
+	return err ? ext4fs_lib_fail("cannot clean directory", path, err) : ret;
 }
 
 /* dir_nlink: a directory with too many subdirectories for the 16-bit count says 1. */
-static int fix_dir_nlink(struct ext4w *w)
+static int fix_dir_nlink(struct ext4fs *w)
 {
-	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
+	union ext4inode_buf u;
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < w->t->n && !ret; i++) {
 		if (w->t->v[i].e->type != MF_DIR || w->subdirs[i] + 2 <= EXT2_LINK_MAX)
 			continue;
-		ret = ext4w_read_inode(w, w->ino[i], &u.in, w->t->v[i].e->path);
+		ret = ext4inode_read(w, w->ino[i], &u.in, w->t->v[i].e->path);
 		u.in.i_links_count = 1;
 		if (!ret)
-			ret = ext4w_write_inode(w, w->ino[i], &u.in, w->t->v[i].e->path);
+			ret = ext4inode_write(w, w->ino[i], &u.in, w->t->v[i].e->path);
 	}
 	return ret;
 }
 
-static void stamp_super(struct ext4w *w)
+int ext4dir_finish(struct ext4fs *w)
 {
-	struct ext2_super_block *sb = w->fs->super;
-	int64_t t = w->t->sde;
-
-	sb->s_mkfs_time = sb->s_lastcheck = (__u32)t;
-	sb->s_mkfs_time_hi = sb->s_lastcheck_hi = (__u8)(t >> 32);
-	sb->s_mtime = 0;
-	sb->s_mtime_hi = 0;
-	sb->s_wtime_hi = (__u8)(w->fs->now >> 32);
-	ext2fs_mark_super_dirty(w->fs);
-}
-
-int ext4w_finish(struct ext4w *w)
-{
-	errcode_t err;
 	int ret = fix_dir_nlink(w);
 	size_t i;
 
 	for (i = 1; i < w->t->n && !ret; i++)
-		if (w->t->v[i].e->type == MF_DIR && ext4w_wants_htree(w->dir_bytes[i]) &&
-		    !ext4w_is_lost_found(w, i))
+		if (w->t->v[i].e->type == MF_DIR && ext4fs_wants_htree(w->dir_bytes[i]) &&
+		    !ext4inode_is_lost_found(w, i))
 			ret = scrub_htree(w, i);
-	if (ret)
-		return ret;
-	stamp_super(w);
-	err = ext2fs_close2(w->fs, 0);
-	if (err) {
-		w->fs = NULL;
-		return ext4w_lib_fail("cannot write", w->tmp, err);
-	}
-	w->fs = NULL;
-	return 0;
+	return ret;
 }

@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ext4w.h"
+#include "ext4file.h"
+#include "ext4inode.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/str.h"
@@ -17,7 +18,7 @@
 /* --- regular files ------------------------------------------------------------------------- */
 
 /* Allocate blocks for every data range of the source, so holes stay holes. */
-static int allocate_data(struct ext4w *w, ext2_ino_t ino, int fd, uint64_t size,
+static int allocate_data(struct ext4fs *w, ext2_ino_t ino, int fd, uint64_t size,
 			 const char *path)
 {
 	off_t pos = 0, data, hole;
@@ -34,56 +35,37 @@ static int allocate_data(struct ext4w *w, ext2_ino_t ino, int fd, uint64_t size,
 			hole = (off_t)size;
 		err = ext2fs_fallocate(w->fs, EXT2_FALLOCATE_FORCE_INIT, ino, NULL, ~0ull,
 				       (uint64_t)data / BLOCK_SIZE,
-				       ext4w_div_up((uint64_t)hole, BLOCK_SIZE) - (uint64_t)data / BLOCK_SIZE);
+				       ext4fs_div_up((uint64_t)hole, BLOCK_SIZE) -
+				       (uint64_t)data / BLOCK_SIZE);
 		if (err)
-			return ext4w_lib_fail("cannot allocate blocks for", path, err);
+			return ext4fs_lib_fail("cannot allocate blocks for", path, err);
 		pos = hole;
 	}
 	return 0;
 }
 
 /*
- * pwrite() all `n` bytes: a short write (the disk filled up mid-buffer) is continued, so the
- * next attempt reports the real cause (ENOSPC) instead of a stale errno. 0 or -1 with errno.
+ * Through user space in whole-block runs, when the kernel cannot copy for us; `dst` from the
+ * sink's start. A short write (the disk filled up mid-buffer) is continued, so the next attempt
+ * reports the real cause (ENOSPC) instead of a stale errno.
  */
-static int pwrite_all(int fd, const void *buf, size_t n, off_t off)
-{
-	const char *p = buf;
-	ssize_t k;
-
-	while (n) {
-		k = pwrite(fd, p, n, off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-		off += k;
-	}
-	return 0;
-}
-
-/* Through user space in whole-block runs, when the kernel cannot copy for us. */
-static int copy_by_hand(struct ext4w *w, int fd, uint64_t src, uint64_t dst, uint64_t len,
+static int copy_by_hand(struct ext4fs *w, int fd, uint64_t src, uint64_t dst, uint64_t len,
 			const char *path)
 {
 	ssize_t got = 0;
 	size_t n;
+	int ret;
 
 	while (len) {
 		n = len < COPY_BLOCKS * BLOCK_SIZE ? (size_t)len : COPY_BLOCKS * BLOCK_SIZE;
 		got = pread(fd, w->buf, n, (off_t)src);
 		if (got <= 0)
 			break; /* the file shrank: the rest stays zero */
-		if (pwrite_all(w->img_fd, w->buf, (size_t)got, (off_t)dst)) {
-			int e = errno;
-
-			log_error("cannot write the data of '%s' into '%s': %s", path, w->tmp, strerror(e));
-			return -e;
+		ret = sink_pwrite(w->k, w->buf, (size_t)got, dst);
+		if (ret) {
+			log_error("cannot write the data of '%s' into '%s': %s", path, w->k->name,
+				  strerror(-ret));
+			return ret;
 		}
 		log_progress_add(&w->progress, (uint64_t)got);
 		src += (uint64_t)got;
@@ -101,14 +83,14 @@ static int copy_by_hand(struct ext4w *w, int fd, uint64_t src, uint64_t dst, uin
 
 /*
  * Copy one extent's bytes from the source into its blocks. The kernel copies (and may share
- * extents on reflink filesystems); the image file is fresh and sparse, so the tail of the last
- * block is already zero.
+ * extents on reflink filesystems); the sink reads as zeros (sink_begin), so the tail of the
+ * last block is already zero.
  */
-static int copy_extent(struct ext4w *w, int fd, uint64_t size, const struct ext2fs_extent *x,
+static int copy_extent(struct ext4fs *w, int fd, uint64_t size, const struct ext2fs_extent *x,
 		       const char *path)
 {
 	uint64_t start = x->e_lblk * BLOCK_SIZE, len = (uint64_t)x->e_len * BLOCK_SIZE;
-	loff_t src = (loff_t)start, dst = (loff_t)(x->e_pblk * BLOCK_SIZE);
+	loff_t src = (loff_t)start, dst = (loff_t)(w->k->offset + x->e_pblk * BLOCK_SIZE);
 	ssize_t got;
 
 	if (start >= size)
@@ -116,7 +98,7 @@ static int copy_extent(struct ext4w *w, int fd, uint64_t size, const struct ext2
 	if (len > size - start)
 		len = size - start;
 	while (len && w->kernel_copy) {
-		got = copy_file_range(fd, &src, w->img_fd, &dst, len, 0);
+		got = copy_file_range(fd, &src, w->k->fd, &dst, len, 0);
 		if (got < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
 				errno == EOPNOTSUPP)) {
 			w->kernel_copy = 0;
@@ -125,7 +107,7 @@ static int copy_extent(struct ext4w *w, int fd, uint64_t size, const struct ext2
 		if (got < 0) {
 			int e = errno;
 
-			log_error("cannot copy '%s' into '%s': %s", path, w->tmp, strerror(e));
+			log_error("cannot copy '%s' into '%s': %s", path, w->k->name, strerror(e));
 			return -e;
 		}
 		if (got == 0)
@@ -133,23 +115,23 @@ static int copy_extent(struct ext4w *w, int fd, uint64_t size, const struct ext2
 		log_progress_add(&w->progress, (uint64_t)got);
 		len -= (uint64_t)got;
 	}
-	return copy_by_hand(w, fd, (uint64_t)src, (uint64_t)dst, len, path);
+	return copy_by_hand(w, fd, (uint64_t)src, (uint64_t)dst - w->k->offset, len, path);
 }
 
 /*
  * Start writing the copied data out while we go on populating, so the fsync before the rename
  * finds little left to do (it waits for the disk, populating does not).
  */
-static void start_writeback(struct ext4w *w, uint64_t bytes)
+static void start_writeback(struct ext4fs *w, uint64_t bytes)
 {
 	w->unflushed += bytes;
 	if (w->unflushed < WRITEBACK_BYTES)
 		return;
-	sync_file_range(w->img_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	sink_writeback(w->k);
 	w->unflushed = 0;
 }
 
-static int copy_data(struct ext4w *w, ext2_ino_t ino, int fd, uint64_t size, const char *path)
+static int copy_data(struct ext4fs *w, ext2_ino_t ino, int fd, uint64_t size, const char *path)
 {
 	ext2_extent_handle_t h = NULL;
 	struct ext2fs_extent x;
@@ -167,15 +149,15 @@ static int copy_data(struct ext4w *w, ext2_ino_t ino, int fd, uint64_t size, con
 	if (h)
 		ext2fs_extent_free(h);
 	if (err && err != EXT2_ET_EXTENT_NO_NEXT && err != EXT2_ET_NO_CURRENT_NODE)
-		return ext4w_lib_fail("cannot map the blocks of", path, err);
+		return ext4fs_lib_fail("cannot map the blocks of", path, err);
 	if (!ret)
 		start_writeback(w, size);
 	return ret;
 }
 
-int ext4w_add_file(struct ext4w *w, size_t i)
+int ext4file_add(struct ext4fs *w, size_t i)
 {
-	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
+	union ext4inode_buf u;
 	const char *path = w->t->v[i].e->path;
 	ext2_extent_handle_t h = NULL;
 	struct stat st;
@@ -184,7 +166,7 @@ int ext4w_add_file(struct ext4w *w, size_t i)
 
 	if (fd < 0)
 		return fd;
-	ret = ext4w_new_inode(w, i, 1);
+	ret = ext4inode_new(w, i, 1);
 	if (!ret && fstat(fd, &st)) {
 		ret = -errno;
 		log_error("cannot stat '%s' in the staging tree: %s", path, strerror(-ret));
@@ -192,20 +174,20 @@ int ext4w_add_file(struct ext4w *w, size_t i)
 	if (ret)
 		goto out;
 	memset(&u, 0, sizeof(u));
-	ext4w_apply_meta(&u.in, &w->t->v[i], w->t->sde);
+	ext4inode_apply_meta(&u.in, &w->t->v[i], w->t->sde);
 	err = ext2fs_extent_open2(w->fs, w->ino[i], (struct ext2_inode *)&u.in, &h);
 	if (!err)
 		err = ext2fs_inode_size_set(w->fs, (struct ext2_inode *)&u.in, (uint64_t)st.st_size);
 	if (h)
 		ext2fs_extent_free(h);
-	ret = err ? ext4w_lib_fail("cannot set up", path, err)
-		  : ext4w_write_inode(w, w->ino[i], &u.in, path);
+	ret = err ? ext4fs_lib_fail("cannot set up", path, err)
+		  : ext4inode_write(w, w->ino[i], &u.in, path);
 	if (!ret)
 		ret = allocate_data(w, w->ino[i], fd, (uint64_t)st.st_size, path);
 	if (!ret && st.st_size)
 		ret = copy_data(w, w->ino[i], fd, (uint64_t)st.st_size, path);
 	if (!ret)
-		ret = ext4w_link_name(w, w->ino[imgtree_parent(w->t, i)], imgtree_name(w->t, i),
+		ret = ext4inode_link(w, w->ino[imgtree_parent(w->t, i)], imgtree_name(w->t, i),
 				w->ino[i], EXT2_FT_REG_FILE, path);
 out:
 	close(fd);

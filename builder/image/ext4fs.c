@@ -1,4 +1,4 @@
-/* The ext4 writer: sizing the filesystem for the tree and creating it empty with mke2fs. */
+/* The ext4 writer's filesystem: sized for the tree, created empty with mke2fs, finished. */
 #include <errno.h>
 #include <et/com_err.h>
 #include <fcntl.h>
@@ -9,16 +9,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ext4w.h"
+#include "ext4fs.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/hash.h"
 #include "lib/proc.h"
 #include "lib/str.h"
 
-/* --- sizing ------------------------------------------------------------------------------- */
+/* --- state and sizing ---------------------------------------------------------------------- */
 
-uint64_t ext4w_div_up(uint64_t a, uint64_t b)
+void ext4fs_init(struct ext4fs *w, const struct imgtree *t, const struct image_params *p,
+		 struct sink *k)
+{
+	memset(w, 0, sizeof(*w));
+	w->t = t;
+	w->p = p;
+	w->k = k;
+	w->kernel_copy = 1;
+	w->ino = xcalloc(t->n, sizeof(*w->ino));
+	w->dir_bytes = xcalloc(t->n, sizeof(*w->dir_bytes));
+	w->subdirs = xcalloc(t->n, sizeof(*w->subdirs));
+}
+
+void ext4fs_release(struct ext4fs *w)
+{
+	ext4fs_close(w);
+	free(w->dev);
+	free(w->ino);
+	free(w->dir_bytes);
+	free(w->subdirs);
+	free(w->buf);
+	memset(w, 0, sizeof(*w));
+}
+
+uint64_t ext4fs_div_up(uint64_t a, uint64_t b)
 {
 	return (a + b - 1) / b;
 }
@@ -29,17 +53,18 @@ static uint64_t dirent_len(size_t name_len)
 }
 
 /* A directory needs an htree when its entries do not fit the first block beside "." and "..". */
-int ext4w_wants_htree(uint64_t bytes)
+int ext4fs_wants_htree(uint64_t bytes)
 {
 	return bytes > BLOCK_SIZE - 12 - 24 - 64;
 }
 
 static uint64_t dir_blocks(uint64_t bytes)
 {
-	if (!ext4w_wants_htree(bytes))
+	if (!ext4fs_wants_htree(bytes))
 		return 1;
 	/* Leaves split half full; one root, one index level per ~500 leaves. */
-	return 1 + ext4w_div_up(bytes * 2, BLOCK_SIZE - 12) + ext4w_div_up(bytes, 500 * (BLOCK_SIZE / 2));
+	return 1 + ext4fs_div_up(bytes * 2, BLOCK_SIZE - 12) +
+	       ext4fs_div_up(bytes, 500 * (BLOCK_SIZE / 2));
 }
 
 /* Blocks of data a regular file will take: holes of the source stay holes. */
@@ -55,14 +80,14 @@ static int file_blocks(const struct imgtree *t, size_t i, uint64_t *out)
 		return fd;
 	if (!fstat(fd, &st) && (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size) {
 		close(fd);
-		*out = ext4w_div_up((uint64_t)st.st_size, BLOCK_SIZE);
+		*out = ext4fs_div_up((uint64_t)st.st_size, BLOCK_SIZE);
 		return 0;
 	}
 	while ((data = lseek(fd, pos, SEEK_DATA)) >= 0) {
 		hole = lseek(fd, data, SEEK_HOLE);
 		if (hole < 0)
 			break;
-		n += ext4w_div_up((uint64_t)hole, BLOCK_SIZE) - (uint64_t)data / BLOCK_SIZE;
+		n += ext4fs_div_up((uint64_t)hole, BLOCK_SIZE) - (uint64_t)data / BLOCK_SIZE;
 		pos = hole;
 	}
 	close(fd);
@@ -102,7 +127,7 @@ static int check_name(const struct imgtree *t, size_t i)
 	return 0;
 }
 
-static int node_blocks(struct ext4w *w, size_t i, uint64_t *out)
+static int node_blocks(struct ext4fs *w, size_t i, uint64_t *out)
 {
 	const struct manifest_entry *e = w->t->v[i].e;
 	uint64_t n = 0;
@@ -110,7 +135,7 @@ static int node_blocks(struct ext4w *w, size_t i, uint64_t *out)
 
 	if (e->type == MF_REG) {
 		ret = file_blocks(w->t, i, &n);
-		n += n > 4 * 32768 ? ext4w_div_up(n, 340 * 32768) + 1 : 0; /* extent tree blocks */
+		n += n > 4 * 32768 ? ext4fs_div_up(n, 340 * 32768) + 1 : 0; /* extent tree blocks */
 	} else if (e->type == MF_SYMLINK) {
 		n = strlen(e->target) >= 60;
 	}
@@ -121,7 +146,7 @@ static int node_blocks(struct ext4w *w, size_t i, uint64_t *out)
 }
 
 /* What the tree needs: blocks beyond the filesystem's own metadata, and inodes. */
-int ext4w_estimate(struct ext4w *w)
+int ext4fs_estimate(struct ext4fs *w)
 {
 	const struct imgtree *t = w->t;
 	uint64_t n;
@@ -153,8 +178,13 @@ static uint64_t with_margin(uint64_t n, unsigned percent)
 	return n + n * percent / 100;
 }
 
+static uint64_t first_inodes(const struct ext4fs *w)
+{
+	return with_margin(w->need_inodes, w->p->im->margin) + 16;
+}
+
 /* First guess for `auto`: data plus inode tables, journal and bitmaps; mke2fs tells the rest. */
-static uint64_t auto_blocks(const struct ext4w *w, uint64_t inodes)
+static uint64_t auto_blocks(const struct ext4fs *w, uint64_t inodes)
 {
 	uint64_t data = with_margin(w->need_blocks, w->p->im->margin);
 	uint64_t n = data + inodes * INODE_SIZE / BLOCK_SIZE + data / 64 + 256;
@@ -165,6 +195,13 @@ static uint64_t auto_blocks(const struct ext4w *w, uint64_t inodes)
 	if (n < inodes + inodes / 8)
 		n = inodes + inodes / 8; /* a block group holds at most one inode per block */
 	return n < MIN_BLOCKS ? MIN_BLOCKS : (n + 255) & ~255ull;
+}
+
+uint64_t ext4fs_first_blocks(const struct ext4fs *w)
+{
+	const struct recipe_image *im = w->p->im;
+
+	return im->size ? im->size / BLOCK_SIZE : auto_blocks(w, first_inodes(w));
 }
 
 /* --- the empty filesystem ------------------------------------------------------------------ */
@@ -203,7 +240,7 @@ static int uuid_valid(const char *s)
 	return !s[36];
 }
 
-int ext4w_check_ids(const struct recipe_image *im)
+int ext4fs_check_ids(const struct recipe_image *im)
 {
 	if (im->uuid && !uuid_valid(im->uuid)) {
 		log_error("image.uuid '%s' is not a UUID (like 0a1b2c3d-0000-4000-8000-00112233aabb)",
@@ -231,10 +268,10 @@ static char *find_mke2fs(void)
 }
 
 /* mke2fs with every choice explicit: no host mke2fs.conf, no inherited MKE2FS_* variables. */
-static int run_mke2fs(struct ext4w *w, uint64_t inodes)
+static int run_mke2fs(struct ext4fs *w, uint64_t inodes)
 {
 	const struct recipe_image *im = w->p->im;
-	char uuid[37], seed[37], *e_opt = NULL, *tm = NULL, *n = NULL, *m = NULL, *b = NULL;
+	char uuid[37], seed[37], *e_opt = NULL, *tm = NULL, *n = NULL, *m = NULL, *b = NULL, *off;
 	char *prog = find_mke2fs();
 	struct buf err = { 0 };
 	struct proc_opts o = { .stdin_fd = -1, .err = &err, .out = &err, .limit = 8192 };
@@ -246,8 +283,10 @@ static int run_mke2fs(struct ext4w *w, uint64_t inodes)
 	}
 	derive_uuid(w->p->seed, "uuid", uuid);
 	derive_uuid(w->p->seed, "hash seed", seed);
-	e_opt = xasprintf("hash_seed=%s,nodiscard,assume_storage_prezeroed=1,root_owner=0:0",
-			  im->hash_seed ? im->hash_seed : seed);
+	/* A region's offset: mke2fs writes nothing before or past the filesystem it makes there. */
+	off = w->k->offset ? xasprintf(",offset=%" PRIu64, w->k->offset) : xstrdup("");
+	e_opt = xasprintf("hash_seed=%s,nodiscard,assume_storage_prezeroed=1,root_owner=0:0%s",
+			  im->hash_seed ? im->hash_seed : seed, off);
 	tm = xasprintf("E2FSPROGS_FAKE_TIME=%" PRId64, w->t->sde);
 	n = xasprintf("%" PRIu64, inodes);
 	m = xasprintf("%u", im->reserved);
@@ -257,7 +296,7 @@ static int run_mke2fs(struct ext4w *w, uint64_t inodes)
 			"MKE2FS_CONFIG=/nonexistent/mkimage-builtin-defaults", tm, NULL };
 		const char *argv[] = { prog, "-q", "-F", "-t", "ext4", "-T", "default", "-o", "Linux",
 			"-b", "4096", "-I", "256", "-N", n, "-m", m, "-L", im->label ? im->label : "",
-			"-U", im->uuid ? im->uuid : uuid, "-O", EXT4W_FEATURES, "-E", e_opt, "--", w->tmp,
+			"-U", im->uuid ? im->uuid : uuid, "-O", EXT4FS_FEATURES, "-E", e_opt, "--", w->dev,
 			b, NULL };
 
 		o.env = env;
@@ -276,10 +315,11 @@ static int run_mke2fs(struct ext4w *w, uint64_t inodes)
 	free(n);
 	free(m);
 	free(b);
+	free(off);
 	return ret;
 }
 
-int ext4w_lib_fail(const char *what, const char *path, errcode_t err)
+int ext4fs_lib_fail(const char *what, const char *path, errcode_t err)
 {
 	if (err == EXT2_ET_BLOCK_ALLOC_FAIL || err == EXT2_ET_INODE_ALLOC_FAIL ||
 	    err == EXT2_ET_DIR_NO_SPACE_FOR_CSUM || err == ENOSPC) {
@@ -290,15 +330,17 @@ int ext4w_lib_fail(const char *what, const char *path, errcode_t err)
 	return -MKI_E_IMAGE;
 }
 
-static int open_fs(struct ext4w *w)
+static int open_fs(struct ext4fs *w)
 {
-	errcode_t err = ext2fs_open2(w->tmp, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0,
+	char *io_opts = w->k->offset ? xasprintf("offset=%" PRIu64, w->k->offset) : NULL;
+	errcode_t err = ext2fs_open2(w->dev, io_opts, EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0,
 				     unix_io_manager, &w->fs);
 
+	free(io_opts);
 	if (!err)
 		err = ext2fs_read_bitmaps(w->fs);
 	if (err)
-		return ext4w_lib_fail("cannot open the new filesystem", w->tmp, err);
+		return ext4fs_lib_fail("cannot open the new filesystem", w->k->name, err);
 	/*
 	 * Everything read back was written by us in this run: verifying checksums on every read
 	 * (a directory leaf per link) only costs time. Checksums are still computed on write, and
@@ -317,30 +359,14 @@ static int open_fs(struct ext4w *w)
 	return 0;
 }
 
-void ext4w_close_fs(struct ext4w *w)
+void ext4fs_close(struct ext4fs *w)
 {
 	if (w->fs)
 		ext2fs_free(w->fs);
 	w->fs = NULL;
 }
 
-static int make_file(struct ext4w *w)
-{
-	int fd = open(w->tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-
-	if (fd < 0 || ftruncate(fd, (off_t)(w->blocks * BLOCK_SIZE)) < 0) {
-		int err = errno;
-
-		log_error("cannot create '%s': %s", w->tmp, strerror(err));
-		if (fd >= 0)
-			close(fd);
-		return -err;
-	}
-	close(fd);
-	return 0;
-}
-
-static uint64_t free_for_tree(const struct ext4w *w)
+static uint64_t free_for_tree(const struct ext4fs *w)
 {
 	uint64_t free_blocks = ext2fs_free_blocks_count(w->fs->super);
 	uint64_t reserved = ext2fs_r_blocks_count(w->fs->super);
@@ -348,7 +374,7 @@ static uint64_t free_for_tree(const struct ext4w *w)
 	return free_blocks > reserved ? free_blocks - reserved : 0;
 }
 
-static int too_small(struct ext4w *w, uint64_t short_blocks)
+static int too_small(struct ext4fs *w, uint64_t short_blocks)
 {
 	uint64_t need = (w->blocks + short_blocks + short_blocks / 16 + 255) & ~255ull;
 
@@ -359,13 +385,13 @@ static int too_small(struct ext4w *w, uint64_t short_blocks)
 }
 
 /* Create the empty filesystem, growing an `auto` size until the tree fits with its margin. */
-int ext4w_create_fs(struct ext4w *w)
+int ext4fs_create(struct ext4fs *w)
 {
 	const struct recipe_image *im = w->p->im;
-	uint64_t inodes = with_margin(w->need_inodes, im->margin) + 16, want;
+	uint64_t inodes = first_inodes(w), want;
 	int tries, ret;
 
-	w->blocks = im->size ? im->size / BLOCK_SIZE : auto_blocks(w, inodes);
+	w->blocks = ext4fs_first_blocks(w);
 	if (im->size && w->blocks < 2048) {
 		log_error("image size %" PRIu64 " bytes is too small for ext4 with a journal; "
 			  "use at least 8 MiB", im->size);
@@ -379,9 +405,11 @@ int ext4w_create_fs(struct ext4w *w)
 	}
 	if (im->size && inodes < w->blocks / 4)
 		inodes = w->blocks / 4; /* mke2fs's own ratio when the size is given */
+	if (!w->dev)
+		w->dev = sink_path(w->k);
 	for (tries = 0; tries < MAX_SIZE_TRIES; tries++) {
-		ext4w_close_fs(w);
-		ret = make_file(w);
+		ext4fs_close(w);
+		ret = sink_begin(w->k, w->blocks * BLOCK_SIZE);
 		if (!ret)
 			ret = run_mke2fs(w, inodes);
 		if (!ret)
@@ -398,4 +426,29 @@ int ext4w_create_fs(struct ext4w *w)
 	}
 	log_error("cannot size the image for this tree after %d tries", MAX_SIZE_TRIES);
 	return -MKI_E_IMAGE;
+}
+
+/* --- finishing ----------------------------------------------------------------------------- */
+
+static void stamp_super(struct ext4fs *w)
+{
+	struct ext2_super_block *sb = w->fs->super;
+	int64_t t = w->t->sde;
+
+	sb->s_mkfs_time = sb->s_lastcheck = (__u32)t;
+	sb->s_mkfs_time_hi = sb->s_lastcheck_hi = (__u8)(t >> 32);
+	sb->s_mtime = 0;
+	sb->s_mtime_hi = 0;
+	sb->s_wtime_hi = (__u8)(w->fs->now >> 32);
+	ext2fs_mark_super_dirty(w->fs);
+}
+
+int ext4fs_finish(struct ext4fs *w)
+{
+	errcode_t err;
+
+	stamp_super(w);
+	err = ext2fs_close2(w->fs, 0);
+	w->fs = NULL;
+	return err ? ext4fs_lib_fail("cannot write", w->k->name, err) : 0;
 }

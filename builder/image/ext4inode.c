@@ -1,4 +1,4 @@
-/* The ext4 writer: inodes, in sorted path order; symlinks, device nodes, xattrs, hard links. */
+/* The ext4 writer's inodes: metadata, links; symlinks, device nodes, xattrs, hard links. */
 #include <errno.h>
 #include <et/com_err.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ext4w.h"
+#include "ext4inode.h"
 #include "lib/err.h"
 #include "lib/str.h"
 
@@ -58,7 +58,7 @@ static int dirent_type(char type)
 }
 
 /* Owner, mode and times from the manifest onto an inode that may already hold blocks. */
-void ext4w_apply_meta(struct ext2_inode_large *in, const struct imgtree_node *nd, int64_t sde)
+void ext4inode_apply_meta(struct ext2_inode_large *in, const struct imgtree_node *nd, int64_t sde)
 {
 	const struct manifest_entry *e = nd->e;
 
@@ -72,36 +72,36 @@ void ext4w_apply_meta(struct ext2_inode_large *in, const struct imgtree_node *nd
 	set_times(in, nd->mtime, sde);
 }
 
-int ext4w_read_inode(struct ext4w *w, ext2_ino_t ino, struct ext2_inode_large *in,
+int ext4inode_read(struct ext4fs *w, ext2_ino_t ino, struct ext2_inode_large *in,
 		     const char *path)
 {
 	errcode_t err;
 
 	memset(in, 0, INODE_SIZE);
 	err = ext2fs_read_inode_full(w->fs, ino, (struct ext2_inode *)in, INODE_SIZE);
-	return err ? ext4w_lib_fail("cannot read back the inode of", path, err) : 0;
+	return err ? ext4fs_lib_fail("cannot read back the inode of", path, err) : 0;
 }
 
-int ext4w_write_inode(struct ext4w *w, ext2_ino_t ino, struct ext2_inode_large *in,
+int ext4inode_write(struct ext4fs *w, ext2_ino_t ino, struct ext2_inode_large *in,
 		      const char *path)
 {
 	errcode_t err = ext2fs_write_inode_full(w->fs, ino, (struct ext2_inode *)in, INODE_SIZE);
 
-	return err ? ext4w_lib_fail("cannot write the inode of", path, err) : 0;
+	return err ? ext4fs_lib_fail("cannot write the inode of", path, err) : 0;
 }
 
-int ext4w_update_meta(struct ext4w *w, size_t i)
+int ext4inode_update_meta(struct ext4fs *w, size_t i)
 {
-	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
-	int ret = ext4w_read_inode(w, w->ino[i], &u.in, w->t->v[i].e->path);
+	union ext4inode_buf u;
+	int ret = ext4inode_read(w, w->ino[i], &u.in, w->t->v[i].e->path);
 
 	if (ret)
 		return ret;
-	ext4w_apply_meta(&u.in, &w->t->v[i], w->t->sde);
-	return ext4w_write_inode(w, w->ino[i], &u.in, w->t->v[i].e->path);
+	ext4inode_apply_meta(&u.in, &w->t->v[i], w->t->sde);
+	return ext4inode_write(w, w->ino[i], &u.in, w->t->v[i].e->path);
 }
 
-int ext4w_link_name(struct ext4w *w, ext2_ino_t dir, const char *name, ext2_ino_t ino,
+int ext4inode_link(struct ext4fs *w, ext2_ino_t dir, const char *name, ext2_ino_t ino,
 		    int type, const char *path)
 {
 	errcode_t err = ext2fs_link(w->fs, dir, name, ino, type);
@@ -111,17 +111,17 @@ int ext4w_link_name(struct ext4w *w, ext2_ino_t dir, const char *name, ext2_ino_
 		if (!err)
 			err = ext2fs_link(w->fs, dir, name, ino, type);
 	}
-	return err ? ext4w_lib_fail("cannot link", path, err) : 0;
+	return err ? ext4fs_lib_fail("cannot link", path, err) : 0;
 }
 
-int ext4w_new_inode(struct ext4w *w, size_t i, int mark)
+int ext4inode_new(struct ext4fs *w, size_t i, int mark)
 {
 	ext2_ino_t dir = w->ino[imgtree_parent(w->t, i)];
 	errcode_t err = ext2fs_new_inode(w->fs, dir, type_bits(w->t->v[i].e->type), NULL,
 					 &w->ino[i]);
 
 	if (err)
-		return ext4w_lib_fail("cannot allocate an inode for", w->t->v[i].e->path, err);
+		return ext4fs_lib_fail("cannot allocate an inode for", w->t->v[i].e->path, err);
 	if (mark)
 		ext2fs_inode_alloc_stats2(w->fs, w->ino[i], +1, 0);
 	return 0;
@@ -129,44 +129,44 @@ int ext4w_new_inode(struct ext4w *w, size_t i, int mark)
 
 /* --- other types --------------------------------------------------------------------------- */
 
-static int add_symlink(struct ext4w *w, size_t i)
+int ext4inode_add_symlink(struct ext4fs *w, size_t i)
 {
 	const struct manifest_entry *e = w->t->v[i].e;
 	ext2_ino_t parent = w->ino[imgtree_parent(w->t, i)];
 	errcode_t err;
-	int ret = ext4w_new_inode(w, i, 0);
+	int ret = ext4inode_new(w, i, 0);
 
 	if (ret)
 		return ret;
 	err = ext2fs_symlink(w->fs, parent, w->ino[i], NULL, e->target);
 	if (err)
-		return ext4w_lib_fail("cannot create symlink", e->path, err);
-	ret = ext4w_update_meta(w, i);
-	return ret ? ret : ext4w_link_name(w, parent, imgtree_name(w->t, i), w->ino[i],
+		return ext4fs_lib_fail("cannot create symlink", e->path, err);
+	ret = ext4inode_update_meta(w, i);
+	return ret ? ret : ext4inode_link(w, parent, imgtree_name(w->t, i), w->ino[i],
 				     EXT2_FT_SYMLINK, e->path);
 }
 
-static int add_special(struct ext4w *w, size_t i)
+int ext4inode_add_special(struct ext4fs *w, size_t i)
 {
-	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
+	union ext4inode_buf u;
 	const struct manifest_entry *e = w->t->v[i].e;
-	int ret = ext4w_new_inode(w, i, 1);
+	int ret = ext4inode_new(w, i, 1);
 
 	if (ret)
 		return ret;
 	memset(&u, 0, sizeof(u));
-	ext4w_apply_meta(&u.in, &w->t->v[i], w->t->sde);
+	ext4inode_apply_meta(&u.in, &w->t->v[i], w->t->sde);
 	if ((e->type == MF_CHR || e->type == MF_BLK) && e->major < 256 && e->minor < 256) {
 		u.in.i_block[0] = e->major * 256 + e->minor;
 	} else if (e->type == MF_CHR || e->type == MF_BLK) {
 		u.in.i_block[1] = (e->minor & 0xff) | (e->major << 8) | ((e->minor & ~0xffu) << 12);
 	}
-	ret = ext4w_write_inode(w, w->ino[i], &u.in, e->path);
-	return ret ? ret : ext4w_link_name(w, w->ino[imgtree_parent(w->t, i)], imgtree_name(w->t, i),
+	ret = ext4inode_write(w, w->ino[i], &u.in, e->path);
+	return ret ? ret : ext4inode_link(w, w->ino[imgtree_parent(w->t, i)], imgtree_name(w->t, i),
 				     w->ino[i], dirent_type(e->type), e->path);
 }
 
-static int add_xattrs(struct ext4w *w, size_t i)
+int ext4inode_set_xattrs(struct ext4fs *w, size_t i)
 {
 	const struct manifest_entry *e = w->t->v[i].e;
 	struct ext2_xattr_handle *h = NULL;
@@ -186,59 +186,29 @@ static int add_xattrs(struct ext4w *w, size_t i)
 		err = err ? err : cerr;
 	}
 	if (err)
-		return ext4w_lib_fail("cannot set the extended attributes of", e->path, err);
+		return ext4fs_lib_fail("cannot set the extended attributes of", e->path, err);
 	return 0;
 }
 
 /* mke2fs made /lost+found; a manifest entry for it describes that directory. */
-int ext4w_is_lost_found(const struct ext4w *w, size_t i)
+int ext4inode_is_lost_found(const struct ext4fs *w, size_t i)
 {
 	return !strcmp(w->t->v[i].e->path, "lost+found");
 }
 
-static int reuse_lost_found(struct ext4w *w, size_t i)
-{
-	errcode_t err;
-
-	if (w->t->v[i].e->type != MF_DIR) {
-		log_error("manifest: 'lost+found' must be a directory in an ext4 image");
-		return -MKI_E_IMAGE;
-	}
-	err = ext2fs_lookup(w->fs, EXT2_ROOT_INO, "lost+found", 10, NULL, &w->ino[i]);
-	return err ? ext4w_lib_fail("cannot find", "lost+found", err) : ext4w_update_meta(w, i);
-}
-
-static int add_node(struct ext4w *w, size_t i)
-{
-	int ret;
-
-	if (ext4w_is_lost_found(w, i)) {
-		ret = reuse_lost_found(w, i);
-		return ret ? ret : add_xattrs(w, i);
-	}
-	switch (w->t->v[i].e->type) {
-	case MF_DIR: ret = i ? ext4w_add_dir(w, i) : ext4w_update_meta(w, i); break;
-	case MF_REG: ret = ext4w_add_file(w, i); break;
-	case MF_SYMLINK: ret = add_symlink(w, i); break;
-	case MF_HARDLINK: return 0; /* second pass */
-	default: ret = add_special(w, i); break;
-	}
-	return ret ? ret : add_xattrs(w, i);
-}
-
-static int add_hardlink(struct ext4w *w, size_t i)
+int ext4inode_add_hardlink(struct ext4fs *w, size_t i)
 {
 	const struct imgtree_node *nd = &w->t->v[i];
 
 	w->ino[i] = w->ino[nd->link];
-	return ext4w_link_name(w, w->ino[imgtree_parent(w->t, i)], imgtree_name(w->t, i), w->ino[i],
+	return ext4inode_link(w, w->ino[imgtree_parent(w->t, i)], imgtree_name(w->t, i), w->ino[i],
 			 dirent_type(w->t->v[nd->link].e->type), nd->e->path);
 }
 
 /* mke2fs's own inodes (root, resize, journal, lost+found) carry the epoch too. */
-static int stamp_reserved(struct ext4w *w)
+int ext4inode_stamp_reserved(struct ext4fs *w)
 {
-	union { struct ext2_inode_large in; uint8_t raw[INODE_SIZE]; } u;
+	union ext4inode_buf u;
 	ext2_ino_t ino, lost = 0;
 	int ret = 0;
 
@@ -246,30 +216,13 @@ static int stamp_reserved(struct ext4w *w)
 	for (ino = 1; ino <= EXT2_FIRST_INO(w->fs->super) && !ret; ino++) {
 		ext2_ino_t at = ino == EXT2_FIRST_INO(w->fs->super) ? lost : ino;
 
-		if (!at || (ret = ext4w_read_inode(w, at, &u.in, "(reserved inode)")))
+		if (!at || (ret = ext4inode_read(w, at, &u.in, "(reserved inode)")))
 			continue;
 		if (!u.in.i_mode && !u.in.i_mtime && !u.in.i_ctime && !u.in.i_atime)
 			continue; /* never used: stays all zero */
 		if (at != EXT2_ROOT_INO)
 			set_times(&u.in, w->t->sde, w->t->sde);
-		ret = ext4w_write_inode(w, at, &u.in, "(reserved)");
+		ret = ext4inode_write(w, at, &u.in, "(reserved)");
 	}
-	return ret;
-}
-
-int ext4w_populate(struct ext4w *w)
-{
-	size_t i;
-	int ret = stamp_reserved(w);
-
-	w->ino[0] = EXT2_ROOT_INO;
-	for (i = 0; i < w->t->n && !ret; i++) {
-		ret = add_node(w, i);
-		if (!ret && err_interrupted())
-			ret = -MKI_E_INTERRUPTED;
-	}
-	for (i = 1; i < w->t->n && !ret; i++)
-		if (w->t->v[i].e->type == MF_HARDLINK)
-			ret = add_hardlink(w, i);
 	return ret;
 }

@@ -1,4 +1,4 @@
-/* Image: staging tree + manifest -> ext4 (libext2fs) or tar (libarchive), reproducibly. */
+/* Image: staging tree + manifest -> an image in the recipe's format (format.h), reproducibly. */
 #ifndef MKI_IMAGE_H
 #define MKI_IMAGE_H
 
@@ -15,7 +15,7 @@ struct image_params {
 };
 
 /**
- * Write the image described by `p` from `s` (both borrowed): ext4 or tar per p->im->format.
+ * Write the image described by `p` from `s` (both borrowed) in the format p->im->format names.
  *
  * The manifest is the list of what goes in and wins over lstat() for type, owner, mode, mtime,
  * device numbers and xattrs; regular files take their bytes (and holes) from s->root. The

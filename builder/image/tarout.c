@@ -4,13 +4,14 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/err.h"
-#include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
 
@@ -21,12 +22,38 @@ struct tarw {
 	struct archive *a;
 	uint8_t *buf;
 	const char *output;
+	struct sink *k;
+	uint64_t pos;  /* bytes written to the sink */
+	int overflow;  /* the archive outgrew the sink's region */
 };
 
 static int ar_fail(struct tarw *w, const char *what, const char *path)
 {
 	log_error("tar '%s': %s '%s': %s", w->output, what, path, archive_error_string(w->a));
-	return -MKI_E_IMAGE;
+	return w->overflow ? -MKI_E_NOSPACE : -MKI_E_IMAGE;
+}
+
+/* libarchive's output: appended to the sink within its region; errors as archive_write_open_fd's */
+static la_ssize_t sink_out(struct archive *a, void *data, const void *buf, size_t n)
+{
+	struct tarw *w = data;
+	int ret = sink_pwrite(w->k, buf, n, w->pos);
+
+	if (ret == -EFBIG) {
+		char len[24];
+
+		/* archive_set_error() formats no 64-bit numbers */
+		snprintf(len, sizeof(len), "%" PRIu64, w->k->length);
+		w->overflow = 1;
+		archive_set_error(a, EFBIG, "the archive does not fit its region of %s bytes", len);
+		return -1;
+	}
+	if (ret) {
+		archive_set_error(a, -ret, "Write error");
+		return -1;
+	}
+	w->pos += n;
+	return (la_ssize_t)n;
 }
 
 /* "./" for the root, "./PATH" otherwise: the form rootfs tarballs use. */
@@ -153,14 +180,19 @@ out:
 	return ret;
 }
 
-static int write_all(struct tarw *w, int fd, const char *tmp)
+/*
+ * The last block is not padded to the 10240-byte record, as archive_write_open_fd() does for a
+ * regular file: the archive ends with its two zero blocks, in a whole file or a region.
+ */
+static int write_all(struct tarw *w, const char *tmp)
 {
 	size_t i;
 	int ret = 0;
 
 	if (archive_write_set_format_pax(w->a) != ARCHIVE_OK ||
 	    archive_write_add_filter_none(w->a) != ARCHIVE_OK ||
-	    archive_write_open_fd(w->a, fd) != ARCHIVE_OK)
+	    archive_write_set_bytes_in_last_block(w->a, 1) != ARCHIVE_OK ||
+	    archive_write_open2(w->a, w, NULL, sink_out, NULL, NULL) != ARCHIVE_OK)
 		return ar_fail(w, "cannot start", tmp);
 	for (i = 0; i < w->t->n && !ret; i++) {
 		if (w->t->v[i].e->type == MF_SOCK) {
@@ -177,41 +209,44 @@ static int write_all(struct tarw *w, int fd, const char *tmp)
 	return ret;
 }
 
-/* Publish the finished temp file as `output`; the writer owns the message. */
-static int commit(int fd, const char *tmp, const char *output)
+int tarout_estimate(const struct imgtree *t, const struct image_params *p, uint64_t *bytes)
 {
-	int ret = fsutil_commit(fd, tmp, output);
+	struct stat st;
+	uint64_t n = 1024; /* the two zero blocks at the end */
+	size_t i, k;
+	int fd;
 
-	if (ret)
-		log_error("cannot write '%s': %s", output, strerror(-ret));
-	return ret;
+	for (i = 0; i < t->n; i++) {
+		const struct manifest_entry *e = t->v[i].e;
+
+		n += 3 * 512 + ((strlen(e->path) + 511) & ~511ull); /* pax header, its data, ustar */
+		for (k = 0; k < e->n_xattrs; k++)
+			n += ((strlen(e->xattrs[k].name) + e->xattrs[k].len * 4 / 3 + 64 + 511) & ~511ull);
+		if (e->type != MF_REG || t->v[i].first != i)
+			continue;
+		fd = imgtree_open(t, i);
+		if (fd < 0)
+			return fd;
+		if (!fstat(fd, &st))
+			n += ((uint64_t)st.st_size + 511) & ~511ull;
+		close(fd);
+	}
+	*bytes = n;
+	return 0;
 }
 
-int tarout_write(const struct imgtree *t, const struct image_params *p)
+int tarout_write(const struct imgtree *t, const struct image_params *p, struct sink *k)
 {
-	struct tarw w = { .t = t, .output = p->output };
-	char *tmp = xasprintf("%s.tmp-%d", p->output, (int)getpid());
-	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600), ret;
+	struct tarw w = { .t = t, .output = k->output ? k->output : k->name, .k = k };
+	int ret = sink_begin(k, 0);
 
-	if (fd < 0) {
-		ret = -errno;
-		log_error("cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
+	if (ret)
 		return ret;
-	}
 	w.a = archive_write_new();
 	w.buf = xmalloc(CHUNK);
-	ret = w.a ? write_all(&w, fd, tmp) : -ENOMEM;
+	ret = w.a ? write_all(&w, k->name) : -ENOMEM;
 	if (w.a)
 		archive_write_free(w.a);
-	if (!ret)
-		ret = commit(fd, tmp, p->output);
-	close(fd);
-	if (ret == -MKI_E_INTERRUPTED)
-		log_error("interrupted: the unfinished archive '%s' is removed", tmp);
-	if (ret)
-		unlink(tmp);
 	free(w.buf);
-	free(tmp);
 	return ret;
 }

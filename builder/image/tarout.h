@@ -2,14 +2,21 @@
 #ifndef MKI_TAROUT_H
 #define MKI_TAROUT_H
 
-#include "imgtree.h"
+#include <stdint.h>
 
+#include "imgtree.h"
+#include "sink.h"
+
+/** An upper bound of the archive's size for `t`, in bytes (sparse files count whole). */
+int tarout_estimate(const struct imgtree *t, const struct image_params *p, uint64_t *bytes);
 /**
- * Write `t` (borrowed) as a pax tar archive to p->output (temp name beside it, then rename).
+ * Write `t` (borrowed) as a pax tar archive into `k` (begun here; committed or dropped by its
+ * owner); in a region, the archive must fit its length.
  * Entries in sorted path order, numeric owners only, mtimes clamped, no atime/ctime, xattrs as
  * pax SCHILY.xattr records; a hard-link group's data goes with its sorted-first name and the
- * other names are hard links to it. Returns 0, -MKI_E_IMAGE (logged) or a negative errno.
+ * other names are hard links to it. Returns 0, -MKI_E_IMAGE (logged), -MKI_E_NOSPACE (logged)
+ * when the archive outgrows its region, or a negative errno.
  */
-int tarout_write(const struct imgtree *t, const struct image_params *p);
+int tarout_write(const struct imgtree *t, const struct image_params *p, struct sink *k);
 
 #endif

@@ -33,7 +33,7 @@
 struct recipe_ctx {
 	struct recipe *r;
 	const char *file;
-	recipe_overlay_fn *check_overlay; /* NULL: overlay sources are not read */
+	const struct recipe_checks *checks;
 };
 
 /* A section: what its unknown-key message calls it, what an element that is no group is told. */
@@ -736,26 +736,36 @@ static void fmt_destination(struct buf *b, const struct recipe_key *k, const voi
 
 static int finish_overlay(struct recipe_ctx *c, const config_setting_t *g, void *base)
 {
-	return c->check_overlay ? c->check_overlay(base, c->file) : 0;
+	return c->checks->overlay ? c->checks->overlay(base, c->file) : 0;
 }
 
 /* ---- image --------------------------------------------------------------------------------- */
 
-/* The image format's key (image.format); the other keys below that name a format follow it. */
+/*
+ * image.format: the name as written. Which names are formats, and whether a format's image has
+ * a label (fstab's default), is the image family's to say: c->checks->format.
+ */
 static int parse_image_format(struct recipe_ctx *c, const config_setting_t *g,
 			      const struct recipe_key *k, void *base)
 {
 	struct recipe_image *im = base;
+	const char *known = "";
 	char *fmt = NULL;
 	int ret = get_str(c, g, "format", &fmt);
 
-	if (!ret && fmt && !strcmp(fmt, "tar"))
-		im->format = IMAGE_TAR;
-	else if (!ret && fmt && strcmp(fmt, "ext4"))
-		ret = fail(c, member(g, "format"),
-			   "image 'format' must be \"ext4\" or \"tar\", not '%s'", fmt);
-	free(fmt);
-	return ret;
+	if (ret)
+		return ret;
+	if (!fmt)
+		fmt = xstrdup(k->def);
+	ret = c->checks->format(fmt, &known);
+	if (ret < 0) {
+		ret = fail(c, member(g, "format"), "image 'format' must be %s, not '%s'", known, fmt);
+		free(fmt);
+		return ret;
+	}
+	im->format = fmt;
+	im->labelled = ret;
+	return 0;
 }
 
 static void fmt_image_format(struct buf *b, const struct recipe_key *k, const void *base,
@@ -763,19 +773,19 @@ static void fmt_image_format(struct buf *b, const struct recipe_key *k, const vo
 {
 	const struct recipe_image *im = base;
 
-	buf_addf(b, "\"%s\"", im->format == IMAGE_TAR ? "tar" : "ext4");
+	buf_addf(b, "\"%s\"", im->format);
 }
 
-/* fstab: by default for ext4 images only; it names the root by its ext4 label. */
+/* fstab: by default for formats with a label, by which it names the root. */
 static int parse_fstab(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
 		       void *base)
 {
 	struct recipe_image *im = base;
 	int ret;
 
-	im->fstab = im->format == IMAGE_EXT4;
+	im->fstab = im->labelled;
 	ret = get_bool(c, g, "fstab", &im->fstab);
-	if (!ret && im->fstab && im->format == IMAGE_TAR)
+	if (!ret && im->fstab && !im->labelled)
 		ret = fail(c, member(g, "fstab"),
 			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
 	return ret;
@@ -786,7 +796,7 @@ static int shown_fstab(const struct recipe_key *k, const void *base, int digest)
 {
 	const struct recipe_image *im = base;
 
-	return im->fstab != (im->format == IMAGE_EXT4);
+	return im->fstab != im->labelled;
 }
 
 static int check_label(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
@@ -1097,9 +1107,9 @@ const struct recipe_key recipe_keys[] = {
 	{ RECIPE_IN_OVERLAYS, "devices", RECIPE_BOOL, "false", .offset = OVL(devices),
 	  .doc = "it may carry device nodes and FIFOs" },
 
-	{ RECIPE_IN_IMAGE, "format", RECIPE_ENUM, "ext4", .offset = IMG(format),
+	{ RECIPE_IN_IMAGE, "format", RECIPE_STRING, "ext4", .offset = IMG(format),
 	  .parse = parse_image_format, .format = fmt_image_format,
-	  .doc = "the kind of image: \"ext4\" or \"tar\"" },
+	  .doc = "the image format, by its name" },
 	{ RECIPE_IN_IMAGE, "output", RECIPE_STRING, .def_doc = "images/NAME.FORMAT",
 	  .offset = IMG(output), .parse = parse_output, .shown = shown_output,
 	  .doc = "where the image is written, relative to the recipe" },
@@ -1565,9 +1575,9 @@ static char *abs_dir_of(const char *path)
 
 /* Validate a parsed configuration into `r` (whose file and dir are set); releases `cfg`. */
 static int finish_load(struct recipe *r, config_t *cfg, int parsed,
-		       recipe_overlay_fn *check_overlay)
+		       const struct recipe_checks *checks)
 {
-	struct recipe_ctx c = { r, r->file, check_overlay };
+	struct recipe_ctx c = { r, r->file, checks };
 	const config_setting_t *root = config_root_setting(cfg);
 	struct buf norm = { 0 };
 	int ret = 0;
@@ -1656,7 +1666,7 @@ static int check_includes(const char *file, const char *text, const char *dir, i
 	return ret;
 }
 
-int recipe_load(struct recipe *r, const char *path, recipe_overlay_fn *check_overlay)
+int recipe_load(struct recipe *r, const char *path, const struct recipe_checks *checks)
 {
 	struct buf text = { 0 };
 	const char *kind = NULL;
@@ -1680,17 +1690,18 @@ int recipe_load(struct recipe *r, const char *path, recipe_overlay_fn *check_ove
 		return ret == -MKI_E_INTERRUPTED ? ret : -MKI_E_RECIPE;
 	}
 	config_set_include_dir(&cfg, r->dir);
-	ret = finish_load(r, &cfg, config_read_string(&cfg, text.p), check_overlay);
+	ret = finish_load(r, &cfg, config_read_string(&cfg, text.p), checks);
 	buf_release(&text);
 	return ret;
 }
 
-int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir)
+int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir,
+		      const struct recipe_checks *checks)
 {
 	config_t cfg;
 
 	start_load(r, &cfg, name);
 	r->dir = xstrdup(dir);
-	return finish_load(r, &cfg, config_read_string(&cfg, text), NULL);
+	return finish_load(r, &cfg, config_read_string(&cfg, text), checks);
 }
 

@@ -14,7 +14,6 @@
 
 enum base_set { BASE_NONE, BASE_ESSENTIAL, BASE_REQUIRED, BASE_IMPORTANT };
 enum hook_where { HOOK_INSIDE, HOOK_OUTSIDE };
-enum image_format { IMAGE_EXT4, IMAGE_TAR };
 
 struct recipe_source {
 	int host;               /* 1: the host's apt sources (uri/components/keyring unset) */
@@ -61,8 +60,9 @@ struct recipe_overlay {
 };
 
 struct recipe_image {
-	enum image_format format;
-	char *output;          /* NULL: images/NAME.ext4 (or .tar) under the current directory */
+	char *format;          /* a format's name, which the image family knows; default "ext4" */
+	int labelled;          /* its image has a label (recipe_format_fn): fstab's default */
+	char *output;          /* NULL: images/NAME.FORMAT under the current directory */
 	uint64_t size;         /* bytes; 0 = auto */
 	unsigned margin;       /* percent of free space added when size is auto */
 	char *label;
@@ -71,7 +71,7 @@ struct recipe_image {
 	char *hash_seed;       /* NULL: derived from the lock digest */
 	struct recipe_device *devices;
 	size_t n_devices;
-	int fstab;             /* write /etc/fstab with the root by LABEL= (default: ext4) */
+	int fstab;             /* write /etc/fstab with the root by LABEL= (default: `labelled`) */
 	int export_boot;       /* kernel, initrd, device trees beside the image (bootexport.h) */
 	char *kernel;          /* which /boot/vmlinuz-VERSION to export; NULL: the only one */
 };
@@ -118,12 +118,26 @@ struct recipe {
 typedef int recipe_overlay_fn(struct recipe_overlay *o, const char *file);
 
 /**
- * Parse and validate `path`; each overlay is checked with `check_overlay` where it is parsed
- * (NULL: not read, o->digest stays empty). On error logs "FILE:LINE: what is wrong" once and
- * returns -MKI_E_RECIPE (also when the file cannot be read) or what `check_overlay` returned;
- * `r` is then released.
+ * What the recipe needs to know of an image format, which only the image family knows (main.c
+ * passes format_recipe_check from image/format.h): 1 when `name` is a format whose image has a
+ * filesystem label (by which /etc/fstab names the root), 0 for a format without one, -ENOENT
+ * for no format. `*known` is set to the formats' names as the error message lists them.
  */
-int recipe_load(struct recipe *r, const char *path, recipe_overlay_fn *check_overlay);
+typedef int recipe_format_fn(const char *name, const char **known);
+
+/** What the recipe asks of the families after it: main.c passes their functions in. */
+struct recipe_checks {
+	recipe_overlay_fn *overlay; /* NULL: overlay sources are not read, o->digest stays empty */
+	recipe_format_fn *format;   /* required */
+};
+
+/**
+ * Parse and validate `path`; each overlay is checked with checks->overlay where it is parsed,
+ * image.format with checks->format. On error logs "FILE:LINE: what is wrong" once and returns
+ * -MKI_E_RECIPE (also when the file cannot be read) or what checks->overlay returned; `r` is
+ * then released.
+ */
+int recipe_load(struct recipe *r, const char *path, const struct recipe_checks *checks);
 /** Free the contents of `r`. */
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */

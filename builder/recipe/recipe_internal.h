@@ -93,9 +93,9 @@ int recipe_parse_package(const char *spec, struct recipe_package *p, const char 
 int recipe_valid_hostname(const char *name);
 
 /**
- * As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths;
- * overlay sources are not read.
+ * As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths.
  */
-int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir);
+int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir,
+		      const struct recipe_checks *checks);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/format.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "recipe/recipe.h"
@@ -17,6 +18,7 @@ const char *__lsan_default_suppressions(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct recipe_checks checks = { NULL, format_recipe_check };
 	struct recipe r;
 	char *text = malloc(size + 1);
 	int ret;
@@ -26,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = 0;
 	log_set_level(LOG_QUIET);
-	ret = recipe_parse_text(&r, text, "fuzz.cfg", "/nonexistent");
+	ret = recipe_parse_text(&r, text, "fuzz.cfg", "/nonexistent", &checks);
 	free(text);
 	if (ret == 0) {
 		struct buf b = { 0 };

@@ -19,9 +19,12 @@
 #include "configure/hooks.h"
 #include "configure/overlay.h"
 #include "configure/reconcile.h"
+#include "image/format.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "sandbox/sandbox.h"
+
+static const struct recipe_checks recipe_checks = { overlay_check, format_recipe_check };
 
 static void field(char **dst, const char *line, const char *name)
 {
@@ -141,7 +144,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (recipe) {
-		ret = recipe_load(&r, recipe, overlay_check);
+		ret = recipe_load(&r, recipe, &recipe_checks);
 		have_recipe = !ret;
 	} else {
 		r.hook_timeout = 600;

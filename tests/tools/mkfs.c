@@ -212,7 +212,8 @@ int main(int argc, char **argv)
 		{ "sde", 1, 0, 'S' }, { "seed", 1, 0, 'x' }, { "uuid", 1, 0, 'U' },
 		{ "hash-seed", 1, 0, 'H' }, { "device", 1, 0, 'd' }, { "save-manifest", 1, 0, 'w' },
 		{ "verbose", 0, 0, 'v' }, { 0, 0, 0, 0 } };
-	struct recipe_image im = { .format = IMAGE_EXT4, .margin = 20, .reserved = 5 };
+	static char ext4[] = "ext4", tar[] = "tar";
+	struct recipe_image im = { .format = ext4, .margin = 20, .reserved = 5 };
 	struct image_params p = { .im = &im, .source_date_epoch = -1 };
 	struct stage s = { 0 };
 	const char *mfile = NULL, *save = NULL;
@@ -225,7 +226,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': mfile = optarg; break;
-		case 'f': im.format = !strcmp(optarg, "tar") ? IMAGE_TAR : IMAGE_EXT4; break;
+		case 'f': im.format = !strcmp(optarg, "tar") ? tar : ext4; break;
 		case 's':
 			if (strcmp(optarg, "auto") && recipe_parse_size(optarg, &im.size))
 				usage();

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/format.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/str.h"
@@ -151,7 +152,9 @@ END_TEST
 
 static void table_recipe(struct recipe *r, const char *dir)
 {
-	ck_assert_int_eq(recipe_parse_text(r, TABLE_RECIPE, "r.cfg", dir), 0);
+	static const struct recipe_checks checks = { NULL, format_recipe_check };
+
+	ck_assert_int_eq(recipe_parse_text(r, TABLE_RECIPE, "r.cfg", dir, &checks), 0);
 }
 
 static void recipe_key_of(const struct recipe *r, char *hex)

@@ -5,10 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "image/format.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "recipe/recipe.h"
 #include "recipe/recipe_internal.h"
+
+/* Overlays are not read here; formats are the image family's. */
+static const struct recipe_checks unit_checks = { NULL, format_recipe_check };
 
 static char dir[] = "/tmp/mkimage-recipe-XXXXXX";
 
@@ -36,13 +40,13 @@ START_TEST(minimal_defaults)
 	struct recipe r;
 	char *p = write_recipe(MINIMAL);
 
-	ck_assert_int_eq(recipe_load(&r, p, NULL), 0);
+	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
 	ck_assert_str_eq(r.suite, "bookworm");
 	ck_assert_int_eq(r.base, BASE_REQUIRED);
 	ck_assert_int_eq(r.merged_usr, 1);
 	ck_assert_uint_eq(r.n_sources, 1);
 	ck_assert(r.sources[0].host);
-	ck_assert_int_eq(r.image.format, IMAGE_EXT4);
+	ck_assert_str_eq(r.image.format, "ext4");
 	ck_assert_str_eq(r.image.label, "rootfs");
 	ck_assert_uint_eq(strlen(r.digest), 64);
 	recipe_release(&r);
@@ -143,7 +147,7 @@ START_TEST(errors_are_recipe_errors)
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		char *p = write_recipe(bad[i]);
 
-		ck_assert_msg(recipe_load(&r, p, NULL) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
+		ck_assert_msg(recipe_load(&r, p, &unit_checks) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
 		free(p);
 	}
 }
@@ -155,7 +159,7 @@ START_TEST(appliance_defaults)
 	struct recipe a, b;
 	char *p = write_recipe(MINIMAL);
 
-	ck_assert_int_eq(recipe_load(&a, p, NULL), 0);
+	ck_assert_int_eq(recipe_load(&a, p, &unit_checks), 0);
 	ck_assert_int_eq(a.image.fstab, 1);
 	ck_assert_int_eq(a.image.export_boot, 0);
 	ck_assert_int_eq(a.machine_id, MACHINE_ID_UNINITIALIZED);
@@ -163,12 +167,12 @@ START_TEST(appliance_defaults)
 	ck_assert_int_eq(a.n_overlays, 0);
 	free(p);
 	p = write_recipe(MINIMAL "machine_id = \"uninitialized\"; image = { fstab = true; };");
-	ck_assert_int_eq(recipe_load(&b, p, NULL), 0);
+	ck_assert_int_eq(recipe_load(&b, p, &unit_checks), 0);
 	ck_assert_str_eq(a.digest, b.digest);
 	recipe_release(&b);
 	free(p);
 	p = write_recipe(MINIMAL "hostname = \"board\"; image = { format = \"tar\"; };");
-	ck_assert_int_eq(recipe_load(&b, p, NULL), 0);
+	ck_assert_int_eq(recipe_load(&b, p, &unit_checks), 0);
 	ck_assert_int_eq(b.image.fstab, 0);
 	ck_assert_str_eq(b.hostname, "board");
 	ck_assert_str_ne(a.digest, b.digest);
@@ -184,7 +188,7 @@ START_TEST(digest_ignores_location_not_content)
 	char *p = write_recipe(MINIMAL), *q;
 	char digest[65];
 
-	ck_assert_int_eq(recipe_load(&a, p, NULL), 0);
+	ck_assert_int_eq(recipe_load(&a, p, &unit_checks), 0);
 	memcpy(digest, a.digest, sizeof(digest));
 	recipe_release(&a);
 	q = xasprintf("%s/sub", dir);
@@ -192,7 +196,7 @@ START_TEST(digest_ignores_location_not_content)
 	free(q);
 	q = xasprintf("%s/sub/r.cfg", dir);
 	ck_assert_int_eq(rename(p, q), 0);
-	ck_assert_int_eq(recipe_load(&b, q, NULL), 0);
+	ck_assert_int_eq(recipe_load(&b, q, &unit_checks), 0);
 	ck_assert_str_eq(b.digest, digest);
 	recipe_release(&b);
 	free(p);
@@ -219,7 +223,7 @@ START_TEST(path_filters_in_digest)
 	char *p = write_recipe(MINIMAL);
 	size_t i, j;
 
-	ck_assert_int_eq(recipe_load(&r, p, NULL), 0);
+	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
 	free(p);
 	ck_assert_int_eq(r.minimize, 0);
 	recipe_format(&r, &b);
@@ -230,7 +234,7 @@ START_TEST(path_filters_in_digest)
 	buf_release(&b);
 	for (i = 0; i < 4; i++) {
 		p = write_recipe(with[i]);
-		ck_assert_int_eq(recipe_load(&r, p, NULL), 0);
+		ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
 		free(p);
 		memcpy(digests[i + 1], r.digest, 65);
 		if (i == 1) {
@@ -264,7 +268,7 @@ START_TEST(table_defaults_are_the_parsers)
 			 "hooks = ( { script = \"h.sh\"; } );"
 			 "overlays = ( { source = \"ov\"; destination = \"/\"; } );"
 			 "image = { devices = ( { path = \"/dev/null\"; type = \"char\"; } ); };");
-	ck_assert_int_eq(recipe_load(&r, p, NULL), 0);
+	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
 	for (k = recipe_keys; k->name; k++) {
 		struct buf b = { 0 };
 		void *base = recipe_section_base(&r, k->section);

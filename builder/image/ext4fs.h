@@ -13,7 +13,7 @@
 #include <ext2fs/ext2fs.h>
 #include <stdint.h>
 
-#include "image.h"
+#include "params.h"
 #include "imgtree.h"
 #include "lib/log.h"
 #include "sink.h"

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "image.h"
+#include "params.h"
 #include "imgtree.h"
 #include "sink.h"
 

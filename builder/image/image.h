@@ -2,17 +2,8 @@
 #ifndef MKI_IMAGE_H
 #define MKI_IMAGE_H
 
-#include <stdint.h>
-
-#include "recipe/recipe.h"
+#include "params.h"
 #include "tree/stage.h"
-
-struct image_params {
-	const struct recipe_image *im; /* size, label, uuid, devices ... */
-	const char *output;            /* final path; written to a temp name beside it, then renamed */
-	int64_t source_date_epoch;     /* every timestamp; -1: the newest mtime in the manifest */
-	char seed[65];                 /* hex digest the UUID and hash seed derive from (the lock's) */
-};
 
 /**
  * Write the image described by `p` from `s` (both borrowed) in the format p->im->format names.

@@ -10,8 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image.h"
 #include "lib/manifest.h"
+#include "params.h"
+#include "tree/stage.h"
 
 struct imgtree_node {
 	const struct manifest_entry *e; /* borrowed from the stage or from `extra` */

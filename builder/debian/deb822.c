@@ -299,7 +299,8 @@ static int add_line(struct deb822 *d, const char *line, size_t len)
 	if (!is_blank(line[0]) || (d->verbatim && line[0] == '\r'))
 		return add_field(d, line, len);
 	if (!d->n_fields)
-		return fail(d, DEB822_E_CONTINUATION, "continuation line without a field before it");
+		return fail(d, DEB822_E_CONTINUATION,
+			    "continuation line without a field before it");
 	if (!d->verbatim)
 		strip(&s, &n);
 	if ((ret = text_add(d, "\n", 1)))

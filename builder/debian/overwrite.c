@@ -72,3 +72,16 @@ enum overwrite_verdict overwrite_decide(const struct overwrite_pkg *k,
 		}
 	return OVERWRITE_TAKE;
 }
+
+enum overwrite_shape overwrite_shape(enum overwrite_kind have, enum overwrite_kind ships)
+{
+	if (have == OVERWRITE_NONE)
+		return OVERWRITE_WRITE;
+	if (ships == OVERWRITE_DIR)
+		return have == OVERWRITE_DIR    ? OVERWRITE_WRITE :
+		       have == OVERWRITE_LINK   ? OVERWRITE_FOLLOW :
+						  OVERWRITE_MISMATCH;
+	if (have != OVERWRITE_DIR)
+		return OVERWRITE_WRITE;
+	return ships == OVERWRITE_LINK ? OVERWRITE_KEEP_DIR : OVERWRITE_MISMATCH;
+}

@@ -26,6 +26,25 @@ enum overwrite_verdict {
 	OVERWRITE_CONFLICT, /* an owner neither replaces nor is replaced: refused */
 };
 
+/* What is at a path of the tree, or what a package ships there. */
+enum overwrite_kind {
+	OVERWRITE_NONE,  /* nothing (only for what is in the tree) */
+	OVERWRITE_DIR,
+	OVERWRITE_LINK,  /* a symbolic link */
+	OVERWRITE_OTHER, /* a regular file, a hard link, a device, a fifo */
+};
+
+enum overwrite_shape {
+	OVERWRITE_WRITE,    /* the kinds agree: create it, or apply the owners' rules */
+	OVERWRITE_FOLLOW,   /* a directory where a symlink is: follow the link; a directory at its
+			     * end stays, anything else is a conflict */
+	OVERWRITE_KEEP_DIR, /* a symlink where a directory is: the directory stays (dpkg) */
+	OVERWRITE_MISMATCH, /* a directory where a non-directory is, or the reverse: refused */
+};
+
+/** dpkg's rule for shipping an object of kind `ships` where the tree has one of kind `have`. */
+enum overwrite_shape overwrite_shape(enum overwrite_kind have, enum overwrite_kind ships);
+
 /**
  * Does the Replaces field of `k` name package `q`: its name, an architecture qualifier that is
  * q's architecture or "any", and a version constraint q's version satisfies? A malformed field

@@ -95,8 +95,10 @@ static const char *skip_restrictions(struct relation_iter *it, const char *p)
 		close = *p == '[' ? ']' : '>';
 		while (++p < end && *p != close && !is_sep(*p))
 			;
-		if (p >= end || *p != close)
-			return (it->why = close == ']' ? "unterminated '['" : "unterminated '<'", NULL);
+		if (p >= end || *p != close) {
+			it->why = close == ']' ? "unterminated '['" : "unterminated '<'";
+			return NULL;
+		}
 		p++;
 	}
 	return p;

@@ -508,7 +508,7 @@ enum apply_overwrite {
 	APPLY_KEEP,      /* its owners replace `k`: kept, and not `k`'s */
 };
 
-/* `k` takes `pl->tree` over: its owners' lists forget it; its other hard links keep the old file. */
+/* `k` takes `pl->tree` over: its owners' lists forget it; its hard links keep the old file. */
 static void take_over(struct ctx *c, struct pkg *k, const struct place *pl,
 		      struct manifest_entry *me)
 {
@@ -585,26 +585,41 @@ static const char *first_owner(const struct manifest_entry *me)
 	return me && me->owners.n ? me->owners.v[0] : "no package";
 }
 
+static enum overwrite_kind kind_in_tree(const struct stat *st, int exists)
+{
+	if (!exists)
+		return OVERWRITE_NONE;
+	return S_ISDIR(st->st_mode) ? OVERWRITE_DIR :
+	       S_ISLNK(st->st_mode) ? OVERWRITE_LINK :
+				      OVERWRITE_OTHER;
+}
+
+/*
+ * A package ships a directory where a symlink is: 0 when the link leads to a directory (dpkg keeps
+ * it), -ENOTDIR when it does not, or another error (logged).
+ */
+static int follow_link(struct ctx *c, struct pkg *k, const struct place *pl)
+{
+	struct buf canon = { 0 }, bad = { 0 };
+	int r = beneath_resolve_dir(c->w.rootfd, pl->tree, &canon, &bad);
+
+	if (r && r != -ENOTDIR)
+		r = resolve_error(k, pl->tree, r, bad.p ? bad.p : "");
+	buf_release(&canon);
+	buf_release(&bad);
+	return r;
+}
+
 static int apply_dir(struct ctx *c, struct pkg *k, struct pfile *f, const struct place *pl,
 		     const struct stat *st, int exists)
 {
 	struct manifest_entry *me = manifest_get(c->w.m, pl->tree);
-	struct buf canon = { 0 };
-	int r = 0;
+	enum overwrite_shape shape = overwrite_shape(kind_in_tree(st, exists), OVERWRITE_DIR);
+	int r;
 
-	if (exists && S_ISLNK(st->st_mode)) {
-		/* dpkg keeps a symlink to a directory where a package ships a directory. */
-		struct buf bad = { 0 };
-
-		r = beneath_resolve_dir(c->w.rootfd, pl->tree, &canon, &bad);
-		if (r && r != -ENOTDIR)
-			r = resolve_error(k, pl->tree, r, bad.p ? bad.p : "");
-		buf_release(&canon);
-		buf_release(&bad);
-		if (r != -ENOTDIR)
-			return r;
-	}
-	if (exists && !S_ISDIR(st->st_mode)) {
+	if (shape == OVERWRITE_FOLLOW && (r = follow_link(c, k, pl)) != -ENOTDIR)
+		return r;
+	if (shape != OVERWRITE_WRITE) {
 		log_error("package '%s' ships directory '/%s' where '%s' has a non-directory",
 			  k->dpkg_name, pl->tree, first_owner(me));
 		return -MKI_E_CONFLICT;
@@ -643,17 +658,18 @@ static int apply_nondir(struct ctx *c, struct pkg *k, struct pfile *f,
 			const struct place *pl, const struct stat *st, int exists)
 {
 	struct manifest_entry *me = manifest_get(c->w.m, pl->tree), *first = NULL;
+	enum overwrite_kind ships = f->e.type == MF_SYMLINK ? OVERWRITE_LINK : OVERWRITE_OTHER;
+	enum overwrite_shape shape = overwrite_shape(kind_in_tree(st, exists), ships);
 	int r;
 
-	if (exists && S_ISDIR(st->st_mode) && f->e.type == MF_SYMLINK) {
-		/* dpkg keeps a directory where a package ships a symlink */
+	if (shape == OVERWRITE_KEEP_DIR) {
 		log_debug("package '%s': directory '/%s' kept, not replaced by a symlink",
 			  k->dpkg_name, pl->tree);
 		if (me)
 			owner_add(me, k->dpkg_name);
 		return 0;
 	}
-	if (exists && S_ISDIR(st->st_mode)) {
+	if (shape == OVERWRITE_MISMATCH) {
 		log_error("package '%s' ships a non-directory at '/%s', where '%s' has a directory",
 			  k->dpkg_name, pl->tree, first_owner(me));
 		return -MKI_E_CONFLICT;

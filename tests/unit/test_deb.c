@@ -35,7 +35,8 @@ START_TEST(control_parse)
 			 -MKI_E_PACKAGE);
 	ck_assert_ptr_nonnull(why);
 	deb_control_release(&c);
-	ck_assert_int_eq(deb_control_parse(&c, " continuation first\n", NULL, &why), -MKI_E_PACKAGE);
+	ck_assert_int_eq(deb_control_parse(&c, " continuation first\n", NULL, &why),
+			 -MKI_E_PACKAGE);
 	ck_assert_str_eq(why, "continuation line before any field");
 	deb_control_release(&c);
 	ck_assert_int_eq(deb_control_parse(&c, "Package: x\nno colon here\n", NULL, &why),

@@ -43,7 +43,7 @@ static const struct {
 	  "s|-|||0|0|main/binary-armhf/Packages=12,main/binary-armhf/Packages.xz=0" },
 	{ "Suite: s  \nMD5Sum:\n 0123 1 ignored\n", "s|-|||0|0|" },  /* blanks stripped */
 	{ "Architectures: a\n b\n", "-|-|a,b||0|0|" },               /* a continued value */
-	{ "Suite: s\n\n", "s|-|||0|0|" },                                /* one blank line at the end */
+	{ "Suite: s\n\n", "s|-|||0|0|" },                             /* a blank line at the end */
 	{ "Suite: a\n\nSuite: b\n", "line 2" },                          /* a second stanza */
 	{ "Suite: a\nno colon here\n", "line 2" },
 	{ "Suite: a\nSHA256:\n nothex 12 main/x\n", "line 3" },
@@ -96,7 +96,7 @@ static const struct {
 	const char *msg, *text; /* text NULL: refused */
 } signed_msgs[] = {
 	{ BEGIN "A: 1\n" SIG, "A: 1\n" },
-	{ BEGIN "A: 1\r\n- -x\n" SIG "\n \n", "A: 1\n-x\n" },   /* CRLF, dash-escaping, blanks after */
+	{ BEGIN "A: 1\r\n- -x\n" SIG "\n \n", "A: 1\n-x\n" }, /* CRLF, dash-escaping, blanks */
 	{ BEGIN SIG, "" },
 	{ "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n" "A: 1\n" SIG, NULL }, /* no blank */
 	{ BEGIN "-x\n" SIG, NULL },                              /* bad dash-escaping */

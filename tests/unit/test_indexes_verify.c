@@ -62,7 +62,8 @@ struct fx {
 	"Origin: Debian\nSuite: " suite "\nCodename: " suite "\n"                            \
 	"Date: Sat, 10 Jun 2023 08:46:48 UTC\n" extra "Architectures: armhf\n"               \
 	"Components: main\nSHA256:\n"                                                        \
-	" e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 0 main/binary-armhf/Packages\n"
+	" e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 0 "                   \
+	"main/binary-armhf/Packages\n"
 
 /* InRelease with `text`, clearsigned by key `signer` (NULL: a plain, unsigned Release). */
 static void fx_init(struct fx *f, const char *text, const char *signer, const char *keyring)

@@ -91,6 +91,34 @@ START_TEST(decide_table)
 }
 END_TEST
 
+/* Directories, symlinks and other objects: every pair of what is there and what is shipped. */
+START_TEST(shape_table)
+{
+#define N OVERWRITE_NONE
+#define D OVERWRITE_DIR
+#define L OVERWRITE_LINK
+#define O OVERWRITE_OTHER
+	static const struct {
+		enum overwrite_kind have, ships;
+		enum overwrite_shape want;
+	} t[] = {
+		{ N, D, OVERWRITE_WRITE },    { N, L, OVERWRITE_WRITE },  { N, O, OVERWRITE_WRITE },
+		{ D, D, OVERWRITE_WRITE },    { D, L, OVERWRITE_KEEP_DIR },
+		{ D, O, OVERWRITE_MISMATCH }, { L, D, OVERWRITE_FOLLOW }, { L, L, OVERWRITE_WRITE },
+		{ L, O, OVERWRITE_WRITE },    { O, D, OVERWRITE_MISMATCH },
+		{ O, L, OVERWRITE_WRITE },    { O, O, OVERWRITE_WRITE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_msg(overwrite_shape(t[i].have, t[i].ships) == t[i].want, "case %zu", i);
+#undef N
+#undef D
+#undef L
+#undef O
+}
+END_TEST
+
 Suite *overwrite_suite(void)
 {
 	Suite *s = suite_create("overwrite");
@@ -99,6 +127,7 @@ Suite *overwrite_suite(void)
 	tcase_add_test(tc, replaces_table);
 	tcase_add_test(tc, no_version_no_match);
 	tcase_add_test(tc, decide_table);
+	tcase_add_test(tc, shape_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -112,7 +112,8 @@ static char *deps(const struct fx *f, const Solvable *s, Offset off)
 	return buf_detach(&b);
 }
 
-#define STANZA(name, arch, extra) "Package: " name "\nVersion: 1.0\nArchitecture: " arch "\n" extra "\n"
+#define STANZA(name, arch, extra) \
+	"Package: " name "\nVersion: 1.0\nArchitecture: " arch "\n" extra "\n"
 
 static const struct {
 	const char *armhf, *armel; /* the two indexes */

@@ -19,6 +19,7 @@
 #include "debian/deb.h"
 #include "debian/deb822.h"
 #include "debian/pkgindex.h"
+#include "debian/relation.h"
 #include "execprof.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
@@ -241,20 +242,17 @@ static const struct plan_entry *plan_emulated(const struct plan *p, const char *
 	return NULL;
 }
 
+/* The package names of a Depends field, alternatives included; a malformed rest is ignored. */
 static void split_deps(const char *field, struct strv *out)
 {
-	const char *q = field;
+	struct relation_iter it;
+	struct relation r;
 
-	while (q && *q) {
-		size_t n;
-
-		q += strspn(q, " \t\n,|");
-		n = strcspn(q, " \t\n,|:(");
-		if (n)
-			strv_push_take(out, xstrndup(q, n));
-		q += n;
-		q += strcspn(q, ",|");
-	}
+	if (!field)
+		return;
+	relation_iter_init(&it, field, strlen(field));
+	while (relation_next(&it, &r) > 0)
+		strv_push_take(out, xstrndup(r.name, r.name_len));
 }
 
 /* A stanza of the host arch's index that is the same source version as a plan entry. */

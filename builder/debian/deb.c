@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "deb822.h"
 #include "lib/err.h"
 #include "lib/manifest.h"
 #include "lib/str.h"
@@ -526,55 +527,53 @@ void deb_free(struct deb *d)
 
 /* --- control files ------------------------------------------------------------------------ */
 
-static void field_add(struct deb_control *c, const char *name, size_t nlen, const char *val,
-		      size_t vlen)
+/* The reasons control files were refused with before they were read as deb822. */
+static const char *control_why(const struct deb822 *d)
 {
-	ALLOC_GROW(c->v, c->n + 1, c->alloc);
-	c->v[c->n].name = xstrndup(name, nlen);
-	c->v[c->n].value = xstrndup(val, vlen);
-	c->n++;
-}
-
-static void field_continue(struct deb_control *c, const char *line, size_t len)
-{
-	struct deb_field *f = &c->v[c->n - 1];
-	size_t old = strlen(f->value);
-
-	f->value = xrealloc(f->value, old + len + 2);
-	f->value[old] = '\n';
-	memcpy(f->value + old + 1, line, len);
-	f->value[old + 1 + len] = 0;
-}
-
-int deb_control_parse(struct deb_control *c, const char *text, const char **why)
-{
-	const char *line = text, *end, *colon, *v;
-
-	for (; *line; line = *end ? end + 1 : end) {
-		end = strchrnul(line, '\n');
-		if (end == line) {
-			if (c->n)
-				break; /* end of the first stanza */
-			continue;
-		}
-		if (*line == '#')
-			continue;
-		if (*line == ' ' || *line == '\t') {
-			if (!c->n)
-				return (*why = "continuation line before any field",
-					-MKI_E_PACKAGE);
-			field_continue(c, line, (size_t)(end - line));
-			continue;
-		}
-		colon = memchr(line, ':', (size_t)(end - line));
-		if (!colon || colon == line)
-			return (*why = "line is neither 'Field: value' nor a continuation",
-				-MKI_E_PACKAGE);
-		for (v = colon + 1; v < end && (*v == ' ' || *v == '\t'); v++)
-			;
-		field_add(c, line, (size_t)(colon - line), v, (size_t)(end - v));
+	switch (d->error) {
+	case DEB822_E_LINE:
+	case DEB822_E_NAME:
+		return "line is neither 'Field: value' nor a continuation";
+	case DEB822_E_CONTINUATION:
+		return "continuation line before any field";
+	default:
+		return d->error_msg;
 	}
-	return 0;
+}
+
+static void control_take(struct deb_control *c, const struct deb822 *d)
+{
+	size_t i;
+
+	c->v = xcalloc(d->n_fields ? d->n_fields : 1, sizeof(*c->v));
+	c->n = c->alloc = d->n_fields;
+	for (i = 0; i < d->n_fields; i++) {
+		c->v[i].name = xstrdup(d->fields[i].name);
+		c->v[i].value = xstrndup(d->fields[i].value, d->fields[i].value_len);
+	}
+}
+
+int deb_control_parse(struct deb_control *c, const char *text, const struct limits *lim,
+		      const char **why)
+{
+	struct deb822 d;
+	int ret;
+
+	if ((ret = deb822_open_mem(&d, "control", text, strlen(text))))
+		return ret;
+	deb822_set_limits(&d, lim, -MKI_E_LIMIT_PKG);
+	deb822_set_silent(&d); /* worker threads parse control files: the caller logs */
+	deb822_set_verbatim(&d);
+	ret = deb822_next(&d);
+	if (ret > 0)
+		control_take(c, &d);
+	if (ret < 0) {
+		snprintf(c->why, sizeof(c->why), "%s", control_why(&d));
+		*why = c->why;
+		ret = ret == -MKI_E_PARSE ? -MKI_E_PACKAGE : ret;
+	}
+	deb822_close(&d);
+	return ret < 0 ? ret : 0;
 }
 
 const char *deb_control_get(const struct deb_control *c, const char *name)

@@ -85,13 +85,17 @@ struct deb_field {
 struct deb_control {
 	struct deb_field *v;
 	size_t n, alloc;
+	char why[256]; /* why the last deb_control_parse() failed */
 };
 
 /**
- * Parse the first stanza of a control file. Returns 0, or -MKI_E_PACKAGE with a reason in
- * `why` (static string) when a line is neither a field nor a continuation.
+ * Parse the first stanza of a control file with the deb822 reader, values kept as written (dpkg's
+ * status file repeats them) and lines, the stanza and its fields bounded by `lim` (borrowed; NULL:
+ * the defaults). Returns 0, or -MKI_E_PACKAGE for malformed text, -MKI_E_LIMIT_PKG past a limit,
+ * with a reason in `why` (in `c`). Logs nothing: worker threads parse control files.
  */
-int deb_control_parse(struct deb_control *c, const char *text, const char **why);
+int deb_control_parse(struct deb_control *c, const char *text, const struct limits *lim,
+		      const char **why);
 /** The value of field `name` (case-insensitive), or NULL. Borrowed. */
 const char *deb_control_get(const struct deb_control *c, const char *name);
 void deb_control_release(struct deb_control *c);

@@ -1,6 +1,7 @@
 #include "deb822.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -24,6 +25,16 @@ static void reader_init(struct deb822 *d, FILE *f, const char *name)
 void deb822_set_quiet(struct deb822 *d)
 {
 	d->err_level = LOG_DEBUG;
+}
+
+void deb822_set_silent(struct deb822 *d)
+{
+	d->silent = 1;
+}
+
+void deb822_set_verbatim(struct deb822 *d)
+{
+	d->verbatim = 1;
 }
 
 void deb822_set_limits(struct deb822 *d, const struct limits *l, int code)
@@ -84,24 +95,47 @@ void deb822_close(struct deb822 *d)
 	free(d->text);
 	free(d->line_buf);
 	free(d->offs);
+	free(d->lines);
+	free(d->error_msg);
 	free(d->rbuf);
 	memset(d, 0, sizeof(*d));
 }
 
-static int fail(const struct deb822 *d, const char *what)
+/* Record a failure on `line` (0: none) and log it unless silent; returns `code`. */
+__attribute__((format(printf, 5, 6))) static int report(struct deb822 *d, int code,
+						       enum deb822_error kind,
+						       unsigned long line, const char *fmt, ...)
 {
-	log_msg(d->err_level, "%s:%lu: %s", d->file, d->line, what);
-	return -MKI_E_PARSE;
+	char *what;
+	va_list ap;
+
+	va_start(ap, fmt);
+	what = xvasprintf(fmt, ap);
+	va_end(ap);
+	free(d->error_msg);
+	if (line)
+		d->error_msg = xasprintf("%s:%lu: %s", d->file, line, what);
+	else
+		d->error_msg = xasprintf("%s: %s", d->file, what);
+	free(what);
+	d->error = kind;
+	d->error_line = line;
+	if (!d->silent)
+		log_msg(d->err_level, "%s", d->error_msg);
+	return code;
+}
+
+static int fail(struct deb822 *d, enum deb822_error kind, const char *what)
+{
+	return report(d, -MKI_E_PARSE, kind, d->line, "%s", what);
 }
 
 static int refill(struct deb822 *d)
 {
 	d->rpos = 0;
 	d->rlen = fread(d->rbuf, 1, READ_CHUNK, d->f);
-	if (!d->rlen && ferror(d->f)) {
-		log_msg(d->err_level, "%s: read error: %s", d->file, strerror(errno));
-		return -EIO;
-	}
+	if (!d->rlen && ferror(d->f))
+		return report(d, -EIO, DEB822_E_READ, 0, "read error: %s", strerror(errno));
 	return 0;
 }
 
@@ -123,9 +157,9 @@ static int read_line(struct deb822 *d, size_t *len)
 		chunk = nl ? (size_t)(nl - (d->rbuf + d->rpos)) : d->rlen - d->rpos;
 		if (n + chunk >= d->max_line) {
 			d->line++;
-			log_msg(d->err_level, "%s:%lu: line longer than %zu bytes: refused (%s)",
-				d->file, d->line, d->max_line, runlimits_hint(d->lim, LIMIT_LINE).s);
-			return d->limit_err;
+			return report(d, d->limit_err, DEB822_E_LIMIT, d->line,
+				      "line longer than %zu bytes: refused (%s)", d->max_line,
+				      runlimits_hint(d->lim, LIMIT_LINE).s);
 		}
 		ALLOC_GROW(d->line_buf, n + chunk + 1, d->line_alloc);
 		memcpy(d->line_buf + n, d->rbuf + d->rpos, chunk);
@@ -160,11 +194,10 @@ static void strip(const char **s, size_t *len)
 
 static int text_add(struct deb822 *d, const char *s, size_t n)
 {
-	if (d->text_len + n + 1 > d->max_stanza) {
-		log_msg(d->err_level, "%s:%lu: stanza larger than %zu bytes: refused (%s)",
-			d->file, d->stanza_line, d->max_stanza, runlimits_hint(d->lim, LIMIT_STANZA).s);
-		return d->limit_err;
-	}
+	if (d->text_len + n + 1 > d->max_stanza)
+		return report(d, d->limit_err, DEB822_E_LIMIT, d->stanza_line,
+			      "stanza larger than %zu bytes: refused (%s)", d->max_stanza,
+			      runlimits_hint(d->lim, LIMIT_STANZA).s);
 	ALLOC_GROW(d->text, d->text_len + n + 1, d->text_alloc);
 	memcpy(d->text + d->text_len, s, n);
 	d->text_len += n;
@@ -206,24 +239,29 @@ static int add_field(struct deb822 *d, const char *line, size_t len)
 	int ret;
 
 	if (!colon)
-		return fail(d, "malformed line: expected 'Field: value'");
+		return fail(d, DEB822_E_LINE, "malformed line: expected 'Field: value'");
 	nlen = (size_t)(colon - line);
 	if (!valid_name(line, nlen))
-		return fail(d, "malformed field name");
+		return fail(d, DEB822_E_NAME, "malformed field name");
 	if (find_field(d, line, nlen))
-		return fail(d, "duplicate field in one stanza");
-	if (d->n_fields >= d->max_fields) {
-		log_msg(d->err_level, "%s:%lu: more than %zu fields in one stanza: refused (%s)",
-			d->file, d->line, d->max_fields, runlimits_hint(d->lim, LIMIT_FIELDS).s);
-		return d->limit_err;
-	}
+		return fail(d, DEB822_E_DUPLICATE, "duplicate field in one stanza");
+	if (d->n_fields >= d->max_fields)
+		return report(d, d->limit_err, DEB822_E_LIMIT, d->line,
+			      "more than %zu fields in one stanza: refused (%s)", d->max_fields,
+			      runlimits_hint(d->lim, LIMIT_FIELDS).s);
 	v = colon + 1;
 	vlen = len - nlen - 1;
-	strip(&v, &vlen);
+	if (d->verbatim) /* dpkg: the blanks after the colon only */
+		while (vlen && (*v == ' ' || *v == '\t'))
+			v++, vlen--;
+	else
+		strip(&v, &vlen);
 	/* Layout: name NUL value NUL name NUL value...; a value's continuations append to it. */
 	if (d->text_len && (ret = text_add(d, "", 1)))
 		return ret;
 	ALLOC_GROW(d->offs, 2 * (d->n_fields + 1), d->alloc_fields);
+	ALLOC_GROW(d->lines, d->n_fields + 1, d->alloc_lines);
+	d->lines[d->n_fields] = d->line;
 	d->offs[2 * d->n_fields] = d->text_len;
 	if ((ret = text_add(d, line, nlen)) || (ret = text_add(d, "", 1)))
 		return ret;
@@ -244,6 +282,7 @@ static void finish_stanza(struct deb822 *d)
 		f->name = d->text + d->offs[2 * i];
 		f->value = d->text + d->offs[2 * i + 1];
 		f->value_len = end - d->offs[2 * i + 1];
+		f->line = d->lines[i];
 	}
 }
 
@@ -254,14 +293,16 @@ static int add_line(struct deb822 *d, const char *line, size_t len)
 	int ret;
 
 	if (memchr(line, 0, len))
-		return fail(d, "NUL byte in text");
+		return fail(d, DEB822_E_NUL, "NUL byte in text");
 	if (line[0] == '#')
 		return 0; /* comment */
-	if (!is_blank(line[0]))
+	if (!is_blank(line[0]) || (d->verbatim && line[0] == '\r'))
 		return add_field(d, line, len);
 	if (!d->n_fields)
-		return fail(d, "continuation line without a field before it");
-	strip(&s, &n);
+		return fail(d, DEB822_E_CONTINUATION,
+			    "continuation line without a field before it");
+	if (!d->verbatim)
+		strip(&s, &n);
 	if ((ret = text_add(d, "\n", 1)))
 		return ret;
 	return text_add(d, s, n);
@@ -285,12 +326,13 @@ int deb822_next(struct deb822 *d)
 
 	d->n_fields = 0;
 	d->text_len = 0;
+	d->error = DEB822_OK;
 	for (;;) {
 		start = d->offset;
 		ret = read_line(d, &len);
 		if (ret <= 0)
 			break;
-		if (blank_line(d->line_buf, len)) {
+		if (d->verbatim ? !len : blank_line(d->line_buf, len)) {
 			if (d->n_fields)
 				break;
 			continue;

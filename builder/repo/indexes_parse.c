@@ -2,8 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
+#include "debian/deb822.h"
 #include "indexes_ctx.h"
 #include "lib/err.h"
 #include "lib/hash.h"
@@ -132,6 +134,40 @@ static int parse_sha_line(struct release_info *ri, const char *line)
 	return 0;
 }
 
+/* The SHA256 field, one entry a line after its first (empty) one; `line` is the field's line. */
+static int parse_sha_list(struct release_info *ri, const char *v, unsigned long line,
+			  int *bad_line)
+{
+	char *copy = xstrdup(v), *l, *next;
+	int ret = 0;
+
+	for (l = copy; !ret && l; l = next, line++) {
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = 0;
+		if (l[strspn(l, " \t")])
+			ret = parse_sha_line(ri, l);
+		if (ret)
+			*bad_line = (int)line;
+	}
+	free(copy);
+	return ret;
+}
+
+/* Push the blank-separated words of `v` onto `out`. */
+static void split_words(const char *v, struct strv *out)
+{
+	while (*v) {
+		size_t n;
+
+		v += strspn(v, " \t\n");
+		n = strcspn(v, " \t\n");
+		if (n)
+			strv_push_take(out, xstrndup(v, n));
+		v += n;
+	}
+}
+
 static void set_field(struct release_info *ri, const char *key, const char *v)
 {
 	if (!strcasecmp(key, "Date"))
@@ -143,62 +179,52 @@ static void set_field(struct release_info *ri, const char *key, const char *v)
 	else if (!strcasecmp(key, "Codename"))
 		ri->codename = xstrdup(v);
 	else if (!strcasecmp(key, "Architectures"))
-		strv_push(&ri->archs, v); /* split below */
+		split_words(v, &ri->archs);
 	else if (!strcasecmp(key, "Components"))
-		strv_push(&ri->comps, v);
+		split_words(v, &ri->comps);
 	else if (!strcasecmp(key, "Acquire-By-Hash"))
 		ri->by_hash = !strcasecmp(v, "yes");
 	else if (!strcasecmp(key, "No-Support-for-Architecture-all"))
 		ri->no_all = !strcasecmp(v, "Packages");
 }
 
-static void split_words(struct strv *v)
+/* The fields of the stanza `d` holds into `ri`. */
+static int take_fields(const struct deb822 *d, struct release_info *ri, int *bad_line)
 {
-	struct strv out = { 0 };
-	const char *s = v->n ? v->v[0] : "";
+	size_t i;
+	int ret = 0;
 
-	while (*s) {
-		size_t n;
+	for (i = 0; !ret && i < d->n_fields; i++) {
+		const struct deb822_field *f = &d->fields[i];
 
-		s += strspn(s, " \t");
-		n = strcspn(s, " \t");
-		if (n)
-			strv_push_take(&out, xstrndup(s, n));
-		s += n;
+		if (!strcasecmp(f->name, "SHA256"))
+			ret = parse_sha_list(ri, f->value, f->line, bad_line);
+		else
+			set_field(ri, f->name, f->value);
 	}
-	strv_release(v);
-	*v = out;
+	return ret;
 }
 
-/* One deb822 stanza; only SHA256's continuation lines are of interest. */
+/* One stanza, read by the deb822 reader; a second one is refused at the blank line before it. */
 int indexes_parse_release(const char *text, struct release_info *ri, int *bad_line)
 {
-	const char *p = text;
-	int in_sha = 0, lineno = 0, ret = 0;
+	struct deb822 d;
+	unsigned long end;
+	int ret;
 
-	while (*p && !ret) {
-		size_t n = strcspn(p, "\n");
-		char *line = xstrndup(p, n), *colon;
-
-		p += n + (p[n] == '\n');
-		*bad_line = ++lineno;
-		if (line[0] == ' ' || line[0] == '\t') {
-			if (in_sha && line[strspn(line, " \t")])
-				ret = parse_sha_line(ri, line);
-		} else if (!line[0]) {
-			ret = *p ? -MKI_E_PARSE : 0; /* a second stanza */
-		} else if ((colon = strchr(line, ':'))) {
-			*colon = 0;
-			in_sha = !strcmp(line, "SHA256");
-			set_field(ri, line, colon + 1 + strspn(colon + 1, " \t"));
-		} else {
-			ret = -MKI_E_PARSE;
-		}
-		free(line);
-	}
-	split_words(&ri->archs);
-	split_words(&ri->comps);
-	return ret;
+	if ((ret = deb822_open_mem(&d, "Release", text, strlen(text))))
+		return ret;
+	deb822_set_silent(&d); /* the caller words the message: "line N of the signed text" */
+	ret = deb822_next(&d);
+	end = d.line; /* the blank line that ended the stanza, if any */
+	if (ret > 0)
+		ret = take_fields(&d, ri, bad_line);
+	if (!ret && (ret = deb822_next(&d)) > 0)
+		*bad_line = (int)end;
+	else if (ret < 0 && d.error)
+		*bad_line = (int)d.error_line;
+	deb822_close(&d);
+	return ret ? -MKI_E_PARSE : 0;
 }
 
 const struct rel_entry *indexes_rel_find(const struct release_info *ri, const char *path)

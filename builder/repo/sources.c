@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debian/deb822.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/readfile.h"
@@ -526,38 +528,28 @@ static int read_list(struct ctx *c, const char *path)
 
 /* --- deb822 .sources ----------------------------------------------------------------------- */
 
-struct field {
-	char *key;
-	struct buf value;
-	int line;
-};
-
-struct stanza {
-	struct field *v;
-	size_t n, alloc;
-	int first_line;
-};
-
-static void stanza_release(struct stanza *s)
+/*
+ * A field of the current stanza, NULL if absent. A continuation line of a lone "." stands for an
+ * empty line (an inline key's blank line), as in any deb822 file.
+ */
+static char *field_value(const struct deb822 *d, const char *key)
 {
-	size_t i;
+	const char *v = deb822_get(d, key), *line, *nl;
+	struct buf b = { 0 };
+	size_t len;
 
-	for (i = 0; i < s->n; i++) {
-		free(s->v[i].key);
-		buf_release(&s->v[i].value);
+	if (!v)
+		return NULL;
+	buf_adds(&b, "");
+	for (line = v; line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		len = nl ? (size_t)(nl - line) : strlen(line);
+		if (line != v)
+			buf_adds(&b, "\n");
+		if (line == v || len != 1 || *line != '.')
+			buf_add(&b, line, len);
 	}
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-static const char *stanza_get(const struct stanza *s, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (!strcasecmp(s->v[i].key, key))
-			return s->v[i].value.p ? s->v[i].value.p : "";
-	return NULL;
+	return buf_detach(&b);
 }
 
 static int is_yes(const char *v)
@@ -565,21 +557,32 @@ static int is_yes(const char *v)
 	return v && (!strcasecmp(v, "yes") || !strcasecmp(v, "true"));
 }
 
-static int stanza_to_entry(const struct stanza *s, const char *path, struct entry *e)
+static void split_field(const struct deb822 *d, const char *key, struct strv *out)
 {
-	const char *v;
+	char *v = field_value(d, key);
 
-	e->origin = xasprintf("%s:%d", path, s->first_line);
-	split_ws((v = stanza_get(s, "Types")) ? v : "", " \t\n", &e->types);
-	split_ws((v = stanza_get(s, "URIs")) ? v : "", " \t\n", &e->uris);
-	split_ws((v = stanza_get(s, "Suites")) ? v : "", " \t\n", &e->suites);
-	split_ws((v = stanza_get(s, "Components")) ? v : "", " \t\n", &e->components);
-	split_ws((v = stanza_get(s, "Architectures")) ? v : "", " \t\n", &e->archs);
-	v = stanza_get(s, "Signed-By");
-	e->signed_by = v && *v ? xstrdup(v) : NULL;
-	e->trusted = is_yes(stanza_get(s, "Trusted"));
-	v = stanza_get(s, "Enabled");
+	split_ws(v ? v : "", " \t\n", out);
+	free(v);
+}
+
+static int stanza_to_entry(const struct deb822 *d, const char *path, struct entry *e)
+{
+	char *v;
+
+	e->origin = xasprintf("%s:%lu", path, d->stanza_line);
+	split_field(d, "Types", &e->types);
+	split_field(d, "URIs", &e->uris);
+	split_field(d, "Suites", &e->suites);
+	split_field(d, "Components", &e->components);
+	split_field(d, "Architectures", &e->archs);
+	v = field_value(d, "Signed-By");
+	e->signed_by = v && *v ? v : NULL;
+	if (!e->signed_by)
+		free(v);
+	e->trusted = is_yes(deb822_get(d, "Trusted"));
+	v = field_value(d, "Enabled");
 	e->enabled = !v || is_yes(v);
+	free(v);
 	if (!e->types.n || !e->uris.n || !e->suites.n) {
 		log_error("%s: a deb822 source needs Types, URIs and Suites", e->origin);
 		return -MKI_E_SOURCE;
@@ -587,85 +590,50 @@ static int stanza_to_entry(const struct stanza *s, const char *path, struct entr
 	return 0;
 }
 
-/* A continuation line; " ." stands for an empty line (inline keys). */
-static int add_continuation(struct stanza *s, const char *line, const char *path, int lineno)
+/* The reader's refusal, in the words this file's errors have always had. */
+static void log_refusal(const struct deb822 *d, const char *path)
 {
-	const char *t = line + 1;
-
-	if (!s->n) {
-		log_error("%s:%d: continuation line before any field", path, lineno);
-		return -MKI_E_SOURCE;
+	switch (d->error) {
+	case DEB822_E_LINE:
+	case DEB822_E_NAME:
+		log_error("%s:%lu: expected 'Field: value', got '%s'", path, d->error_line,
+			  d->line_buf);
+		break;
+	case DEB822_E_CONTINUATION:
+		log_error("%s:%lu: continuation line before any field", path, d->error_line);
+		break;
+	default:
+		log_error("%s", d->error_msg);
 	}
-	if (!strcmp(t, "."))
-		t = "";
-	buf_adds(&s->v[s->n - 1].value, "\n");
-	buf_adds(&s->v[s->n - 1].value, t);
-	return 0;
-}
-
-static int add_field(struct stanza *s, const char *line, const char *path, int lineno)
-{
-	const char *colon = strchr(line, ':'), *v;
-	struct field *f;
-
-	if (!colon || colon == line) {
-		log_error("%s:%d: expected 'Field: value', got '%s'", path, lineno, line);
-		return -MKI_E_SOURCE;
-	}
-	ALLOC_GROW(s->v, s->n + 1, s->alloc);
-	f = &s->v[s->n++];
-	memset(f, 0, sizeof(*f));
-	f->key = xstrndup(line, (size_t)(colon - line));
-	f->line = lineno;
-	v = colon + 1 + strspn(colon + 1, " \t");
-	buf_adds(&f->value, v);
-	if (!s->first_line)
-		s->first_line = lineno;
-	return 0;
-}
-
-static int flush_stanza(struct ctx *c, struct stanza *s, const char *path)
-{
-	struct entry e = { 0 };
-	int ret = 0;
-
-	if (s->n) {
-		ret = stanza_to_entry(s, path, &e);
-		if (!ret)
-			ret = add_entry(c, &e);
-		entry_release(&e);
-	}
-	stanza_release(s);
-	return ret;
 }
 
 static int read_deb822(struct ctx *c, const char *path)
 {
 	struct buf text = { 0 };
-	struct stanza s = { 0 };
-	char *line, *next;
-	int ret = read_small_file(path, &text), lineno = 0;
+	struct entry e;
+	struct deb822 d;
+	int ret = read_small_file(path, &text), r = 0;
 
-	if (ret)
+	if (ret) {
 		log_error("cannot read '%s': %s", path, readfile_why(ret, small_kind));
-	for (line = text.p; !ret && line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		line[strcspn(line, "\r")] = 0;
-		lineno++;
-		if (line[0] == '#')
-			continue;
-		if (!line[strspn(line, " \t")])
-			ret = flush_stanza(c, &s, path);
-		else if (line[0] == ' ' || line[0] == '\t')
-			ret = add_continuation(&s, line, path, lineno);
-		else
-			ret = add_field(&s, line, path, lineno);
+		goto out;
 	}
-	if (!ret)
-		ret = flush_stanza(c, &s, path);
-	stanza_release(&s);
+	if ((ret = deb822_open_mem(&d, path, text.p, text.len)))
+		goto out;
+	deb822_set_silent(&d);
+	while (!ret && (r = deb822_next(&d)) > 0) {
+		memset(&e, 0, sizeof(e));
+		ret = stanza_to_entry(&d, path, &e);
+		if (!ret)
+			ret = add_entry(c, &e);
+		entry_release(&e);
+	}
+	if (!ret && r < 0) {
+		log_refusal(&d, path);
+		ret = r;
+	}
+	deb822_close(&d);
+out:
 	buf_release(&text);
 	return ret ? -MKI_E_SOURCE : 0;
 }

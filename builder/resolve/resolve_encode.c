@@ -21,84 +21,20 @@
 
 #include "debian/deb822.h"
 #include "debian/debcontrol.h"
+#include "debian/relation.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "resolve_ctx.h"
 
-struct atom {
-	const char *name, *qual, *ver;
-	size_t nlen, qlen, vlen;
-	int flags; /* REL_* or 0 */
-};
-
-static int is_sp(char c)
+/* libsolv's flags for a relation operator. */
+static int solv_flags(enum relation_op op)
 {
-	return c == ' ' || c == '\t' || c == '\n';
-}
-
-static const char *skip_sp(const char *s, const char *end)
-{
-	while (s < end && is_sp(*s))
-		s++;
-	return s;
-}
-
-static int parse_op(const char **s, const char *end)
-{
-	static const struct { const char *op; int flags; } ops[] = {
-		{ "<<", REL_LT }, { "<=", REL_LT | REL_EQ }, { ">>", REL_GT },
-		{ ">=", REL_GT | REL_EQ }, { "=", REL_EQ },
-		{ "<", REL_LT | REL_EQ }, { ">", REL_GT | REL_EQ }, /* obsolete forms */
+	static const int flags[] = {
+		[RELATION_ANY] = 0, [RELATION_LT] = REL_LT, [RELATION_LE] = REL_LT | REL_EQ,
+		[RELATION_EQ] = REL_EQ, [RELATION_GE] = REL_GT | REL_EQ, [RELATION_GT] = REL_GT,
 	};
-	size_t i, n;
 
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		n = strlen(ops[i].op);
-		if ((size_t)(end - *s) >= n && !memcmp(*s, ops[i].op, n)) {
-			*s += n;
-			return ops[i].flags;
-		}
-	}
-	return -1;
-}
-
-/* One "name[:qual] [(op version)] [[archs]] [<profiles>]" in [s, end). 0 or -1. */
-static int parse_atom(const char *s, const char *end, struct atom *a)
-{
-	const char *p;
-
-	memset(a, 0, sizeof(*a));
-	s = skip_sp(s, end);
-	for (p = s; p < end && !is_sp(*p) && *p != '(' && *p != ':' && *p != '[' && *p != '<'; p++)
-		;
-	a->name = s;
-	a->nlen = (size_t)(p - s);
-	if (!a->nlen || a->nlen >= MAX_NAME)
-		return -1;
-	if (p < end && *p == ':') {
-		for (a->qual = ++p; p < end && !is_sp(*p) && *p != '(' && *p != '['; p++)
-			;
-		a->qlen = (size_t)(p - a->qual);
-		if (!a->qlen || a->qlen >= 64)
-			return -1;
-	}
-	p = skip_sp(p, end);
-	if (p < end && *p == '(') {
-		p = skip_sp(p + 1, end);
-		if ((a->flags = parse_op(&p, end)) < 0)
-			return -1;
-		a->ver = p = skip_sp(p, end);
-		while (p < end && !is_sp(*p) && *p != ')')
-			p++;
-		a->vlen = (size_t)(p - a->ver);
-		p = skip_sp(p, end);
-		if (!a->vlen || a->vlen >= MAX_NAME || p >= end || *p != ')')
-			return -1;
-		p++;
-	}
-	/* Architecture restrictions and build profiles only appear in source packages: ignore */
-	p = skip_sp(p, end);
-	return p < end && *p != '[' && *p != '<' ? -1 : 0;
+	return flags[op];
 }
 
 Id resolve_name_arch_id(Pool *pool, const char *n, size_t nlen, const char *arch)
@@ -115,32 +51,33 @@ Id resolve_name_arch_id(Pool *pool, const char *n, size_t nlen, const char *arch
 	return pool_strn2id(pool, buf, (unsigned)(nlen + 1 + alen), 1);
 }
 
-static Id with_version(Pool *pool, Id name, const struct atom *a)
+static Id with_version(Pool *pool, Id name, const struct relation *r)
 {
-	if (!a->flags)
+	if (r->op == RELATION_ANY)
 		return name;
-	return pool_rel2id(pool, name, pool_strn2id(pool, a->ver, (unsigned)a->vlen, 1), a->flags, 1);
+	return pool_rel2id(pool, name, pool_strn2id(pool, r->version, (unsigned)r->version_len, 1),
+			   solv_flags(r->op), 1);
 }
 
 /* The arch a dependency qualifier selects, for positive dependencies. */
-static Id dep_name(struct resolve_ctx *c, const struct atom *a, const char *ea)
+static Id dep_name(struct resolve_ctx *c, const struct relation *r, const char *ea)
 {
-	char q[64];
+	char q[RELATION_ARCH_MAX];
 
-	if (!a->qual)
-		return resolve_name_arch_id(c->pool, a->name, a->nlen, ea);
-	snprintf(q, sizeof(q), "%.*s", (int)a->qlen, a->qual);
+	if (!r->arch)
+		return resolve_name_arch_id(c->pool, r->name, r->name_len, ea);
+	snprintf(q, sizeof(q), "%.*s", (int)r->arch_len, r->arch);
 	if (!strcmp(q, "native"))
-		return resolve_name_arch_id(c->pool, a->name, a->nlen, c->archs.v[0]);
-	return resolve_name_arch_id(c->pool, a->name, a->nlen, q);
+		return resolve_name_arch_id(c->pool, r->name, r->name_len, c->archs.v[0]);
+	return resolve_name_arch_id(c->pool, r->name, r->name_len, q);
 }
 
 /* Conflicts/Breaks: plain name across archs, unless an arch is named. */
-static Id neg_name(struct resolve_ctx *c, const struct atom *a)
+static Id neg_name(struct resolve_ctx *c, const struct relation *r)
 {
-	if (!a->qual || (a->qlen == 3 && !memcmp(a->qual, "any", 3)))
-		return pool_strn2id(c->pool, a->name, (unsigned)a->nlen, 1);
-	return dep_name(c, a, c->archs.v[0]);
+	if (!r->arch || (r->arch_len == 3 && !memcmp(r->arch, "any", 3)))
+		return pool_strn2id(c->pool, r->name, (unsigned)r->name_len, 1);
+	return dep_name(c, r, c->archs.v[0]);
 }
 
 struct pkgctx {
@@ -178,63 +115,67 @@ static int count_relation(const struct pkgctx *pc, const char *field, size_t *n)
 	return pc->limit_err;
 }
 
+/*
+ * A relation the reader refused. It counts towards the limit first, as every relation read
+ * does, so the limit and the parse error are reported in the same order whatever the input.
+ */
+static int bad_relation(const struct pkgctx *pc, const char *field, const char *v, size_t *n)
+{
+	int ret = count_relation(pc, field, n);
+
+	return ret ? ret : bad_dep(pc, field, v);
+}
+
 /* Depends, Pre-Depends, Recommends: alternatives become REL_OR, in the order written. */
 static int add_positive(struct pkgctx *pc, const char *field, const char *v, Offset *deps,
 			Id marker)
 {
-	const char *clause = v, *cend, *alt, *aend, *end = v + strlen(v);
-	struct atom a;
-	Id id, acc;
-	int ret;
+	struct relation_iter it;
+	struct relation r;
+	Id id, acc = 0;
 	size_t n = 0;
+	int ret;
 
-	while (clause < end) {
-		cend = memchr(clause, ',', (size_t)(end - clause));
-		cend = cend ? cend : end;
-		acc = 0;
-		for (alt = clause; alt < cend; alt = aend + 1) {
-			aend = memchr(alt, '|', (size_t)(cend - alt));
-			aend = aend ? aend : cend;
-			if ((ret = count_relation(pc, field, &n)))
-				return ret;
-			if (parse_atom(alt, aend, &a))
-				return bad_dep(pc, field, v);
-			id = with_version(pc->c->pool, dep_name(pc->c, &a, pc->ea), &a);
-			acc = acc ? pool_rel2id(pc->c->pool, acc, id, REL_OR, 1) : id;
-			if (aend == cend)
-				break;
-		}
-		if (!acc && skip_sp(clause, cend) != cend)
-			return bad_dep(pc, field, v);
-		if (acc)
+	relation_iter_init(&it, v, strlen(v));
+	while ((ret = relation_next(&it, &r)) > 0) {
+		if (!r.alt && acc) {
 			*deps = repo_addid_dep(pc->s->repo, *deps, acc, marker);
-		clause = cend + 1;
+			acc = 0;
+		}
+		if ((ret = count_relation(pc, field, &n)))
+			return ret;
+		id = with_version(pc->c->pool, dep_name(pc->c, &r, pc->ea), &r);
+		acc = acc ? pool_rel2id(pc->c->pool, acc, id, REL_OR, 1) : id;
 	}
+	if (ret < 0)
+		return bad_relation(pc, field, v, &n);
+	if (acc)
+		*deps = repo_addid_dep(pc->s->repo, *deps, acc, marker);
 	return 0;
 }
 
+/* Conflicts, Breaks: no alternatives; each entry one conflict. */
 static int add_negative(struct pkgctx *pc, const char *field, const char *v)
 {
-	const char *clause = v, *cend, *end = v + strlen(v);
-	struct atom a;
+	struct relation_iter it;
+	struct relation r;
 	size_t n = 0;
 	int ret;
 	Id id;
 
-	for (; clause < end; clause = cend + 1) {
-		cend = memchr(clause, ',', (size_t)(end - clause));
-		cend = cend ? cend : end;
-		if (skip_sp(clause, cend) == cend)
-			continue;
+	relation_iter_init(&it, v, strlen(v));
+	while ((ret = relation_next(&it, &r)) > 0) {
+		if (r.alt)
+			return bad_dep(pc, field, v);
 		if ((ret = count_relation(pc, field, &n)))
 			return ret;
-		if (memchr(clause, '|', (size_t)(cend - clause)) || parse_atom(clause, cend, &a))
-			return bad_dep(pc, field, v);
-		id = with_version(pc->c->pool, neg_name(pc->c, &a), &a);
+		id = with_version(pc->c->pool, neg_name(pc->c, &r), &r);
 		if (pc->same_id)
 			id = pool_rel2id(pc->c->pool, id, pc->same_id, REL_WITHOUT, 1);
 		pc->s->conflicts = repo_addid_dep(pc->s->repo, pc->s->conflicts, id, 0);
 	}
+	if (ret < 0)
+		return r.alt ? bad_dep(pc, field, v) : bad_relation(pc, field, v, &n);
 	return 0;
 }
 
@@ -262,23 +203,25 @@ static void provide_name(struct pkgctx *pc, const char *n, size_t nlen, Id evr)
 
 static int add_provides(struct pkgctx *pc, const char *v)
 {
-	const char *clause = v, *cend, *end = v + strlen(v);
-	struct atom a;
+	struct relation_iter it;
+	struct relation r;
 	size_t n = 0;
 	int ret;
 
-	for (; clause < end; clause = cend + 1) {
-		cend = memchr(clause, ',', (size_t)(end - clause));
-		cend = cend ? cend : end;
-		if (skip_sp(clause, cend) == cend)
-			continue;
+	relation_iter_init(&it, v, strlen(v));
+	while ((ret = relation_next(&it, &r)) > 0) {
+		if (r.alt)
+			return bad_dep(pc, "Provides", v);
 		if ((ret = count_relation(pc, "Provides", &n)))
 			return ret;
-		if (parse_atom(clause, cend, &a) || (a.flags && a.flags != REL_EQ))
+		if (r.op != RELATION_ANY && r.op != RELATION_EQ)
 			return bad_dep(pc, "Provides", v);
-		provide_name(pc, a.name, a.nlen,
-			     a.flags ? pool_strn2id(pc->c->pool, a.ver, (unsigned)a.vlen, 1) : 0);
+		provide_name(pc, r.name, r.name_len,
+			     r.op ? pool_strn2id(pc->c->pool, r.version, (unsigned)r.version_len, 1)
+				  : 0);
 	}
+	if (ret < 0)
+		return r.alt ? bad_dep(pc, "Provides", v) : bad_relation(pc, "Provides", v, &n);
 	return 0;
 }
 

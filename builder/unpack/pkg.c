@@ -87,7 +87,7 @@ static int parse_control(struct pkg *k)
 {
 	const struct deb_member *c = deb_member(k->deb, "control");
 	const char *why = NULL;
-	int r = deb_control_parse(&k->ctl, c->data, &why);
+	int r = deb_control_parse(&k->ctl, c->data, k->lim, &why);
 
 	if (r)
 		return pkg_fail(k, r, "malformed control file: %s", why);

@@ -26,6 +26,7 @@
 
 #include "debian/arch.h"
 #include "debian/deb.h"
+#include "debian/overwrite.h"
 #include "debian/pathfilter.h"
 #include "debian/pkgpath.h"
 #include "lib/beneath.h"
@@ -401,59 +402,14 @@ static struct pkg *pkg_by_name(struct ctx *c, const char *dpkg_name)
 	return NULL;
 }
 
-static int version_ok(const char *have, const char *op, const char *want)
+/* What the overwrite rules need of `q` (pointers borrowed from it). */
+static void overwrite_view(const struct pkg *q, struct overwrite_pkg *v)
 {
-	int r = deb_version_cmp(have, want);
-
-	if (!strcmp(op, "<<"))
-		return r < 0;
-	if (!strcmp(op, "<=") || !strcmp(op, "<"))
-		return r <= 0;
-	if (!strcmp(op, "="))
-		return r == 0;
-	if (!strcmp(op, ">=") || !strcmp(op, ">"))
-		return r >= 0;
-	if (!strcmp(op, ">>"))
-		return r > 0;
-	return 0;
-}
-
-/* Does one "name[:arch] [(op version)]" relation of Replaces match package `q`? */
-static int relation_matches(const char *rel, size_t len, const struct pkg *q)
-{
-	char buf[512], op[3] = { 0 }, ver[256] = { 0 }, *colon, *paren;
-	const char *qarch = deb_control_get(&q->ctl, "Architecture");
-
-	snprintf(buf, sizeof(buf), "%.*s", (int)len, rel);
-	paren = strchr(buf, '(');
-	if (paren) {
-		if (sscanf(paren + 1, " %2[<>=] %255[^) ]", op, ver) != 2)
-			return 0;
-		*paren = 0;
-	}
-	buf[strcspn(buf, " \t\n")] = 0;
-	colon = strchr(buf, ':');
-	if (colon)
-		*colon++ = 0;
-	if (strcmp(buf, q->pe->name))
-		return 0;
-	if (colon && strcmp(colon, "any") && (!qarch || strcmp(colon, qarch)))
-		return 0;
-	return !paren || version_ok(deb_control_get(&q->ctl, "Version"), op, ver);
-}
-
-static int replaces(const struct pkg *k, const struct pkg *q)
-{
-	const char *rep = deb_control_get(&k->ctl, "Replaces"), *p, *end;
-
-	for (p = rep; p && *p; p = *end ? end + 1 : end) {
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		end = strchrnul(p, ',');
-		if (relation_matches(p, (size_t)(end - p), q))
-			return 1;
-	}
-	return 0;
+	v->name = q->pe->name;
+	v->arch = deb_control_get(&q->ctl, "Architecture");
+	v->version = deb_control_get(&q->ctl, "Version");
+	v->replaces = deb_control_get(&q->ctl, "Replaces");
+	v->ma_same = q->ma_same;
 }
 
 /* Same bytes, type, mode and owner as what is already on disk for `me`? */
@@ -509,22 +465,6 @@ static int same_object(struct ctx *c, struct pkg *k, const struct manifest_entry
 	return same;
 }
 
-/* Are all owners of `me` other-arch instances of M-A same package `k`? */
-static int shared_instance(struct ctx *c, const struct pkg *k, const struct manifest_entry *me)
-{
-	size_t i;
-
-	if (!k->ma_same)
-		return 0;
-	for (i = 0; i < me->owners.n; i++) {
-		const struct pkg *q = pkg_by_name(c, me->owners.v[i]);
-
-		if (!q || !q->ma_same || strcmp(q->pe->name, k->pe->name))
-			return 0;
-	}
-	return 1;
-}
-
 static void drop_from_list(struct pkg *q, const char *tree)
 {
 	size_t i;
@@ -562,57 +502,82 @@ static void detach_hardlinks(struct ctx *c, const char *tree)
 }
 
 /* What becomes of an object `k` ships where an owned object already is (check_overwrite). */
-enum overwrite {
-	OVERWRITE = 0,   /* `k` writes it; its owners forget the path */
-	OVERWRITE_SHARE, /* the identical file of another arch instance: kept, owned by both */
-	OVERWRITE_KEEP,  /* its owners replace `k`: kept, and not `k`'s */
+enum apply_overwrite {
+	APPLY_WRITE = 0, /* `k` writes it; its owners forget the path */
+	APPLY_SHARE,     /* the identical file of another arch instance: kept, owned by both */
+	APPLY_KEEP,      /* its owners replace `k`: kept, and not `k`'s */
 };
 
-/* An enum overwrite, or a logged negative error. */
-static int check_overwrite(struct ctx *c, struct pkg *k, struct pfile *f,
-			   const struct place *pl, struct manifest_entry *me)
+/* `k` takes `pl->tree` over: its owners' lists forget it; its hard links keep the old file. */
+static void take_over(struct ctx *c, struct pkg *k, const struct place *pl,
+		      struct manifest_entry *me)
 {
 	size_t i;
 
-	if (!me || !me->owners.n || strv_contains(&me->owners, k->dpkg_name))
-		return OVERWRITE;
-	if (shared_instance(c, k, me)) {
-		if (same_object(c, k, me, f, pl))
-			return OVERWRITE_SHARE;
-		log_error("M-A same packages '%s' and '%s' ship different contents for '/%s' "
-			  "(their versions must match and shared files be identical)",
-			  me->owners.v[0], k->dpkg_name, pl->tree);
-		return -MKI_E_CONFLICT;
-	}
-	for (i = 0; i < me->owners.n; i++) {
-		const struct pkg *q = pkg_by_name(c, me->owners.v[i]);
-
-		if (!q || !replaces(q, k))
-			break;
-	}
-	if (i == me->owners.n) {
-		/* dpkg: the installed owner replaces the package being unpacked; keep its file. */
-		log_debug("package '%s': '/%s' kept from '%s', which replaces it", k->dpkg_name,
-			  pl->tree, me->owners.v[0]);
-		return OVERWRITE_KEEP;
-	}
-	for (i = 0; i < me->owners.n; i++) {
-		const struct pkg *q = pkg_by_name(c, me->owners.v[i]);
-
-		if (!q || !replaces(k, q)) {
-			log_error("package '%s' tries to overwrite '/%s', which is also in "
-				  "package '%s' (no Replaces: %s)", k->dpkg_name, pl->tree,
-				  me->owners.v[i], q ? q->pe->name : me->owners.v[i]);
-			return -MKI_E_CONFLICT;
-		}
-	}
 	for (i = 0; i < me->owners.n; i++)
 		drop_from_list(pkg_by_name(c, me->owners.v[i]), pl->tree);
 	if (me->type == MF_REG)
 		detach_hardlinks(c, pl->tree);
 	log_debug("package '%s' replaces '/%s' of '%s'", k->dpkg_name, pl->tree, me->owners.v[0]);
 	strv_release(&me->owners);
-	return OVERWRITE;
+}
+
+/* The overwrite rules' verdict for `k` and the owners of `me`; *culprit as overwrite_decide's. */
+static enum overwrite_verdict decide(struct ctx *c, const struct pkg *k,
+				     const struct manifest_entry *me, size_t *culprit)
+{
+	struct overwrite_pkg kv, *views = xcalloc(me->owners.n, sizeof(*views));
+	const struct overwrite_pkg **owners = xcalloc(me->owners.n, sizeof(*owners));
+	enum overwrite_verdict v;
+	size_t i;
+
+	overwrite_view(k, &kv);
+	for (i = 0; i < me->owners.n; i++) {
+		const struct pkg *q = pkg_by_name(c, me->owners.v[i]);
+
+		if (q) {
+			overwrite_view(q, &views[i]);
+			owners[i] = &views[i];
+		}
+	}
+	v = overwrite_decide(&kv, owners, me->owners.n, culprit);
+	free(owners);
+	free(views);
+	return v;
+}
+
+/* An enum apply_overwrite, or a logged negative error. */
+static int check_overwrite(struct ctx *c, struct pkg *k, struct pfile *f,
+			   const struct place *pl, struct manifest_entry *me)
+{
+	const struct pkg *q;
+	size_t i = 0;
+
+	if (!me || !me->owners.n || strv_contains(&me->owners, k->dpkg_name))
+		return APPLY_WRITE;
+	switch (decide(c, k, me, &i)) {
+	case OVERWRITE_SHARED:
+		if (same_object(c, k, me, f, pl))
+			return APPLY_SHARE;
+		log_error("M-A same packages '%s' and '%s' ship different contents for '/%s' "
+			  "(their versions must match and shared files be identical)",
+			  me->owners.v[0], k->dpkg_name, pl->tree);
+		return -MKI_E_CONFLICT;
+	case OVERWRITE_KEEP:
+		log_debug("package '%s': '/%s' kept from '%s', which replaces it", k->dpkg_name,
+			  pl->tree, me->owners.v[0]);
+		return APPLY_KEEP;
+	case OVERWRITE_CONFLICT:
+		q = pkg_by_name(c, me->owners.v[i]);
+		log_error("package '%s' tries to overwrite '/%s', which is also in "
+			  "package '%s' (no Replaces: %s)", k->dpkg_name, pl->tree,
+			  me->owners.v[i], q ? q->pe->name : me->owners.v[i]);
+		return -MKI_E_CONFLICT;
+	case OVERWRITE_TAKE:
+		break;
+	}
+	take_over(c, k, pl, me);
+	return APPLY_WRITE;
 }
 
 static const char *first_owner(const struct manifest_entry *me)
@@ -620,26 +585,41 @@ static const char *first_owner(const struct manifest_entry *me)
 	return me && me->owners.n ? me->owners.v[0] : "no package";
 }
 
+static enum overwrite_kind kind_in_tree(const struct stat *st, int exists)
+{
+	if (!exists)
+		return OVERWRITE_NONE;
+	return S_ISDIR(st->st_mode) ? OVERWRITE_DIR :
+	       S_ISLNK(st->st_mode) ? OVERWRITE_LINK :
+				      OVERWRITE_OTHER;
+}
+
+/*
+ * A package ships a directory where a symlink is: 0 when the link leads to a directory (dpkg keeps
+ * it), -ENOTDIR when it does not, or another error (logged).
+ */
+static int follow_link(struct ctx *c, struct pkg *k, const struct place *pl)
+{
+	struct buf canon = { 0 }, bad = { 0 };
+	int r = beneath_resolve_dir(c->w.rootfd, pl->tree, &canon, &bad);
+
+	if (r && r != -ENOTDIR)
+		r = resolve_error(k, pl->tree, r, bad.p ? bad.p : "");
+	buf_release(&canon);
+	buf_release(&bad);
+	return r;
+}
+
 static int apply_dir(struct ctx *c, struct pkg *k, struct pfile *f, const struct place *pl,
 		     const struct stat *st, int exists)
 {
 	struct manifest_entry *me = manifest_get(c->w.m, pl->tree);
-	struct buf canon = { 0 };
-	int r = 0;
+	enum overwrite_shape shape = overwrite_shape(kind_in_tree(st, exists), OVERWRITE_DIR);
+	int r;
 
-	if (exists && S_ISLNK(st->st_mode)) {
-		/* dpkg keeps a symlink to a directory where a package ships a directory. */
-		struct buf bad = { 0 };
-
-		r = beneath_resolve_dir(c->w.rootfd, pl->tree, &canon, &bad);
-		if (r && r != -ENOTDIR)
-			r = resolve_error(k, pl->tree, r, bad.p ? bad.p : "");
-		buf_release(&canon);
-		buf_release(&bad);
-		if (r != -ENOTDIR)
-			return r;
-	}
-	if (exists && !S_ISDIR(st->st_mode)) {
+	if (shape == OVERWRITE_FOLLOW && (r = follow_link(c, k, pl)) != -ENOTDIR)
+		return r;
+	if (shape != OVERWRITE_WRITE) {
 		log_error("package '%s' ships directory '/%s' where '%s' has a non-directory",
 			  k->dpkg_name, pl->tree, first_owner(me));
 		return -MKI_E_CONFLICT;
@@ -678,28 +658,29 @@ static int apply_nondir(struct ctx *c, struct pkg *k, struct pfile *f,
 			const struct place *pl, const struct stat *st, int exists)
 {
 	struct manifest_entry *me = manifest_get(c->w.m, pl->tree), *first = NULL;
+	enum overwrite_kind ships = f->e.type == MF_SYMLINK ? OVERWRITE_LINK : OVERWRITE_OTHER;
+	enum overwrite_shape shape = overwrite_shape(kind_in_tree(st, exists), ships);
 	int r;
 
-	if (exists && S_ISDIR(st->st_mode) && f->e.type == MF_SYMLINK) {
-		/* dpkg keeps a directory where a package ships a symlink */
+	if (shape == OVERWRITE_KEEP_DIR) {
 		log_debug("package '%s': directory '/%s' kept, not replaced by a symlink",
 			  k->dpkg_name, pl->tree);
 		if (me)
 			owner_add(me, k->dpkg_name);
 		return 0;
 	}
-	if (exists && S_ISDIR(st->st_mode)) {
+	if (shape == OVERWRITE_MISMATCH) {
 		log_error("package '%s' ships a non-directory at '/%s', where '%s' has a directory",
 			  k->dpkg_name, pl->tree, first_owner(me));
 		return -MKI_E_CONFLICT;
 	}
-	r = exists ? check_overwrite(c, k, f, pl, me) : OVERWRITE;
+	r = exists ? check_overwrite(c, k, f, pl, me) : APPLY_WRITE;
 	if (r < 0)
 		return r;
-	if (r == OVERWRITE_SHARE)
+	if (r == APPLY_SHARE)
 		owner_add(me, k->dpkg_name);
-	if (r != OVERWRITE)
-		return r == OVERWRITE_SHARE ? 0 : OVERWRITE_KEEP;
+	if (r != APPLY_WRITE)
+		return r == APPLY_SHARE ? 0 : APPLY_KEEP;
 	r = create_object(c, k, f, pl, exists, &first);
 	if (r)
 		return r;
@@ -857,7 +838,7 @@ static int apply_entry(struct ctx *c, struct pkg *k, struct pfile *f)
 	if (exists && S_ISLNK(st.st_mode))
 		cache_drop(c); /* a replaced link may change how cached directories resolve */
 	if (r) {
-		r = r == OVERWRITE_KEEP ? 0 : r; /* the file stays another package's, not `k`'s */
+		r = r == APPLY_KEEP ? 0 : r; /* the file stays another package's, not `k`'s */
 		goto out;
 	}
 	list_add(k, norm, pl.tree, f->e.type);

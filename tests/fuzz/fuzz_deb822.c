@@ -62,8 +62,8 @@ static void fuzz_control(const uint8_t *data, size_t size)
 
 	memcpy(text, data, size);
 	text[size] = 0;
-	ret = deb_control_parse(&c, text, &why);
-	if (ret != 0 && (ret != -MKI_E_PACKAGE || !why))
+	ret = deb_control_parse(&c, text, NULL, &why);
+	if (ret != 0 && ((ret != -MKI_E_PACKAGE && ret != -MKI_E_LIMIT_PKG) || !why))
 		abort();
 	(void)deb_control_get(&c, "Package");
 	deb_control_release(&c);

@@ -70,3 +70,11 @@ if command -v dpkg-deb >/dev/null; then
 fi
 find /var/cache/apt/archives -maxdepth 1 -name '*.deb' -size -24k 2>/dev/null | awk 'NR <= 8' |
 	while read -r f; do cp "$f" "$d/"; done
+
+# fuzz_relation: the relation fields of the dpkg status file (one value a seed,
+# at most 200).
+d=$c/fuzz_relation
+mkdir -p "$d"
+{ cat /var/lib/dpkg/status 2>/dev/null || true; } |
+	sed -n 's/^\(Depends\|Pre-Depends\|Provides\|Conflicts\|Breaks\|Replaces\|Recommends\): //p' |
+	awk -v d="$d" 'NR <= 200 { f = d "/rel" NR; printf "%s", $0 > f; close(f) }'

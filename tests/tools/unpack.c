@@ -34,7 +34,7 @@ static int entry_from_deb(struct plan_entry *e, const char *file)
 		log_error("'%s': %s", file, deb_error(d));
 		goto out;
 	}
-	r = deb_control_parse(&c, deb_member(d, "control")->data, &why);
+	r = deb_control_parse(&c, deb_member(d, "control")->data, NULL, &why);
 	if (r || !deb_control_get(&c, "Package") || !deb_control_get(&c, "Version") ||
 	    !deb_control_get(&c, "Architecture")) {
 		log_error("'%s': bad control file: %s", file, why ? why : "missing fields");

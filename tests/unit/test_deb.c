@@ -25,17 +25,45 @@ START_TEST(control_parse)
 
 	ck_assert_int_eq(deb_control_parse(&c, "Package: hello\nversion:  2.10-3\n"
 					      "Description: short\n long line\n .\n more\n"
-					      "\nPackage: second\n", &why), 0);
+					      "\nPackage: second\n", NULL, &why), 0);
 	ck_assert_uint_eq(c.n, 3);
 	ck_assert_str_eq(deb_control_get(&c, "Version"), "2.10-3");
 	ck_assert_str_eq(deb_control_get(&c, "description"), "short\n long line\n .\n more");
 	ck_assert_ptr_null(deb_control_get(&c, "Depends"));
 	deb_control_release(&c);
-	ck_assert_int_eq(deb_control_parse(&c, "Package: x\nno colon here\n", &why),
+	ck_assert_int_eq(deb_control_parse(&c, "Package: x\nno colon here\n", NULL, &why),
 			 -MKI_E_PACKAGE);
 	ck_assert_ptr_nonnull(why);
 	deb_control_release(&c);
-	ck_assert_int_eq(deb_control_parse(&c, " continuation first\n", &why), -MKI_E_PACKAGE);
+	ck_assert_int_eq(deb_control_parse(&c, " continuation first\n", NULL, &why),
+			 -MKI_E_PACKAGE);
+	ck_assert_str_eq(why, "continuation line before any field");
+	deb_control_release(&c);
+	ck_assert_int_eq(deb_control_parse(&c, "Package: x\nno colon here\n", NULL, &why),
+			 -MKI_E_PACKAGE);
+	ck_assert_str_eq(why, "line is neither 'Field: value' nor a continuation");
+	deb_control_release(&c);
+	ck_assert_int_eq(deb_control_parse(&c, "Package: x\npackage: y\n", NULL, &why),
+			 -MKI_E_PACKAGE);
+	ck_assert_str_eq(why, "control:2: duplicate field in one stanza");
+	deb_control_release(&c);
+}
+END_TEST
+
+/* The reader's limits hold for control files too, with a package's error code. */
+START_TEST(control_limits)
+{
+	struct deb_control c = { 0 };
+	struct limits l;
+	const char *why = NULL;
+
+	runlimits_init(&l);
+	l.v[LIMIT_FIELDS] = 2;
+	ck_assert_int_eq(deb_control_parse(&c, "A: 1\nB: 2\n", &l, &why), 0);
+	deb_control_release(&c);
+	ck_assert_int_eq(deb_control_parse(&c, "A: 1\nB: 2\nC: 3\n", &l, &why),
+			 -MKI_E_LIMIT_PKG);
+	ck_assert_ptr_nonnull(strstr(why, "more than 2 fields"));
 	deb_control_release(&c);
 }
 END_TEST
@@ -51,7 +79,7 @@ START_TEST(status_stanza_order)
 
 	ck_assert_int_eq(deb_control_parse(&c, "Package: x\nVersion: 1\nArchitecture: armhf\n"
 					      "Homepage: https://example.org\nEssential: yes\n"
-					      "Description: d\n more\nDepends: y\n", &why), 0);
+					      "Description: d\n more\nDepends: y\n", NULL, &why), 0);
 	strv_push(&cf, "/etc/x.conf");
 	strv_push(&md5, "d41d8cd98f00b204e9800998ecf8427e");
 	dpkgdb_status_stanza(&out, &p, "install ok unpacked");
@@ -94,6 +122,7 @@ Suite *deb_suite(void)
 
 	tcase_add_test(tc, version_order);
 	tcase_add_test(tc, control_parse);
+	tcase_add_test(tc, control_limits);
 	tcase_add_test(tc, status_stanza_order);
 	tcase_add_test(tc, triggers);
 	suite_add_tcase(s, tc);

@@ -204,6 +204,82 @@ START_TEST(lock_round_trip)
 }
 END_TEST
 
+/* Silent: nothing logged, the kind of error, its line and the message kept for the caller. */
+START_TEST(silent_errors_name_kind_and_line)
+{
+	static const struct {
+		const char *text;
+		enum deb822_error kind;
+		unsigned long line;
+		int ret;
+	} t[] = {
+		{ "A: 1\nno colon\n", DEB822_E_LINE, 2, -MKI_E_PARSE },
+		{ "# c\n cont\n", DEB822_E_CONTINUATION, 2, -MKI_E_PARSE },
+		{ "A: 1\n\nB: 2\n-C: 3\n", DEB822_E_NAME, 4, -MKI_E_PARSE },
+		{ "A: 1\nB: 2\na: 3\n", DEB822_E_DUPLICATE, 3, -MKI_E_PARSE },
+		{ "A: 1\n", DEB822_OK, 0, 0 },
+	};
+	struct deb822 d;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ck_assert_int_eq(deb822_open_mem(&d, "f", t[i].text, strlen(t[i].text)), 0);
+		deb822_set_silent(&d);
+		while ((ret = deb822_next(&d)) > 0)
+			;
+		ck_assert_int_eq(ret, t[i].ret);
+		ck_assert_int_eq(d.error, t[i].kind);
+		ck_assert_uint_eq(d.error_line, t[i].line);
+		if (t[i].ret)
+			ck_assert(!strncmp(d.error_msg, "f:", 2));
+		deb822_close(&d);
+	}
+}
+END_TEST
+
+/* Each field knows its line, comments and continuations counted. */
+START_TEST(field_lines)
+{
+	const char *t = "\n# c\nA: 1\n more\n# c\nB: 2\n\nC: 3\n";
+	struct deb822 d;
+
+	ck_assert_int_eq(deb822_open_mem(&d, "f", t, strlen(t)), 0);
+	ck_assert_int_eq(deb822_next(&d), 1);
+	ck_assert_uint_eq(d.fields[0].line, 3);
+	ck_assert_uint_eq(d.fields[1].line, 6);
+	ck_assert_int_eq(deb822_next(&d), 1);
+	ck_assert_uint_eq(d.fields[0].line, 8);
+	deb822_close(&d);
+}
+END_TEST
+
+/* Verbatim (a .deb's control file for dpkg's status): values as written. */
+START_TEST(verbatim_values)
+{
+	const char *t = "Package: x  \r\nDescription:\t short\n  two spaces \n .\n \n"
+			"Empty:\n\nNext: y\n";
+	struct deb822 d;
+
+	ck_assert_int_eq(deb822_open_mem(&d, "f", t, strlen(t)), 0);
+	deb822_set_verbatim(&d);
+	ck_assert_int_eq(deb822_next(&d), 1);
+	ck_assert_str_eq(deb822_get(&d, "Package"), "x  \r");
+	ck_assert_str_eq(deb822_get(&d, "Description"), "short\n  two spaces \n .\n ");
+	ck_assert_str_eq(deb822_get(&d, "Empty"), "");
+	ck_assert_int_eq(deb822_next(&d), 1);
+	ck_assert_str_eq(deb822_get(&d, "Next"), "y");
+	deb822_close(&d);
+
+	/* a line of blanks continues the field in verbatim mode; it ends the stanza otherwise */
+	t = "A: 1\n \nB: 2\n";
+	ck_assert_int_eq(deb822_open_mem(&d, "f", t, strlen(t)), 0);
+	ck_assert_int_eq(deb822_next(&d), 1);
+	ck_assert_uint_eq(d.n_fields, 1);
+	deb822_close(&d);
+}
+END_TEST
+
 Suite *deb822_suite(void)
 {
 	Suite *s = suite_create("deb822");
@@ -217,6 +293,9 @@ Suite *deb822_suite(void)
 	tcase_add_test(tc, limits_configured);
 	tcase_add_test(tc, long_values_across_reads);
 	tcase_add_test(tc, lock_round_trip);
+	tcase_add_test(tc, silent_errors_name_kind_and_line);
+	tcase_add_test(tc, field_lines);
+	tcase_add_test(tc, verbatim_values);
 	suite_add_tcase(s, tc);
 	return s;
 }

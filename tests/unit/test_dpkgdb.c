@@ -50,7 +50,7 @@ static void control(struct deb_control *c, const char *text)
 {
 	const char *why = NULL;
 
-	ck_assert_int_eq(deb_control_parse(c, text, &why), 0);
+	ck_assert_int_eq(deb_control_parse(c, text, NULL, &why), 0);
 }
 
 static void setup(struct fixture *f, const char *triggers)

@@ -46,7 +46,11 @@ truncate -s 20G "$T/big.deb"
 printf 'name = "t";\narchitecture = "armhf";\npackages = { local = [ "big.deb" ]; };\n' >"$T/r.cfg"
 "$MKIMAGE" --check "$T/r.cfg" >"$T/out" 2>"$T/err" &
 pid=$!
-sleep 0.3
+# Signal it once it is reading the file (not on a clock: a loaded machine starts it slowly).
+for _ in $(seq 1 200); do
+	ls -l /proc/$pid/fd 2>/dev/null | grep -q 'big\.deb$' && break
+	sleep 0.05
+done
 kill -TERM $pid
 rc=0
 timeout 10 tail --pid=$pid -f /dev/null || fail "mkimage did not end within 10 s of SIGTERM"

@@ -1,6 +1,7 @@
 /*
- * Bounds on what runs inside a build step (maintainer scripts, inside hooks): a per-script
- * timeout, a process limit and the staging-size limit while the step runs. The pid namespace's
+ * Bounds on what runs inside a build step (maintainer scripts, inside hooks, every command
+ * mkimage starts in the tree): a per-script timeout, a process limit, the staging-size limit and
+ * the memory limit while the step runs. The pid namespace's
  * init drives it: it calls watchdog_tick() from its wait loop; the watchdog reads the namespace's
  * own /proc (a directory fd, so it works before and after the init enters the tree) and walks the
  * tree by fd, and when a bound is passed it kills every process of the namespace and says why in a

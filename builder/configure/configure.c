@@ -106,17 +106,34 @@ static int check_status(const struct target *t)
 	return ret;
 }
 
+/*
+ * The tree's dpkg is the packages' to replace: it runs under the bounds of every step (processes,
+ * staging size, memory, time), and what it leaves running is said.
+ */
 static int audit(const struct target *t)
 {
 	static const char *const argv[] = { "dpkg", "--audit", NULL };
+	static const char what[] = "'dpkg --audit'";
 	struct strv env = { 0 };
 	struct buf out = { 0 };
-	struct sandbox_cmd cmd = { .root = t->root, .argv = argv, .timeout = 120, .out = &out };
+	struct sandbox_report rep = { 0 };
+	struct sandbox_cmd cmd = { .root = t->root, .argv = argv, .timeout = 120, .out = &out,
+				   .report = &rep, .watch = &t->watch };
 	int status = 0, ret;
 
 	target_env(t, NULL, &env);
 	cmd.env = (const char *const *)env.v;
 	ret = sandbox_run(&cmd, &status);
+	if (!ret && rep.watch.verdict) {
+		watchdog_log(&rep.watch, what, t->limits);
+		ret = -MKI_E_HOOK;
+	}
+	if (!ret && rep.leftover[0])
+		log_warn("%s left %s running when it ended; killed", what, rep.leftover);
+	if (!ret && status == 124) {
+		log_error("%s did not finish within %u s and was killed", what, cmd.timeout);
+		ret = -MKI_E_HOOK;
+	}
 	if (!ret && (status || out.len)) {
 		log_error("'dpkg --audit' in the configured tree is not clean (exit status %d):\n%s",
 			  status, sandbox_tail(out.p, TARGET_TAIL_LINES));

@@ -32,7 +32,8 @@ void target_init(struct target *t, const char *root, int rootfd, const struct pl
 	t->limits = &st->limits;
 	t->watch = (struct watchdog_opts){ .script_timeout = r->script_timeout,
 					   .max_procs = runlimits_get(&st->limits, LIMIT_PROCESSES),
-					   .max_tree_bytes = runlimits_get(&st->limits, LIMIT_STAGING_SIZE) };
+					   .max_tree_bytes = runlimits_get(&st->limits, LIMIT_STAGING_SIZE),
+					   .max_memory = runlimits_get(&st->limits, LIMIT_MEMORY) };
 
 	strv_push(&t->env, TARGET_PATH);
 	strv_push(&t->env, "HOME=/root");

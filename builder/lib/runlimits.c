@@ -55,7 +55,9 @@ static const struct limit_def defs[LIMIT_N] = {
 	[LIMIT_XZ_MEMORY] = { "xz-memory", 1, 128 * MIB,
 			      "memory of one xz or lzma decoder (xz -9 needs 65M)" },
 	[LIMIT_PROCESSES] = { "processes", 0, 2048,
-			      "processes one maintainer script or hook step runs at once" },
+			      "processes and threads one maintainer script or hook step runs at once" },
+	[LIMIT_MEMORY] = { "memory", 1, 4 * GIB,
+			   "memory one build step holds: processes, /tmp, /run, /dev/shm, IPC" },
 };
 
 void runlimits_init(struct limits *l)

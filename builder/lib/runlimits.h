@@ -33,6 +33,7 @@ enum limit_id {
 	LIMIT_STAGING_ENTRIES,/* entries unpacked from all packages together */
 	LIMIT_XZ_MEMORY,      /* memory of one xz or lzma decoder (its dictionary) */
 	LIMIT_PROCESSES,      /* processes one build step (script, hook) may run at once */
+	LIMIT_MEMORY,         /* memory one build step holds: resident, tmpfs, SysV shm */
 	LIMIT_N
 };
 

@@ -175,6 +175,20 @@ int sandbox_enter(const struct sandbox_opts *o)
 
 /* --- running commands -------------------------------------------------------------------- */
 
+#define TMPFS_BYTES_PER_INODE 16384 /* an inode costs memory size= does not count: bound both */
+
+/* ",size=N,nr_inodes=N" for a tmpfs of the step: each is at most the step's memory limit. */
+static void tmpfs_bound(const struct sandbox_cmd *c, char *out, size_t size)
+{
+	unsigned long long mem = c->watch ? c->watch->max_memory : 0, inodes;
+
+	out[0] = 0;
+	if (!mem)
+		return;
+	inodes = mem / TMPFS_BYTES_PER_INODE > 4096 ? mem / TMPFS_BYTES_PER_INODE : 4096;
+	snprintf(out, size, ",size=%llu,nr_inodes=%llu", mem, inodes);
+}
+
 struct mnt {
 	const char *src, *dir, *type;
 	unsigned long flags;
@@ -223,14 +237,14 @@ static int bind_dev(int devfd, const char *name)
 	return ret;
 }
 
-static int setup_dev(int rootfd)
+static int setup_dev(int rootfd, const char *bound)
 {
 	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", NULL };
 	static const char *const optional[] = { "tty", "console", NULL };
 	static const char *const links[][2] = { { "fd", "/proc/self/fd" },
 		{ "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
 		{ "stderr", "/proc/self/fd/2" }, { "ptmx", "pts/ptmx" } };
-	char pts_opts[80], shm_opts[64];
+	char pts_opts[80], shm_opts[160];
 	struct mnt pts = { "devpts", "dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, pts_opts };
 	struct mnt shm = { "tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, shm_opts };
 	int devfd, ret = 0, i;
@@ -239,8 +253,8 @@ static int setup_dev(int rootfd)
 	if (info.ids != SANDBOX_IDS_SINGLE)
 		snprintf(pts_opts + strlen(pts_opts), sizeof(pts_opts) - strlen(pts_opts),
 			 ",gid=%lu", (unsigned long)idshift_tree_gid(5));
-	snprintf(shm_opts, sizeof(shm_opts), "mode=1777,uid=%lu,gid=%lu",
-		 (unsigned long)idshift_tree_uid(0), (unsigned long)idshift_tree_gid(0));
+	snprintf(shm_opts, sizeof(shm_opts), "mode=1777,uid=%lu,gid=%lu%s",
+		 (unsigned long)idshift_tree_uid(0), (unsigned long)idshift_tree_gid(0), bound);
 
 	devfd = openat(rootfd, "dev", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 	if (devfd < 0)
@@ -309,7 +323,7 @@ static int bind_rw_file(int rootfd, const char *src, const char *dst)
 static int setup_mounts(const struct sandbox_cmd *c)
 {
 	const char *root = c->root;
-	char owned[64], tmp[64];
+	char owned[160], tmp[160], bound[64];
 	const struct mnt m[] = {
 		{ "proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
 		{ "tmpfs", "dev", "tmpfs", MS_NOSUID, owned },
@@ -320,10 +334,11 @@ static int setup_mounts(const struct sandbox_cmd *c)
 	size_t i;
 
 	/* Owned by the command's root, or it could not create anything in them. */
-	snprintf(owned, sizeof(owned), "mode=0755,uid=%lu,gid=%lu",
-		 (unsigned long)idshift_tree_uid(0), (unsigned long)idshift_tree_gid(0));
-	snprintf(tmp, sizeof(tmp), "mode=1777,uid=%lu,gid=%lu", (unsigned long)idshift_tree_uid(0),
-		 (unsigned long)idshift_tree_gid(0));
+	tmpfs_bound(c, bound, sizeof(bound));
+	snprintf(owned, sizeof(owned), "mode=0755,uid=%lu,gid=%lu%s",
+		 (unsigned long)idshift_tree_uid(0), (unsigned long)idshift_tree_gid(0), bound);
+	snprintf(tmp, sizeof(tmp), "mode=1777,uid=%lu,gid=%lu%s", (unsigned long)idshift_tree_uid(0),
+		 (unsigned long)idshift_tree_gid(0), bound);
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;
@@ -332,7 +347,7 @@ static int setup_mounts(const struct sandbox_cmd *c)
 		if (ret)
 			log_error("sandbox: cannot mount %s on '%s/%s': %s", m[i].type, root, m[i].dir,
 				  strerror(-ret));
-		else if (i == 1 && (ret = setup_dev(rootfd)))
+		else if (i == 1 && (ret = setup_dev(rootfd, bound)))
 			log_error("sandbox: cannot populate '%s/dev': %s", root, strerror(-ret));
 	}
 	if (!ret && c->bind_src && (ret = bind_ro(rootfd, c->bind_src, c->bind_dir)))
@@ -499,6 +514,31 @@ static int wait_command(const struct sandbox_cmd *c, pid_t cmd, const sigset_t *
 }
 
 /*
+ * The step's own IPC namespace (sandbox_run) starts with the kernel's defaults: SysV shared
+ * memory up to the whole of RAM and 32000 message queues. Bound them by the memory limit (the
+ * watchdog counts what they hold). Before the pivot, /proc/sys is the build's (the values are
+ * the writer's IPC namespace's); a kernel that refuses leaves the defaults and the watchdog.
+ */
+static void bound_ipc(unsigned long long mem)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char v[32];
+	int ret;
+
+	if (!mem || page <= 0)
+		return;
+	snprintf(v, sizeof(v), "%llu", mem);
+	ret = sandbox_write_file("/proc/sys/kernel/shmmax", v);
+	snprintf(v, sizeof(v), "%llu", mem / (unsigned long long)page);
+	if (!ret)
+		ret = sandbox_write_file("/proc/sys/kernel/shmall", v);
+	if (!ret)
+		ret = sandbox_write_file("/proc/sys/kernel/msgmni", "64");
+	if (ret)
+		log_debug("sandbox: cannot bound the step's SysV IPC: %s", strerror(-ret));
+}
+
+/*
  * pid 1 of the command's namespace: mount, start the command, reap everything, exit with it.
  * `rep` is shared with the parent (a MAP_SHARED page).
  */
@@ -520,6 +560,8 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 	syscall(SYS_close_range, (unsigned)outfd + 1, ~0U, 0U);
 	if (!c->network)
 		loopback_up();
+	if (c->watch)
+		bound_ipc(c->watch->max_memory);
 	if (c->root && (setup_mounts(c) || confine_root(c->root)))
 		_exit(125);
 	/* confine_fork() finds the command in /proc: on the host filesystem too, it must be ours. */
@@ -536,7 +578,7 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 	if (cmd == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (c->root && c->watch)
-			watchdog_limit_self(c->watch);
+			watchdog_limit_self(c->watch, sandbox_binfmt_emulates());
 		exec_command(c, outfd);
 	}
 	close(outfd);
@@ -624,7 +666,9 @@ static int wait_ns(pid_t pid, int fd, const struct sandbox_cmd *c, int *status)
 
 int sandbox_run(const struct sandbox_cmd *c, int *status)
 {
-	struct clone_args_v0 ca = { .flags = CLONE_NEWPID | CLONE_NEWNS, .exit_signal = SIGCHLD };
+	/* A fresh IPC namespace: no SysV or POSIX object outlives the step that made it. */
+	struct clone_args_v0 ca = { .flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC,
+				    .exit_signal = SIGCHLD };
 	struct sandbox_report *rep;
 	int pipefd[2], ret;
 	long pid;

@@ -78,10 +78,10 @@ struct sandbox_cmd {
 };
 
 /**
- * Run a command in a fresh pid + mount (+ network, unless `network`) namespace, stdin /dev/null, in
- * its own session. With a root: /proc, a minimal
- * /dev (null zero full random urandom tty console, devpts + ptmx, shm, fd links), tmpfs /run and
- * /tmp are mounted in that namespace only, then its init pivot_root()s into the tree (confine.h);
+ * Run a command in a fresh pid + mount + IPC (+ network, unless `network`) namespace, stdin
+ * /dev/null, in its own session (no SysV or POSIX IPC object outlives it). With a root: /proc, a
+ * minimal /dev (null zero full random urandom tty console, devpts + ptmx, shm, fd links), tmpfs
+ * /run and /tmp are mounted in that namespace only (each tmpfs sized by `watch->max_memory`), then its init pivot_root()s into the tree (confine.h);
  * the command runs in a nested user + mount namespace, root there, with no fd but 0-2. Its pid 1 is killed when the command ends
  * or times out, so no process survives it: daemons the command started are killed and named in
  * `report->leftover`. The command cannot signal mkimage or its own pid 1 (a pid-namespace init

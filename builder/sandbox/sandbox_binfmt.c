@@ -189,6 +189,11 @@ int sandbox_add_arch(const char *arch)
 	return ret;
 }
 
+int sandbox_binfmt_emulates(void)
+{
+	return n_emulated > 0;
+}
+
 /* By the same ELF identity as registration: ppc64el and ppc64 differ only in byte order. */
 int sandbox_arch_emulated(const char *arch)
 {

@@ -14,6 +14,9 @@
 /** Write all of `text` to the existing file `path` (a /proc or binfmt_misc file). 0 or -errno. */
 int sandbox_write_file(const char *path, const char *text);
 
+/** Whether any architecture runs through qemu-user (sandbox_add_arch() registered one). */
+int sandbox_binfmt_emulates(void);
+
 /**
  * Decide which id map the build namespace can have and fill `si` (ids, outer and subordinate
  * ranges): a root build takes root's subordinate range or the fixed one; a user its /etc/subuid

@@ -15,8 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,13 +33,11 @@
 #define WALK_SHARE 50       /* wait 50 times a walk's cost before the next: 2% */
 #define WALK_MIN_GAP 0.5    /* seconds between walks, however cheap */
 #define WALK_MAX_DEPTH 256  /* deeper directories are not counted (fds are bounded) */
-/*
- * RLIMIT_NPROC counts tasks, not processes: a qemu-user process has 2-3 threads, and mkimage and
- * the init count too. The rlimit is the hard ceiling; the scan, counting processes, must see the
- * limit first to say so, hence the margin.
- */
-#define NPROC_FACTOR 4
-#define NPROC_SLACK 64
+#define AS_NATIVE_ROOM (1ull << 30)
+#define AS_EMULATED_ROOM (5ull << 30)
+
+/* The step's tmpfs mounts (sandbox.c): what they hold is memory, not tree. */
+static const char *const tmpfs_dirs[] = { "dev", "dev/shm", "run", "tmp", NULL };
 
 static const char *const scripts[] = { "preinst", "postinst", "prerm", "postrm", "config", NULL };
 
@@ -129,6 +131,26 @@ int watchdog_parse_stat(const char *stat, long *ppid, unsigned long long *ticks)
 	return stat_number(p + 1, ticks);
 }
 
+int watchdog_parse_stat_usage(const char *stat, unsigned long long *threads,
+			      unsigned long long *rss_pages)
+{
+	const char *p = strrchr(stat, ')');
+	int field;
+
+	if (!p)
+		return -EINVAL;
+	p++;
+	/* At `field`, p is the space before field + 1: num_threads is field 20, rss field 24. */
+	for (field = 3; field < 24; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+		if (field == 19 && stat_number(p + 1, threads))
+			return -EINVAL;
+	}
+	return stat_number(p + 1, rss_pages);
+}
+
 int watchdog_runs_dpkg(const char *cmdline, size_t len)
 {
 	const char *p = cmdline, *end = cmdline + len, *nul, *base;
@@ -157,23 +179,46 @@ void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, pid_t command,
 	w->command = command;
 	w->o = *o;
 	w->ticks_per_s = tck > 0 ? (unsigned long long)tck : 100;
+	w->page_size = (unsigned long long)sysconf(_SC_PAGESIZE);
 	if (root_fd < 0 || fstat(root_fd, &st) < 0)
 		w->root_fd = -1;
 	else
 		w->root_dev = st.st_dev;
 }
 
-void watchdog_limit_self(const struct watchdog_opts *o)
+uint64_t watchdog_as_limit(uint64_t max_memory, int emulated)
 {
-	struct rlimit rl;
+	if (!max_memory)
+		return 0;
+	return max_memory + AS_NATIVE_ROOM + (emulated ? AS_EMULATED_ROOM : 0);
+}
 
+void watchdog_limit_self(const struct watchdog_opts *o, int emulated)
+{
+	uint64_t as = watchdog_as_limit(o->max_memory, emulated);
+	struct rlimit rl;
+	int fd;
+
+	/* The command's user in its own user namespace: its processes and threads, exactly. */
 	if (o->max_procs) {
-		rl.rlim_cur = rl.rlim_max = (rlim_t)(o->max_procs * NPROC_FACTOR + NPROC_SLACK);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)o->max_procs;
 		setrlimit(RLIMIT_NPROC, &rl);
 	}
 	if (o->max_tree_bytes) {
 		rl.rlim_cur = rl.rlim_max = (rlim_t)o->max_tree_bytes;
 		setrlimit(RLIMIT_FSIZE, &rl);
+	}
+	if (as) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)as;
+		setrlimit(RLIMIT_AS, &rl);
+	}
+	/* Should the host run out of memory all the same, the kernel kills the step first. */
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = write(fd, "1000", 4); /* if refused, the other bounds still hold */
+
+		(void)n;
+		close(fd);
 	}
 }
 
@@ -277,12 +322,28 @@ static int script_overdue(const struct watchdog *w, const char *pid, double now,
 	return 1;
 }
 
+/* Add the threads and resident bytes of process `pid` to `use`. */
+static void add_usage(const struct watchdog *w, const char *pid, struct watchdog_usage *use)
+{
+	unsigned long long threads = 1, rss = 0;
+	char stat[1024];
+
+	if (read_proc(w->proc_fd, pid, "stat", stat, sizeof(stat)) > 0 &&
+	    !watchdog_parse_stat_usage(stat, &threads, &rss)) {
+		use->tasks += threads ? threads : 1;
+		use->bytes += rss * w->page_size;
+	} else {
+		use->tasks++;
+	}
+}
+
 /*
  * Walk /proc once: count the processes (the init, pid 1, excluded), stop at an overdue script.
  * With `any_script`, note the first maintainer script seen (to name it in another verdict).
+ * With `use`, add up their threads and resident memory there.
  */
 static unsigned long long scan_procs(const struct watchdog *w, struct watchdog_report *r,
-				     int any_script)
+				     int any_script, struct watchdog_usage *use)
 {
 	int fd = openat(w->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -299,6 +360,8 @@ static unsigned long long scan_procs(const struct watchdog *w, struct watchdog_r
 		if (!is_pid(de->d_name) || !strcmp(de->d_name, "1"))
 			continue;
 		n++;
+		if (use)
+			add_usage(w, de->d_name, use);
 		if (any_script && !r->script[0])
 			script_of(w, de->d_name, 0, r);
 		else if (!any_script && w->o.script_timeout &&
@@ -368,25 +431,65 @@ static int tree_over(struct watchdog *w, struct watchdog_report *r)
 static int verdict(const struct watchdog *w, struct watchdog_report *r)
 {
 	if (r->verdict != WATCHDOG_SCRIPT_TIMEOUT)
-		scan_procs(w, r, 1);
+		scan_procs(w, r, 1, NULL);
 	kill(-1, SIGKILL);
+	return 1;
+}
+
+/* Bytes the step's tmpfs mounts and SysV IPC (its own IPC namespace: ours) hold. */
+static unsigned long long held_memory(const struct watchdog *w)
+{
+	unsigned long long sum = 0;
+	struct shm_info shm;
+	struct msginfo msg;
+	struct statvfs sv;
+	struct stat st;
+	int i, fd;
+
+	for (i = 0; w->root_fd >= 0 && tmpfs_dirs[i]; i++) {
+		fd = openat(w->root_fd, tmpfs_dirs[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &st) && st.st_dev != w->root_dev && !fstatvfs(fd, &sv))
+			sum += (unsigned long long)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
+		close(fd);
+	}
+	if (shmctl(0, SHM_INFO, (struct shmid_ds *)&shm) >= 0)
+		sum += (unsigned long long)shm.shm_tot * w->page_size;
+	if (msgctl(0, MSG_INFO, (struct msqid_ds *)&msg) >= 0)
+		sum += (unsigned long long)msg.msgtql;
+	return sum;
+}
+
+static int memory_over(const struct watchdog *w, unsigned long long resident,
+		       struct watchdog_report *r)
+{
+	unsigned long long held = resident + held_memory(w);
+
+	if (held < w->o.max_memory)
+		return 0;
+	r->verdict = WATCHDOG_MEMORY;
+	r->count = held;
+	r->limit = w->o.max_memory;
 	return 1;
 }
 
 int watchdog_tick(struct watchdog *w, struct watchdog_report *r)
 {
-	unsigned long long n;
+	struct watchdog_usage use = { 0 };
 
 	memset(r, 0, sizeof(*r));
-	n = scan_procs(w, r, 0);
+	scan_procs(w, r, 0, &use);
 	if (r->verdict)
 		return verdict(w, r);
-	if (w->o.max_procs && n >= w->o.max_procs) {
+	if (w->o.max_procs && use.tasks >= w->o.max_procs) {
 		r->verdict = WATCHDOG_PROCESSES;
-		r->count = n;
+		r->count = use.tasks;
 		r->limit = w->o.max_procs;
 		return verdict(w, r);
 	}
+	if (w->o.max_memory && memory_over(w, use.bytes, r))
+		return verdict(w, r);
 	if (w->root_fd >= 0 && w->o.max_tree_bytes && boot_now() >= w->next_walk &&
 	    tree_over(w, r))
 		return verdict(w, r);
@@ -396,6 +499,8 @@ int watchdog_tick(struct watchdog *w, struct watchdog_report *r)
 int watchdog_finish(struct watchdog *w, struct watchdog_report *r)
 {
 	memset(r, 0, sizeof(*r));
+	if (w->o.max_memory && memory_over(w, 0, r))
+		return 1;
 	return w->root_fd >= 0 && w->o.max_tree_bytes && tree_over(w, r);
 }
 
@@ -435,9 +540,15 @@ void watchdog_log(const struct watchdog_report *r, const char *step, const struc
 			  "legitimately that slow", who, r->limit, step);
 		break;
 	case WATCHDOG_PROCESSES:
-		log_error("%s%s reached the process limit: %llu processes were running; every "
-			  "process of the step was killed (%s)", step, who, r->count,
+		log_error("%s%s reached the process limit: %llu processes were running (threads "
+			  "counted); every process of the step was killed (%s)", step, who, r->count,
 			  runlimits_hint(l, LIMIT_PROCESSES).s);
+		break;
+	case WATCHDOG_MEMORY:
+		log_error("%s%s held more memory than its limit: %.1f MiB (its processes' resident "
+			  "memory, its /tmp, /run, /dev/shm and /dev, SysV shared memory and message "
+			  "queues); every process of the step was killed (%s)", step, who,
+			  (double)r->count / (1 << 20), runlimits_hint(l, LIMIT_MEMORY).s);
 		break;
 	case WATCHDOG_STAGING:
 		log_error("%s%s made the staging tree larger than its limit: %.1f MiB allocated; "

@@ -1,6 +1,7 @@
 /*
- * Bounds on what runs inside a build step (maintainer scripts, inside hooks): a per-script
- * timeout, a process limit and the staging-size limit while the step runs. The pid namespace's
+ * Bounds on what runs inside a build step (maintainer scripts, inside hooks, every command
+ * mkimage starts in the tree): a per-script timeout, a process limit, the staging-size limit and
+ * the memory limit while the step runs. The pid namespace's
  * init drives it: it calls watchdog_tick() from its wait loop; the watchdog reads the namespace's
  * own /proc (a directory fd, so it works before and after the init enters the tree) and walks the
  * tree by fd, and when a bound is passed it kills every process of the namespace and says why in a
@@ -20,6 +21,7 @@ struct watchdog_opts {
 	unsigned script_timeout; /* seconds one maintainer script may run */
 	uint64_t max_procs;      /* processes in the step's namespace (the init excluded) */
 	uint64_t max_tree_bytes; /* bytes allocated in the tree (st_blocks, one filesystem) */
+	uint64_t max_memory;     /* resident memory + the step's tmpfs mounts + SysV shm, bytes */
 };
 
 enum watchdog_verdict {
@@ -27,6 +29,7 @@ enum watchdog_verdict {
 	WATCHDOG_SCRIPT_TIMEOUT, /* `package`.`script` ran more than `limit` seconds */
 	WATCHDOG_PROCESSES,      /* `count` processes were running, limit `limit` */
 	WATCHDOG_STAGING,        /* the tree held `count` bytes, limit `limit` */
+	WATCHDOG_MEMORY,         /* the step held `count` bytes of memory, limit `limit` */
 };
 
 /** What the watchdog did: plain data, so it can live in a page shared with mkimage. */
@@ -45,7 +48,12 @@ struct watchdog {
 	dev_t root_dev;
 	struct watchdog_opts o;
 	double next_walk, walk_cost; /* adaptive: walks take < 2% of the step */
-	unsigned long long ticks_per_s;
+	unsigned long long ticks_per_s, page_size;
+};
+
+/** What a scan adds up: processes and threads, and their resident bytes. */
+struct watchdog_usage {
+	unsigned long long tasks, bytes;
 };
 
 /**
@@ -57,11 +65,22 @@ void watchdog_init(struct watchdog *w, int proc_fd, int root_fd, pid_t command,
 		   const struct watchdog_opts *o);
 
 /**
- * In the command, before exec: RLIMIT_NPROC at a few times the process limit (it counts threads;
- * per user namespace since Linux 5.14; not enforced for a real root, hence the scan) and RLIMIT_FSIZE (a single file cannot pass the
- * staging bound). Errors are ignored: the scan is the enforcement.
+ * In the command, before exec: RLIMIT_NPROC at the process limit (it counts processes and
+ * threads of the command's user and user namespace, as the scan does; not enforced for a real
+ * root, hence the scan), RLIMIT_FSIZE (a single file cannot pass the staging bound), RLIMIT_AS at
+ * the memory limit plus room for what a process maps without using (watchdog_as_limit()), and
+ * an OOM score that makes the step the kernel's first choice. Errors are ignored: the scan is
+ * the enforcement.
  */
-void watchdog_limit_self(const struct watchdog_opts *o);
+void watchdog_limit_self(const struct watchdog_opts *o, int emulated);
+
+/**
+ * The address-space bound of one process of a step: `max_memory` plus 1 GiB (a native process
+ * maps more than it uses: thread stacks, malloc arenas), plus 5 GiB when the build emulates an
+ * architecture (qemu-user reserves the 4 GiB of a 32-bit guest's address space up front and a
+ * 128 MiB code buffer: qemu-arm 7.2 needs 4.4 GiB to start a shell). 0: no bound.
+ */
+uint64_t watchdog_as_limit(uint64_t max_memory, int emulated);
 
 /**
  * One look at the step (call every 100-250 ms from the namespace's init): count processes, find

@@ -19,6 +19,10 @@ int watchdog_parse_cmdline(const char *cmdline, size_t len, struct watchdog_repo
  */
 int watchdog_parse_stat(const char *stat, long *ppid, unsigned long long *ticks);
 
+/** Fields 20 (threads) and 24 (resident pages) of /proc/PID/stat: 0, or -EINVAL. */
+int watchdog_parse_stat_usage(const char *stat, unsigned long long *threads,
+			      unsigned long long *rss_pages);
+
 /**
  * Whether a /proc/PID/cmdline (`len` bytes) is dpkg's: "dpkg" is the base name of one of its
  * first arguments (argv[0]; argv[1] or [2] under qemu-user with binfmt flag P, or after

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +84,64 @@ START_TEST(stat_fields)
 }
 END_TEST
 
+/* Threads and resident pages, for the process and memory bounds. */
+START_TEST(stat_usage)
+{
+	unsigned long long threads = 0, rss = 0;
+	const char *stat = "42 (a) b) S 7 42 42 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 3 0 "
+			   "123456 2400000 517 18446744073709551615\n";
+
+	ck_assert_int_eq(watchdog_parse_stat_usage(stat, &threads, &rss), 0);
+	ck_assert_uint_eq(threads, 3);
+	ck_assert_uint_eq(rss, 517);
+	ck_assert_int_eq(watchdog_parse_stat_usage("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
+						   "12 0\n", &threads, &rss), -EINVAL);
+	ck_assert_int_eq(watchdog_parse_stat_usage("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 t 0 "
+						   "12 0 5\n", &threads, &rss), -EINVAL);
+	ck_assert_int_eq(watchdog_parse_stat_usage("no paren", &threads, &rss), -EINVAL);
+}
+END_TEST
+
+/* qemu-arm 7.2 needs 4.4 GiB of address space to start: an emulating build leaves room. */
+START_TEST(as_limit)
+{
+	ck_assert_uint_eq(watchdog_as_limit(0, 1), 0);
+	ck_assert_uint_eq(watchdog_as_limit(1ull << 30, 0), 2ull << 30);
+	ck_assert_uint_ge(watchdog_as_limit(1, 1), 4505ull << 20);
+}
+END_TEST
+
+/* The command's own limits: RLIMIT_NPROC never above the process limit, the OOM killer's pick. */
+START_TEST(limit_self)
+{
+	struct watchdog_opts o = { .max_procs = 150, .max_tree_bytes = 1ull << 30,
+				   .max_memory = 1ull << 30 };
+	struct rlimit rl;
+	char buf[16] = "";
+	int fd;
+	ssize_t n;
+
+#ifdef __SANITIZE_ADDRESS__
+	o.max_memory = 0; /* ASan's shadow mappings are far beyond any address-space bound */
+#endif
+	watchdog_limit_self(&o, 0);
+	ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &rl), 0);
+	ck_assert_uint_eq(rl.rlim_cur, 150);
+	ck_assert_uint_eq(rl.rlim_max, 150);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	ck_assert_uint_eq(rl.rlim_max, 1ull << 30);
+	ck_assert_int_eq(getrlimit(RLIMIT_AS, &rl), 0);
+	if (o.max_memory)
+		ck_assert_uint_eq(rl.rlim_max, watchdog_as_limit(1ull << 30, 0));
+	fd = open("/proc/self/oom_score_adj", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	ck_assert_str_eq(buf, "1000\n");
+}
+END_TEST
+
 static int runs_dpkg(const char *args)
 {
 	char buf[512];
@@ -159,6 +218,9 @@ Suite *watchdog_suite(void)
 	tcase_add_test(tc, cmdline_forms);
 	tcase_add_test(tc, cmdline_not_scripts);
 	tcase_add_test(tc, stat_fields);
+	tcase_add_test(tc, stat_usage);
+	tcase_add_test(tc, as_limit);
+	tcase_add_test(tc, limit_self);
 	tcase_add_test(tc, dpkg_cmdline);
 	tcase_add_test(tc, tree_bound);
 	suite_add_tcase(s, tc);

@@ -118,8 +118,10 @@ static int audit(const struct target *t)
 	cmd.env = (const char *const *)env.v;
 	ret = sandbox_run(&cmd, &status);
 	if (!ret && (status || out.len)) {
-		log_error("'dpkg --audit' in the configured tree is not clean (exit status %d):\n%s",
-			  status, sandbox_tail(out.p, TARGET_TAIL_LINES));
+		const char *tail = sandbox_tail(out.p, TARGET_TAIL_LINES);
+
+		log_block(LOG_ERROR, tail, strlen(tail),
+			  "'dpkg --audit' in the configured tree is not clean (exit status %d):", status);
 		ret = -MKI_E_HOOK;
 	}
 	strv_release(&env);

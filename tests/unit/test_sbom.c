@@ -55,7 +55,7 @@ START_TEST(spdx_document)
 	p.v[0].depends = xcalloc(2, sizeof(*p.v[0].depends));
 	p.v[0].depends[0] = p.v[0].depends[1] = 1;
 	p.v[0].n_depends = 2;
-	ck_assert_int_eq(sbom_write(&p, &r, NULL, "board.ext4", "0123", 1700000000, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, "board.ext4", "0123", 1700000000, file), 0);
 	text = slurp(file);
 	{
 		const char *rel = "{ \"spdxElementId\": \"SPDXRef-Package-libstdc--6-armel-0\", "
@@ -123,7 +123,7 @@ START_TEST(licenses_from_tree)
 	add(&p, "pam", "armhf", "1", NULL);
 	add(&p, "nodoc", "armhf", "1", NULL);
 	snprintf(file, sizeof(file), "%s/sbom.json", dir);
-	ck_assert_int_eq(sbom_write(&p, &r, dir, "board.ext4", "0123", 0, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, dir, "board.ext4", "0123", 0, file), 0);
 	text = slurp(file);
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"Zlib\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"LicenseRef-Beerware OR "

@@ -110,7 +110,7 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 void log_block(enum log_level level, const char *text, size_t len, const char *fmt, ...)
 {
 	int saved = errno, lv = effective_level(level);
-	const char *p = text, *end = text + len, *nl;
+	const char *p = text, *end = text ? text + len : text, *nl; /* text may be NULL, len 0 */
 	struct buf line = { 0 };
 	char *head;
 	va_list ap;

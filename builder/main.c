@@ -473,6 +473,7 @@ struct build {
 	struct fetch_stats fetch;
 	struct report rep;
 	struct bootexport boot; /* image.export_boot */
+	struct sbom_texts shipped; /* copyright files before any script ran (sbom.h) */
 	double t0;
 };
 
@@ -537,8 +538,9 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 		ret = resolve_write_lock(&b->plan, r, &b->indexes, o->st.lock_file);
 	base = strrchr(o->output, '/');
 	if (!ret)
-		ret = sbom_write(&b->plan, r, b->stage.root, base ? base + 1 : o->output,
-				 b->rep.image_sha256, o->st.source_date_epoch, o->sbom_file);
+		ret = sbom_write(&b->plan, r, b->shipped.v ? &b->shipped : NULL, b->stage.root,
+				 base ? base + 1 : o->output, b->rep.image_sha256,
+				 o->st.source_date_epoch, o->sbom_file);
 	if (ret) {
 		log_error("cannot write the lock or SBOM beside '%s': %s", o->output,
 			  err_text(ret));
@@ -706,6 +708,9 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		ret = stop_after(o, ST_UNPACK,
 				 timed(b, ST_UNPACK, layer_unpack(&b->stage, &b->layer, &b->plan,
 								  &b->twins, r, &o->st, unpack_plan)));
+	/* the licences as shipped: a maintainer script may rewrite any copyright file */
+	if (!ret && !layer_restored(b->layer))
+		ret = sbom_capture(&b->shipped, &b->plan, b->stage.root);
 	if (!ret)
 		ret = stop_after(o, ST_HOOKS,
 				 timed(b, ST_HOOKS, hooks_run(&b->stage, b->layer, &b->plan, &b->twins, r,
@@ -737,6 +742,7 @@ static void build_release(struct build *b)
 	stage_release(&b->stage);
 	overlay_report_free(b->overlays);
 	layer_free(b->layer);
+	sbom_texts_release(&b->shipped);
 	plan_release(&b->plan);
 	plan_release(&b->twins);
 	indexes_release(&b->indexes);

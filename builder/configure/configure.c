@@ -135,8 +135,10 @@ static int audit(const struct target *t)
 		ret = -MKI_E_HOOK;
 	}
 	if (!ret && (status || out.len)) {
-		log_error("'dpkg --audit' in the configured tree is not clean (exit status %d):\n%s",
-			  status, sandbox_tail(out.p, TARGET_TAIL_LINES));
+		const char *tail = sandbox_tail(out.p, TARGET_TAIL_LINES);
+
+		log_block(LOG_ERROR, tail, strlen(tail),
+			  "'dpkg --audit' in the configured tree is not clean (exit status %d):", status);
 		ret = -MKI_E_HOOK;
 	}
 	strv_release(&env);

@@ -179,19 +179,19 @@ void execprof_log(const char *path, size_t top)
 	}
 	execprof_parse(&p, text.p ? text.p : "", text.len);
 	execprof_sort(&p);
-	buf_addf(&out, "exec profile: %llu programs started by the scripts (%llu native), "
-		 "%.1f s CPU in their own processes; by CPU time (wall time includes what each ran)"
-		 ":\n      count     cpu s    wall s  how       program",
-		 (unsigned long long)p.execs, (unsigned long long)p.native_execs, sec(p.cpu_us));
+	/* one log line per row (log.h: a message is one line) */
+	buf_adds(&out, "      count     cpu s    wall s  how       program");
 	add_rows(&out, &p, 0, top);
 	if (p.malformed)
 		buf_addf(&out, "\n  (%zu malformed lines of the record skipped)", p.malformed);
-	log_info("%s", out.p);
+	log_block(LOG_INFO, out.p, out.len,
+		  "exec profile: %llu programs started by the scripts (%llu native), %.1f s CPU in "
+		  "their own processes; by CPU time (wall time includes what each ran):",
+		  (unsigned long long)p.execs, (unsigned long long)p.native_execs, sec(p.cpu_us));
 	if (p.n > top) {
 		buf_release(&out);
-		buf_adds(&out, "exec profile, the other programs:");
 		add_rows(&out, &p, top, p.n);
-		log_debug("%s", out.p);
+		log_block(LOG_DEBUG, out.p + 1, out.len - 1, "exec profile, the other programs:");
 	}
 out:
 	execprof_release(&p);

@@ -72,7 +72,7 @@ static void log_dpkg_errors(const char *out)
 		from += from > out;
 		for (to = hit, n = 0; *to && n < 2; to++)
 			n += *to == '\n';
-		log_error("dpkg reported:\n%.*s", (int)(to - from), from);
+		log_block(LOG_ERROR, from, (size_t)(to - from), "dpkg reported:");
 		hit = to;
 	}
 }
@@ -82,16 +82,19 @@ static void log_failure(const char *what, int status, unsigned timeout,
 			const struct sandbox_report *rep, const struct buf *out)
 {
 	const char *tail = sandbox_tail(out->p, TARGET_TAIL_LINES);
-	const char *intro = out->len ? "last lines of its output:\n" : "it printed nothing";
+	const char *intro = out->len ? "last lines of its output:" : "it printed nothing";
+	size_t len = strlen(tail);
 
+	/* the output is the command's, hostile: log_block prints it escaped, a line each */
 	if (status == 124)
-		log_error("%s did not finish within %u s and was killed; %s%s", what, timeout, intro,
-			  tail);
+		log_block(LOG_ERROR, tail, len, "%s did not finish within %u s and was killed; %s",
+			  what, timeout, intro);
 	else if (rep->signal)
-		log_error("%s was killed by signal %d (%s); %s%s", what, rep->signal,
-			  strsignal(rep->signal), intro, tail);
+		log_block(LOG_ERROR, tail, len, "%s was killed by signal %d (%s); %s", what,
+			  rep->signal, strsignal(rep->signal), intro);
 	else
-		log_error("%s failed with exit status %d; %s%s", what, status, intro, tail);
+		log_block(LOG_ERROR, tail, len, "%s failed with exit status %d; %s", what, status,
+			  intro);
 }
 
 int target_run(const struct target *t, const char *root, const char *const *argv,
@@ -115,7 +118,7 @@ int target_run(const struct target *t, const char *root, const char *const *argv
 	}
 	ret = sandbox_run(&cmd, &status);
 	if (!ret && out.len)
-		log_debug("%s:\n%s", what, out.p);
+		log_block(LOG_DEBUG, out.p, out.len, "%s:", what);
 	if (!ret && rep.watch.verdict) {
 		watchdog_log(&rep.watch, what, t->limits);
 		ret = -MKI_E_HOOK;

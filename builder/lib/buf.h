@@ -20,5 +20,12 @@ char *buf_detach(struct buf *b);
  * (\n, \t, \\, \", \xHH), so a hostile name prints on one line and cannot forge log lines.
  */
 void buf_add_escaped(struct buf *b, const char *s);
+/**
+ * Append `n` bytes of `s` to `b` with every byte a terminal acts on escaped as buf_add_escaped()
+ * does (\n, \t, \r, \xHH): control characters, DEL, C1 controls (raw or UTF-8 encoded) and
+ * bytes that are not part of valid UTF-8; NUL too. Backslash and quotes are kept: this is the
+ * log's last line of defence (log.c passes every message through it), not a quoting.
+ */
+void buf_add_printable(struct buf *b, const char *s, size_t n);
 
 #endif

@@ -5,10 +5,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "err.h"
+#include "x.h"
 
 static enum log_level threshold = LOG_INFO;
 static enum log_level cap = LOG_ERROR; /* log_cap_severity() */
@@ -59,30 +62,78 @@ static void clear_bar(void)
 	}
 }
 
-/* errno is the caller's while `fmt` is formatted (for %m) and when this returns. */
-static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
+/* One line, the lock held: the tag, then `msg` with every byte a terminal acts on escaped. */
+static void emit(enum log_level level, const char *msg, size_t len)
 {
 	static const char *const tags[] = { "error", "warning", "info", "debug" };
 	static const char *const colors[] = { "\033[1;31m", "\033[1;33m", "\033[1;34m", "\033[2m" };
-	/* Callers log and then return -errno: isatty() and stdio must not change it (ENOTTY). */
-	int saved = errno;
+	struct buf esc = { 0 };
 
+	/* The one place every message passes: whatever a package put in a name, a field, a process
+	 * name or its output arrives here as \x1b and \n, never as a terminal command or a line. */
+	buf_add_printable(&esc, msg, len);
+	if (use_color())
+		fprintf(stderr, "mkimage: %s%s\033[0m: %s\n", colors[level], tags[level], esc.p);
+	else
+		fprintf(stderr, "mkimage: %s: %s\n", tags[level], esc.p);
+	buf_release(&esc);
+}
+
+/* The level a message is printed at after the cap, or -2 when the threshold drops it. */
+static int effective_level(enum log_level level)
+{
 	if (level < cap)
 		level = cap;
 	if (level == LOG_WARN)
 		__atomic_add_fetch(&warnings, 1, __ATOMIC_RELAXED);
-	if (level > threshold)
+	return level > threshold ? -2 : (int)level;
+}
+
+/* errno is the caller's while `fmt` is formatted (for %m) and when this returns. */
+static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
+{
+	/* Callers log and then return -errno: isatty() and stdio must not change it (ENOTTY). */
+	int saved = errno, lv = effective_level(level);
+	char *msg;
+
+	if (lv < -1)
 		return;
+	msg = xvasprintf(fmt, ap);
 	pthread_mutex_lock(&lock);
 	clear_bar();
-	if (use_color())
-		fprintf(stderr, "mkimage: %s%s\033[0m: ", colors[level], tags[level]);
-	else
-		fprintf(stderr, "mkimage: %s: ", tags[level]);
-	errno = saved;
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	emit((enum log_level)lv, msg, strlen(msg));
 	pthread_mutex_unlock(&lock);
+	free(msg);
+	errno = saved;
+}
+
+void log_block(enum log_level level, const char *text, size_t len, const char *fmt, ...)
+{
+	int saved = errno, lv = effective_level(level);
+	const char *p = text, *end = text ? text + len : text, *nl; /* text may be NULL, len 0 */
+	struct buf line = { 0 };
+	char *head;
+	va_list ap;
+
+	if (lv < -1)
+		return;
+	va_start(ap, fmt);
+	head = xvasprintf(fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&lock);
+	clear_bar();
+	emit((enum log_level)lv, head, strlen(head));
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		nl = nl ? nl : end;
+		line.len = 0;
+		buf_adds(&line, "  | ");
+		buf_add(&line, p, (size_t)(nl - p));
+		emit((enum log_level)lv, line.p, line.len);
+	}
+	pthread_mutex_unlock(&lock);
+	buf_release(&line);
+	free(head);
 	errno = saved;
 }
 

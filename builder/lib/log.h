@@ -2,6 +2,7 @@
 #ifndef MKI_LOG_H
 #define MKI_LOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum log_level { LOG_QUIET = -1, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
@@ -19,6 +20,21 @@ void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(p
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/*
+ * Every message is one line: bytes a terminal acts on (control characters, ESC, newlines, C1,
+ * invalid UTF-8) are printed escaped (buf_add_printable: \x1b, \n), wherever they came from, so
+ * nothing a package names, ships or prints can move the cursor or forge a line of mkimage's.
+ * Text of many lines (a command's output) goes through log_block().
+ */
+
+/**
+ * Log the printf-style head line, then each line of `text` (`len` bytes, e.g. the output of a
+ * command in the tree) as a line of its own, "  | LINE", escaped like every message. Counts as
+ * one warning at LOG_WARN.
+ */
+void log_block(enum log_level level, const char *text, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /**
  * Log an error and return `code` (a negative errno or -MKI_E_* code), so that logging where the

@@ -170,27 +170,66 @@ static void depends_on(struct buf *b, const struct plan *p)
 	}
 }
 
+int sbom_capture(struct sbom_texts *t, const struct plan *p, const char *root)
+{
+	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (rootfd < 0)
+		return log_errno(-errno, "cannot open the staging tree '%s' to read the packages' "
+				 "copyright files: %m", root);
+	t->v = xcalloc(p->n + 1, sizeof(*t->v));
+	t->err = xcalloc(p->n + 1, sizeof(*t->err));
+	t->n = p->n;
+	for (i = 0; i < p->n; i++) {
+		if (err_interrupted()) {
+			close(rootfd);
+			sbom_texts_release(t);
+			return -MKI_E_INTERRUPTED;
+		}
+		t->err[i] = dep5_read(rootfd, p->v[i].name, &t->v[i]);
+	}
+	close(rootfd);
+	return 0;
+}
+
+void sbom_texts_release(struct sbom_texts *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		buf_release(&t->v[i]);
+	free(t->v);
+	free(t->err);
+	memset(t, 0, sizeof(*t));
+}
+
 /*
- * licenseDeclared of every entry (NULL: NOASSERTION) from the DEP-5 copyright file the tree at
- * `root` holds for it. A missing, unreadable or free-form file declares nothing, which is no
- * error: only an interruption is.
+ * licenseDeclared of every entry (NULL: NOASSERTION) from the DEP-5 copyright files `shipped`
+ * holds or, without it, the tree at `root` holds. A missing, unreadable or free-form file
+ * declares nothing, which is no error: only an interruption is.
  */
-static int declared_licenses(const struct plan *p, const char *root, char **lic,
-			     struct dep5_refs *refs)
+static int declared_licenses(const struct plan *p, const struct sbom_texts *shipped,
+			     const char *root, char **lic, struct dep5_refs *refs)
 {
 	struct buf text = { 0 };
+	const struct buf *t;
 	size_t i, n = 0;
-	int rootfd = root ? open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1, ret = 0;
+	int rootfd = -1, ret = 0;
 
-	if (root && rootfd < 0)
+	if (shipped && shipped->n != p->n)
+		shipped = NULL;
+	if (!shipped && root && (rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		log_warn("cannot open the staging tree '%s' to read the packages' licences: %s",
 			 root, strerror(errno));
-	for (i = 0; rootfd >= 0 && i < p->n; i++) {
+	for (i = 0; (shipped || rootfd >= 0) && i < p->n; i++) {
 		char *origin = xasprintf("/usr/share/doc/%s/copyright", p->v[i].name);
 
-		ret = dep5_read(rootfd, p->v[i].name, &text);
+		t = shipped ? &shipped->v[i] : &text;
+		ret = shipped ? shipped->err[i] : dep5_read(rootfd, p->v[i].name, &text);
 		if (!ret)
-			lic[i] = dep5_expression(text.p, text.len, origin, refs);
+			lic[i] = dep5_expression(t->p, t->len, origin, refs);
 		else if (ret != -MKI_E_INTERRUPTED)
 			log_debug("%s: %s: licence NOASSERTION", origin, readfile_why(ret, NULL));
 		free(origin);
@@ -198,11 +237,11 @@ static int declared_licenses(const struct plan *p, const char *root, char **lic,
 			break;
 		n += lic[i] != NULL;
 	}
-	if (rootfd >= 0) {
+	if (rootfd >= 0)
 		close(rootfd);
+	if (shipped || rootfd >= 0)
 		log_info("SBOM: licences declared for %zu of %zu packages (DEP-5 copyright files)",
 			 n, p->n);
-	}
 	buf_release(&text);
 	return ret == -MKI_E_INTERRUPTED ? ret : 0;
 }
@@ -235,14 +274,15 @@ static void extracted(struct buf *b, const struct dep5_refs *refs)
 	buf_adds(b, "\n  ],\n");
 }
 
-int sbom_write(const struct plan *p, const struct recipe *r, const char *root,
-	       const char *image_name, const char *image_sha256, int64_t sde, const char *file)
+int sbom_write(const struct plan *p, const struct recipe *r, const struct sbom_texts *shipped,
+	       const char *root, const char *image_name, const char *image_sha256, int64_t sde,
+	       const char *file)
 {
 	struct buf b = { 0 };
 	struct dep5_refs refs = { 0 };
 	char **lic = xcalloc(p->n + 1, sizeof(*lic));
 	size_t i;
-	int ret = declared_licenses(p, root, lic, &refs);
+	int ret = declared_licenses(p, shipped, root, lic, &refs);
 
 	if (ret)
 		goto out;

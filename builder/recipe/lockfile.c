@@ -50,6 +50,58 @@ static int pkg_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->version, y->version);
 }
 
+int lockfile_field_ok(const char *s, int spaces)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p > 0x7e || *p < 0x20 || (*p == ' ' && !spaces))
+			return 0;
+	return 1;
+}
+
+/* The first field of `lk` lockfile_field_ok() refuses, logged; 0 when there is none. */
+static int check_fields(const struct lockfile *lk, const char *file)
+{
+	const char *what = NULL, *val = NULL, *owner = "";
+	size_t i, k;
+
+#define CHECK(v, sp, w, o)                                                                     \
+	if (!what && (v) && !lockfile_field_ok((v), (sp))) {                                   \
+		what = (w);                                                                    \
+		val = (v);                                                                     \
+		owner = (o);                                                                   \
+	}
+	for (i = 0; i < lk->archs.n; i++)
+		CHECK(lk->archs.v[i], 0, "architecture", "");
+	for (i = 0; i < lk->n_sources; i++) {
+		const struct lock_source *s = &lk->sources[i];
+
+		CHECK(s->uri, 0, "URI", "");
+		CHECK(s->suite, 0, "suite", s->uri);
+		CHECK(s->date, 1, "date", s->uri);
+		for (k = 0; k < s->components.n; k++)
+			CHECK(s->components.v[k], 0, "component", s->uri);
+		for (k = 0; k < s->keys.n; k++)
+			CHECK(s->keys.v[k], 0, "key", s->uri);
+	}
+	for (i = 0; i < lk->n_pkgs; i++) {
+		const struct lock_pkg *p = &lk->pkgs[i];
+
+		CHECK(p->name, 0, "name", p->name);
+		CHECK(p->arch, 0, "architecture", p->name);
+		CHECK(p->version, 0, "version", p->name);
+		CHECK(p->source, 0, "source", p->name);
+	}
+#undef CHECK
+	if (!what)
+		return 0;
+	return log_errno(-MKI_E_PARSE,
+			 "cannot write the lock file '%s': the %s of '%s' is '%s', which is not "
+			 "printable ASCII without spaces: the index that names it is malformed",
+			 file, what, owner, val);
+}
+
 static void add_list(struct buf *b, const char *key, const struct strv *v)
 {
 	size_t i;
@@ -93,8 +145,10 @@ int lockfile_write(struct lockfile *lk, const char *file)
 {
 	struct buf b = { 0 };
 	char *tmp = xasprintf("%s.tmp.XXXXXX", file);
-	int fd, ret;
+	int fd, ret = check_fields(lk, file);
 
+	if (ret)
+		goto out;
 	format_lock(lk, &b);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -275,10 +329,14 @@ int lockfile_read(struct lockfile *lk, const char *file)
 		}
 		if (!len || line[0] == '#')
 			continue;
-		r = parse_line(lk, line, &format);
+		r = lockfile_field_ok(line, 1) ? parse_line(lk, line, &format) : -3;
 		if (r == -2)
 			log_error("%s:%lu: unsupported lock format (this mkimage reads format %d)",
 				  file, n, LOCKFILE_FORMAT);
+		else if (r == -3)
+			log_error("%s:%lu: malformed lock line: it holds a control character or a "
+				  "byte outside ASCII (write the lock again with 'mkimage --lock')",
+				  file, n);
 		else if (r)
 			log_error("%s:%lu: malformed lock line", file, n);
 		if (r)

@@ -46,11 +46,19 @@ struct lockfile {
 	size_t n_pkgs, alloc_pkgs;
 };
 
+/**
+ * 1 when `s` may be a field of a lock line: printable ASCII, and no space unless `spaces` (only a
+ * source's date holds spaces). A newline or ESC in a field would forge a line of the lock or a
+ * terminal command when it is shown: the writer refuses them, the reader rejects them.
+ */
+int lockfile_field_ok(const char *s, int spaces);
 /** Write `lk` to `file` atomically (temp file in the same directory, fsync, rename); packages are
- * written sorted. 0 or a negative errno, logged with the path. */
+ * written sorted. 0 or a negative errno, logged with the path; -MKI_E_PARSE (logged, nothing
+ * written) when a field fails lockfile_field_ok(): it came from a malformed index. */
 int lockfile_write(struct lockfile *lk, const char *file);
-/** Parse `file`; packages come out sorted by name, architecture, version. Errors are logged as "FILE:LINE: what" and return -MKI_E_LOCK (-errno when the
- * file cannot be read). */
+/** Parse `file`; packages come out sorted by name, architecture, version. Errors are logged as
+ * "FILE:LINE: what" and return -MKI_E_LOCK (-errno when the file cannot be read); a line holding
+ * a control character (other than its final newline) is malformed. */
 int lockfile_read(struct lockfile *lk, const char *file);
 /** Free the contents of `lk`. */
 void lockfile_release(struct lockfile *lk);

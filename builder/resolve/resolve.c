@@ -87,6 +87,23 @@ static int fill_local(const struct srcfile *sf, struct plan_entry *e)
 	return 0;
 }
 
+/* What goes into the lock must fit on its line: a newline or ESC in an index is malformed. */
+static int check_lock_fields(const struct deb822 *d, const struct plan_entry *e)
+{
+	const char *const names[] = { "Package", "Architecture", "Version", "Source", "Source" };
+	const char *const v[] = { e->name, e->arch, e->version, e->source, e->source_version };
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i] && !lockfile_field_ok(v[i], 0))
+			return log_errno(-MKI_E_PARSE,
+					 "%s:%lu: the %s field of '%s' holds '%s': a control "
+					 "character, a space or a byte outside ASCII; the index is "
+					 "malformed", d->file, d->stanza_line, names[i],
+					 e->name ? e->name : "?", v[i]);
+	return 0;
+}
+
 static int fill_entry(const struct srcfile *sf, const struct deb822 *d, struct plan_entry *e)
 {
 	const char *ess = deb822_get(d, "Essential"), *ma = deb822_get(d, "Multi-Arch");
@@ -102,6 +119,8 @@ static int fill_entry(const struct srcfile *sf, const struct deb822 *d, struct p
 	e->maintainer = field_dup(d, "Maintainer");
 	e->installed_size = field_dup(d, "Installed-Size");
 	fill_source(e, deb822_get(d, "Source"));
+	if (check_lock_fields(d, e))
+		return -MKI_E_PARSE;
 	return sf->rel ? fill_remote(sf, d, e) : fill_local(sf, e);
 }
 

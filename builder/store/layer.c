@@ -97,7 +97,7 @@ static void compute_key(struct layer *l, const struct plan *p, const struct plan
 
 	layer_key_text(p, twins, r, st, si && si->ids == SANDBOX_IDS_SINGLE, &text);
 	hash_sha256_hex(text.p, text.len, l->key);
-	log_debug("layer key %s from:\n%s", l->key, text.p);
+	log_block(LOG_DEBUG, text.p, text.len, "layer key %s from:", l->key);
 	buf_release(&text);
 }
 

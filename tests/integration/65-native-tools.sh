@@ -38,7 +38,7 @@ n=$(sed -En 's/.*native tools: ([0-9]+) target programs.*/\1/p' "$T/err")
 grep -Eq "exec profile: [0-9]+ programs started by the scripts \([0-9]+ native\)" "$T/err" ||
 	fail "-v printed no exec profile"
 for p in cpio depmod; do
-	grep -Eq "^ +[0-9]+ +[0-9.]+ +[0-9.]+  native +/(usr/)?s?bin/$p\$" "$T/err" ||
+	grep -Eq "^mkimage: (info|debug):   \| +[0-9]+ +[0-9.]+ +[0-9.]+  native +/(usr/)?s?bin/$p\$" "$T/err" ||
 		{ grep -A200 "exec profile" "$T/err" >&2; fail "'$p' did not run natively"; }
 done
 debugfs -R "cat /usr/share/mki65/tree.cpio" "$T/native.ext4" 2>/dev/null >"$T/tree.cpio"

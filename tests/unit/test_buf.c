@@ -80,6 +80,38 @@ START_TEST(escaped)
 }
 END_TEST
 
+/* What a terminal acts on is escaped; text, backslashes and printable UTF-8 pass unchanged. */
+static const struct {
+	const char *in;
+	size_t len; /* 0: strlen(in) */
+	const char *out;
+} printables[] = {
+	{ "plain 'name' \\x1b", 0, "plain 'name' \\x1b" },
+	{ "\x1b[2J\x1b]0;PWNED\x07", 0, "\\x1b[2J\\x1b]0;PWNED\\x07" },
+	{ "x\nmkimage: info: forged\r", 0, "x\\nmkimage: info: forged\\r" },
+	{ "a\tb\x7f", 0, "a\\tb\\x7f" },
+	{ "nul\0byte", 8, "nul\\x00byte" },
+	{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+	{ "csi\xc2\x9b" "2J", 0, "csi\\xc2\\x9b2J" },   /* U+009B, CSI in UTF-8 */
+	{ "raw\x9b" "2J", 0, "raw\\x9b2J" },              /* CSI in 8-bit terminals */
+	{ "cut\xe2\x82", 0, "cut\\xe2\\x82" },        /* a sequence cut short */
+	{ "over\xc0\xaf", 0, "over\\xc0\\xaf" },      /* overlong '/' */
+	{ "sur\xed\xa0\x80", 0, "sur\\xed\\xa0\\x80" }, /* a surrogate */
+	{ "", 0, "" },
+};
+
+START_TEST(printable)
+{
+	struct buf b = { 0 };
+
+	buf_add_printable(&b, printables[_i].in,
+			  printables[_i].len ? printables[_i].len : strlen(printables[_i].in));
+	ck_assert_ptr_nonnull(b.p);
+	ck_assert_str_eq(b.p, printables[_i].out);
+	buf_release(&b);
+}
+END_TEST
+
 Suite *buf_suite(void)
 {
 	Suite *s = suite_create("buf");
@@ -89,6 +121,7 @@ Suite *buf_suite(void)
 	tcase_add_test(tc, binary_and_terminated);
 	tcase_add_test(tc, detach_resets);
 	tcase_add_loop_test(tc, escaped, 0, sizeof(escapes) / sizeof(escapes[0]));
+	tcase_add_loop_test(tc, printable, 0, sizeof(printables) / sizeof(printables[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -134,7 +134,7 @@ START_TEST(failing_preinst_stops)
 	ck_assert_int_eq(configure_packages(&u.t, &u.p, &u.r), -MKI_E_HOOK);
 	log = unit_log_text(logf);
 	ck_assert_ptr_nonnull(strstr(log, "the preinst of 'first' (1.0) failed with exit status 1; "
-					  "last lines of its output:\nno room"));
+					  "last lines of its output:\nmkimage: error:   | no room"));
 	free(log);
 	ck_assert(!unit_exists(u.dir, "preinst.log"));
 	unlink(logf);

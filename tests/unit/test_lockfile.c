@@ -83,6 +83,80 @@ START_TEST(bad_source_lists_refused)
 }
 END_TEST
 
+/* A lock line holding ESC or a second line's worth of text is malformed. */
+START_TEST(control_characters_rejected)
+{
+	const char *bad[] = {
+		HEAD "package: a:armhf=1 sha256=" SHA " size=1 source=e\x1b[2J\n",
+		HEAD "package: a:armhf=1\r sha256=" SHA " size=1\n",
+		HEAD "source: http://h/d book\tworm sha256=-" DATE,
+		HEAD "source: http://h/d bookworm sha256=- date=Sat\x7f\n",
+	};
+	struct lockfile lk;
+	size_t i;
+
+	log_set_level(LOG_QUIET);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		ck_assert_int_eq(read_text(bad[i], &lk), -MKI_E_LOCK);
+	log_set_level(LOG_INFO);
+}
+END_TEST
+
+/* What would break a lock line - a newline, ESC, a space in a token - is never written. */
+static const struct {
+	int field;
+	const char *value;
+} hostile[] = {
+	{ 0, "evil\x1b[2J" },
+	{ 0, "evil\npackage: forged:armhf=1 sha256=" SHA " size=1" },
+	{ 0, "two words" },
+	{ 1, "1.0\n" },
+	{ 2, "Sat\x1b]0;PWNED\x07" },
+	{ 3, "bookworm\r" },
+	{ 4, "main\n" },
+};
+
+START_TEST(hostile_fields_refused)
+{
+	char file[] = "/tmp/mkimage-lock-XXXXXX";
+	int fd = mkstemp(file);
+	struct lockfile lk;
+	char **slot;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(file);
+	ck_assert_int_eq(read_text(HEAD "source: http://h/d bookworm sha256=- components=main"
+				   DATE "package: a:armhf=1 sha256=" SHA " size=1 source=b\n",
+				   &lk), 0);
+	slot = hostile[_i].field == 0   ? &lk.pkgs[0].source
+	       : hostile[_i].field == 1 ? &lk.pkgs[0].version
+	       : hostile[_i].field == 2 ? &lk.sources[0].date
+	       : hostile[_i].field == 3 ? &lk.sources[0].suite
+					: &lk.sources[0].components.v[0];
+	free(*slot);
+	*slot = xstrdup(hostile[_i].value);
+	log_set_level(LOG_QUIET);
+	ck_assert_int_eq(lockfile_write(&lk, file), -MKI_E_PARSE);
+	log_set_level(LOG_INFO);
+	ck_assert_int_ne(access(file, F_OK), 0); /* nothing written */
+	lockfile_release(&lk);
+}
+END_TEST
+
+START_TEST(field_ok)
+{
+	ck_assert_int_eq(lockfile_field_ok("libc6", 0), 1);
+	ck_assert_int_eq(lockfile_field_ok("1:2.36-9+deb12u4~bpo", 0), 1);
+	ck_assert_int_eq(lockfile_field_ok("Sat, 10 Jun 2023 08:56:02 UTC", 1), 1);
+	ck_assert_int_eq(lockfile_field_ok("Sat, 10 Jun", 0), 0);
+	ck_assert_int_eq(lockfile_field_ok("a\nb", 1), 0);
+	ck_assert_int_eq(lockfile_field_ok("\x1b", 1), 0);
+	ck_assert_int_eq(lockfile_field_ok("caf\xc3\xa9", 1), 0);
+	ck_assert_int_eq(lockfile_field_ok("", 0), 1);
+}
+END_TEST
+
 Suite *lockfile_suite(void)
 {
 	Suite *s = suite_create("lockfile");
@@ -91,6 +165,9 @@ Suite *lockfile_suite(void)
 	tcase_add_test(tc, source_fields_round_trip);
 	tcase_add_test(tc, older_source_lines_still_read);
 	tcase_add_test(tc, bad_source_lists_refused);
+	tcase_add_test(tc, control_characters_rejected);
+	tcase_add_loop_test(tc, hostile_fields_refused, 0, sizeof(hostile) / sizeof(hostile[0]));
+	tcase_add_test(tc, field_ok);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -102,6 +102,44 @@ START_TEST(log_cap_severity_demotes)
 }
 END_TEST
 
+static void log_hostile(void)
+{
+	log_warn("left running: '%s'", "\x1b[2J\x1b]0;PWNED\x07");
+	log_error("timed out: '%s'", "x\nmkimage: info: image written to images/ok.ext4");
+}
+
+/* Whatever an argument holds, a message is one line and no byte of it drives the terminal. */
+START_TEST(log_escapes_every_message)
+{
+	ck_assert_str_eq(capture(log_hostile),
+			 "mkimage: warning: left running: '\\x1b[2J\\x1b]0;PWNED\\x07'\n"
+			 "mkimage: error: timed out: 'x\\nmkimage: info: image written to "
+			 "images/ok.ext4'\n");
+}
+END_TEST
+
+static void log_output(void)
+{
+	static const char out[] = "line one\n\x1b[2Jmkimage: info: forged\n";
+
+	log_block(LOG_WARN, out, sizeof(out) - 1, "'%s' failed; its output:", "cmd");
+	log_block(LOG_ERROR, "", 0, "it printed nothing");
+}
+
+/* A command's output: a line of the log for each of its lines, set off and escaped. */
+START_TEST(log_block_one_line_each)
+{
+	unsigned warnings = log_warning_count();
+
+	ck_assert_str_eq(capture(log_output),
+			 "mkimage: warning: 'cmd' failed; its output:\n"
+			 "mkimage: warning:   | line one\n"
+			 "mkimage: warning:   | \\x1b[2Jmkimage: info: forged\n"
+			 "mkimage: error: it printed nothing\n");
+	ck_assert_uint_eq(log_warning_count(), warnings + 1);
+}
+END_TEST
+
 Suite *log_suite(void)
 {
 	Suite *s = suite_create("log");
@@ -110,6 +148,8 @@ Suite *log_suite(void)
 	tcase_add_test(tc, log_preserves_errno);
 	tcase_add_test(tc, log_errno_returns_the_code);
 	tcase_add_test(tc, log_cap_severity_demotes);
+	tcase_add_test(tc, log_escapes_every_message);
+	tcase_add_test(tc, log_block_one_line_each);
 	suite_add_tcase(s, tc);
 	return s;
 }

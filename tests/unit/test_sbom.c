@@ -1,4 +1,5 @@
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ START_TEST(spdx_document)
 	p.v[0].depends = xcalloc(2, sizeof(*p.v[0].depends));
 	p.v[0].depends[0] = p.v[0].depends[1] = 1;
 	p.v[0].n_depends = 2;
-	ck_assert_int_eq(sbom_write(&p, &r, NULL, "board.ext4", "0123", 1700000000, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, "board.ext4", "0123", 1700000000, file), 0);
 	text = slurp(file);
 	{
 		const char *rel = "{ \"spdxElementId\": \"SPDXRef-Package-libstdc--6-armel-0\", "
@@ -123,7 +124,7 @@ START_TEST(licenses_from_tree)
 	add(&p, "pam", "armhf", "1", NULL);
 	add(&p, "nodoc", "armhf", "1", NULL);
 	snprintf(file, sizeof(file), "%s/sbom.json", dir);
-	ck_assert_int_eq(sbom_write(&p, &r, dir, "board.ext4", "0123", 0, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, dir, "board.ext4", "0123", 0, file), 0);
 	text = slurp(file);
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"Zlib\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"LicenseRef-Beerware OR "
@@ -136,6 +137,52 @@ START_TEST(licenses_from_tree)
 	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", file);
 	ck_assert_int_eq(system(cmd), 0);
 	free(text);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	plan_release(&p);
+}
+END_TEST
+
+/* What was captured after unpacking is declared, whatever a script wrote into the tree later. */
+START_TEST(licenses_as_shipped)
+{
+	struct plan p = { 0 };
+	struct recipe r = { 0 };
+	struct sbom_texts shipped;
+	FILE *f;
+	char dir[] = "/tmp/mkimage-sbomcap-XXXXXX", file[128], cmd[256], *text;
+	char name[] = "board";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/usr/share/doc", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	put(dir, "victim", FORMAT "Files: *\nCopyright: x\nLicense: Apache-2.0\n");
+	r.name = name;
+	add(&p, "victim", "armhf", "1", NULL);
+	add(&p, "nodoc", "armhf", "1", NULL);
+	ck_assert_int_eq(sbom_capture(&shipped, &p, dir), 0);
+	ck_assert_uint_eq(shipped.n, 2);
+	ck_assert_int_eq(shipped.err[0], 0);
+	ck_assert_int_eq(shipped.err[1], -ENOENT);
+	/* a maintainer script rewrites it */
+	snprintf(file, sizeof(file), "%s/usr/share/doc/victim/copyright", dir);
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(FORMAT "Files: *\nCopyright: x\nLicense: GPL-2+\n", f);
+	fclose(f);
+	snprintf(file, sizeof(file), "%s/sbom.json", dir);
+	ck_assert_int_eq(sbom_write(&p, &r, &shipped, dir, "board.ext4", "0123", 0, file), 0);
+	text = slurp(file);
+	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"Apache-2.0\""));
+	ck_assert_ptr_null(strstr(text, "GPL-2.0-or-later"));
+	free(text);
+	/* without the capture (a tree from the layer cache) the tree is read */
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, dir, "board.ext4", "0123", 0, file), 0);
+	text = slurp(file);
+	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"GPL-2.0-or-later\""));
+	free(text);
+	sbom_texts_release(&shipped);
+	ck_assert_ptr_null(shipped.v);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);
 	plan_release(&p);
@@ -181,6 +228,7 @@ Suite *sbom_suite(void)
 
 	tcase_add_test(tc, spdx_document);
 	tcase_add_test(tc, licenses_from_tree);
+	tcase_add_test(tc, licenses_as_shipped);
 	tcase_add_test(tc, report_counts_per_arch);
 	suite_add_tcase(s, tc);
 	return s;

@@ -135,7 +135,8 @@ START_TEST(failure_is_told_with_the_last_lines)
 	unit_target_init(&u);
 	ck_assert_int_eq(run_logged(&u, "echo one; echo two; exit 3", 30, &log), -MKI_E_HOOK);
 	ck_assert_ptr_nonnull(strstr(log, "error: the step 'x' failed with exit status 3; last "
-					  "lines of its output:\none\ntwo\n"));
+					  "lines of its output:\nmkimage: error:   | one\n"
+					  "mkimage: error:   | two\n"));
 	free(log);
 	ck_assert_int_eq(run_logged(&u, "exit 4", 30, &log), -MKI_E_HOOK);
 	ck_assert_ptr_nonnull(strstr(log, "the step 'x' failed with exit status 4; it printed "
@@ -161,7 +162,7 @@ START_TEST(timeout_and_leftovers)
 	unit_target_init(&u);
 	ck_assert_int_eq(run_logged(&u, "echo started; sleep 20", 1, &log), -MKI_E_HOOK);
 	ck_assert_ptr_nonnull(strstr(log, "the step 'x' did not finish within 1 s and was killed; "
-					  "last lines of its output:\nstarted"));
+					  "last lines of its output:\nmkimage: error:   | started"));
 	free(log);
 	/* a daemon left behind is killed and named, but the step succeeded */
 	ck_assert_int_eq(run_logged(&u, "sleep 20 & exit 0", 30, &log), 0);

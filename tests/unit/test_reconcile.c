@@ -38,7 +38,7 @@ START_TEST(reconcile_tree)
 	ck_assert_int_eq(link(p, q), 0);
 	free(p);
 	free(q);
-	ck_assert_int_eq(reconcile_manifest(&s, 100, &ch), 0);
+	ck_assert_int_eq(reconcile_manifest(&s, 100, NULL, &ch), 0);
 	ck_assert_uint_eq(ch.added, 6); /* "", kept, grown, d, d/b, a-link */
 	strv_push(&manifest_get(&s.manifest, "kept")->owners, "pkg");
 	e = manifest_add(&s.manifest, "dev/console");
@@ -48,7 +48,7 @@ START_TEST(reconcile_tree)
 	manifest_add(&s.manifest, "gone")->type = MF_REG;
 	put(root, "grown", "xyz");
 	put(root, "new", "n");
-	ck_assert_int_eq(reconcile_manifest(&s, 100, &ch), 0);
+	ck_assert_int_eq(reconcile_manifest(&s, 100, NULL, &ch), 0);
 	ck_assert_uint_eq(ch.added, 1);
 	ck_assert_uint_eq(ch.removed, 1);
 	ck_assert_uint_eq(manifest_get(&s.manifest, "grown")->size, 3);

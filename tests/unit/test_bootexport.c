@@ -89,7 +89,7 @@ START_TEST(one_kernel)
 	struct bootexport be = { 0 };
 	struct stat sb;
 
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 1000), 0);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 1000, NULL), 0);
 	ck_assert_ptr_null(slurp(at("b.vmlinuz"))); /* nothing final before the commit */
 	ck_assert_int_eq(bootexport_commit(&be), 0);
 	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 2");
@@ -110,22 +110,22 @@ START_TEST(several)
 	struct bootexport be = { 0 };
 
 	add("boot/vmlinuz-6.1.0-1-x", "kernel 1");
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), -MKI_E_IMAGE);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), -MKI_E_IMAGE);
 	bootexport_release(&be);
 	r.image.kernel = other;
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), -MKI_E_IMAGE);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), -MKI_E_IMAGE);
 	bootexport_release(&be);
 	r.image.kernel = NULL;
 	manifest_remove(&st.manifest, "boot/vmlinuz-6.1.0-1-x");
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), 0);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), 0);
 	ck_assert_int_eq(bootexport_commit(&be), 0);
 	bootexport_release(&be);
 	add("boot/vmlinuz-6.1.0-1-x", "kernel 1");
 	r.image.kernel = kernel;
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), 0);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), 0);
 	bootexport_release(&be); /* not committed: the temporary files go, the old ones stay */
 	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 2");
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), 0);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), 0);
 	ck_assert_int_eq(bootexport_commit(&be), 0);
 	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 1");
 	ck_assert_ptr_null(slurp(at("b.initrd.img")));
@@ -140,7 +140,7 @@ START_TEST(no_kernel)
 	struct bootexport be = { 0 };
 
 	manifest_remove(&st.manifest, "boot/vmlinuz-6.1.0-2-x");
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), -MKI_E_IMAGE);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), -MKI_E_IMAGE);
 	bootexport_release(&be);
 }
 END_TEST

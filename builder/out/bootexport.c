@@ -278,7 +278,7 @@ int bootexport_prepare(struct bootexport *be, const struct stage *s, const struc
 	ret = rootfd < 0 ? -errno : copy_all(be, s, rootfd, sde < 0 ? 0 : sde);
 	if (rootfd >= 0)
 		close(rootfd);
-	if (ret < -MKI_E_BASE)
+	if (ret == -MKI_E_HOOK)
 		return ret; /* a limit, logged */
 	if (ret) {
 		log_error("image.export_boot: cannot copy kernel '%s' and its files beside '%s': %s",

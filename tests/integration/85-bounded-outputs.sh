@@ -4,7 +4,7 @@
 # sha256 that of the whole file); past --limit boot-size the export is refused. A postinst that
 # creates entries past staging-entries, and an outside hook that writes bytes past staging-size
 # (no watchdog sees it), fail the build with exit 7 naming the limit and the directory
-# responsible. After a failure nothing is left beside the image, in the work directory or
+# responsible; the flooded tree is not stored in the layer cache either. After a failure nothing is left beside the image, in the work directory or
 # running. As root and as an ordinary user.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-native.sh"
@@ -88,6 +88,8 @@ PY
 	expect_fail 7 "the tree holds more than 15000 entries after the maintainer scripts and hooks \(15001 found, most under '/var/tmp/flood' \([0-9]+ entries\).*limit 'staging-entries' is 15000" \
 		b "$@" --cache-dir "$w/cache" "${LIMITS[@]}" -o "$w/img/f.ext4" "$T/r/f.cfg"
 	clean "$w" "staging-entries"
+	grep -q "layer not stored: the configured tree holds more than 15000 entries" "$T/err" ||
+		fail "the flooded tree went into the layer cache"
 	note "flood: $(grep -o 'the tree holds.*found, most under [^,]*' "$T/err")"
 
 	expect_fail 7 "the tree holds more than 128M of data after the maintainer scripts and hooks \([0-9.]+ MiB allocated found, most under '/srv/fill' \(20[0-9]\.[0-9] MiB\).*limit 'staging-size' is 128M" \

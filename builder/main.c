@@ -722,7 +722,8 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	ip.source_date_epoch = o->st.source_date_epoch;
 	plan_seed(r, &b->plan, ip.seed);
 	if (r->image.export_boot)
-		ret = bootexport_prepare(&b->boot, &b->stage, r, o->output, o->st.source_date_epoch);
+		ret = bootexport_prepare(&b->boot, &b->stage, r, o->output, o->st.source_date_epoch,
+					 &o->st.limits);
 	if (!ret)
 		ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
 	if (!ret && o->verify)

@@ -89,15 +89,15 @@ static int open_tree(const char *root)
 	return rootfd;
 }
 
-static int finish(struct stage *s, const struct recipe *r, int rootfd, int64_t source_date_epoch)
+static int finish(struct stage *s, const struct recipe *r, int rootfd, const struct settings *st)
 {
 	struct reconcile_changes ch = { 0 };
 	int ret;
 
 	scrub_build_traces(rootfd);
-	ret = identity_finish(r, rootfd, source_date_epoch);
+	ret = identity_finish(r, rootfd, st->source_date_epoch);
 	if (!ret)
-		ret = reconcile_manifest(s, source_date_epoch, &ch);
+		ret = reconcile_manifest(s, st->source_date_epoch, &st->limits, &ch);
 	if (!ret)
 		log_info("manifest reconciled: %zu new, %zu changed, %zu removed", ch.added,
 			 ch.changed, ch.removed);
@@ -138,7 +138,7 @@ int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const stru
 	if (!ret && ret2)
 		ret = -MKI_E_HOOK;
 	if (!ret)
-		ret = finish(s, r, rootfd, st->source_date_epoch);
+		ret = finish(s, r, rootfd, st);
 	close(rootfd);
 	target_release(&t);
 	return ret;

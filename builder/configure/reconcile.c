@@ -20,11 +20,13 @@
 #include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
 #include "tree/treeread.h"
+#include "tree/treesum.h"
 
 struct link_ref {
 	dev_t dev;
 	ino_t ino;
 	struct manifest_entry *e;
+	uint64_t bytes; /* allocated: counted once per group, after the walk */
 };
 
 struct scan {
@@ -33,6 +35,8 @@ struct scan {
 	size_t n_links, alloc_links;
 	int64_t sde;
 	char *root;
+	struct treesum sum;
+	const struct limits *lim;
 };
 
 /* The owner a command sees; refused when the tree holds one no command could have set. */
@@ -63,6 +67,7 @@ static int record(void *arg, int dirfd, const char *name, const char *rel,
 	struct scan *sc = arg;
 	struct manifest_entry *e = manifest_add(sc->fresh, rel);
 	char *full = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
+	uint64_t blocks = (uint64_t)sb->st_blocks * 512; /* what the image stores: holes are free */
 	int ret = 0;
 
 	e->type = entry_type(sb->st_mode);
@@ -84,8 +89,12 @@ static int record(void *arg, int dirfd, const char *name, const char *rel,
 	}
 	if (!ret && e->type == MF_REG && sb->st_nlink > 1) {
 		ALLOC_GROW(sc->links, sc->n_links + 1, sc->alloc_links);
-		sc->links[sc->n_links++] = (struct link_ref){ sb->st_dev, sb->st_ino, e };
+		sc->links[sc->n_links++] = (struct link_ref){ sb->st_dev, sb->st_ino, e, blocks };
+		blocks = 0;
 	}
+	/* Stop at the limit: a tree of millions of entries is refused, not held in memory. */
+	if (!ret && treesum_add(&sc->sum, rel, 1, blocks) >= 0)
+		ret = -MKI_E_LIMIT;
 	if (!ret && (ret = treeread_xattrs(dirfd, name, e)))
 		log_error("cannot read the extended attributes of '/%s' in the tree: %s", rel,
 			  strerror(-ret));
@@ -101,7 +110,37 @@ static int scan_tree(struct scan *sc, int rootfd)
 	if (ret && ret > -MKI_E_BASE)
 		log_error("cannot scan '%s/%s': %s", sc->root, failed ? failed : "", strerror(-ret));
 	free(failed);
-	return ret ? -MKI_E_HOOK : 0;
+	return ret == -MKI_E_LIMIT ? ret : ret ? -MKI_E_HOOK : 0;
+}
+
+/*
+ * Refuse a tree past staging-entries or staging-size (`n` the entries the image would get:
+ * the walk's and the device nodes kept): the image writer is never handed more.
+ */
+static int check_limits(const struct scan *sc, size_t n)
+{
+	int over = treesum_over(&sc->sum);
+	struct buf top = { 0 };
+
+	if (over < 0 && n > sc->sum.max_entries)
+		over = LIMIT_STAGING_ENTRIES;
+	if (over < 0)
+		return 0;
+	treesum_top(&sc->sum, over, 3, &top);
+	if (over == LIMIT_STAGING_ENTRIES)
+		log_error("the tree holds more than %llu entries after the maintainer scripts and "
+			  "hooks (%llu found, most under %s): refused before writing the image (%s)",
+			  (unsigned long long)sc->sum.max_entries,
+			  (unsigned long long)(n > sc->sum.entries ? n : sc->sum.entries), top.p,
+			  runlimits_hint(sc->lim, LIMIT_STAGING_ENTRIES).s);
+	else
+		log_error("the tree holds more than %s of data after the maintainer scripts and "
+			  "hooks (%.1f MiB allocated found, most under %s): refused before writing "
+			  "the image (%s)", runlimits_format(LIMIT_STAGING_SIZE, sc->sum.max_bytes).s,
+			  (double)sc->sum.bytes / (1 << 20), top.p,
+			  runlimits_hint(sc->lim, LIMIT_STAGING_SIZE).s);
+	buf_release(&top);
+	return -MKI_E_HOOK;
 }
 
 static int cmp_link(const void *a, const void *b)
@@ -115,17 +154,21 @@ static int cmp_link(const void *a, const void *b)
 	return strcmp(x->e->path, y->e->path);
 }
 
-/* In each hardlink group the bytewise first path holds the data; the others point at it. */
+/*
+ * In each hardlink group the bytewise first path holds the data, and its blocks are counted
+ * once; the others point at it.
+ */
 static void group_links(struct scan *sc)
 {
 	size_t i, first = 0;
 
 	if (sc->n_links)
 		qsort(sc->links, sc->n_links, sizeof(*sc->links), cmp_link);
-	for (i = 1; i < sc->n_links; i++) {
-		if (sc->links[i].dev != sc->links[first].dev ||
+	for (i = 0; i < sc->n_links; i++) {
+		if (!i || sc->links[i].dev != sc->links[first].dev ||
 		    sc->links[i].ino != sc->links[first].ino) {
 			first = i;
+			treesum_add(&sc->sum, sc->links[i].e->path, 0, sc->links[i].bytes);
 			continue;
 		}
 		sc->links[i].e->type = MF_HARDLINK;
@@ -210,15 +253,17 @@ static void merge(struct manifest *old, struct manifest *fresh, struct reconcile
 	}
 }
 
-int reconcile_manifest(struct stage *s, int64_t source_date_epoch, struct reconcile_changes *ch)
+int reconcile_manifest(struct stage *s, int64_t source_date_epoch, const struct limits *lim,
+		       struct reconcile_changes *ch)
 {
 	struct manifest fresh;
 	struct reconcile_changes local = { 0 };
-	struct scan sc = { .fresh = &fresh, .sde = source_date_epoch, .root = s->root };
+	struct scan sc = { .fresh = &fresh, .sde = source_date_epoch, .root = s->root, .lim = lim };
 	struct stat sb;
 	int rootfd, ret;
 
 	manifest_init(&fresh);
+	treesum_init(&sc.sum, lim);
 	rootfd = open(s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0 || fstat(rootfd, &sb) < 0) {
 		log_error("cannot open the staging tree '%s': %s", s->root, strerror(errno));
@@ -228,10 +273,15 @@ int reconcile_manifest(struct stage *s, int64_t source_date_epoch, struct reconc
 	ret = record(&sc, rootfd, ".", "", &sb);
 	if (!ret)
 		ret = scan_tree(&sc, rootfd);
+	if (ret == -MKI_E_LIMIT)
+		ret = check_limits(&sc, fresh.n);
 	if (ret)
 		goto out;
 	group_links(&sc);
 	merge(&s->manifest, &fresh, &local);
+	ret = check_limits(&sc, fresh.n);
+	if (ret)
+		goto out;
 	manifest_sort(&fresh);
 	manifest_release(&s->manifest);
 	s->manifest = fresh;
@@ -242,6 +292,7 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	manifest_release(&fresh);
+	treesum_release(&sc.sum);
 	free(sc.links);
 	return ret;
 }

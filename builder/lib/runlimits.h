@@ -29,8 +29,9 @@ enum limit_id {
 	LIMIT_DEB_CONTROL,    /* all control.tar members of one .deb */
 	LIMIT_DEB_DATA,       /* bytes unpacked from one .deb's data.tar */
 	LIMIT_DEB_ENTRIES,    /* entries in one .deb's data.tar */
-	LIMIT_STAGING_SIZE,   /* bytes unpacked from all packages together */
-	LIMIT_STAGING_ENTRIES,/* entries unpacked from all packages together */
+	LIMIT_STAGING_SIZE,   /* bytes unpacked, then allocated in the tree after scripts */
+	LIMIT_STAGING_ENTRIES,/* entries unpacked, then in the tree after scripts */
+	LIMIT_BOOT_SIZE,      /* boot files exported beside the image, holes included */
 	LIMIT_XZ_MEMORY,      /* memory of one xz or lzma decoder (its dictionary) */
 	LIMIT_PROCESSES,      /* processes one build step (script, hook) may run at once */
 	LIMIT_MEMORY,         /* memory one build step holds: resident, tmpfs, SysV shm */

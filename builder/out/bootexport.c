@@ -15,6 +15,8 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/manifest.h"
+#include "lib/runlimits.h"
+#include "bootexport_internal.h"
 
 #define KERNEL_PREFIX "boot/vmlinuz-"
 #define CHUNK (256u << 10)
@@ -58,15 +60,114 @@ static int pick_kernel(struct bootexport *be, const struct stage *s, const struc
 	return ret;
 }
 
-/* Copy tree file `rel` (a canonical path: no link followed) to new file `to`, 0644, time `sde`. */
-static int copy_out(int rootfd, const char *rel, const char *to, int64_t sde, char *hex)
+/* Feed `n` zero bytes (a hole) to `h`: the hash is the file's, holes read as zeros. */
+static void hash_zeros(struct hash *h, uint64_t n)
+{
+	static const char zeros[CHUNK];
+
+	while (h && n) {
+		size_t k = n < CHUNK ? (size_t)n : CHUNK;
+
+		hash_update(h, zeros, k);
+		n -= k;
+	}
+}
+
+/* Copy [from, to) of `in` to the same place in `out` through `chunk`, hashing it. */
+static int copy_range(int in, int out, off_t from, off_t to, char *chunk, struct hash *h)
+{
+	while (from < to) {
+		size_t want = to - from < CHUNK ? (size_t)(to - from) : CHUNK;
+		ssize_t n = pread(in, chunk, want, from);
+		int ret;
+
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO; /* shorter than its stat said: changed under us */
+		if (lseek(out, from, SEEK_SET) < 0)
+			return -errno;
+		ret = fsutil_write_all(out, chunk, (size_t)n);
+		if (ret)
+			return ret;
+		if (h)
+			hash_update(h, chunk, (size_t)n);
+		from += n;
+	}
+	return 0;
+}
+
+int bootexport_copy(int in, int out, off_t size, struct hash *h, uint64_t *data,
+		    uint64_t max_data)
+{
+	char *chunk = xmalloc(CHUNK);
+	off_t pos = 0, start, end = 0;
+	int ret = 0;
+
+	while (!ret && pos < size) {
+		start = lseek(in, pos, SEEK_DATA);
+		if (start < 0 && errno == ENXIO)
+			start = size; /* the rest is a hole */
+		else if (start < 0 || (end = lseek(in, start, SEEK_HOLE)) < 0)
+			ret = -errno;
+		if (ret)
+			break;
+		start = start < size ? start : size;
+		end = start == size || end > size ? size : end;
+		hash_zeros(h, (uint64_t)(start - pos));
+		*data += (uint64_t)(end - start);
+		ret = *data > max_data ? -EFBIG : copy_range(in, out, start, end, chunk, h);
+		pos = end;
+	}
+	if (!ret && ftruncate(out, size) < 0) /* a trailing hole */
+		ret = -errno;
+	free(chunk);
+	return ret;
+}
+
+/*
+ * Charge file `rel` of `size` bytes to boot-size before reading it: reading and hashing its
+ * holes costs time, whatever little disk they take.
+ */
+static int charge(struct bootexport *be, const char *rel, off_t size)
+{
+	uint64_t max = runlimits_get(be->lim, LIMIT_BOOT_SIZE);
+	struct buf name = { 0 };
+
+	be->apparent += (uint64_t)size;
+	if (be->apparent <= max)
+		return 0;
+	buf_add_escaped(&name, rel);
+	log_error("image.export_boot: the boot files of kernel '%s' are larger than %s with "
+		  "'/%s' (%lld bytes, holes included): refused (%s)", be->version,
+		  runlimits_format(LIMIT_BOOT_SIZE, max).s, name.p, (long long)size,
+		  runlimits_hint(be->lim, LIMIT_BOOT_SIZE).s);
+	buf_release(&name);
+	return -MKI_E_HOOK;
+}
+
+static int data_over(const struct bootexport *be, const char *rel)
+{
+	struct buf name = { 0 };
+
+	buf_add_escaped(&name, rel);
+	log_error("image.export_boot: the boot files of kernel '%s' hold more than %s of data "
+		  "with '/%s': refused (%s)", be->version,
+		  runlimits_format(LIMIT_STAGING_SIZE, runlimits_get(be->lim, LIMIT_STAGING_SIZE)).s,
+		  name.p, runlimits_hint(be->lim, LIMIT_STAGING_SIZE).s);
+	buf_release(&name);
+	return -MKI_E_HOOK;
+}
+
+/*
+ * Copy tree file `rel` (a canonical path: no link followed) to new file `to`, 0644, time `sde`,
+ * keeping its holes; its size counts against boot-size, its data against staging-size.
+ */
+static int copy_out(struct bootexport *be, int rootfd, const char *rel, const char *to,
+		    int64_t sde, char *hex)
 {
 	struct timespec ts[2] = { { .tv_sec = sde }, { .tv_sec = sde } };
 	int in = beneath_open_canonical(rootfd, rel, O_RDONLY | O_NONBLOCK), out = -1, ret = 0;
-	char *chunk = NULL;
 	struct hash h;
 	struct stat sb;
-	ssize_t n;
 
 	if (in < 0)
 		return in;
@@ -74,25 +175,23 @@ static int copy_out(int rootfd, const char *rel, const char *to, int64_t sde, ch
 		close(in);
 		return -EINVAL;
 	}
+	ret = charge(be, rel, sb.st_size);
+	if (ret)
+		goto out;
 	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (out < 0 || (hex && hash_init(&h, HASH_SHA256) < 0)) {
 		ret = out < 0 ? -errno : -ENOMEM;
 		goto out;
 	}
-	chunk = xmalloc(CHUNK);
-	while (!ret && (n = read(in, chunk, CHUNK)) > 0) {
-		ret = fsutil_write_all(out, chunk, (size_t)n);
-		if (hex)
-			hash_update(&h, chunk, (size_t)n);
-	}
-	if (!ret && n < 0)
-		ret = -errno;
+	ret = bootexport_copy(in, out, sb.st_size, hex ? &h : NULL, &be->data,
+			      runlimits_get(be->lim, LIMIT_STAGING_SIZE));
 	if (hex)
 		hash_final_hex(&h, hex);
+	if (ret == -EFBIG)
+		ret = data_over(be, rel);
 	if (!ret && (fchmod(out, 0644) < 0 || futimens(out, ts) < 0 || fsync(out) < 0))
 		ret = -errno;
 out:
-	free(chunk);
 	if (out >= 0 && close(out) < 0 && !ret)
 		ret = -errno;
 	close(in);
@@ -115,7 +214,7 @@ static int copy_dtbs(struct bootexport *be, const struct stage *s, int rootfd, c
 		dst = xasprintf("%s/%s", to, e->path + n + 1);
 		if (e->type == MF_DIR)
 			ret = mkdir(dst, 0755) < 0 && errno != EEXIST ? -errno : 0;
-		else if (e->type == MF_REG && !(ret = copy_out(rootfd, e->path, dst, sde, NULL)))
+		else if (e->type == MF_REG && !(ret = copy_out(be, rootfd, e->path, dst, sde, NULL)))
 			be->n_dtbs++;
 		free(dst);
 	}
@@ -141,13 +240,13 @@ static char *beside(const char *output, const char *suffix)
 static int copy_all(struct bootexport *be, const struct stage *s, int rootfd, int64_t sde)
 {
 	char *rel = xasprintf(KERNEL_PREFIX "%s", be->version);
-	int ret = copy_out(rootfd, rel, be->tmp_vmlinuz, sde, be->vmlinuz_sha256);
+	int ret = copy_out(be, rootfd, rel, be->tmp_vmlinuz, sde, be->vmlinuz_sha256);
 
 	free(rel);
 	rel = xasprintf("boot/initrd.img-%s", be->version);
 	if (!ret && has(s, rel, MF_REG)) {
 		be->tmp_initrd = xasprintf("%s.tmp-%d", be->initrd, (int)getpid());
-		ret = copy_out(rootfd, rel, be->tmp_initrd, sde, be->initrd_sha256);
+		ret = copy_out(be, rootfd, rel, be->tmp_initrd, sde, be->initrd_sha256);
 	} else if (!ret) {
 		log_warn("image.export_boot: the image has no '/%s' (initramfs-tools or dracut "
 			 "makes it): only the kernel is exported", rel);
@@ -164,12 +263,13 @@ static int copy_all(struct bootexport *be, const struct stage *s, int rootfd, in
 }
 
 int bootexport_prepare(struct bootexport *be, const struct stage *s, const struct recipe *r,
-		       const char *output, int64_t sde)
+		       const char *output, int64_t sde, const struct limits *lim)
 {
 	int rootfd, ret = pick_kernel(be, s, r);
 
 	if (ret)
 		return ret;
+	be->lim = lim;
 	be->vmlinuz = beside(output, ".vmlinuz");
 	be->initrd = beside(output, ".initrd.img");
 	be->dtbs = beside(output, ".dtbs");
@@ -178,6 +278,8 @@ int bootexport_prepare(struct bootexport *be, const struct stage *s, const struc
 	ret = rootfd < 0 ? -errno : copy_all(be, s, rootfd, sde < 0 ? 0 : sde);
 	if (rootfd >= 0)
 		close(rootfd);
+	if (ret == -MKI_E_HOOK)
+		return ret; /* a limit, logged */
 	if (ret) {
 		log_error("image.export_boot: cannot copy kernel '%s' and its files beside '%s': %s",
 			  be->version, output, strerror(-ret));

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "lib/runlimits.h"
 #include "lib/str.h"
 #include "recipe/recipe.h"
 #include "tree/stage.h"
@@ -22,17 +23,22 @@ struct bootexport {
 	char vmlinuz_sha256[65], initrd_sha256[65];
 	unsigned n_dtbs;                /* files under dtbs */
 	int committed;
+	const struct limits *lim;       /* borrowed */
+	uint64_t apparent, data;        /* bytes exported: holes included, data only */
 };
 
 /**
  * Pick the kernel of `s` - the only /boot/vmlinuz-* of the manifest, or r->image.kernel - and
  * copy it, /boot/initrd.img-VERSION (when present) and /usr/lib/linux-image-VERSION/ (device
  * trees, when present) beside `output` (images/NAME.ext4 -> images/NAME.vmlinuz, ...) under
- * temporary names; files get mode 0644 and `sde` as their time. -MKI_E_IMAGE, logged, when the
- * image has no kernel, several and no image.kernel, or not the one named; I/O errors likewise.
+ * temporary names; files get mode 0644 and `sde` as their time, and keep their holes.
+ * -MKI_E_IMAGE, logged, when the image has no kernel, several and no image.kernel, or not the
+ * one named; I/O errors likewise. -MKI_E_HOOK, logged, when the files together are larger than
+ * `lim`'s boot-size (holes included: reading them costs time) or hold more data than its
+ * staging-size (NULL `lim`: the defaults).
  */
 int bootexport_prepare(struct bootexport *be, const struct stage *s, const struct recipe *r,
-		       const char *output, int64_t sde);
+		       const char *output, int64_t sde, const struct limits *lim);
 
 /**
  * Rename what bootexport_prepare() wrote over the final names, and remove a final initrd or

@@ -17,6 +17,7 @@
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/readfile.h"
+#include "lib/runlimits.h"
 #include "sandbox/sandbox.h"
 
 /* The multiarch lint text is a few lines per package; far more is not ours. */
@@ -30,6 +31,7 @@ struct layer {
 	int claimed;          /* KEY is claimed: it may be stored */
 	ino_t bad_ino;        /* the corrupt entry found at lookup, to be replaced; 0: none */
 	const char *outcome;
+	uint64_t max_entries; /* staging-entries: a larger tree is refused after the hooks */
 };
 
 static void key_plan(struct buf *out, const char *what, const struct plan *p)
@@ -167,6 +169,7 @@ int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
 	int ret = 0;
 
 	compute_key(l, p, twins, r, st);
+	l->max_entries = runlimits_get(&st->limits, LIMIT_STAGING_ENTRIES);
 	l->outcome = "off";
 	if (!st->no_layer_cache) {
 		l->outcome = "not stored";
@@ -214,7 +217,7 @@ static int store(struct layer *l, const struct stage *s, int rootfd)
 	cache_sweep_tmp(l->path);
 	fd = ret = cache_tmp_open(l->path, &tmp);
 	if (fd >= 0)
-		ret = layerfile_write(fd, rootfd, s, lint.p);
+		ret = layerfile_write(fd, rootfd, s, lint.p, l->max_entries);
 	/*
 	 * No fsync: a layer torn by a crash fails its digest and is replaced, and syncing some
 	 * hundred MiB would cost a full build more than the layer saves.

@@ -210,6 +210,7 @@ struct wr {
 	struct hash h;
 	uint64_t off;  /* bytes of data written so far */
 	uint8_t *chunk;
+	uint64_t max_entries;
 };
 
 static int add_entry(void *arg, int dirfd, const char *name, const char *rel,
@@ -225,6 +226,11 @@ static int add_entry(void *arg, int dirfd, const char *name, const char *rel,
 	    S_ISSOCK(sb->st_mode)) {
 		log_info("layer not stored: '/%s' is a device node, a socket or has an owner "
 			 "outside the build's ids", rel);
+		return -EOPNOTSUPP;
+	}
+	if (w->n >= w->max_entries) {
+		log_info("layer not stored: the configured tree holds more than %llu entries "
+			 "(limit 'staging-entries')", (unsigned long long)w->max_entries);
 		return -EOPNOTSUPP;
 	}
 	ALLOC_GROW(w->v, w->n + 1, w->alloc);
@@ -379,9 +385,10 @@ static int write_tail(struct wr *w, struct buf *meta)
 	return ret ? ret : fsutil_write_all(w->fd, &tr, sizeof(tr));
 }
 
-int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint)
+int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint,
+		    uint64_t max_entries)
 {
-	struct wr w = { .fd = fd, .rootfd = rootfd };
+	struct wr w = { .fd = fd, .rootfd = rootfd, .max_entries = max_entries };
 	struct buf meta = { 0 };
 	struct stat sb;
 	size_t i;

@@ -25,9 +25,12 @@
 /**
  * Write the tree `rootfd` and `s`'s manifest and filter counts, with `lint` (the stage's
  * multiarch lint text), to the empty file `fd`. 0; -EOPNOTSUPP for a tree that cannot be stored
- * (logged at info level, naming the entry); or a negative errno (not logged).
+ * (logged at info level, naming the entry), also one of more than `max_entries` entries (the
+ * build refuses it after the hooks: it is neither held in memory nor cached); or a negative
+ * errno (not logged).
  */
-int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint);
+int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint,
+		    uint64_t max_entries);
 
 /**
  * Check the layer file `fd` (named `name`): its size, trailer and digest. 0, or -EBADMSG for a

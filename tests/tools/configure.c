@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 	for (i = 0; !ret && exec_only && i < p.archs.n; i++)
 		ret = sandbox_add_arch(p.archs.v[i]);
 	if (!ret && !exec_only)
-		ret = reconcile_manifest(&s, st.source_date_epoch, NULL);
+		ret = reconcile_manifest(&s, st.source_date_epoch, &st.limits, NULL);
 	if (!ret && !exec_only)
 		ret = hooks_run(&s, NULL, &p, NULL, &r, &st, &overlays);
 	if (!ret && manifest && (ret = manifest_save(&s.manifest, manifest)))

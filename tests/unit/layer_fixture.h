@@ -49,7 +49,7 @@ static inline int write_layer(const char *tree, const char *file, struct stage *
 
 	ck_assert_int_ge(rootfd, 0);
 	ck_assert_int_ge(fd, 0);
-	ret = layerfile_write(fd, rootfd, s, "lint line\n");
+	ret = layerfile_write(fd, rootfd, s, "lint line\n", UINT64_MAX);
 	close(fd);
 	close(rootfd);
 	return ret;

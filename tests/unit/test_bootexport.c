@@ -1,4 +1,6 @@
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,8 +8,10 @@
 #include <unistd.h>
 
 #include "lib/err.h"
+#include "lib/hash.h"
 #include "lib/manifest.h"
 #include "out/bootexport.h"
+#include "out/bootexport_internal.h"
 
 static char top[64], tree[96], out[128];
 static struct stage st;
@@ -89,7 +93,7 @@ START_TEST(one_kernel)
 	struct bootexport be = { 0 };
 	struct stat sb;
 
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 1000), 0);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 1000, NULL), 0);
 	ck_assert_ptr_null(slurp(at("b.vmlinuz"))); /* nothing final before the commit */
 	ck_assert_int_eq(bootexport_commit(&be), 0);
 	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 2");
@@ -110,22 +114,22 @@ START_TEST(several)
 	struct bootexport be = { 0 };
 
 	add("boot/vmlinuz-6.1.0-1-x", "kernel 1");
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), -MKI_E_IMAGE);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), -MKI_E_IMAGE);
 	bootexport_release(&be);
 	r.image.kernel = other;
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), -MKI_E_IMAGE);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), -MKI_E_IMAGE);
 	bootexport_release(&be);
 	r.image.kernel = NULL;
 	manifest_remove(&st.manifest, "boot/vmlinuz-6.1.0-1-x");
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), 0);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), 0);
 	ck_assert_int_eq(bootexport_commit(&be), 0);
 	bootexport_release(&be);
 	add("boot/vmlinuz-6.1.0-1-x", "kernel 1");
 	r.image.kernel = kernel;
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), 0);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), 0);
 	bootexport_release(&be); /* not committed: the temporary files go, the old ones stay */
 	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 2");
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), 0);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), 0);
 	ck_assert_int_eq(bootexport_commit(&be), 0);
 	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 1");
 	ck_assert_ptr_null(slurp(at("b.initrd.img")));
@@ -140,7 +144,96 @@ START_TEST(no_kernel)
 	struct bootexport be = { 0 };
 
 	manifest_remove(&st.manifest, "boot/vmlinuz-6.1.0-2-x");
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0), -MKI_E_IMAGE);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), -MKI_E_IMAGE);
+	bootexport_release(&be);
+}
+END_TEST
+
+/* SHA-256 of what read() returns from `path`: holes read as zeros. */
+static void sha_of(const char *path, char *hex)
+{
+	static char buf[1 << 16];
+	struct hash h;
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(hash_init(&h, HASH_SHA256), 0);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		hash_update(&h, buf, (size_t)n);
+	hash_final_hex(&h, hex);
+	close(fd);
+}
+
+/* 4 KiB of data, a hole to 8 MiB, 4 KiB of data, a trailing hole to 16 MiB. */
+static void sparse_file(const char *path)
+{
+	char block[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	memset(block, 'A', sizeof(block));
+	ck_assert_int_eq(pwrite(fd, block, sizeof(block), 0), sizeof(block));
+	memset(block, 'B', sizeof(block));
+	ck_assert_int_eq(pwrite(fd, block, sizeof(block), 8 << 20), sizeof(block));
+	ck_assert_int_eq(ftruncate(fd, 16 << 20), 0);
+	close(fd);
+}
+
+/* The copy writes the data only: holes stay holes, the hash is the whole file's. */
+START_TEST(hole_copy)
+{
+	char want[65], got[65], *src = xasprintf("%s/src", top), *dst = xasprintf("%s/dst", top);
+	struct hash h;
+	struct stat sb;
+	uint64_t data = 0;
+	int in, o;
+
+	sparse_file(src);
+	in = open(src, O_RDONLY);
+	o = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ck_assert_int_ge(in, 0);
+	ck_assert_int_ge(o, 0);
+	ck_assert_int_eq(hash_init(&h, HASH_SHA256), 0);
+	ck_assert_int_eq(bootexport_copy(in, o, 16 << 20, &h, &data, 1 << 20), 0);
+	hash_final_hex(&h, got);
+	close(o);
+	sha_of(src, want);
+	ck_assert_str_eq(got, want);
+	sha_of(dst, got);
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(stat(dst, &sb), 0);
+	ck_assert_int_eq(sb.st_size, 16 << 20);
+	ck_assert_int_lt(sb.st_blocks * 512, 1 << 20); /* KiB on disk, not 16 MiB */
+	ck_assert_uint_ge(data, 8192);
+	ck_assert_uint_lt(data, 1 << 20);
+	/* past the data bound: stopped */
+	unlink(dst);
+	o = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	data = 0;
+	ck_assert_int_eq(bootexport_copy(in, o, 16 << 20, NULL, &data, 4096), -EFBIG);
+	close(o);
+	close(in);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+/* The boot files together past boot-size: refused, exit 7, and nothing left beside the image. */
+START_TEST(boot_size)
+{
+	struct recipe r = { 0 };
+	struct bootexport be = { 0 };
+	struct limits l = { 0 };
+	char cmd[256];
+
+	l.v[LIMIT_BOOT_SIZE] = 12; /* the kernel (8 bytes) fits, not the initrd after it */
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, &l), -MKI_E_HOOK);
+	bootexport_release(&be);
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls %s | grep -v '^root$')\"", top);
+	ck_assert_int_eq(system(cmd), 0);
+	l.v[LIMIT_BOOT_SIZE] = 19; /* kernel, initrd and the 3-byte dtb */
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, &l), 0);
 	bootexport_release(&be);
 }
 END_TEST
@@ -154,6 +247,8 @@ Suite *bootexport_suite(void)
 	tcase_add_test(tc, one_kernel);
 	tcase_add_test(tc, several);
 	tcase_add_test(tc, no_kernel);
+	tcase_add_test(tc, hole_copy);
+	tcase_add_test(tc, boot_size);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -125,6 +125,35 @@ START_TEST(socket_not_stored)
 }
 END_TEST
 
+/* A tree past staging-entries is not stored (the build refuses it later): -EOPNOTSUPP. */
+START_TEST(too_many_entries_not_stored)
+{
+	char dir[] = "/tmp/mki-layer-XXXXXX";
+	struct stage s = { 0 };
+	char *src, *file;
+	int rootfd, fd;
+
+	quiet();
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	src = xasprintf("%s/src", dir);
+	file = xasprintf("%s/layer", dir);
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	make_tree(src); /* 14 entries, the root included */
+	manifest_init(&s.manifest);
+	rootfd = open(src, O_PATH | O_DIRECTORY);
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_eq(layerfile_write(fd, rootfd, &s, "", 13), -EOPNOTSUPP);
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(layerfile_write(fd, rootfd, &s, "", 14), 0);
+	close(fd);
+	close(rootfd);
+	manifest_release(&s.manifest);
+	remove_dir(dir);
+	free(src);
+	free(file);
+}
+END_TEST
+
 /* An empty tree is a layer too. */
 START_TEST(empty_tree)
 {
@@ -157,6 +186,7 @@ Suite *layerfile_suite(void)
 	tcase_add_test(tc, trailer_refused);
 	tcase_add_test(tc, socket_not_stored);
 	tcase_add_test(tc, empty_tree);
+	tcase_add_test(tc, too_many_entries_not_stored);
 	suite_add_tcase(s, tc);
 	return s;
 }

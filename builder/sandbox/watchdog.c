@@ -319,11 +319,14 @@ static int is_pid(const char *s)
 static int script_overdue(const struct watchdog *w, const char *pid, const char *stat, double now,
 			  struct watchdog_report *r)
 {
-	unsigned long long start;
+	unsigned long long start, cpu;
 	long ppid;
 	double age;
+	char state;
 
-	if (watchdog_parse_stat(stat, &ppid, &start))
+	/* A zombie has ended: a dpkg stopped before it reaped a script has stalled (tick). */
+	if (watchdog_parse_stat(stat, &ppid, &start) || watchdog_parse_cpu(stat, &state, &cpu) ||
+	    state == 'Z')
 		return 0;
 	age = now - (double)start / (double)w->ticks_per_s;
 	if (age <= w->o.script_timeout || !script_of(w, pid, ppid, r))

@@ -22,7 +22,7 @@ sleep $2
 pass=$(slow_pkg 1.0 $((TIMEOUT - 7)))
 over=$(slow_pkg 2.0 $((TIMEOUT + 15)))
 cfg=$T/r/recipes/arm-board.cfg
-sed -i -e "0,/^name *=/s//script_timeout = $TIMEOUT;\n&/" \
+sed -i -e "s/^script_timeout = .*/script_timeout = $TIMEOUT;/" \
 	-e "s|^\( *\)install = \[|\1local = [ \"@DEB@\" ];\n\1install = [|" "$cfg"
 grep -q "^script_timeout = $TIMEOUT;" "$cfg" && grep -q @DEB@ "$cfg" || fail "could not edit the recipe"
 

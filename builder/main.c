@@ -769,8 +769,12 @@ int main(int argc, char **argv)
 	struct options o = { .work_lock = -1 };
 	struct build b = { 0 };
 	struct recipe r = { 0 };
-	/* SA_RESTART: a signal only sets a flag; blocking reads in the stages must not see EINTR. */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	/*
+	 * No SA_RESTART: a signal sets a flag and ends the system call mkimage was blocked in with
+	 * EINTR, so no wait (a pipe, a child, a lock, an open) outlives SIGINT or SIGTERM; every wait
+	 * loop checks err_interrupted(), and whatever failed with EINTR becomes "interrupted" below.
+	 */
+	struct sigaction sa = { .sa_handler = on_signal };
 	int ret, loaded = 0;
 
 	o.started = log_now();

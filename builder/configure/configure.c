@@ -17,6 +17,7 @@
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/log.h"
+#include "lib/readfile.h"
 #include "sandbox/sandbox.h"
 
 #define CONFIGURE_TIMEOUT_MIN 1800
@@ -74,14 +75,16 @@ static int run_preinsts(const struct target *t, const struct plan *p, const stru
 static int check_status(const struct target *t)
 {
 	char line[4096], pkg[256] = "";
-	int fd = beneath_open(t->rootfd, STATUS_FILE, O_RDONLY, 0);
+	const char *kind = NULL;
+	int fd = beneath_open_regular(t->rootfd, STATUS_FILE, 0, &kind);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
 	struct strv bad = { 0 };
 	int ret = 0;
 
 	if (!f) {
-		log_error("cannot read '/%s' in the tree '%s': %s", STATUS_FILE, t->root,
-			  strerror(fd < 0 ? -fd : errno));
+		log_error("cannot read '/%s' in the tree '%s': %s%s", STATUS_FILE, t->root,
+			  fd < 0 ? readfile_why(fd, kind) : strerror(errno),
+			  kind ? " (a maintainer script or a process it left replaced it)" : "");
 		if (fd >= 0)
 			close(fd);
 		return -MKI_E_HOOK;

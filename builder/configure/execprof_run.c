@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sandbox/watchdog.h"
+
 static volatile pid_t child_pid;
 
 static void forward(int sig)
@@ -156,6 +158,8 @@ int execprof_fork(const char *record_file, const char *exe, int native)
 		return pid < 0 ? -1 : 0;
 	}
 	child_pid = pid;
+	/* The watchdog looks through this name to our parent: -v must not change what it times. */
+	prctl(PR_SET_NAME, WATCHDOG_PROFILER_COMM);
 	forward_signals();
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)

@@ -31,6 +31,7 @@ void target_init(struct target *t, const char *root, int rootfd, const struct pl
 	t->rootfd = rootfd;
 	t->limits = &st->limits;
 	t->watch = (struct watchdog_opts){ .script_timeout = r->script_timeout,
+					   .stall_timeout = r->script_timeout,
 					   .max_procs = runlimits_get(&st->limits, LIMIT_PROCESSES),
 					   .max_tree_bytes = runlimits_get(&st->limits, LIMIT_STAGING_SIZE),
 					   .max_memory = runlimits_get(&st->limits, LIMIT_MEMORY) };

@@ -820,8 +820,8 @@ char *dep5_expression(const char *data, size_t len, const char *origin, struct d
 int dep5_read(int rootfd, const char *package, struct buf *out)
 {
 	char *rel = xasprintf("usr/share/doc/%s/copyright", package);
-	/* O_NONBLOCK: a FIFO planted there must not wait for a writer */
-	int fd = beneath_open(rootfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	/* A FIFO planted there must not wait for a writer. */
+	int fd = beneath_open_regular(rootfd, rel, 0, NULL);
 
 	free(rel);
 	out->len = 0;

@@ -305,7 +305,7 @@ static int run_mke2fs(struct ext4fs *w, uint64_t inodes)
 	if (!ret && status) {
 		log_error("mke2fs failed (status %d): %s", status, err.p ? err.p : "");
 		ret = -MKI_E_IMAGE;
-	} else if (ret) {
+	} else if (ret && ret != -MKI_E_INTERRUPTED) {
 		log_error("cannot run '%s': %s", prog, strerror(-ret));
 	}
 	buf_release(&err);

@@ -258,21 +258,21 @@ void imgtree_release(struct imgtree *t)
 
 int imgtree_open(const struct imgtree *t, size_t i)
 {
-	const char *path = t->v[i].e->path;
-	struct stat st;
-	/* The tree is data, never a path to follow: a symlink anywhere on the way is refused. */
-	int fd = beneath_open_canonical(t->root_fd, path, O_RDONLY);
+	const char *path = t->v[i].e->path, *kind = NULL;
+	/*
+	 * The tree is data, never a path to follow: a symlink anywhere on the way is refused, and a
+	 * FIFO or device a script left in a regular file's place is refused without waiting on it.
+	 */
+	int fd = beneath_open_regular(t->root_fd, path, 1, &kind);
 
-	if (fd < 0) {
+	if (fd == -EINVAL && kind) {
+		log_error("'%s' is a regular file in the manifest but %s in the staging tree (a "
+			  "script replaced it)", path, kind);
+		return -MKI_E_IMAGE;
+	}
+	if (fd < 0)
 		log_error("cannot read '%s' from the staging tree: %s%s", path, strerror(-fd),
 			  fd == -ELOOP ? " (a script replaced it or a directory on its way by a "
 					 "symlink)" : "");
-		return fd;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		log_error("'%s' is a regular file in the manifest but not in the staging tree", path);
-		close(fd);
-		return -MKI_E_IMAGE;
-	}
 	return fd;
 }

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "readfile.h"
 #include "str.h"
 
 #define RESOLVE_TREE (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
@@ -51,6 +52,15 @@ int beneath_open_canonical(int rootfd, const char *rel, int flags)
 {
 	return open_how(rootfd, rel, flags | O_NOFOLLOW, 0,
 			RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
+int beneath_open_regular(int rootfd, const char *rel, int canonical, const char **kind)
+{
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+	int fd = canonical ? beneath_open_canonical(rootfd, rel, flags)
+			   : beneath_open(rootfd, rel, flags, 0);
+
+	return fd < 0 ? fd : readfile_regular_fd(fd, kind);
 }
 
 int beneath_parent(int rootfd, const char *rel, const char **name)

@@ -25,6 +25,14 @@ int beneath_open(int rootfd, const char *rel, int flags, mode_t mode);
  * included, so an object a script replaced by a link is refused (-ELOOP), never followed.
  */
 int beneath_open_canonical(int rootfd, const char *rel, int flags);
+/**
+ * Open `rel` for reading, as beneath_open() (`canonical` 0) or beneath_open_canonical() (1) do,
+ * without ever blocking: O_NONBLOCK and O_NOCTTY, so a FIFO or a device a script put there never
+ * waits for a writer or a line, then a regular file is required. The fd (blocking again), -errno,
+ * or -EINVAL when it is not a regular file (`*kind`, when not NULL, says what it is: "a FIFO").
+ * Every host-side read of a file's contents in a tree scripts ran in goes through here.
+ */
+int beneath_open_regular(int rootfd, const char *rel, int canonical, const char **kind);
 /** An O_PATH fd of the directory holding `rel`; `*name` gets `rel`'s last component (borrowed). */
 int beneath_parent(int rootfd, const char *rel, const char **name);
 /** lstat() of `rel`: its directory resolved in the tree, the last component not followed. */

@@ -1,4 +1,5 @@
 #include "execprobe.h"
+#include "err.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -84,9 +85,12 @@ static int run_probe(int fd)
 		fexecve(fd, argv, envp);
 		_exit(errno == ENOEXEC ? EXIT_ENOEXEC : EXIT_OTHER);
 	}
-	while (waitpid(pid, &wst, 0) < 0)
+	while (waitpid(pid, &wst, 0) < 0) {
 		if (errno != EINTR)
 			return -errno;
+		if (err_interrupted())
+			kill(pid, SIGKILL); /* reaped by the next waitpid() */
+	}
 	if (WIFEXITED(wst) && WEXITSTATUS(wst) == 0)
 		return 1;
 	if (WIFEXITED(wst) && WEXITSTATUS(wst) == EXIT_OTHER)

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "log.h"
 
 static void child(const char *const *argv, const struct proc_opts *o, int out[2], int err[2])
@@ -67,7 +68,7 @@ static int pump(struct pollfd *pfd, struct buf *dst[2], size_t limit, int wait_m
 
 int proc_run(const char *const *argv, const struct proc_opts *o, int *status)
 {
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, wst = 0, timed_out = 0;
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, wst = 0, timed_out = 0, interrupted = 0;
 	struct buf sink[2] = { { 0 }, { 0 } };
 	struct buf *dst[2];
 	struct pollfd pfd[2];
@@ -100,6 +101,11 @@ int proc_run(const char *const *argv, const struct proc_opts *o, int *status)
 			timed_out = 1;
 			kill(-pid, SIGKILL);
 		}
+		/* Its own process group: SIGINT from the terminal does not reach it, so end it. */
+		if (err_interrupted() && !interrupted) {
+			interrupted = 1;
+			kill(-pid, SIGKILL);
+		}
 		if (r <= 0) {
 			struct timespec ts = { 0, 10 * 1000 * 1000 };
 			nanosleep(&ts, NULL);
@@ -116,6 +122,8 @@ int proc_run(const char *const *argv, const struct proc_opts *o, int *status)
 		close(pfd[1].fd);
 	buf_release(&sink[0]);
 	buf_release(&sink[1]);
+	if (interrupted)
+		return -MKI_E_INTERRUPTED;
 	if (timed_out)
 		*status = 124;
 	else if (WIFEXITED(wst))

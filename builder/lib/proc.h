@@ -18,8 +18,9 @@ struct proc_opts {
 
 /**
  * Run argv[0] (searched in PATH) and wait for it. `*status` gets the exit code, or 128+signal,
- * or 124 on timeout (as timeout(1)). Returns 0 when the program ran (whatever its status), or a
- * negative errno when it could not be started.
+ * or 124 on timeout (as timeout(1)). Returns 0 when the program ran (whatever its status),
+ * -MKI_E_INTERRUPTED when SIGINT or SIGTERM came first (its process group killed), or a negative
+ * errno when it could not be started.
  */
 int proc_run(const char *const *argv, const struct proc_opts *o, int *status);
 

@@ -37,8 +37,7 @@ const char *readfile_why(int err, const char *kind)
 	return strerror(-err);
 }
 
-/* Require a regular file at `fd` (opened O_NONBLOCK) and make it blocking; closes it on failure. */
-static int require_regular(int fd, const char **kind)
+int readfile_regular_fd(int fd, const char **kind)
 {
 	struct stat st;
 	int flags;
@@ -68,7 +67,7 @@ int readfile_open(const char *path, const char **kind)
 	/* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-	return fd < 0 ? -errno : require_regular(fd, kind);
+	return fd < 0 ? -errno : readfile_regular_fd(fd, kind);
 }
 
 int readfile_read_fd(int fd, size_t limit, struct buf *b, const char **kind)
@@ -78,7 +77,7 @@ int readfile_read_fd(int fd, size_t limit, struct buf *b, const char **kind)
 	ssize_t n;
 
 	b->len = 0;
-	fd = require_regular(fd, kind);
+	fd = readfile_regular_fd(fd, kind);
 	if (fd < 0)
 		return fd;
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {

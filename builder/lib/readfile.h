@@ -23,6 +23,13 @@ const char *readfile_kind(mode_t mode);
 int readfile_open(const char *path, const char **kind);
 
 /**
+ * Require a regular file at `fd` (opened with O_NONBLOCK, so a FIFO did not block the open) and
+ * make it blocking again: `fd`, or -errno or -EINVAL (not a regular file, `*kind` as above), `fd`
+ * then closed.
+ */
+int readfile_regular_fd(int fd, const char **kind);
+
+/**
  * Replace `b`'s contents with the whole of regular file `path`: -EFBIG beyond `limit` bytes,
  * -EINVAL for a non-regular file (`*kind` as above), -MKI_E_INTERRUPTED on SIGINT/SIGTERM, -errno.
  */

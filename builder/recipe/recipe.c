@@ -1021,7 +1021,8 @@ const struct recipe_key recipe_keys[] = {
 	  .max = 86400, .doc = "seconds each hook may run unless it says otherwise" },
 	{ RECIPE_IN_TOP, "script_timeout", RECIPE_UINT, DEC(RECIPE_SCRIPT_TIMEOUT),
 	  .offset = TOP(script_timeout), .max = 86400, .shown = shown_if_not_default,
-	  .doc = "seconds one maintainer script may run (0: no per-script bound)" },
+	  .doc = "seconds one maintainer script may run, and dpkg without progress "
+		 "(0: no per-script bound)" },
 	{ RECIPE_IN_TOP, "hooks", RECIPE_LIST, .offset = TOP(hooks), .count = TOP(n_hooks),
 	  .sub = RECIPE_IN_HOOKS, .hint = LIST_OF, .doc = "scripts run after the overlays" },
 	{ RECIPE_IN_TOP, "overlays", RECIPE_LIST, .offset = TOP(overlays), .count = TOP(n_overlays),

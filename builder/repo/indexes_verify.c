@@ -90,7 +90,9 @@ static int run_gpgv(const struct indexes_ctx *c, const struct rel *r, const char
 
 	mkdir(home, 0700);
 	ret = proc_run(argv, &o, &code);
-	if (ret) {
+	if (ret == -MKI_E_INTERRUPTED) {
+		/* nothing to say: main() reports the interruption */
+	} else if (ret) {
 		log_error("cannot run gpgv to check %s: %s (install the 'gpgv' package)", what,
 			  strerror(-ret));
 		ret = -MKI_E_SIGNATURE;

@@ -118,7 +118,8 @@ static int unshare_with_helper(void)
 	}
 	close(pipefd[1]);
 	while (waitpid(helper, &wst, 0) < 0 && errno == EINTR)
-		;
+		if (err_interrupted())
+			kill(helper, SIGKILL); /* reaped by the next waitpid() */
 	if (!ret && (!WIFEXITED(wst) || WEXITSTATUS(wst)))
 		ret = -MKI_E_SANDBOX;
 	return ret;

@@ -151,6 +151,42 @@ int watchdog_parse_stat_usage(const char *stat, unsigned long long *threads,
 	return stat_number(p + 1, rss_pages);
 }
 
+int watchdog_parse_cpu(const char *stat, char *state, unsigned long long *ticks)
+{
+	const char *p = strrchr(stat, ')');
+	unsigned long long ut = 0, st = 0;
+	int field;
+
+	if (!p || p[1] != ' ' || !p[2])
+		return -EINVAL;
+	*state = p[2];
+	p++;
+	for (field = 3; field < 15; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+		if (field == 13 && stat_number(p + 1, &ut))
+			return -EINVAL;
+	}
+	if (stat_number(p + 1, &st))
+		return -EINVAL;
+	*ticks = ut + st;
+	return 0;
+}
+
+double watchdog_progress_seen(struct watchdog *w, const struct watchdog_progress *p, double now)
+{
+	if (!w->last_change || p->cpu != w->last.cpu || p->pids != w->last.pids ||
+	    p->n != w->last.n) {
+		w->last = *p;
+		w->last_change = now;
+		return 0;
+	}
+	w->last.stopped = p->stopped;
+	w->last.dpkg = p->dpkg;
+	return now - w->last_change;
+}
+
 int watchdog_runs_dpkg(const char *cmdline, size_t len)
 {
 	const char *p = cmdline, *end = cmdline + len, *nul, *base;
@@ -258,11 +294,34 @@ static void script_from_env(int proc_fd, const char *pid, struct watchdog_report
 	}
 }
 
+/*
+ * The parent that counts for `ppid`: itself, or, when it is mkimage-exec's exec profile waiting
+ * for the program it started (WATCHDOG_PROFILER_COMM), its own parent, so that a dpkg started
+ * under -v is judged as without it. A process naming itself so gains nothing: it only makes its
+ * children judged by its parent, which judges it too.
+ */
+static long counted_parent(int proc_fd, long ppid)
+{
+	char pid[24], buf[1024], comm[sizeof(WATCHDOG_PROFILER_COMM) + 2];
+	unsigned long long start;
+	long grand;
+
+	snprintf(pid, sizeof(pid), "%ld", ppid);
+	snprintf(comm, sizeof(comm), "(%s)", WATCHDOG_PROFILER_COMM);
+	if (read_proc(proc_fd, pid, "stat", buf, sizeof(buf)) <= 0 || !strstr(buf, comm) ||
+	    watchdog_parse_stat(buf, &grand, &start))
+		return ppid;
+	return grand;
+}
+
 static int parent_runs_dpkg(int proc_fd, long ppid)
 {
 	char pid[24], buf[4096];
 	ssize_t n;
 
+	ppid = counted_parent(proc_fd, ppid);
+	if (ppid <= 1)
+		return 0;
 	snprintf(pid, sizeof(pid), "%ld", ppid);
 	n = read_proc(proc_fd, pid, "cmdline", buf, sizeof(buf));
 	return n > 0 && watchdog_runs_dpkg(buf, (size_t)n);
@@ -301,17 +360,18 @@ static int is_pid(const char *s)
 	return 1;
 }
 
-/* A maintainer script running for longer than the timeout: 1 and `*r` filled. */
-static int script_overdue(const struct watchdog *w, const char *pid, double now,
+/* A maintainer script (its /proc/PID/stat in `stat`) older than the timeout: 1, `*r` filled. */
+static int script_overdue(const struct watchdog *w, const char *pid, const char *stat, double now,
 			  struct watchdog_report *r)
 {
-	char stat[1024];
-	unsigned long long start;
+	unsigned long long start, cpu;
 	long ppid;
 	double age;
+	char state;
 
-	if (read_proc(w->proc_fd, pid, "stat", stat, sizeof(stat)) <= 0 ||
-	    watchdog_parse_stat(stat, &ppid, &start))
+	/* A zombie has ended: a dpkg stopped before it reaped a script has stalled (tick). */
+	if (watchdog_parse_stat(stat, &ppid, &start) || watchdog_parse_cpu(stat, &state, &cpu) ||
+	    state == 'Z')
 		return 0;
 	age = now - (double)start / (double)w->ticks_per_s;
 	if (age <= w->o.script_timeout || !script_of(w, pid, ppid, r))
@@ -337,13 +397,48 @@ static void add_usage(const struct watchdog *w, const char *pid, struct watchdog
 	}
 }
 
+/* Add process `pid` (its stat in `stat`) to the step's fingerprint. */
+static void progress_add(const struct watchdog *w, const char *pid, const char *stat,
+			 struct watchdog_progress *p)
+{
+	unsigned long long ticks;
+	char state, cmd[4096];
+	ssize_t n;
+
+	p->n++;
+	p->pids += strtoull(pid, NULL, 10);
+	if (watchdog_parse_cpu(stat, &state, &ticks))
+		return;
+	p->cpu += ticks;
+	p->stopped += state == 'T' || state == 't';
+	if (!p->dpkg) {
+		n = read_proc(w->proc_fd, pid, "cmdline", cmd, sizeof(cmd));
+		p->dpkg = n > 0 && watchdog_runs_dpkg(cmd, (size_t)n);
+	}
+}
+
+/* One process of the scan: its part of the fingerprint, 1 when it is an overdue script. */
+static int scan_one(const struct watchdog *w, const char *pid, double now,
+		    struct watchdog_report *r, struct watchdog_progress *p)
+{
+	char stat[1024];
+
+	if (read_proc(w->proc_fd, pid, "stat", stat, sizeof(stat)) <= 0)
+		return 0;
+	if (p)
+		progress_add(w, pid, stat, p);
+	return w->o.script_timeout && script_overdue(w, pid, stat, now, r);
+}
+
 /*
- * Walk /proc once: count the processes (the init, pid 1, excluded), stop at an overdue script.
- * With `any_script`, note the first maintainer script seen (to name it in another verdict).
- * With `use`, add up their threads and resident memory there.
+ * Walk /proc once: count the processes (the init, pid 1, excluded), stop at an overdue script,
+ * take the step's fingerprint into `p` (may be NULL). With `any_script`, note the first
+ * maintainer script seen (to name it in another verdict). With `use`, add up their threads and
+ * resident memory there.
  */
 static unsigned long long scan_procs(const struct watchdog *w, struct watchdog_report *r,
-				     int any_script, struct watchdog_usage *use)
+				     int any_script, struct watchdog_usage *use,
+				     struct watchdog_progress *p)
 {
 	int fd = openat(w->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -364,8 +459,7 @@ static unsigned long long scan_procs(const struct watchdog *w, struct watchdog_r
 			add_usage(w, de->d_name, use);
 		if (any_script && !r->script[0])
 			script_of(w, de->d_name, 0, r);
-		else if (!any_script && w->o.script_timeout &&
-			 script_overdue(w, de->d_name, now, r))
+		else if (!any_script && scan_one(w, de->d_name, now, r, p))
 			break;
 	}
 	closedir(d);
@@ -431,7 +525,7 @@ static int tree_over(struct watchdog *w, struct watchdog_report *r)
 static int verdict(const struct watchdog *w, struct watchdog_report *r)
 {
 	if (r->verdict != WATCHDOG_SCRIPT_TIMEOUT)
-		scan_procs(w, r, 1, NULL);
+		scan_procs(w, r, 1, NULL, NULL);
 	kill(-1, SIGKILL);
 	return 1;
 }
@@ -474,13 +568,35 @@ static int memory_over(const struct watchdog *w, unsigned long long resident,
 	return 1;
 }
 
+/*
+ * Whether the step stalled: dpkg runs and nothing changed for longer than the bound. Only
+ * dpkg's steps: a hook that waits is bounded by its own timeout, a script by script_timeout.
+ */
+static int stalled(struct watchdog *w, const struct watchdog_progress *p, double now,
+		   struct watchdog_report *r)
+{
+	double idle = watchdog_progress_seen(w, p, now);
+
+	if (!w->o.stall_timeout || !p->dpkg || idle <= w->o.stall_timeout)
+		return 0;
+	r->verdict = WATCHDOG_STALLED;
+	r->seconds = (unsigned)idle;
+	r->limit = w->o.stall_timeout;
+	r->count = p->n;
+	r->stopped = p->stopped;
+	return 1;
+}
+
 int watchdog_tick(struct watchdog *w, struct watchdog_report *r)
 {
 	struct watchdog_usage use = { 0 };
+	struct watchdog_progress p = { 0 };
 
 	memset(r, 0, sizeof(*r));
-	scan_procs(w, r, 0, &use);
+	scan_procs(w, r, 0, &use, w->o.stall_timeout ? &p : NULL);
 	if (r->verdict)
+		return verdict(w, r);
+	if (w->o.stall_timeout && stalled(w, &p, boot_now(), r))
 		return verdict(w, r);
 	if (w->o.max_procs && use.tasks >= w->o.max_procs) {
 		r->verdict = WATCHDOG_PROCESSES;
@@ -549,6 +665,13 @@ void watchdog_log(const struct watchdog_report *r, const char *step, const struc
 			  "memory, its /tmp, /run, /dev/shm and /dev, SysV shared memory and message "
 			  "queues); every process of the step was killed (%s)", step, who,
 			  (double)r->count / (1 << 20), runlimits_hint(l, LIMIT_MEMORY).s);
+		break;
+	case WATCHDOG_STALLED:
+		log_error("%s stalled: for %u s no process of it used CPU time, started or ended "
+			  "while dpkg ran (%llu processes, %u of them stopped by a signal), past "
+			  "script_timeout (%llu s); every process of the step was killed (raise "
+			  "'script_timeout' in the recipe if dpkg may legitimately wait that long)",
+			  step, r->seconds, r->count, r->stopped, r->limit);
 		break;
 	case WATCHDOG_STAGING:
 		log_error("%s%s made the staging tree larger than its limit: %.1f MiB allocated; "

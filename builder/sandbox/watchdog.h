@@ -16,9 +16,16 @@
 
 #include "lib/runlimits.h"
 
+/*
+ * mkimage-exec's exec profile (mkimage -v) names itself so while it waits for the program it
+ * started: the watchdog looks through it to its parent, so that -v changes nothing it times.
+ */
+#define WATCHDOG_PROFILER_COMM "mkimage-profile"
+
 /** The bounds of one step; a 0 field is no bound. */
 struct watchdog_opts {
 	unsigned script_timeout; /* seconds one maintainer script may run */
+	unsigned stall_timeout;  /* seconds dpkg may run with no progress in the step */
 	uint64_t max_procs;      /* processes in the step's namespace (the init excluded) */
 	uint64_t max_tree_bytes; /* bytes allocated in the tree (st_blocks, one filesystem) */
 	uint64_t max_memory;     /* resident memory + the step's tmpfs mounts + SysV shm, bytes */
@@ -30,6 +37,8 @@ enum watchdog_verdict {
 	WATCHDOG_PROCESSES,      /* `count` processes were running, limit `limit` */
 	WATCHDOG_STAGING,        /* the tree held `count` bytes, limit `limit` */
 	WATCHDOG_MEMORY,         /* the step held `count` bytes of memory, limit `limit` */
+	WATCHDOG_STALLED,        /* no progress for `seconds` while dpkg ran, limit `limit`; */
+				 /* `count` processes, `stopped` of them stopped (SIGSTOP) */
 };
 
 /** What the watchdog did: plain data, so it can live in a page shared with mkimage. */
@@ -39,7 +48,21 @@ struct watchdog_report {
 	char script[16];          /* "postinst", "preinst"... */
 	unsigned long long count; /* processes or bytes, as the verdict says */
 	unsigned long long limit; /* the bound passed */
-	unsigned seconds;         /* how long the script had run (WATCHDOG_SCRIPT_TIMEOUT) */
+	unsigned seconds;         /* how long the script had run, or the step stalled */
+	unsigned stopped;         /* processes stopped by a signal (WATCHDOG_STALLED) */
+};
+
+/*
+ * What says a step is alive, taken at each look: the CPU time all its processes used (clock
+ * ticks) and which processes exist. A step whose fingerprint stays the same used no CPU and
+ * started or ended no process: stopped (SIGSTOP), or waiting on something that never comes.
+ */
+struct watchdog_progress {
+	unsigned long long cpu; /* utime + stime of the live processes, in ticks */
+	unsigned long long pids; /* sum of their pids, and how many: a change is a start or an end */
+	unsigned long long n;
+	unsigned stopped;        /* how many are stopped (state T or t) */
+	int dpkg;                /* whether a dpkg process is among them */
 };
 
 struct watchdog {
@@ -48,6 +71,8 @@ struct watchdog {
 	dev_t root_dev;
 	struct watchdog_opts o;
 	double next_walk, walk_cost; /* adaptive: walks take < 2% of the step */
+	struct watchdog_progress last; /* the fingerprint at the last change */
+	double last_change;            /* when it last changed (CLOCK_BOOTTIME seconds) */
 	unsigned long long ticks_per_s, page_size;
 };
 
@@ -84,7 +109,9 @@ uint64_t watchdog_as_limit(uint64_t max_memory, int emulated);
 
 /**
  * One look at the step (call every 100-250 ms from the namespace's init): count processes, find
- * maintainer scripts older than the timeout, walk the tree when its turn comes. A process is a
+ * maintainer scripts older than the timeout, see whether the step progressed (struct
+ * watchdog_progress: a step whose fingerprint has not changed for `stall_timeout` seconds while
+ * a dpkg runs in it has stalled), walk the tree when its turn comes. A process is a
  * maintainer script when its first arguments name one, when dpkg started it, or when it is the
  * step's command and its environment says it runs one; its age counts from its start, so a
  * script that exec'd another program or rewrote its arguments is still timed. When a bound is

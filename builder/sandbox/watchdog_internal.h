@@ -30,4 +30,15 @@ int watchdog_parse_stat_usage(const char *stat, unsigned long long *threads,
  */
 int watchdog_runs_dpkg(const char *cmdline, size_t len);
 
+/**
+ * Fields 3 (state) and 14-15 (utime + stime, in clock ticks) of /proc/PID/stat: 0, or -EINVAL.
+ */
+int watchdog_parse_cpu(const char *stat, char *state, unsigned long long *ticks);
+
+/**
+ * Record fingerprint `p` taken at `now`: a change restarts the stall clock. Returns the seconds
+ * the step has gone without a change (0 right after one).
+ */
+double watchdog_progress_seen(struct watchdog *w, const struct watchdog_progress *p, double now);
+
 #endif

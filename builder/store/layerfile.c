@@ -301,7 +301,7 @@ static int copy_out(struct wr *w, int fd, off_t from, off_t len)
 /* A regular file's data extents (holes stay holes), recorded as offset, length, data offset. */
 static int put_data(struct wr *w, const struct tent *t, struct buf *meta)
 {
-	int fd = beneath_open_canonical(w->rootfd, t->path, O_RDONLY | O_NOFOLLOW), ret = 0;
+	int fd = beneath_open_regular(w->rootfd, t->path, 1, NULL), ret = 0;
 	off_t size = t->sb.st_size, pos = 0, data, hole;
 	struct buf ext = { 0 };
 	uint32_t n = 0;

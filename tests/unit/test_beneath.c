@@ -159,6 +159,48 @@ START_TEST(canonical_refuses_every_link)
 }
 END_TEST
 
+/*
+ * A FIFO, a directory or a device where a regular file should be: refused at once (a FIFO
+ * without a writer would block a plain open for ever), through links too; a file stays readable.
+ */
+START_TEST(regular_never_blocks)
+{
+	const char *kind = NULL;
+	char path[256], c;
+	FILE *f;
+	int fd;
+
+	mk("var/lib", NULL);
+	snprintf(path, sizeof(path), "%s/var/lib/status", tree);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	mk("var/fifo-link", "/var/lib/status");
+	mk("var/null", "/dev/null");
+	for (int canonical = 0; canonical < 2; canonical++) {
+		ck_assert_int_eq(beneath_open_regular(rootfd, "var/lib/status", canonical, &kind),
+				 -EINVAL);
+		ck_assert_str_eq(kind, "a FIFO");
+		ck_assert_int_eq(beneath_open_regular(rootfd, "var/lib", canonical, &kind), -EINVAL);
+		ck_assert_str_eq(kind, "a directory");
+	}
+	ck_assert_int_eq(beneath_open_regular(rootfd, "var/fifo-link", 0, &kind), -EINVAL);
+	ck_assert_str_eq(kind, "a FIFO");
+	ck_assert_int_eq(beneath_open_regular(rootfd, "var/fifo-link", 1, NULL), -ELOOP);
+	/* /dev/null resolves inside the tree, where there is none */
+	ck_assert_int_eq(beneath_open_regular(rootfd, "var/null", 0, NULL), -ENOENT);
+	ck_assert_int_lt(beneath_open_regular(rootfd, "var/abs/marker", 0, NULL), 0);
+	snprintf(path, sizeof(path), "%s/var/lib/file", tree);
+	f = fopen(path, "w");
+	fputs("x", f);
+	fclose(f);
+	fd = beneath_open_regular(rootfd, "var/lib/file", 1, NULL);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	ck_assert_int_eq(read(fd, &c, 1), 1);
+	close(fd);
+	ck_assert(marker_intact());
+}
+END_TEST
+
 /* Userspace resolution (the unpacker's): "" for a failure, else the canonical directory. */
 static int resolved(const char *path, const char *want, const char *want_bad)
 {
@@ -247,6 +289,7 @@ Suite *beneath_suite(void)
 	tcase_add_test(tc, resolve_follows_links_inside_the_tree);
 	tcase_add_test(tc, resolve_refuses_hostile_trees);
 	tcase_add_test(tc, resolve_counts_links);
+	tcase_add_test(tc, regular_never_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -210,6 +210,47 @@ START_TEST(tree_bound)
 }
 END_TEST
 
+START_TEST(cpu_fields)
+{
+	unsigned long long t = 0;
+	char state = 0;
+	/* comm with spaces and ')': state T, utime 30, stime 12 */
+	const char *stat = "42 (a) b) T 7 42 42 0 -1 4194560 100 0 0 0 30 12 0 0 20 0 1 0 "
+			   "123456 2400000 100\n";
+
+	ck_assert_int_eq(watchdog_parse_cpu(stat, &state, &t), 0);
+	ck_assert_int_eq(state, 'T');
+	ck_assert_uint_eq(t, 42);
+	ck_assert_int_eq(watchdog_parse_cpu("42 (x) S 1 2 3\n", &state, &t), -EINVAL);
+	ck_assert_int_eq(watchdog_parse_cpu("42 (x)", &state, &t), -EINVAL);
+	ck_assert_int_eq(watchdog_parse_cpu("1 (x) S 1 1 1 0 -1 0 0 0 0 0 x 1 0\n", &state, &t),
+			 -EINVAL);
+}
+END_TEST
+
+/* The stall clock: only a change of CPU time or of the process set restarts it. */
+START_TEST(progress_clock)
+{
+	struct watchdog_opts o = { .stall_timeout = 5 };
+	struct watchdog_progress p = { .cpu = 100, .pids = 10, .n = 2, .dpkg = 1 };
+	struct watchdog w;
+
+	watchdog_init(&w, -1, -1, 0, &o);
+	ck_assert(watchdog_progress_seen(&w, &p, 1000.0) == 0);
+	ck_assert(watchdog_progress_seen(&w, &p, 1003.0) == 3.0);
+	p.stopped = 1; /* being stopped is no progress */
+	ck_assert(watchdog_progress_seen(&w, &p, 1006.0) == 6.0);
+	p.cpu++;
+	ck_assert(watchdog_progress_seen(&w, &p, 1007.0) == 0);
+	ck_assert(watchdog_progress_seen(&w, &p, 1009.0) == 2.0);
+	p.pids += 5; /* a process ended and another started: the count alone stays */
+	ck_assert(watchdog_progress_seen(&w, &p, 1010.0) == 0);
+	p.n++;
+	ck_assert(watchdog_progress_seen(&w, &p, 1011.0) == 0);
+	ck_assert(watchdog_progress_seen(&w, &p, 1020.5) == 9.5);
+}
+END_TEST
+
 Suite *watchdog_suite(void)
 {
 	Suite *s = suite_create("watchdog");
@@ -223,6 +264,8 @@ Suite *watchdog_suite(void)
 	tcase_add_test(tc, limit_self);
 	tcase_add_test(tc, dpkg_cmdline);
 	tcase_add_test(tc, tree_bound);
+	tcase_add_test(tc, cpu_fields);
+	tcase_add_test(tc, progress_clock);
 	suite_add_tcase(s, tc);
 	return s;
 }

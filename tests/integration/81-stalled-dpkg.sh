@@ -1,0 +1,78 @@
+# A stalled dpkg is seen (issue 30, row H2): a postinst SIGSTOPs dpkg and ends, so no script
+# runs; the watchdog sees no CPU time used and no process started or ended in the step for
+# script_timeout and ends the build with one error naming the stalled step, how long it stood
+# still, the stopped process and the key to raise, well before the outer guard; nothing is left
+# running. A dpkg that is merely slow between scripts is not stalled. As root and as an ordinary
+# user with a subordinate range.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-hooks.sh"
+
+fixture_debs arm armhf "armhf armel" base-passwd base-files libc-bin dpkg dash bash coreutils sed \
+	grep busybox hello:armel libc6:armel debianutils findutils diffutils
+chmod 755 "$T"
+
+recipe() {
+	cat >"$T/r.cfg" <<R
+name = "t";
+architecture = "armhf";
+auxiliary_architectures = [ "armel" ];
+script_timeout = $1;
+packages = { install = [ "hello:armel" ]; };
+R
+	chmod 644 "$T/r.cfg"
+}
+
+# with_postinst BODY: hello's postinst becomes BODY and hello "unpacked" again.
+with_postinst() {
+	sed -i '/^Package: hello$/,/^$/ s/^Status: install ok installed$/Status: install ok unpacked/' \
+		"$T/tree/var/lib/dpkg/status"
+	printf '#!/bin/sh\n%s\n' "$1" >"$T/tree/var/lib/dpkg/info/hello.postinst"
+	chmod 755 "$T/tree/var/lib/dpkg/info/hello.postinst"
+}
+
+nothing_left() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$T/tree" ] && fail "pid ${p#/proc/} ($(cat "$p/comm")) still runs in the tree"
+	done
+	true
+}
+
+run_all() {
+	local run=("$@") t0 t
+
+	recipe 5
+	# the script stops dpkg and ends: dpkg never reaps it, no script runs any more
+	with_postinst 'kill -STOP $PPID; exit 0'
+	t0=$(date +%s)
+	expect_fail 7 "'dpkg --configure -a' stalled: for [0-9]+ s no process of it used CPU time, started or ended while dpkg ran \([0-9]+ processes, [1-9][0-9]* of them stopped by a signal\), past script_timeout \(5 s\).*raise 'script_timeout'" \
+		timeout 300 "${run[@]}" --recipe "$T/r.cfg" "$T/tree"
+	t=$(( $(date +%s) - t0 ))
+	[ "$t" -le 120 ] || fail "the stopped dpkg was seen after $t s, not well before the 300 s guard"
+	[ "$(grep -c 'stalled' "$T/err")" = 1 ] || fail "the stall is not said exactly once"
+	grep -q 'ran longer than script_timeout' "$T/err" && fail "the ended script was timed as running"
+	nothing_left
+	note "stopped dpkg seen after $t s (script_timeout 5)"
+
+	# a background process of the script stops dpkg; the script ends a moment later
+	with_postinst '(kill -STOP $PPID) </dev/null >/dev/null 2>&1 & sleep 1; exit 0'
+	expect_fail 7 "'dpkg --configure -a' stalled: .*stopped by a signal" \
+		timeout 300 "${run[@]}" --recipe "$T/r.cfg" "$T/tree"
+	nothing_left
+
+	# busy but under the bound: scripts sleeping 3 s each are neither overdue nor a stall
+	recipe 5
+	with_postinst 'sleep 3'
+	expect_ok timeout 300 "${run[@]}" --recipe "$T/r.cfg" "$T/tree"
+}
+
+fixture_tree arm "$T/tree"
+expect_ok "$CONFIGURE" "$T/tree"
+run_all "$CONFIGURE"
+
+rm -rf "$T/tree"
+fixture_tree arm "$T/tree"
+test_user mkistall81
+fixture_shift "$T/tree" mkistall81
+expect_ok as_user mkistall81 "$CONFIGURE" "$T/tree"
+run_all setpriv --reuid mkistall81 --regid mkistall81 --clear-groups env HOME=/nonexistent "$CONFIGURE"

@@ -266,8 +266,8 @@ int imgtree_open(const struct imgtree *t, size_t i)
 	int fd = beneath_open_regular(t->root_fd, path, 1, &kind);
 
 	if (fd == -EINVAL && kind) {
-		log_error("'%s' is a regular file in the manifest but %s in the staging tree (a "
-			  "script replaced it)", path, kind);
+		log_error("'%s' is a regular file in the manifest but not in the staging tree (it is "
+			  "%s there: a script replaced it)", path, kind);
 		return -MKI_E_IMAGE;
 	}
 	if (fd < 0)

@@ -506,7 +506,7 @@ static int wait_command(const struct sandbox_cmd *c, pid_t cmd, const sigset_t *
 		sigtimedwait(chld, NULL, &tick);
 	}
 	if (found && proc_fd >= 0 && !rep->watch.verdict)
-		watchdog_finish(&w, &rep->watch);
+		watchdog_finish(&w, &rep->watch, !WIFEXITED(wst) || WEXITSTATUS(wst));
 	if (proc_fd >= 0)
 		close(proc_fd);
 	if (root_fd >= 0)

@@ -522,10 +522,30 @@ static int tree_over(struct watchdog *w, struct watchdog_report *r)
  * forked while kill(-1) runs may escape it, but not the init's exit: the kernel then refuses new
  * pids in the namespace before it kills what is left.
  */
+/* The script whose environment the step's leftovers inherited (the script itself has ended). */
+static void script_of_leftovers(const struct watchdog *w, struct watchdog_report *r)
+{
+	int fd = openat(w->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (!r->script[0] && (de = readdir(d)))
+		if (is_pid(de->d_name) && strcmp(de->d_name, "1"))
+			script_from_env(w->proc_fd, de->d_name, r);
+	closedir(d);
+}
+
 static int verdict(const struct watchdog *w, struct watchdog_report *r)
 {
 	if (r->verdict != WATCHDOG_SCRIPT_TIMEOUT)
 		scan_procs(w, r, 1, NULL, NULL);
+	if (r->verdict != WATCHDOG_SCRIPT_TIMEOUT && !r->script[0])
+		script_of_leftovers(w, r);
 	kill(-1, SIGKILL);
 	return 1;
 }
@@ -612,8 +632,32 @@ int watchdog_tick(struct watchdog *w, struct watchdog_report *r)
 	return 0;
 }
 
-int watchdog_finish(struct watchdog *w, struct watchdog_report *r)
+/*
+ * RLIMIT_NPROC is the limit itself, so a fork bomb's shell may give up on a refused fork and
+ * end the step between two looks. A failed step whose leftovers still fill the process table to
+ * within 1/16 of the limit (what exited since: the shell, dpkg) reached it.
+ */
+static int procs_at_limit(const struct watchdog *w, struct watchdog_report *r)
 {
+	struct watchdog_usage use = { 0 };
+	unsigned long long slack = w->o.max_procs / 16 > 8 ? w->o.max_procs / 16 : 8;
+
+	scan_procs(w, r, 1, &use, NULL);
+	if (use.tasks + slack < w->o.max_procs)
+		return 0;
+	if (!r->script[0])
+		script_of_leftovers(w, r);
+	r->verdict = WATCHDOG_PROCESSES;
+	r->count = use.tasks;
+	r->limit = w->o.max_procs;
+	return 1;
+}
+
+int watchdog_finish(struct watchdog *w, struct watchdog_report *r, int failed)
+{
+	memset(r, 0, sizeof(*r));
+	if (failed && w->o.max_procs && procs_at_limit(w, r))
+		return 1;
 	memset(r, 0, sizeof(*r));
 	if (w->o.max_memory && memory_over(w, 0, r))
 		return 1;

@@ -122,9 +122,10 @@ int watchdog_tick(struct watchdog *w, struct watchdog_report *r);
 
 /**
  * When the step has ended: one last walk of the tree, so a script that filled it and exited
- * between two walks is still caught. Fills `*r` and returns 1 when the tree is over its bound.
+ * between two walks is still caught. Fills `*r` and returns 1 when the tree is over its bound;
+ * also when the step `failed` with its leftovers at the process limit (a refused fork ended it).
  */
-int watchdog_finish(struct watchdog *w, struct watchdog_report *r);
+int watchdog_finish(struct watchdog *w, struct watchdog_report *r, int failed);
 
 /**
  * Say what the watchdog did to `step` (e.g. "'dpkg --configure -a'"), once, as an error naming the

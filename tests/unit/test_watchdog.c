@@ -189,7 +189,7 @@ START_TEST(tree_bound)
 	snprintf(path, sizeof(path), "%s/usr", dir);
 	ck_assert_int_eq(symlink("/usr", path), 0);
 	watchdog_init(&w, -1, root, 0, &o);
-	ck_assert_int_eq(watchdog_finish(&w, &r), 0);
+	ck_assert_int_eq(watchdog_finish(&w, &r, 0), 0);
 	/* 1 MiB of data in a subdirectory passes the 512 KiB bound */
 	snprintf(path, sizeof(path), "%s/d", dir);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
@@ -200,7 +200,7 @@ START_TEST(tree_bound)
 		ck_assert_int_eq(write(fd, block, sizeof(block)), (int)sizeof(block));
 	ck_assert_int_eq(fsync(fd), 0);
 	close(fd);
-	ck_assert_int_eq(watchdog_finish(&w, &r), 1);
+	ck_assert_int_eq(watchdog_finish(&w, &r, 0), 1);
 	ck_assert_int_eq(r.verdict, WATCHDOG_STAGING);
 	ck_assert_uint_ge(r.count, 1 << 20);
 	ck_assert_uint_eq(r.limit, 512 * 1024);

@@ -6,37 +6,7 @@
 # user with a subordinate range.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-hooks.sh"
-
-fixture_debs arm armhf "armhf armel" base-passwd base-files libc-bin dpkg dash bash coreutils sed \
-	grep busybox hello:armel libc6:armel debianutils findutils diffutils
-chmod 755 "$T"
-
-recipe() {
-	cat >"$T/r.cfg" <<R
-name = "t";
-architecture = "armhf";
-auxiliary_architectures = [ "armel" ];
-script_timeout = $1;
-packages = { install = [ "hello:armel" ]; };
-R
-	chmod 644 "$T/r.cfg"
-}
-
-# with_postinst BODY: hello's postinst becomes BODY and hello "unpacked" again.
-with_postinst() {
-	sed -i '/^Package: hello$/,/^$/ s/^Status: install ok installed$/Status: install ok unpacked/' \
-		"$T/tree/var/lib/dpkg/status"
-	printf '#!/bin/sh\n%s\n' "$1" >"$T/tree/var/lib/dpkg/info/hello.postinst"
-	chmod 755 "$T/tree/var/lib/dpkg/info/hello.postinst"
-}
-
-nothing_left() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/root" 2>/dev/null)" = "$T/tree" ] && fail "pid ${p#/proc/} ($(cat "$p/comm")) still runs in the tree"
-	done
-	true
-}
+. "$(dirname "$0")/lib-bounds.sh"
 
 run_all() {
 	local run=("$@") t0 t

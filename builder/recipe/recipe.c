@@ -23,18 +23,12 @@
 #include "lib/log.h"
 #include "lib/manifest.h"
 #include "lib/readfile.h"
-#include "recipe_internal.h"
+#include "recipe_parse.h"
 
 #define RECIPE_MAX (1u << 20) /* a recipe or an @include file */
 #define INCLUDE_DEPTH 8
 #define STRINGIFY(x) #x
 #define DEC(x) STRINGIFY(x)
-
-struct recipe_ctx {
-	struct recipe *r;
-	const char *file;
-	const struct recipe_checks *checks;
-};
 
 /* A section: what its unknown-key message calls it, what an element that is no group is told. */
 struct section {
@@ -49,10 +43,7 @@ struct section {
 
 static const struct section sections[RECIPE_N_SECTIONS];
 
-static int fail(struct recipe_ctx *c, const config_setting_t *s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct recipe_ctx *c, const config_setting_t *s, const char *fmt, ...)
+int recipe_fail(struct recipe_ctx *c, const config_setting_t *s, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -66,7 +57,7 @@ static int fail(struct recipe_ctx *c, const config_setting_t *s, const char *fmt
 }
 
 /* A member of group `g`; NULL when absent or when the group itself is (image = { } left out). */
-static const config_setting_t *member(const config_setting_t *g, const char *key)
+const config_setting_t *recipe_member(const config_setting_t *g, const char *key)
 {
 	return g ? config_setting_get_member(g, key) : NULL;
 }
@@ -82,27 +73,27 @@ static const void *cfield(const void *base, size_t offset)
 }
 
 /* Optional string member: 0 if absent or set, error if the wrong type. */
-static int get_str(struct recipe_ctx *c, const config_setting_t *g, const char *key, char **out)
+int recipe_get_str(struct recipe_ctx *c, const config_setting_t *g, const char *key, char **out)
 {
-	const config_setting_t *s = member(g, key);
+	const config_setting_t *s = recipe_member(g, key);
 
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(c, s, "'%s' must be a string (in double quotes)", key);
+		return recipe_fail(c, s, "'%s' must be a string (in double quotes)", key);
 	free(*out);
 	*out = xstrdup(config_setting_get_string(s));
 	return 0;
 }
 
-static int get_bool(struct recipe_ctx *c, const config_setting_t *g, const char *key, int *out)
+int recipe_get_bool(struct recipe_ctx *c, const config_setting_t *g, const char *key, int *out)
 {
-	const config_setting_t *s = member(g, key);
+	const config_setting_t *s = recipe_member(g, key);
 
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-		return fail(c, s, "'%s' must be true or false", key);
+		return recipe_fail(c, s, "'%s' must be true or false", key);
 	*out = config_setting_get_bool(s);
 	return 0;
 }
@@ -110,18 +101,18 @@ static int get_bool(struct recipe_ctx *c, const config_setting_t *g, const char 
 static int get_uint(struct recipe_ctx *c, const config_setting_t *g, const char *key, unsigned max,
 		    unsigned *out)
 {
-	const config_setting_t *s = member(g, key);
+	const config_setting_t *s = recipe_member(g, key);
 	long long v;
 
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
-		return fail(c, s, "'%s' must be an integer", key);
+		return recipe_fail(c, s, "'%s' must be an integer", key);
 	v = config_setting_get_int64(s);
 	if (config_setting_type(s) == CONFIG_TYPE_INT)
 		v = config_setting_get_int(s);
 	if (v < 0 || (unsigned long long)v > max)
-		return fail(c, s, "'%s' must be between 0 and %u, not %lld", key, max, v);
+		return recipe_fail(c, s, "'%s' must be between 0 and %u, not %lld", key, max, v);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -130,7 +121,7 @@ static int get_uint(struct recipe_ctx *c, const config_setting_t *g, const char 
 static int get_strv(struct recipe_ctx *c, const config_setting_t *g, const char *key,
 		    struct strv *out)
 {
-	const config_setting_t *s = member(g, key);
+	const config_setting_t *s = recipe_member(g, key);
 	int i;
 
 	if (!s)
@@ -140,12 +131,12 @@ static int get_strv(struct recipe_ctx *c, const config_setting_t *g, const char 
 		return 0;
 	}
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(c, s, "'%s' must be a list of strings: [ \"a\", \"b\" ]", key);
+		return recipe_fail(c, s, "'%s' must be a list of strings: [ \"a\", \"b\" ]", key);
 	for (i = 0; i < config_setting_length(s); i++) {
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 
 		if (config_setting_type(e) != CONFIG_TYPE_STRING)
-			return fail(c, e, "'%s' must hold only strings", key);
+			return recipe_fail(c, e, "'%s' must hold only strings", key);
 		strv_push(out, config_setting_get_string(e));
 	}
 	return 0;
@@ -156,7 +147,7 @@ static int get_enum(struct recipe_ctx *c, const config_setting_t *g, const struc
 		    int *out)
 {
 	char *v = NULL;
-	int i, ret = get_str(c, g, k->name, &v);
+	int i, ret = recipe_get_str(c, g, k->name, &v);
 
 	if (ret || !v)
 		return ret;
@@ -166,7 +157,7 @@ static int get_enum(struct recipe_ctx *c, const config_setting_t *g, const struc
 	if (k->choices[i])
 		*out = i;
 	else
-		ret = fail(c, member(g, k->name), "'%s' must be %s, not '%s'", k->name, k->hint, v);
+		ret = recipe_fail(c, recipe_member(g, k->name), "'%s' must be %s, not '%s'", k->name, k->hint, v);
 	free(v);
 	return ret;
 }
@@ -175,7 +166,7 @@ static int get_enum(struct recipe_ctx *c, const config_setting_t *g, const struc
 static int get_mode(struct recipe_ctx *c, const config_setting_t *g, const char *key,
 		    unsigned *out)
 {
-	const config_setting_t *s = member(g, key);
+	const config_setting_t *s = recipe_member(g, key);
 	const char *v;
 	char *end;
 	unsigned long m;
@@ -183,12 +174,12 @@ static int get_mode(struct recipe_ctx *c, const config_setting_t *g, const char 
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(c, s, "'%s' must be an octal string such as \"0600\" (libconfig reads a bare 0600 as decimal)",
+		return recipe_fail(c, s, "'%s' must be an octal string such as \"0600\" (libconfig reads a bare 0600 as decimal)",
 			    key);
 	v = config_setting_get_string(s);
 	m = strtoul(v, &end, 8);
 	if (!*v || *end || m > 07777)
-		return fail(c, s, "'%s' must be octal digits up to \"07777\", not '%s'", key, v);
+		return recipe_fail(c, s, "'%s' must be octal digits up to \"07777\", not '%s'", key, v);
 	*out = (unsigned)m;
 	return 0;
 }
@@ -206,7 +197,7 @@ static int get_path(struct recipe_ctx *c, const config_setting_t *s, const char 
 	free(*out);
 	*out = realpath(joined, NULL);
 	if (!*out || access(*out, R_OK) != 0) {
-		ret = fail(c, s, "%s '%s' not found (looked at '%s'): %s", what, p, joined,
+		ret = recipe_fail(c, s, "%s '%s' not found (looked at '%s'): %s", what, p, joined,
 			   strerror(errno));
 		free(joined);
 		return ret;
@@ -214,9 +205,9 @@ static int get_path(struct recipe_ctx *c, const config_setting_t *s, const char 
 	/* Read later (hashed for the lock, copied, parsed): a FIFO or a device would hang that. */
 	fd = readfile_open(*out, &kind);
 	if (fd == -EINVAL)
-		ret = fail(c, s, "%s '%s' is %s, not a regular file: name a file", what, p, kind);
+		ret = recipe_fail(c, s, "%s '%s' is %s, not a regular file: name a file", what, p, kind);
 	else if (fd < 0)
-		ret = fail(c, s, "%s '%s' cannot be read: %s", what, p, strerror(-fd));
+		ret = recipe_fail(c, s, "%s '%s' cannot be read: %s", what, p, strerror(-fd));
 	else
 		close(fd);
 	free(joined);
@@ -227,10 +218,10 @@ static int get_path(struct recipe_ctx *c, const config_setting_t *s, const char 
 static int get_owner(struct recipe_ctx *c, const config_setting_t *g, const char *key,
 		     unsigned *uid_out, unsigned *gid_out)
 {
-	const config_setting_t *s = member(g, key);
+	const config_setting_t *s = recipe_member(g, key);
 	char *v = NULL, *end = NULL;
 	unsigned long uid = 0, gid = 0;
-	int ret = get_str(c, g, key, &v);
+	int ret = recipe_get_str(c, g, key, &v);
 
 	if (ret || !v)
 		return ret;
@@ -242,7 +233,7 @@ static int get_owner(struct recipe_ctx *c, const config_setting_t *g, const char
 	else
 		end = NULL;
 	if (!end || *end || errno || uid > 65535 || gid > 65535)
-		ret = fail(c, s, "'%s' must be numeric \"UID:GID\" with ids up to 65535 (such as "
+		ret = recipe_fail(c, s, "'%s' must be numeric \"UID:GID\" with ids up to 65535 (such as "
 			   "\"0:0\"), not '%s'", key, v);
 	*uid_out = (unsigned)uid;
 	*gid_out = (unsigned)gid;
@@ -301,7 +292,7 @@ static int check_name(struct recipe_ctx *c, const config_setting_t *g, const str
 	const char *name = c->r->name;
 
 	if (!name || !name[0] || strpbrk(name, "/ \t\n") || name[0] == '.')
-		return fail(c, member(g, "name"),
+		return recipe_fail(c, recipe_member(g, "name"),
 			    "'name' is required: a non-empty word without '/' or spaces");
 	return 0;
 }
@@ -314,8 +305,8 @@ static int check_arch(struct recipe_ctx *c, const config_setting_t *s, const cha
 		return 0;
 	hint = arch_suggest(name);
 	if (hint)
-		return fail(c, s, "unknown architecture '%s' (did you mean '%s'?)", name, hint);
-	return fail(c, s, "unknown architecture '%s' (see 'dpkg-architecture -L')", name);
+		return recipe_fail(c, s, "unknown architecture '%s' (did you mean '%s'?)", name, hint);
+	return recipe_fail(c, s, "unknown architecture '%s' (see 'dpkg-architecture -L')", name);
 }
 
 static int is_recipe_arch(const struct recipe *r, const char *a)
@@ -327,15 +318,15 @@ static int check_primary_arch(struct recipe_ctx *c, const config_setting_t *g,
 			      const struct recipe_key *k, void *base)
 {
 	if (!c->r->arch)
-		return fail(c, g, "'architecture' (the primary architecture, e.g. \"armhf\") is required");
-	return check_arch(c, member(g, "architecture"), c->r->arch);
+		return recipe_fail(c, g, "'architecture' (the primary architecture, e.g. \"armhf\") is required");
+	return check_arch(c, recipe_member(g, "architecture"), c->r->arch);
 }
 
 /* A list of architectures, each one dpkg knows. */
 static int parse_arch_list(struct recipe_ctx *c, const config_setting_t *g,
 			   const struct recipe_key *k, void *base)
 {
-	const config_setting_t *s = member(g, k->name);
+	const config_setting_t *s = recipe_member(g, k->name);
 	struct strv *out = field(base, k->offset);
 	size_t i;
 	int ret = get_strv(c, g, k->name, out);
@@ -353,7 +344,7 @@ static int check_aux_archs(struct recipe_ctx *c, const config_setting_t *g,
 
 	for (i = 0; i < r->aux_archs.n; i++)
 		if (!strcmp(r->aux_archs.v[i], r->arch))
-			return fail(c, member(g, k->name), "'%s' is the primary architecture; "
+			return recipe_fail(c, recipe_member(g, k->name), "'%s' is the primary architecture; "
 				    "list only others here", r->arch);
 	return 0;
 }
@@ -385,7 +376,7 @@ static int check_hostname(struct recipe_ctx *c, const config_setting_t *g,
 	const char *h = c->r->hostname;
 
 	if (h && !recipe_valid_hostname(h))
-		return fail(c, member(g, "hostname"),
+		return recipe_fail(c, recipe_member(g, "hostname"),
 			    "'hostname' must be letters, digits and '-' in dot-separated labels of at "
 			    "most 63 (64 in all), not starting or ending with '-'; not '%s'", h);
 	return 0;
@@ -398,7 +389,7 @@ static int parse_list(struct recipe_ctx *c, const config_setting_t *g, const str
 static int parse_sources(struct recipe_ctx *c, const config_setting_t *g,
 			 const struct recipe_key *k, void *base)
 {
-	const config_setting_t *s = member(g, k->name);
+	const config_setting_t *s = recipe_member(g, k->name);
 	struct recipe *r = c->r;
 	int ret;
 
@@ -411,7 +402,7 @@ static int parse_sources(struct recipe_ctx *c, const config_setting_t *g,
 	}
 	ret = parse_list(c, g, k, base);
 	if (!ret && !r->n_sources)
-		ret = fail(c, s, "'sources' is empty: add at least one source");
+		ret = recipe_fail(c, s, "'sources' is empty: add at least one source");
 	return ret;
 }
 
@@ -435,7 +426,7 @@ static int check_source_archs(struct recipe_ctx *c, const config_setting_t *g,
 
 	for (i = 0; i < src->archs.n; i++)
 		if (!is_recipe_arch(c->r, src->archs.v[i]))
-			return fail(c, member(g, k->name),
+			return recipe_fail(c, recipe_member(g, k->name),
 				    "architecture '%s' is not one of the recipe's architectures",
 				    src->archs.v[i]);
 	return 0;
@@ -444,10 +435,10 @@ static int check_source_archs(struct recipe_ctx *c, const config_setting_t *g,
 static int parse_keyring(struct recipe_ctx *c, const config_setting_t *g,
 			 const struct recipe_key *k, void *base)
 {
-	const config_setting_t *s = member(g, k->name);
+	const config_setting_t *s = recipe_member(g, k->name);
 
 	if (s && config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(c, s, "'keyring' must be a string (a path to a keyring file)");
+		return recipe_fail(c, s, "'keyring' must be a string (a path to a keyring file)");
 	return s ? get_path(c, s, "keyring", field(base, k->offset)) : 0;
 }
 
@@ -456,15 +447,15 @@ static int finish_source(struct recipe_ctx *c, const config_setting_t *g, void *
 	struct recipe_source *src = base;
 
 	if (src->host && src->uri)
-		return fail(c, g, "a source is either 'host = true' or has a 'uri', not both");
+		return recipe_fail(c, g, "a source is either 'host = true' or has a 'uri', not both");
 	if (!src->host && !src->uri)
-		return fail(c, g, "a source needs 'uri' (or 'host = true' for the host's apt sources)");
+		return recipe_fail(c, g, "a source needs 'uri' (or 'host = true' for the host's apt sources)");
 	if (src->uri && !str_starts_with(src->uri, "http://") && !str_starts_with(src->uri, "https://") &&
 	    !str_starts_with(src->uri, "file:/"))
-		return fail(c, member(g, "uri"),
+		return recipe_fail(c, recipe_member(g, "uri"),
 			    "unsupported uri '%s': use http://, https:// or file://", src->uri);
 	if (!src->host && !src->keyring && !src->trusted)
-		return fail(c, g, "source '%s' has no 'keyring': name the repository's signing key "
+		return recipe_fail(c, g, "source '%s' has no 'keyring': name the repository's signing key "
 			    "(or set 'trusted = true' to skip verification, not recommended)", src->uri);
 	if (!src->suite)
 		src->suite = xstrdup(c->r->suite);
@@ -532,7 +523,7 @@ int recipe_parse_package(const char *spec, struct recipe_package *p, const char 
 static int parse_install(struct recipe_ctx *c, const config_setting_t *g,
 			 const struct recipe_key *k, void *base)
 {
-	const config_setting_t *s = member(g, "install");
+	const config_setting_t *s = recipe_member(g, "install");
 	struct recipe *r = c->r;
 	struct strv specs = { 0 };
 	const char *why;
@@ -544,13 +535,13 @@ static int parse_install(struct recipe_ctx *c, const config_setting_t *g,
 		struct recipe_package *p = &r->packages[r->n_packages];
 
 		if (recipe_parse_package(specs.v[i], p, &why)) {
-			ret = fail(c, s, "package '%s': %s", specs.v[i], why);
+			ret = recipe_fail(c, s, "package '%s': %s", specs.v[i], why);
 			break;
 		}
 		r->n_packages++;
 		p->line = config_setting_source_line(s);
 		if (p->arch && !is_recipe_arch(r, p->arch))
-			ret = fail(c, s, "package '%s' asks for architecture '%s', which is not in "
+			ret = recipe_fail(c, s, "package '%s' asks for architecture '%s', which is not in "
 				   "'architecture' or 'auxiliary_architectures'", specs.v[i], p->arch);
 	}
 	strv_release(&specs);
@@ -560,17 +551,17 @@ static int parse_install(struct recipe_ctx *c, const config_setting_t *g,
 static int parse_local(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
 		       void *base)
 {
-	const config_setting_t *s = member(g, "local");
+	const config_setting_t *s = recipe_member(g, "local");
 	int i, ret;
 
 	if (s && config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(c, s, "'local' must be a list of .deb paths");
+		return recipe_fail(c, s, "'local' must be a list of .deb paths");
 	for (i = 0; s && i < config_setting_length(s); i++) {
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 		char *path = NULL;
 
 		if (config_setting_type(e) != CONFIG_TYPE_STRING)
-			return fail(c, e, "'local' must hold only strings");
+			return recipe_fail(c, e, "'local' must hold only strings");
 		ret = get_path(c, e, "local package", &path);
 		if (ret) {
 			free(path);
@@ -585,7 +576,7 @@ static int parse_local(struct recipe_ctx *c, const config_setting_t *g, const st
 static int get_checked(struct recipe_ctx *c, const config_setting_t *g, const char *key,
 		       int (*check)(const char *, const char **), struct strv *out)
 {
-	const config_setting_t *s = member(g, key);
+	const config_setting_t *s = recipe_member(g, key);
 	const char *why;
 	int i, ret = get_strv(c, g, key, out);
 
@@ -597,7 +588,7 @@ static int get_checked(struct recipe_ctx *c, const config_setting_t *g, const ch
 			struct buf esc = { 0 };
 
 			buf_add_escaped(&esc, out->v[i]);
-			ret = fail(c, e, "'%s': \"%s\" %s", key, esc.p, why);
+			ret = recipe_fail(c, e, "'%s': \"%s\" %s", key, esc.p, why);
 			buf_release(&esc);
 		}
 	}
@@ -618,7 +609,7 @@ static int parse_locales(struct recipe_ctx *c, const config_setting_t *g,
 	int ret = get_checked(c, g, k->name, pathfilter_check_locale, &r->locales);
 
 	if (!ret && r->locales.n && !r->minimize)
-		ret = fail(c, member(g, "locales"),
+		ret = recipe_fail(c, recipe_member(g, "locales"),
 			   "'locales' names the translations 'minimize' keeps: set 'minimize = true' "
 			   "too, or remove 'locales' (without it every translation is kept)");
 	return ret;
@@ -635,7 +626,7 @@ static int finish_packages(struct recipe_ctx *c, const config_setting_t *g, void
 	const struct recipe *r = base;
 
 	if (!r->n_packages && r->base == BASE_NONE && !r->local_debs.n)
-		return fail(c, g, "nothing to install: set 'base' or list packages in 'install'");
+		return recipe_fail(c, g, "nothing to install: set 'base' or list packages in 'install'");
 	return 0;
 }
 
@@ -644,10 +635,10 @@ static int finish_packages(struct recipe_ctx *c, const config_setting_t *g, void
 static int parse_hook_script(struct recipe_ctx *c, const config_setting_t *g,
 			     const struct recipe_key *k, void *base)
 {
-	const config_setting_t *s = member(g, "script");
+	const config_setting_t *s = recipe_member(g, "script");
 
 	if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(c, s ? s : g, "a hook needs 'script', a path to the script (string)");
+		return recipe_fail(c, s ? s : g, "a hook needs 'script', a path to the script (string)");
 	return get_path(c, s, "hook script", field(base, k->offset));
 }
 
@@ -676,7 +667,7 @@ static int finish_hook(struct recipe_ctx *c, const config_setting_t *g, void *ba
 static int parse_overlay_source(struct recipe_ctx *c, const config_setting_t *g,
 				const struct recipe_key *k, void *base)
 {
-	const config_setting_t *s = member(g, "source");
+	const config_setting_t *s = recipe_member(g, "source");
 	struct recipe_overlay *o = base;
 	const char *p;
 	char *joined;
@@ -684,16 +675,16 @@ static int parse_overlay_source(struct recipe_ctx *c, const config_setting_t *g,
 	int ret = 0;
 
 	if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(c, s ? s : g, "an overlay needs 'source', a directory beside the recipe "
+		return recipe_fail(c, s ? s : g, "an overlay needs 'source', a directory beside the recipe "
 			    "(string)");
 	p = config_setting_get_string(s);
 	joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", c->r->dir, p);
 	o->source = realpath(joined, NULL);
 	if (!o->source || stat(o->source, &sb) < 0)
-		ret = fail(c, s, "overlay source '%s' not found (looked at '%s'): %s", p, joined,
+		ret = recipe_fail(c, s, "overlay source '%s' not found (looked at '%s'): %s", p, joined,
 			   strerror(errno));
 	else if (!S_ISDIR(sb.st_mode))
-		ret = fail(c, s, "overlay source '%s' is not a directory: name the directory whose "
+		ret = recipe_fail(c, s, "overlay source '%s' is not a directory: name the directory whose "
 			   "tree is copied", p);
 	free(joined);
 	return ret;
@@ -714,13 +705,13 @@ static void fmt_overlay_source(struct buf *b, const struct recipe_key *k, const 
 static int parse_destination(struct recipe_ctx *c, const config_setting_t *g,
 			     const struct recipe_key *k, void *base)
 {
-	const config_setting_t *s = member(g, "destination");
+	const config_setting_t *s = recipe_member(g, "destination");
 	struct recipe_overlay *o = base;
 	char *dest = NULL;
-	int ret = get_str(c, g, "destination", &dest);
+	int ret = recipe_get_str(c, g, "destination", &dest);
 
 	if (!ret && (!dest || dest[0] != '/' || !(o->destination = manifest_normalize(dest))))
-		ret = fail(c, s ? s : g, "an overlay needs 'destination', an absolute path of the "
+		ret = recipe_fail(c, s ? s : g, "an overlay needs 'destination', an absolute path of the "
 			   "image without '..' (\"/\" for its root)");
 	free(dest);
 	return ret;
@@ -751,7 +742,7 @@ static int parse_image_format(struct recipe_ctx *c, const config_setting_t *g,
 	struct recipe_image *im = base;
 	const char *known = "";
 	char *fmt = NULL;
-	int ret = get_str(c, g, "format", &fmt);
+	int ret = recipe_get_str(c, g, "format", &fmt);
 
 	if (ret)
 		return ret;
@@ -759,7 +750,7 @@ static int parse_image_format(struct recipe_ctx *c, const config_setting_t *g,
 		fmt = xstrdup(k->def);
 	ret = c->checks->format(fmt, &known);
 	if (ret < 0) {
-		ret = fail(c, member(g, "format"), "image 'format' must be %s, not '%s'", known, fmt);
+		ret = recipe_fail(c, recipe_member(g, "format"), "image 'format' must be %s, not '%s'", known, fmt);
 		free(fmt);
 		return ret;
 	}
@@ -784,9 +775,9 @@ static int parse_fstab(struct recipe_ctx *c, const config_setting_t *g, const st
 	int ret;
 
 	im->fstab = im->labelled;
-	ret = get_bool(c, g, "fstab", &im->fstab);
+	ret = recipe_get_bool(c, g, "fstab", &im->fstab);
 	if (!ret && im->fstab && !im->labelled)
-		ret = fail(c, member(g, "fstab"),
+		ret = recipe_fail(c, recipe_member(g, "fstab"),
 			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
 	return ret;
 }
@@ -805,13 +796,13 @@ static int check_label(struct recipe_ctx *c, const config_setting_t *g, const st
 	const struct recipe_image *im = base;
 
 	if (strlen(im->label) > 16)
-		return fail(c, member(g, "label"),
+		return recipe_fail(c, recipe_member(g, "label"),
 			    "image 'label' is %zu bytes; ext4 labels hold at most 16", strlen(im->label));
 	return 0;
 }
 
 /* "../images/x.ext4" against the recipe's directory, without the ".." when the directory exists. */
-static char *resolve_output(const char *dir, const char *out)
+char *recipe_resolve_output(const char *dir, const char *out)
 {
 	char *joined = out[0] == '/' ? xstrdup(out) : xasprintf("%s/%s", dir, out);
 	char *slash = strrchr(joined, '/'), *real, *res;
@@ -832,10 +823,10 @@ static int parse_output(struct recipe_ctx *c, const config_setting_t *g, const s
 {
 	char **output = field(base, k->offset);
 	char *out = NULL;
-	int ret = get_str(c, g, "output", &out);
+	int ret = recipe_get_str(c, g, "output", &out);
 
 	if (!ret && out)
-		*output = resolve_output(c->r->dir, out);
+		*output = recipe_resolve_output(c->r->dir, out);
 	free(out);
 	return ret;
 }
@@ -877,10 +868,10 @@ static int parse_size(struct recipe_ctx *c, const config_setting_t *g, const str
 		      void *base)
 {
 	char *size = NULL;
-	int ret = get_str(c, g, "size", &size);
+	int ret = recipe_get_str(c, g, "size", &size);
 
 	if (!ret && size && strcmp(size, "auto") && recipe_parse_size(size, field(base, k->offset)))
-		ret = fail(c, member(g, "size"),
+		ret = recipe_fail(c, recipe_member(g, "size"),
 			   "image 'size' must be \"auto\" or a size like \"512M\" or \"2G\", not '%s'",
 			   size);
 	free(size);
@@ -893,7 +884,7 @@ static int check_kernel(struct recipe_ctx *c, const config_setting_t *g,
 	const char *kernel = ((const struct recipe_image *)base)->kernel;
 
 	if (kernel && (!kernel[0] || strchr(kernel, '/')))
-		return fail(c, member(g, "kernel"), "'kernel' is a kernel release as in "
+		return recipe_fail(c, recipe_member(g, "kernel"), "'kernel' is a kernel release as in "
 			    "/boot/vmlinuz-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'", kernel);
 	return 0;
 }
@@ -906,7 +897,7 @@ static int check_device_path(struct recipe_ctx *c, const config_setting_t *g,
 	const char *p = ((const struct recipe_device *)base)->path;
 
 	if (!p || p[0] != '/' || strstr(p, "/../") || str_ends_with(p, "/.."))
-		return fail(c, g, "a device needs an absolute 'path' without '..'");
+		return recipe_fail(c, g, "a device needs an absolute 'path' without '..'");
 	return 0;
 }
 
@@ -915,7 +906,7 @@ static int parse_device_type(struct recipe_ctx *c, const config_setting_t *g,
 {
 	struct recipe_device *d = base;
 	char *type = NULL;
-	int ret = get_str(c, g, "type", &type);
+	int ret = recipe_get_str(c, g, "type", &type);
 
 	if (!ret && type && !strcmp(type, "char"))
 		d->type = 'c';
@@ -924,7 +915,7 @@ static int parse_device_type(struct recipe_ctx *c, const config_setting_t *g,
 	else if (!ret && type && !strcmp(type, "fifo"))
 		d->type = 'p';
 	else if (!ret)
-		ret = fail(c, g, "device 'type' must be \"char\", \"block\" or \"fifo\"");
+		ret = recipe_fail(c, g, "device 'type' must be \"char\", \"block\" or \"fifo\"");
 	free(type);
 	return ret;
 }
@@ -947,6 +938,8 @@ static int shown_if_set(const struct recipe_key *k, const void *base, int digest
 	case RECIPE_BOOL:
 	case RECIPE_ENUM:
 		return *(const int *)v != 0;
+	case RECIPE_SIZE:
+		return *(const uint64_t *)v != 0;
 	default:
 		return 1;
 	}
@@ -981,11 +974,22 @@ static const struct section sections[RECIPE_N_SECTIONS] = {
 				"type = \"char\"; ... }",
 				sizeof(struct recipe_device), offsetof(struct recipe_device, line),
 				NULL },
+	[RECIPE_IN_DISK] = { "disk", "'disk'", NULL, 0, 0, recipe_disk_finish },
+	[RECIPE_IN_PARTITIONS] = { "disk.partitions", "a partition",
+				   "each partition must be a group: { name = \"root\"; "
+				   "type = \"root\"; ... }",
+				   sizeof(struct recipe_partition),
+				   offsetof(struct recipe_partition, line),
+				   recipe_disk_finish_partition },
 };
 
 static const char *const base_sets[] = { "none", "essential", "required", "important", NULL };
 static const char *const hook_wheres[] = { "inside", "outside", NULL };
 static const char *const machine_ids[] = { "uninitialized", "empty", NULL };
+static const char *const disk_tables[] = { "gpt", "mbr", NULL };
+static const char *const disk_compressions[] = { "none", "zstd", "xz", NULL };
+static const char *const disk_bootloaders[] = { "none", "extlinux", "systemd-boot", NULL };
+static const char *const part_formats[] = { "none", "ext4", "vfat", NULL }; /* partition_format */
 
 #define TOP(f) offsetof(struct recipe, f)
 #define SRC(f) offsetof(struct recipe_source, f)
@@ -993,6 +997,8 @@ static const char *const machine_ids[] = { "uninitialized", "empty", NULL };
 #define OVL(f) offsetof(struct recipe_overlay, f)
 #define IMG(f) offsetof(struct recipe_image, f)
 #define DEV(f) offsetof(struct recipe_device, f)
+#define DISK(f) offsetof(struct recipe_disk, f)
+#define PART(f) offsetof(struct recipe_partition, f)
 #define LIST_OF "( { ... }, { ... } )"
 
 /*
@@ -1037,6 +1043,10 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "what /etc/machine-id holds" },
 	{ RECIPE_IN_TOP, "image", RECIPE_GROUP, .offset = TOP(image), .sub = RECIPE_IN_IMAGE,
 	  .hint = "image = { format = \"ext4\"; ... };", .doc = "the image written" },
+	{ RECIPE_IN_TOP, "disk", RECIPE_GROUP, .offset = TOP(disk), .sub = RECIPE_IN_DISK,
+	  .shown = recipe_disk_shown, .def_doc = "no disk: the image alone",
+	  .hint = "disk = { partitions = ( { name = \"root\"; type = \"root\"; contents = \"root\"; } ); };",
+	  .doc = "a whole disk: partition table, boot loader, the image in a partition" },
 
 	{ RECIPE_IN_SOURCES, "host", RECIPE_BOOL, "false", .offset = SRC(host),
 	  .shown = shown_if_host, .doc = "the host's own apt sources instead of a uri" },
@@ -1154,6 +1164,64 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "its owner" },
 	{ RECIPE_IN_DEVICES, "gid", RECIPE_UINT, "0", .offset = DEV(gid), .max = 0xfffffffeu,
 	  .doc = "its group" },
+
+	{ RECIPE_IN_DISK, "table", RECIPE_ENUM, "gpt", .offset = DISK(table), .choices = disk_tables,
+	  .hint = "\"gpt\" or \"mbr\"", .doc = "the partition table" },
+	{ RECIPE_IN_DISK, "size", RECIPE_SIZE, "auto", .offset = DISK(size),
+	  .parse = recipe_disk_parse_size,
+	  .doc = "the disk's size: \"auto\" (the partitions' sum) or such as \"4G\"" },
+	{ RECIPE_IN_DISK, "output", RECIPE_STRING, .def_doc = "images/NAME.img",
+	  .offset = DISK(output), .parse = recipe_disk_parse_output,
+	  .shown = recipe_disk_shown_output, .doc = "where the disk is written, relative to the recipe" },
+	{ RECIPE_IN_DISK, "bmap", RECIPE_BOOL, "true", .offset = DISK(bmap),
+	  .doc = "write OUTPUT.bmap, the block map bmaptool copies by" },
+	{ RECIPE_IN_DISK, "compress", RECIPE_ENUM, "none", .offset = DISK(compress),
+	  .choices = disk_compressions, .hint = "\"none\", \"zstd\" or \"xz\"",
+	  .doc = "OUTPUT.zst or OUTPUT.xz instead of OUTPUT" },
+	{ RECIPE_IN_DISK, "bootloader", RECIPE_ENUM, "none", .offset = DISK(bootloader),
+	  .choices = disk_bootloaders, .hint = "\"none\", \"extlinux\" or \"systemd-boot\"",
+	  .doc = "the boot configuration written, from the plan's own packages" },
+	{ RECIPE_IN_DISK, "console", RECIPE_STRING, .offset = DISK(console), .shown = shown_if_set,
+	  .doc = "the kernel's console, such as \"ttyAMA0,115200\"" },
+	{ RECIPE_IN_DISK, "cmdline", RECIPE_STRING, "ro rootwait", .offset = DISK(cmdline),
+	  .doc = "the rest of the kernel command line, after root= and console=" },
+	{ RECIPE_IN_DISK, "root_image", RECIPE_BOOL, "false", .offset = DISK(root_image),
+	  .doc = "the root partition's filesystem also at image.output" },
+	{ RECIPE_IN_DISK, "partitions", RECIPE_LIST, .offset = DISK(partitions),
+	  .count = DISK(n_partitions), .sub = RECIPE_IN_PARTITIONS, .hint = LIST_OF,
+	  .doc = "the partitions, in disk order (required)" },
+
+	{ RECIPE_IN_PARTITIONS, "name", RECIPE_STRING, .offset = PART(name),
+	  .doc = "its GPT name, unique (required)" },
+	{ RECIPE_IN_PARTITIONS, "type", RECIPE_STRING, .offset = PART(type),
+	  .parse = recipe_disk_parse_type,
+	  .doc = "\"esp\", \"xbootldr\", \"root\", \"linux\", \"swap\", \"raw\" or a type GUID "
+		 "(required)" },
+	{ RECIPE_IN_PARTITIONS, "size", RECIPE_SIZE, "auto", .offset = PART(size),
+	  .parse = recipe_disk_parse_size, .format = recipe_disk_fmt_size,
+	  .doc = "\"auto\" (what it holds), \"grow\" (the rest of the disk) or such as \"256M\"" },
+	{ RECIPE_IN_PARTITIONS, "min_size", RECIPE_SIZE, "auto", .offset = PART(min_size),
+	  .parse = recipe_disk_parse_size, .shown = shown_if_set,
+	  .doc = "with size \"auto\": at least this" },
+	{ RECIPE_IN_PARTITIONS, "offset", RECIPE_SIZE, "auto", .offset = PART(offset),
+	  .parse = recipe_disk_parse_size, .shown = shown_if_set,
+	  .doc = "its first byte; \"auto\": after the one before, 1 MiB aligned" },
+	{ RECIPE_IN_PARTITIONS, "contents", RECIPE_STRING, .def_doc = "nothing",
+	  .offset = PART(path), .parse = recipe_disk_parse_contents,
+	  .format = recipe_disk_fmt_contents,
+	  .doc = "\"root\", a directory such as \"/boot/efi\", or \"file:/PATH\" written raw" },
+	{ RECIPE_IN_PARTITIONS, "format", RECIPE_ENUM, .def_doc = "by type and contents",
+	  .offset = PART(format), .choices = part_formats, .parse = recipe_disk_parse_format,
+	  .format = recipe_disk_fmt_format,
+	  .doc = "\"ext4\", \"vfat\" or \"none\" (raw bytes)" },
+	{ RECIPE_IN_PARTITIONS, "label", RECIPE_STRING, .def_doc = "the name (root: image.label)",
+	  .offset = PART(label), .shown = shown_if_set, .doc = "its filesystem's label" },
+	{ RECIPE_IN_PARTITIONS, "legacy_boot", RECIPE_BOOL, "false", .offset = PART(legacy_boot),
+	  .shown = shown_if_set, .doc = "the legacy-bootable flag, where U-Boot looks first" },
+	{ RECIPE_IN_PARTITIONS, "read_only", RECIPE_BOOL, "false", .offset = PART(read_only),
+	  .shown = shown_if_set, .doc = "the GPT read-only attribute" },
+	{ RECIPE_IN_PARTITIONS, "in_table", RECIPE_BOOL, "true", .offset = PART(table_entry),
+	  .doc = "false: raw bytes at a fixed offset, outside the table (a boot loader's SPL)" },
 	{ 0 }
 };
 
@@ -1185,9 +1253,9 @@ static int check_keys(struct recipe_ctx *c, const config_setting_t *group, enum 
 		if (k->name)
 			continue;
 		if (best)
-			return fail(c, m, "unknown key '%s' in %s (did you mean '%s'?)", name,
+			return recipe_fail(c, m, "unknown key '%s' in %s (did you mean '%s'?)", name,
 				    sections[sec].where, best->name);
-		return fail(c, m, "unknown key '%s' in %s", name, sections[sec].where);
+		return recipe_fail(c, m, "unknown key '%s' in %s", name, sections[sec].where);
 	}
 	return 0;
 }
@@ -1202,10 +1270,10 @@ static int get_value(struct recipe_ctx *c, const config_setting_t *g, const stru
 	case RECIPE_STRING:
 		if (k->def)
 			*(char **)v = xstrdup(k->def);
-		return get_str(c, g, k->name, v);
+		return recipe_get_str(c, g, k->name, v);
 	case RECIPE_BOOL:
 		*(int *)v = k->def && !strcmp(k->def, "true");
-		return get_bool(c, g, k->name, v);
+		return recipe_get_bool(c, g, k->name, v);
 	case RECIPE_UINT:
 		*(unsigned *)v = k->def ? (unsigned)strtoul(k->def, NULL, 10) : 0;
 		return get_uint(c, g, k->name, k->max, v);
@@ -1223,7 +1291,7 @@ static int get_value(struct recipe_ctx *c, const config_setting_t *g, const stru
 		return get_owner(c, g, k->name, v, field(base, k->count));
 	default:
 		/* A type without a reader of its own needs a parse function in its row. */
-		return fail(c, member(g, k->name), "'%s' cannot be read", k->name);
+		return recipe_fail(c, recipe_member(g, k->name), "'%s' cannot be read", k->name);
 	}
 }
 
@@ -1259,13 +1327,13 @@ static int parse_keys(struct recipe_ctx *c, const config_setting_t *g, enum reci
 static int parse_group(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
 		       void *base)
 {
-	const config_setting_t *s = member(g, k->name);
+	const config_setting_t *s = recipe_member(g, k->name);
 	int ret;
 
 	if (!s && k->required)
-		return fail(c, g, "'%s' is required: %s", k->name, k->hint);
+		return recipe_fail(c, g, "'%s' is required: %s", k->name, k->hint);
 	if (s && config_setting_type(s) != CONFIG_TYPE_GROUP)
-		return fail(c, s, "'%s' must be a group: %s", k->name, k->hint);
+		return recipe_fail(c, s, "'%s' must be a group: %s", k->name, k->hint);
 	ret = s ? check_keys(c, s, k->sub) : 0;
 	if (!ret)
 		ret = parse_keys(c, s, k->sub, field(base, k->offset));
@@ -1277,7 +1345,7 @@ static int parse_list(struct recipe_ctx *c, const config_setting_t *g, const str
 		      void *base)
 {
 	const struct section *sec = &sections[k->sub];
-	const config_setting_t *s = member(g, k->name);
+	const config_setting_t *s = recipe_member(g, k->name);
 	size_t i, n;
 	char *v;
 	int ret = 0;
@@ -1285,7 +1353,7 @@ static int parse_list(struct recipe_ctx *c, const config_setting_t *g, const str
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(c, s, "'%s' must be a list of groups: %s", k->name, k->hint);
+		return recipe_fail(c, s, "'%s' must be a list of groups: %s", k->name, k->hint);
 	n = (size_t)config_setting_length(s);
 	v = xcalloc(n + 1, sec->size);
 	*(void **)field(base, k->offset) = v;
@@ -1296,7 +1364,7 @@ static int parse_list(struct recipe_ctx *c, const config_setting_t *g, const str
 
 		*(int *)field(elem, sec->line) = config_setting_source_line(e);
 		if (config_setting_type(e) != CONFIG_TYPE_GROUP)
-			return fail(c, e, "%s", sec->shape);
+			return recipe_fail(c, e, "%s", sec->shape);
 		ret = check_keys(c, e, k->sub);
 		if (!ret)
 			ret = parse_keys(c, e, k->sub, elem);

@@ -76,6 +76,55 @@ struct recipe_image {
 	char *kernel;          /* which /boot/vmlinuz-VERSION to export; NULL: the only one */
 };
 
+/*
+ * The disk (recipe section `disk`): a partition table and what each partition holds. Present
+ * only when `set`; every partition's identifiers derive from the recipe (partuuid.h).
+ */
+enum disk_table { DISK_GPT, DISK_MBR };
+enum disk_compress { DISK_COMPRESS_NONE, DISK_COMPRESS_ZSTD, DISK_COMPRESS_XZ };
+enum disk_bootloader { DISK_BOOT_NONE, DISK_BOOT_EXTLINUX, DISK_BOOT_SYSTEMD_BOOT };
+enum partition_contents {
+	PART_EMPTY,   /* nothing, or an empty filesystem when `format` says one */
+	PART_ROOT,    /* the tree, less the subtrees other partitions hold (their mount points kept) */
+	PART_SUBTREE, /* a directory of the tree (`path`): "/boot", "/boot/efi", "/efi" */
+	PART_FILE,    /* a file of the tree (`path`) written raw */
+};
+enum partition_format { PART_FS_NONE, PART_FS_EXT4, PART_FS_VFAT };
+
+struct recipe_partition {
+	char *name;            /* the GPT partition name; what messages and the report call it */
+	char *type;            /* as written: "esp", "root", ... or a GUID (or "0xNN" on MBR) */
+	char type_guid[37];    /* GPT: the type GUID, lower case (root: the primary architecture's) */
+	unsigned mbr_type;     /* MBR: the system id byte */
+	uint64_t size;         /* bytes; 0: auto (what the contents need) */
+	uint64_t min_size;     /* auto: at least this */
+	int grow;              /* size = "grow": the rest of a disk of fixed size */
+	uint64_t offset;       /* first byte; 0: after the one before, 1 MiB aligned */
+	enum partition_contents contents;
+	char *path;            /* PART_SUBTREE: "boot/efi" (relative, normalized); PART_FILE: file */
+	enum partition_format format;
+	char *label;           /* the filesystem's label (default: derived from name) */
+	int legacy_boot;       /* GPT attribute 2 / MBR active flag: where U-Boot looks */
+	int read_only;         /* GPT attribute 60 */
+	int table_entry;       /* 0: bytes at `offset` outside the table (a boot loader's SPL) */
+	int line;
+};
+
+struct recipe_disk {
+	int set;               /* the recipe has a disk section */
+	int table;             /* enum disk_table */
+	uint64_t size;         /* bytes; 0: auto, the partitions' sum */
+	char *output;          /* NULL: images/NAME.img under the current directory */
+	int bmap;              /* OUTPUT.bmap beside it */
+	int compress;          /* enum disk_compress: OUTPUT.zst or OUTPUT.xz instead of OUTPUT */
+	int bootloader;        /* enum disk_bootloader */
+	char *console;         /* NULL: none; "ttyAMA0,115200" */
+	char *cmdline;         /* more of the kernel command line (default "rw rootwait") */
+	int root_image;        /* the root partition's filesystem also at image.output */
+	struct recipe_partition *partitions;
+	size_t n_partitions;
+};
+
 enum machine_id_mode { MACHINE_ID_UNINITIALIZED, MACHINE_ID_EMPTY };
 
 struct recipe {
@@ -107,6 +156,7 @@ struct recipe {
 	char *hostname;         /* NULL: /etc/hostname is left alone */
 	enum machine_id_mode machine_id;
 	struct recipe_image image;
+	struct recipe_disk disk;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };
 
@@ -153,5 +203,7 @@ void recipe_all_archs(const struct recipe *r, struct strv *out);
 
 /** Parse "512M", "2G", "1048576" into bytes; 0 on success, -EINVAL otherwise. */
 int recipe_parse_size(const char *s, uint64_t *out);
+/** The EFI name of Debian architecture `arch` ("x64", "aa64", ...), or NULL for none. */
+const char *recipe_disk_efi_arch(const char *arch);
 
 #endif

@@ -15,6 +15,8 @@ enum recipe_section {
 	RECIPE_IN_OVERLAYS, /* struct recipe_overlay */
 	RECIPE_IN_IMAGE,    /* struct recipe_image */
 	RECIPE_IN_DEVICES,  /* each element of image.devices: struct recipe_device */
+	RECIPE_IN_DISK,     /* the disk group: struct recipe_disk */
+	RECIPE_IN_PARTITIONS, /* each element of disk.partitions: struct recipe_partition */
 	RECIPE_N_SECTIONS
 };
 

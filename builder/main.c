@@ -802,6 +802,11 @@ int main(int argc, char **argv)
 		buf_release(&out);
 		goto out;
 	}
+	if (!ret && r.disk.set) {
+		log_error("%s: writing a whole disk (the 'disk' section) is not yet supported by "
+			  "this build: remove the section to write the image alone", r.file);
+		ret = -MKI_E_RECIPE;
+	}
 	if (!ret && (o.st.source_date_epoch = read_sde()) == -2)
 		ret = -MKI_E_USAGE;
 	if (!ret)

@@ -124,6 +124,8 @@ int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const stru
 		ret = -MKI_E_SANDBOX;
 	}
 	if (!ret && !layer_restored(l))
+		ret = identity_prepare(rootfd, st->source_date_epoch);
+	if (!ret && !layer_restored(l))
 		ret = configure(&t, p, twins, r, st);
 	/* The layer point: what follows depends on more than the package set (layer.c's key). */
 	if (!ret)

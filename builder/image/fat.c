@@ -212,6 +212,15 @@ static int folded_cmp(const void *pa, const void *pb)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
+/* Equal names in tree order, so the message names them the same way every time. */
+static int folded_order(const void *pa, const void *pb)
+{
+	const struct folded *a = pa, *b = pb;
+	int c = folded_cmp(a, b);
+
+	return c ? c : a->node < b->node ? -1 : 1;
+}
+
 /* Two names FAT would take for one (case is not significant) are an error naming both. */
 static int check_case(struct fat_ctx *c, const struct fat_node *d)
 {
@@ -228,7 +237,7 @@ static int check_case(struct fat_ctx *c, const struct fat_node *d)
 		for (j = 0; j < k->llen; j++)
 			f[i].u[j] = fatdir_fold(k->lname[j]);
 	}
-	qsort(f, d->nkids, sizeof(*f), folded_cmp);
+	qsort(f, d->nkids, sizeof(*f), folded_order);
 	for (i = 1; i < d->nkids && !ret; i++)
 		if (!folded_cmp(&f[i - 1], &f[i]))
 			ret = log_errno(-MKI_E_IMAGE, "'%s' and '%s' differ only in case: FAT cannot "

@@ -372,7 +372,10 @@ static int fit(struct fat_ctx *c, uint64_t bytes, int margin)
 	return c->used + (margin ? c->used / 32 + 16 : 0) <= c->g.clusters ? 0 : -ENOSPC;
 }
 
-/* The smallest whole number of MiB that fits (with the margin): grown by what is missing. */
+/*
+ * The smallest whole number of MiB that fits (with the margin): grown by what is missing, and
+ * to FAT32's first size when the root holds more than FAT12/16's fixed area can.
+ */
 static int smallest(struct fat_ctx *c, int margin, uint64_t *bytes)
 {
 	uint64_t size = MIB, want;
@@ -380,6 +383,11 @@ static int smallest(struct fat_ctx *c, int margin, uint64_t *bytes)
 
 	for (tries = 0; tries < SIZE_TRIES && ret == -ENOSPC; tries++) {
 		ret = fit(c, size, margin);
+		if (ret == -E2BIG) {
+			size = FATFS_FAT32_FROM;
+			ret = -ENOSPC;
+			continue;
+		}
 		if (ret != -ENOSPC)
 			break;
 		want = c->g.clusters ? (c->used + (margin ? c->used / 32 + 16 : 0) - c->g.clusters)
@@ -387,14 +395,10 @@ static int smallest(struct fat_ctx *c, int margin, uint64_t *bytes)
 		size = div_up(size + want + 1, MIB) * MIB;
 	}
 	*bytes = size;
-	if (ret == -EFBIG || ret == -ENOSPC)
+	if (ret)
 		return log_errno(-MKI_E_NOSPACE, "the FAT filesystem of '%s' would need more than "
 				 "FAT's 2 TiB: leave files out of it", c->where);
-	if (ret == -E2BIG)
-		return log_errno(-MKI_E_IMAGE, "the root of '%s' needs %" PRIu32 " entries: FAT12 "
-				 "and FAT16 hold at most 65520 there; move files into "
-				 "subdirectories", c->where, c->v[0].entries);
-	return ret;
+	return 0;
 }
 
 /* The size to write: fp->size when the tree fits in it, else an error saying what it needs. */
@@ -415,7 +419,10 @@ static int choose_size(struct fat_ctx *c, uint64_t *bytes)
 				" bytes: it needs %" PRIu64 " MiB (%" PRIu64 " bytes); make it at "
 				"least that large", c->where, c->fp->size, need / MIB, need);
 	else if (ret == -E2BIG)
-		ret = smallest(c, 0, &need); /* says why */
+		ret = log_errno(-MKI_E_NOSPACE, "the root of '%s' needs %" PRIu32 " entries: FAT12 "
+				"and FAT16 hold at most 65520 there; make it at least %" PRIu64
+				" MiB (FAT32) or move files into subdirectories", c->where,
+				c->v[0].entries, FATFS_FAT32_FROM / MIB);
 	return ret;
 }
 
@@ -576,6 +583,10 @@ static int copy_range(struct fat_ctx *c, int fd, uint64_t from, uint64_t len, ui
 						 c->k->name);
 			src += got;
 			out += got;
+		}
+		if (got == 0 && c->kernel_copy) {
+			c->kernel_copy = 0; /* some filesystems say 0 for "not here": read to know */
+			continue;
 		}
 		if (got == 0)
 			return log_errno(-MKI_E_IMAGE, "'%s' shrank while the FAT filesystem was "

@@ -345,6 +345,58 @@ START_TEST(interrupted)
 }
 END_TEST
 
+/* Another filesystem than the tree's: the kernel will not copy, the writer reads and writes. */
+START_TEST(copies_across_filesystems)
+{
+	struct fat_params fp = { .subtree = "boot/efi", .label = "efi-sys", .volume_id = 0x1234abcd };
+	char shm[] = "/dev/shm/mki-unit-fat-XXXXXX", *out;
+
+	fat_setup();
+	fat_many();
+	fx_tree(&fx);
+	if (!mkdtemp(shm))
+		return; /* no /dev/shm: nothing to compare with */
+	out = xasprintf("%s/fat.img", shm);
+	ck_assert_int_eq(write_to(out, &fp), 0);
+	ck_assert_int_eq(write_to(img, &fp), 0);
+	ck_assert(fx_same(out, img));
+	check_contents(out);
+	fx_sh(xasprintf("rm -rf '%s'", shm));
+	free(out);
+}
+END_TEST
+
+/* A root that FAT12/16's fixed area cannot hold: auto sizes to FAT32, a fixed size says so. */
+START_TEST(a_root_beyond_fat16)
+{
+	struct fat_params fp = { .subtree = "boot/efi" };
+	uint64_t bytes = 0;
+	char name[64], *log;
+	int i;
+
+	fat_setup();
+	for (i = 0; i < 21836; i++) { /* three entries each, 65 508, and the fixture's 16 */
+		snprintf(name, sizeof(name), "boot/efi/file_name_%05d", i);
+		fx_put(&fx, name, 0, 0, 0);
+		fx_add(&fx, name, MF_REG, 0644, 0);
+	}
+	manifest_sort(&fx.st.manifest);
+	fx_tree(&fx);
+	ck_assert_int_eq(fat_estimate(&fx.t, &fp, &bytes), 0);
+	ck_assert_uint_eq(bytes, 512 * MIB);
+	ck_assert_int_eq(write_to(img, &fp), 0);
+	ck_assert(fsck_clean(img));
+	ck_assert_int_eq(unlink(img), 0);
+	fp.size = 64 * MIB;
+	log = capture();
+	ck_assert_int_eq(write_to(img, &fp), -MKI_E_NOSPACE);
+	fflush(stderr);
+	ck_assert_int_eq(fx_sh(xasprintf("grep -q \"the root of 'boot/efi' needs 65524 entries.*"
+					 "at least 512 MiB (FAT32)\" '%s'", log)), 0);
+	free(log);
+}
+END_TEST
+
 Suite *fat_suite(void)
 {
 	Suite *s = suite_create("fat");
@@ -361,6 +413,8 @@ Suite *fat_suite(void)
 	tcase_add_test(tc, refuses_a_bad_subtree_label_or_size);
 	tcase_add_test(tc, estimates);
 	tcase_add_test(tc, interrupted);
+	tcase_add_test(tc, copies_across_filesystems);
+	tcase_add_test(tc, a_root_beyond_fat16);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -307,13 +307,13 @@ static int scan(struct fat_ctx *c)
 
 	for (len = strlen(sub); len && sub[len - 1] == '/'; len--)
 		sub[len - 1] = 0;
-	c->where = c->fp->subtree && *c->fp->subtree ? c->fp->subtree : "/";
 	ret = set_label(c);
 	if (!ret)
 		ret = find_subtree(c, sub + strspn(sub, "/"));
 	free(sub);
 	if (ret)
 		return ret;
+	c->where = c->base ? c->t->v[c->base].e->path : "/";
 	c->v = xcalloc(c->n, sizeof(*c->v));
 	for (i = 0; i < c->n; i++)
 		c->v[i].ti = c->base + i;

@@ -282,6 +282,34 @@ START_TEST(refuses_what_fat_cannot_hold)
 	fat_teardown();
 	ck_assert_int_eq(refused("boot/efi", "boot/efi/Gr\xc3\x9c\xc3\x9f" "e.TXT", MF_DIR,
 				 "differ only in case"), -MKI_E_IMAGE);
+	fat_teardown();
+	{
+		char name[300];
+
+		snprintf(name, sizeof(name), "boot/efi/%0256d", 0);
+		ck_assert_int_eq(refused("boot/efi", name, MF_DIR, "holds more than 255 UTF-16 "
+					 "units"), -MKI_E_IMAGE);
+	}
+}
+END_TEST
+
+START_TEST(refuses_a_file_of_4_gib)
+{
+	struct fat_params fp = { .subtree = "boot/efi" };
+	char *log;
+
+	fat_setup();
+	fx_put(&fx, "boot/efi/huge", (4096ll << 20) - 1, 1, 'z');
+	fx_add(&fx, "boot/efi/huge", MF_REG, 0644, 4096ull << 20);
+	manifest_sort(&fx.st.manifest);
+	fx_tree(&fx);
+	log = capture();
+	ck_assert_int_eq(write_to(img, &fp), -MKI_E_IMAGE);
+	fflush(stderr);
+	ck_assert_int_eq(fx_sh(xasprintf("grep -q \"'boot/efi/huge' is 4294967296 bytes: a FAT file "
+					 "holds at most 4 GiB - 1\" '%s'", log)), 0);
+	ck_assert_int_eq(access(img, F_OK), -1);
+	free(log);
 }
 END_TEST
 
@@ -412,6 +440,7 @@ Suite *fat_suite(void)
 	tcase_add_test(tc, region_of_a_disk);
 	tcase_add_test(tc, refuses_what_fat_cannot_hold);
 	tcase_add_test(tc, refuses_a_bad_subtree_label_or_size);
+	tcase_add_test(tc, refuses_a_file_of_4_gib);
 	tcase_add_test(tc, estimates);
 	tcase_add_test(tc, interrupted);
 	tcase_add_test(tc, copies_across_filesystems);

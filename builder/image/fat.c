@@ -39,6 +39,7 @@ struct fat_node {
 	uint16_t *lname;    /* NULL when the short name is the name */
 	size_t llen;
 	int dir;
+	int fixed;          /* its short name follows from its name: not generated */
 };
 
 struct fat_ctx {
@@ -249,7 +250,11 @@ static int check_case(struct fat_ctx *c, const struct fat_node *d)
 	return ret;
 }
 
-/* Short names: valid 8.3 names first (they are taken as they are), then generated ones. */
+/*
+ * Short names: first every name a lookup would match as a short name - valid 8.3 names, and
+ * names only upper-casing makes one ("readme.txt" matches README.TXT) - then the generated
+ * NAME~N.EXT of the others around them, so no lookup can find two entries.
+ */
 static int short_names(struct fat_ctx *c, struct fat_node *d)
 {
 	struct fatdir_set used;
@@ -259,17 +264,21 @@ static int short_names(struct fat_ctx *c, struct fat_node *d)
 	fatdir_set_init(&used, d->nkids);
 	for (i = 0; i < d->nkids; i++) {
 		struct fat_node *k = &c->v[c->kids[d->kid0 + i]];
+		const char *name = imgtree_name(c->t, k->ti);
 
-		if (fatdir_short_name(imgtree_name(c->t, k->ti), k->sname)) {
-			fatdir_set_add(&used, k->sname);
+		if (fatdir_short_name(name, k->sname)) {
 			free(k->lname);
 			k->lname = NULL;
+		} else if (!fatdir_lossless(name, k->sname)) {
+			continue;
 		}
+		fatdir_set_add(&used, k->sname); /* unique: equal ignoring case was refused */
+		k->fixed = 1;
 	}
 	for (i = 0; i < d->nkids && !ret; i++) {
 		struct fat_node *k = &c->v[c->kids[d->kid0 + i]];
 
-		if (k->lname && fatdir_generate(imgtree_name(c->t, k->ti), &used, k->sname))
+		if (!k->fixed && fatdir_generate(imgtree_name(c->t, k->ti), &used, k->sname))
 			ret = log_errno(-MKI_E_IMAGE, "no short name is left for '%s': rename some "
 					"of its siblings", path_of(c, c->kids[d->kid0 + i]));
 	}

@@ -25,6 +25,9 @@ make_tree() {
 		echo "title Debian $i" >"$d/boot/efi/loader/entries/debian-6.1.0-$i-amd64.conf"
 	done
 	echo "default debian-*" >"$d/boot/efi/loader/loader.conf"
+	# longna~1.txt's short name is LONGNA~1.TXT: the other may not be given it
+	echo first >"$d/boot/efi/loader/longname_1.txt"
+	echo second >"$d/boot/efi/loader/longna~1.txt"
 	printf 'caf\xc3\xa9\n' >"$d/boot/efi/Caf$(printf '\xc3\xa9') menu.txt"
 	: >"$d/boot/efi/empty"
 	truncate -s 3M "$d/boot/efi/sparse"
@@ -56,6 +59,9 @@ check() {
 	mdir -i "$img" ::/loader/entries | grep -q 'debian-6.1.0-60-amd64.conf' ||
 		fail "'$img' lacks a long name"
 	minfo -i "$img" :: | grep -q 'serial number: 2A2B2C2D' || fail "'$img': wrong volume id"
+	[ "$(mcopy -n -i "$img" '::loader/longna~1.txt' -)" = second ] &&
+		[ "$(mcopy -n -i "$img" '::loader/longname_1.txt' -)" = first ] ||
+		fail "'$img': a name finds another file (or two)"
 }
 
 # --- FAT12, FAT16, FAT32 -------------------------------------------------------------------

@@ -5,6 +5,7 @@
  */
 #include "bootcfg.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -65,14 +66,15 @@ int bootcfg_check_plan(const struct plan *p, const struct recipe *r)
 	for (i = 0; i < sizeof(needs) / sizeof(*needs); i++) {
 		if (needs[i].loader != r->disk.bootloader || plan_has(p, needs[i].package, 0))
 			continue;
-		log_error("%s: disk.bootloader = \"%s\" needs package '%s', which the plan does not "
-			  "hold: add \"%s\" to packages.install", r->file, needs[i].name,
-			  needs[i].package, needs[i].package);
+		log_error("%s: disk.bootloader = \"%s\" needs package '%s', which the plan "
+			  "does not hold: add \"%s\" to packages.install", r->file,
+			  needs[i].name, needs[i].package, needs[i].package);
 		return -MKI_E_IMAGE;
 	}
 	if (!plan_has(p, "linux-image-", 1)) {
-		log_error("%s: disk.bootloader needs a kernel, and the plan holds no 'linux-image-*' "
-			  "package: add one to packages.install (such as \"linux-image-%s\")", r->file,
+		log_error("%s: disk.bootloader needs a kernel, and the plan holds no "
+			  "'linux-image-*' package: add one to packages.install (such as "
+			  "\"linux-image-%s\")", r->file,
 			  !strcmp(r->arch, "armhf") ? "armmp" : r->arch);
 		return -MKI_E_IMAGE;
 	}
@@ -176,10 +178,10 @@ static int printable(const char *what, const char *s)
 
 static int version_order(const void *a, const void *b)
 {
-	const char *va = strchr(*(char *const *)a, '-') + 1, *vb = strchr(*(char *const *)b, '-') + 1;
-	int c = bootcfg_version_cmp(vb, va); /* newest first */
+	const char *na = *(char *const *)a, *nb = *(char *const *)b;
+	int c = bootcfg_version_cmp(nb + 8, na + 8); /* "vmlinuz-": newest first */
 
-	return c ? c : strcmp(*(char *const *)a, *(char *const *)b); /* the glob's order */
+	return c ? c : strcmp(na, nb); /* the glob's order */
 }
 
 /* /boot/vmlinu[xz]-* but signatures, as linux-version lists them, newest first. */
@@ -192,8 +194,9 @@ static int list_kernels(struct ctx *c)
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		log_error("%s: the tree has no '/boot' directory%s: install a kernel (a linux-image-* "
-			  "package)", c->r->file, fd == -ELOOP ? " (it is a symbolic link)" : "");
+		log_error("%s: the tree has no '/boot' directory%s: install a kernel (a "
+			  "linux-image-* package)", c->r->file,
+			  fd == -ELOOP ? " (it is a symbolic link)" : "");
 		return -MKI_E_IMAGE;
 	}
 	while ((de = readdir(d)))
@@ -244,9 +247,12 @@ static int make_dirs(struct ctx *c, const char *dir)
 		saved = *s;
 		*s = 0;
 		if (beneath_lstat(c->rootfd, p, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-			log_error("cannot write the boot configuration into '/%s': '/%s' is %s, made by "
-				  "a package or a hook; it must be a directory", dir, p,
-				  S_ISLNK(sb.st_mode) ? "a symbolic link" : readfile_kind(sb.st_mode));
+			const char *what = S_ISLNK(sb.st_mode) ? "a symbolic link"
+								: readfile_kind(sb.st_mode);
+
+			log_error("cannot write the boot configuration into '/%s': '/%s' is %s, "
+				  "made by a package or a hook; it must be a directory", dir, p,
+				  what);
 			ret = -MKI_E_IMAGE;
 			break;
 		}
@@ -303,7 +309,8 @@ static int copy_data(int in, int out, off_t size)
 		}
 		for (; !ret && pos < end; pos += n) {
 			n = read(in, chunk, (size_t)(end - pos < CHUNK ? end - pos : CHUNK));
-			ret = n <= 0 ? (n ? -errno : -EIO) : fsutil_write_all(out, chunk, (size_t)n);
+			ret = n <= 0 ? (n ? -errno : -EIO)
+				     : fsutil_write_all(out, chunk, (size_t)n);
 		}
 	}
 	if (!ret && ftruncate(out, size) < 0)
@@ -439,9 +446,10 @@ static struct bootcfg_kernel *extlinux_kernels(struct ctx *c, const char *boot_p
 		k[i].version = v;
 		k[i].initrd = exists(c, initrd, 0) ? keep(owned, xstrdup(initrd + 5))
 			    : exists(c, "boot/initrd.img", 0) ? "initrd.img" : NULL;
-		k[i].fdt = exists(c, fdtdir, S_IFDIR)
-			 ? keep(owned, xasprintf("fdtdir /usr/lib/linux-image-%s/", v))
-			 : exists(c, dtb, S_IFREG) ? keep(owned, xasprintf("fdt /dtb-%s", v)) : NULL;
+		if (exists(c, fdtdir, S_IFDIR))
+			k[i].fdt = keep(owned, xasprintf("fdtdir /usr/lib/linux-image-%s/", v));
+		else if (exists(c, dtb, S_IFREG))
+			k[i].fdt = keep(owned, xasprintf("fdt /dtb-%s", v));
 		free(initrd);
 		free(fdtdir);
 		free(dtb);
@@ -521,9 +529,10 @@ static char *entry_token(struct ctx *c)
 		t = xstrdup("linux");
 	}
 	for (p = t; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p)) {
-			log_error("the entry token '%s' (/etc/kernel/entry-token or os-release's ID) "
-				  "is not a file name for the ESP: use letters, digits, '.', '_', '-'",
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p)) {
+			log_error("the entry token '%s' (/etc/kernel/entry-token or os-release's "
+				  "ID) is not a file name for the ESP: use letters, digits, '.', "
+				  "'_', '-'",
 				  t);
 			free(t);
 			return NULL;

@@ -79,7 +79,7 @@ void bootcfg_fstab(const struct recipe *r, int64_t sde, struct buf *out)
 		partuuid_partition(r, sde, (size_t)(sub[i] - r->disk.partitions), id);
 		buf_addf(out, "PARTUUID=%s\t/", id);
 		fstab_field(out, sub[i]->path);
-		/* vfat has no owners: umask=0077 keeps the ESP root's alone, as Debian's installer */
+		/* vfat has no owners: umask=0077 keeps the ESP root's, as Debian's installer */
 		buf_addf(out, "\t%s\t%s\t0\t2\n", vfat ? "vfat" : "ext4",
 			 vfat ? "umask=0077" : "defaults");
 	}

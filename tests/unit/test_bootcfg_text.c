@@ -99,14 +99,15 @@ START_TEST(extlinux_boot_partition)
 	static const struct bootcfg_kernel k[] = {
 		{ "vmlinuz-6.1", "6.1", "initrd.img-6.1", "fdtdir /usr/lib/linux-image-6.1/" },
 	};
-	struct bootcfg_extlinux x = { "", "Debian", "l0", "root=PARTUUID=ab", "", " /boot/dtbo/a.dtbo",
-		k, 1 };
+	struct bootcfg_extlinux x = { "", "Debian", "l0", "root=PARTUUID=ab", "",
+		" /boot/dtbo/a.dtbo", k, 1 };
 	struct buf b = { 0 };
 
 	bootcfg_extlinux_conf(&x, &b);
-	/* /boot its own partition: paths from its root; no parameters: u-boot-update's "ro quiet" */
-	ck_assert_ptr_nonnull(strstr(b.p, "\n\nlabel l0\n\tmenu label Debian 6.1\n\tlinux /vmlinuz-6.1\n"
-				     "\tinitrd /initrd.img-6.1\n\tfdtdir /usr/lib/linux-image-6.1/\n"
+	/* /boot a partition: paths from its root; no parameters: u-boot-update's "ro quiet" */
+	ck_assert_ptr_nonnull(strstr(b.p, "\n\nlabel l0\n\tmenu label Debian 6.1\n"
+				     "\tlinux /vmlinuz-6.1\n\tinitrd /initrd.img-6.1\n"
+				     "\tfdtdir /usr/lib/linux-image-6.1/\n"
 				     "\tfdtoverlays  /boot/dtbo/a.dtbo\n"
 				     "\tappend root=PARTUUID=ab ro quiet\n\nlabel l0r\n"));
 	ck_assert_ptr_nonnull(strstr(b.p, "\tfdtdir /usr/lib/linux-image-6.1/\n"
@@ -121,7 +122,8 @@ START_TEST(default_u_boot)
 			     "console=ttyS0 a=\"$b\" c\\d", "U_BOOT_DEFAULT", "l1", NULL };
 	struct buf b = { 0 };
 
-	bootcfg_default_u_boot("## head\n\n#U_BOOT_UPDATE=\"true\"\n#U_BOOT_PARAMETERS=\"ro quiet\"\n"
+	bootcfg_default_u_boot("## head\n\n#U_BOOT_UPDATE=\"true\"\n"
+			       "#U_BOOT_PARAMETERS=\"ro quiet\"\n"
 			       "#U_BOOT_ROOT=\"\"\nU_BOOT_ROOT=\"old\"\n", kv, &b);
 	ck_assert_str_eq(b.p, "## head\n\n#U_BOOT_UPDATE=\"true\"\n"
 			      "U_BOOT_PARAMETERS=\"console=ttyS0 a=\\\"\\$b\\\" c\\\\d\"\n"
@@ -144,7 +146,8 @@ START_TEST(bls_entry)
 	struct buf b = { 0 };
 
 	bootcfg_bls_entry(&e, &b);
-	ck_assert_str_eq(b.p, "title      Debian GNU/Linux 12 (bookworm)\nversion    6.1.0-13-amd64\n"
+	ck_assert_str_eq(b.p, "title      Debian GNU/Linux 12 (bookworm)\n"
+			      "version    6.1.0-13-amd64\n"
 			      "sort-key   debian\noptions    root=PARTUUID=ab ro rootwait\n"
 			      "linux      /debian/6.1.0-13-amd64/linux\n"
 			      "initrd     /debian/6.1.0-13-amd64/initrd.img-6.1.0-13-amd64\n");

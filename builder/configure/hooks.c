@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "bootcfg.h"
 #include "configure.h"
 #include "execprof.h"
 #include "guards.h"
@@ -139,6 +140,9 @@ int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const stru
 	ret2 = guards_remove(&g, rootfd, s->root);
 	if (!ret && ret2)
 		ret = -MKI_E_HOOK;
+	/* after the hooks, which may add a kernel; the layer above holds none of it (bootcfg.h) */
+	if (!ret)
+		ret = bootcfg_write(s, r, rootfd, st);
 	if (!ret)
 		ret = finish(s, r, rootfd, st);
 	close(rootfd);

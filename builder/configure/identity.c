@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bootcfg.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
@@ -203,7 +204,11 @@ int identity_write(const struct recipe *r, int rootfd, int64_t sde)
 		log_info("the tree has an '/etc/fstab' (from a package or its scripts): kept; "
 			 "image.fstab writes one only where there is none");
 	} else if (r->image.fstab) {
-		identity_fstab(r->image.label, &b);
+		/* on a disk the root is named by PARTUUID: the two slots of A/B share a label */
+		if (r->disk.set)
+			bootcfg_fstab(r, sde, &b);
+		else
+			identity_fstab(r->image.label, &b);
 		ret = put(rootfd, "etc/fstab", b.p, b.len, sde);
 		buf_release(&b);
 	}

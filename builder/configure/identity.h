@@ -23,7 +23,8 @@ int identity_prepare(int rootfd, int64_t sde);
 
 /**
  * After configuration, before the overlays and hooks (which may replace what is written here):
- * /etc/fstab when r->image.fstab and the tree has none (a package's is kept); /etc/hostname and
+ * /etc/fstab when r->image.fstab and the tree has none (a package's is kept; a disk's names its
+ * partitions by PARTUUID, bootcfg_fstab()); /etc/hostname and
  * /etc/hosts when r->hostname is set. 0, or -MKI_E_HOOK (logged with the path).
  */
 int identity_write(const struct recipe *r, int rootfd, int64_t sde);

@@ -704,7 +704,10 @@ static enum compress_kind disk_compression(const struct recipe *r)
 	     : r->disk.compress == DISK_COMPRESS_XZ ? COMPRESS_XZ : COMPRESS_NONE;
 }
 
-/* A disk's other outputs: OUTPUT.bmap, OUTPUT.zst or .xz, the root partition at image.output. */
+/*
+ * A disk's other outputs: OUTPUT.bmap, OUTPUT.zst or .xz, the root partition at image.output
+ * (default: beside the disk, its stem and .ext4).
+ */
 static void disk_outputs(const struct options *o, const struct recipe *r, struct build *b)
 {
 	enum compress_kind k = disk_compression(r);
@@ -713,9 +716,15 @@ static void disk_outputs(const struct options *o, const struct recipe *r, struct
 		b->bmap = xasprintf("%s.bmap", o->output);
 	if (k != COMPRESS_NONE)
 		b->compressed = xasprintf("%s%s", o->output, compress_suffix(k));
-	if (r->disk.root_image)
-		b->root_image = r->image.output ? xstrdup(r->image.output)
-						: xasprintf("images/%s.ext4", r->name);
+	if (r->disk.root_image && r->image.output) {
+		b->root_image = xstrdup(r->image.output);
+	} else if (r->disk.root_image) { /* beside the disk, as the lock: images/x.img -> x.ext4 */
+		const char *slash = strrchr(o->output, '/'), *dot = strrchr(o->output, '.');
+		int stem = (int)(dot && (!slash || dot > slash + 1) ? dot - o->output
+								      : (long)strlen(o->output));
+
+		b->root_image = xasprintf("%.*s.ext4", stem, o->output);
+	}
 }
 
 static int build_image(struct options *o, const struct recipe *r, struct build *b)

@@ -92,7 +92,7 @@ int disk_check_files(const struct stage *s, const struct recipe *r)
 
 static char *region_name(const struct disk_ctx *c, size_t i)
 {
-	return xasprintf("partition '%s' of '%s'", c->d->partitions[i].name, c->k.tmp);
+	return xasprintf("%s, partition %s", c->k.tmp, c->d->partitions[i].name);
 }
 
 /* Subtrees other partitions hold below partition i's own: empty mount points in its view. */
@@ -168,6 +168,15 @@ static int ext4_size(const struct disk_ctx *c, uint64_t offset, uint64_t *bytes)
 	return 0;
 }
 
+/* An auto size that outgrew how far the disk may reach: the limit's refusal (exit 7). */
+static int over_limit(const struct disk_ctx *c, const char *name)
+{
+	log_error("partition '%s' would take the disk past the %s disk-size limit (%s)", name,
+		  runlimits_format(LIMIT_DISK_SIZE, runlimits_get(c->dp->lim, LIMIT_DISK_SIZE)).s,
+		  runlimits_hint(c->dp->lim, LIMIT_DISK_SIZE).s);
+	return -MKI_E_HOOK;
+}
+
 /* The ext4 partitions other than the root get a UUID and hash seed of their own. */
 static void part_seed(const struct disk_ctx *c, size_t i, struct image_params *pp)
 {
@@ -226,6 +235,12 @@ static int write_ext4(struct disk_ctx *c, size_t i, struct imgtree *t, struct im
 	if (ret == -MKI_E_NOSPACE && fixed)
 		log_error("partition '%s' (%" PRIu64 " MiB) cannot hold its tree: raise its size",
 			  p->name, c->v[i].size >> 20);
+	else if (ret == -MKI_E_NOSPACE && c->d->size)
+		log_error("partition '%s' needs more than the %" PRIu64 " MiB from its start at %"
+			  PRIu64 " MiB to the disk's end: raise disk.size", p->name, len >> 20,
+			  c->v[i].offset >> 20);
+	else if (ret == -MKI_E_NOSPACE)
+		ret = over_limit(c, p->name);
 	if (!ret && !fixed)
 		ret = ext4_size(c, c->v[i].offset, &fs);
 	if (!ret && !fixed)

@@ -177,6 +177,19 @@ static int over_limit(const struct disk_ctx *c, const char *name)
 	return -MKI_E_HOOK;
 }
 
+/*
+ * Place partition i (disklayout_place) and refuse, before anything is written there, a partition
+ * that would take the disk past --limit disk-size.
+ */
+static int place(struct disk_ctx *c, size_t i, uint64_t need)
+{
+	int ret = disklayout_place(c->d, i, c->cursor, need, &c->v[i]);
+
+	if (!ret && c->v[i].offset + c->v[i].size > runlimits_get(c->dp->lim, LIMIT_DISK_SIZE))
+		ret = over_limit(c, c->d->partitions[i].name);
+	return ret;
+}
+
 /* The ext4 partitions other than the root get a UUID and hash seed of their own. */
 static void part_seed(const struct disk_ctx *c, size_t i, struct image_params *pp)
 {
@@ -222,7 +235,7 @@ static int write_ext4(struct disk_ctx *c, size_t i, struct imgtree *t, struct im
 	struct sink rk;
 	int fixed = p->size || p->grow, ret;
 
-	ret = disklayout_place(c->d, i, c->cursor, 0, &c->v[i]);
+	ret = place(c, i, 0);
 	if (!ret && fixed)
 		im->size = c->v[i].size;
 	if (!ret && !fixed && p->min_size && !im->size && !ext4w_estimate(t, pp, &guess) &&
@@ -244,7 +257,7 @@ static int write_ext4(struct disk_ctx *c, size_t i, struct imgtree *t, struct im
 	if (!ret && !fixed)
 		ret = ext4_size(c, c->v[i].offset, &fs);
 	if (!ret && !fixed)
-		ret = disklayout_place(c->d, i, c->cursor, fs, &c->v[i]);
+		ret = place(c, i, fs);
 	sink_release(&rk);
 	free(name);
 	return ret;
@@ -263,7 +276,7 @@ static int write_vfat(struct disk_ctx *c, size_t i, struct imgtree *t)
 	fp.volume_id = partuuid_u32(c->dp->r, c->dp->ip->source_date_epoch, what);
 	ret = fat_estimate(t, &fp, &need);
 	if (!ret)
-		ret = disklayout_place(c->d, i, c->cursor, need, &c->v[i]);
+		ret = place(c, i, need);
 	fp.size = c->v[i].size;
 	sink_init_region(&rk, c->k.fd, c->v[i].offset, c->v[i].size, name);
 	if (!ret)
@@ -322,7 +335,7 @@ static int write_file(struct disk_ctx *c, size_t i)
 	if (!ret && fstat(fd, &st))
 		ret = log_errno(-errno, "cannot read '%s' from the tree: %m", what);
 	if (!ret)
-		ret = disklayout_place(c->d, i, c->cursor, (uint64_t)st.st_size, &c->v[i]);
+		ret = place(c, i, (uint64_t)st.st_size);
 	if (!ret)
 		ret = copy_raw(&c->k, fd, 0, (uint64_t)st.st_size, c->v[i].offset, what);
 	if (fd >= 0)
@@ -344,7 +357,7 @@ static int write_part(struct disk_ctx *c, size_t i)
 	if (p->contents == PART_FILE)
 		return write_file(c, i);
 	if (p->format == PART_FS_NONE)
-		return disklayout_place(c->d, i, c->cursor, 0, &c->v[i]);
+		return place(c, i, 0);
 	part_image(c, i, &im);
 	pp.im = &im;
 	part_seed(c, i, &pp);
@@ -499,8 +512,17 @@ static void report_json(const struct disk_ctx *c, struct buf *b)
 
 static int write_all(struct disk_ctx *c)
 {
+	uint64_t max = runlimits_get(c->dp->lim, LIMIT_DISK_SIZE);
 	size_t i;
-	int ret = sink_begin(&c->k, 0);
+	int ret = 0;
+
+	if (c->d->size > max) {
+		log_error("disk.size %" PRIu64 " MiB is more than the %s disk-size limit (%s)",
+			  c->d->size >> 20, runlimits_format(LIMIT_DISK_SIZE, max).s,
+			  runlimits_hint(c->dp->lim, LIMIT_DISK_SIZE).s);
+		return -MKI_E_HOOK;
+	}
+	ret = sink_begin(&c->k, 0);
 
 	for (i = 0; !ret && i < c->d->n_partitions; i++) {
 		double t0 = log_now();

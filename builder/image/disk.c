@@ -400,37 +400,59 @@ static int write_table(struct disk_ctx *c)
 	return ret;
 }
 
-/* sha256 of every partition's region, as the report gives it (holes read as zeros). */
+/* The next data (SEEK_DATA) or hole (SEEK_HOLE) of the temporary from `at`, at most `end`. */
+static uint64_t next(const struct disk_ctx *c, uint64_t at, uint64_t end, int whence)
+{
+	off_t o = lseek(c->k.fd, (off_t)at, whence);
+
+	return o < 0 || (uint64_t)o > end ? end : (uint64_t)o;
+}
+
+/* Feed [at, end) of the temporary to `h`: holes as zeros from memory, data as read. */
+static int hash_range(struct disk_ctx *c, struct hash *h, uint8_t *buf, const uint8_t *zero,
+		      uint64_t at, uint64_t end)
+{
+	uint64_t stop;
+	ssize_t got;
+
+	while (at < end) {
+		for (stop = next(c, at, end, SEEK_DATA); at < stop; at += (uint64_t)got) {
+			got = stop - at < COPY_CHUNK ? (ssize_t)(stop - at) : COPY_CHUNK;
+			hash_update(h, zero, (size_t)got);
+		}
+		for (stop = next(c, at, end, SEEK_HOLE); at < stop; at += (uint64_t)got) {
+			got = pread(c->k.fd, buf, stop - at < COPY_CHUNK ? (size_t)(stop - at)
+								      : COPY_CHUNK, (off_t)at);
+			if (got <= 0)
+				return log_errno(got ? -errno : -EIO, "cannot read back '%s': %m",
+						 c->k.tmp);
+			hash_update(h, buf, (size_t)got);
+		}
+		if (err_interrupted())
+			return -MKI_E_INTERRUPTED;
+	}
+	return 0;
+}
+
+/* sha256 of every partition's region, as the report gives it (holes hashed as zeros). */
 static int hash_regions(struct disk_ctx *c)
 {
-	uint8_t *buf = xmalloc(COPY_CHUNK);
+	uint8_t *buf = xmalloc(COPY_CHUNK), *zero = xcalloc(1, COPY_CHUNK);
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; !ret && i < c->d->n_partitions; i++) {
-		uint64_t at = c->v[i].offset, end = at + c->v[i].size;
 		struct hash h;
 
 		hash_init(&h, HASH_SHA256);
-		while (!ret && at < end) {
-			size_t n = end - at < COPY_CHUNK ? (size_t)(end - at) : COPY_CHUNK;
-			ssize_t got = pread(c->k.fd, buf, n, (off_t)at);
-
-			if (got <= 0)
-				ret = log_errno(got ? -errno : -EIO, "cannot read back '%s': %m",
-						c->k.tmp);
-			else
-				hash_update(&h, buf, (size_t)got);
-			at += got > 0 ? (uint64_t)got : 0;
-			if (!ret && err_interrupted())
-				ret = -MKI_E_INTERRUPTED;
-		}
+		ret = hash_range(c, &h, buf, zero, c->v[i].offset, c->v[i].offset + c->v[i].size);
 		if (ret)
 			hash_release(&h);
 		else
 			hash_final_hex(&h, c->sha[i]);
 	}
 	free(buf);
+	free(zero);
 	return ret;
 }
 
@@ -513,6 +535,7 @@ static void report_json(const struct disk_ctx *c, struct buf *b)
 static int write_all(struct disk_ctx *c)
 {
 	uint64_t max = runlimits_get(c->dp->lim, LIMIT_DISK_SIZE);
+	double t0 = log_now();
 	size_t i;
 	int ret = 0;
 
@@ -525,8 +548,6 @@ static int write_all(struct disk_ctx *c)
 	ret = sink_begin(&c->k, 0);
 
 	for (i = 0; !ret && i < c->d->n_partitions; i++) {
-		double t0 = log_now();
-
 		ret = write_part(c, i);
 		if (!ret && c->v[i].offset + c->v[i].size > c->cursor)
 			c->cursor = c->v[i].offset + c->v[i].size;
@@ -541,8 +562,10 @@ static int write_all(struct disk_ctx *c)
 		ret = log_errno(-errno, "cannot size '%s': %m", c->k.tmp);
 	if (!ret)
 		ret = write_table(c);
+	log_debug("disk: table written, %" PRIu64 " bytes (%.2fs)", c->size, log_now() - t0);
 	if (!ret)
 		ret = hash_regions(c);
+	log_debug("disk: partitions hashed (%.2fs)", log_now() - t0);
 	return ret;
 }
 

@@ -91,7 +91,13 @@ check_gpt() { # WHO DISK REPORT
 	cmp -s "$T/x-slot.img" <(head -c $((4 << 20)) /dev/zero) || fail "$who: the empty slot is not zero"
 	extract "$disk" "$s" "$n" "$T/x-data.img"
 	e2fsck -fn "$T/x-data.img" >/dev/null 2>&1 || fail "$who: e2fsck data"
-	# the report
+	# the report: its sha256 of each region is that of the bytes read back
+	for n in esp root slot data; do
+		python3 -c 'import json,sys; print([p["sha256"] for p in json.load(open(sys.argv[1]))["disk"]["partitions"] if p["name"] == sys.argv[2]][0])' \
+			"$rep" $n >"$T/sha"
+		[ "$(cat "$T/sha")" = "$(sha256sum <"$T/x-$n.img" | cut -d' ' -f1)" ] ||
+			fail "$who: the report's sha256 of '$n' is not its bytes'"
+	done
 	python3 - "$rep" "$T/pt.json" <<'PY' || fail "$who: report"
 import json, sys
 r = json.load(open(sys.argv[1]))["disk"]

@@ -1,6 +1,7 @@
 #include "parttable.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <libfdisk/libfdisk.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +71,29 @@ static int add_one(struct fdisk_context *cxt, const struct parttable *t, size_t 
 						     (e->read_only ? ATTR_READ_ONLY : 0));
 }
 
+/*
+ * libfdisk fits a partition it finds too large to the disk instead of refusing it: read each
+ * one back, so the table says exactly what the layout decided or nothing is written.
+ */
+static int check_placed(struct fdisk_context *cxt, const char *name, size_t i,
+			const struct parttable_entry *e)
+{
+	struct fdisk_partition *pa = NULL;
+	uint64_t start = 0, size = 0;
+
+	if (!fdisk_get_partition(cxt, i, &pa)) {
+		start = fdisk_partition_get_start(pa) * 512;
+		size = fdisk_partition_get_size(pa) * 512;
+	}
+	fdisk_unref_partition(pa);
+	if (start == e->offset && size == e->size)
+		return 0;
+	log_error("cannot write the partition table of '%s': partition '%s' would be %" PRIu64
+		  " bytes at %" PRIu64 ", not %" PRIu64 " bytes at %" PRIu64 " (outside the "
+		  "table's usable sectors?)", name, e->name, size, start, e->size, e->offset);
+	return -MKI_E_IMAGE;
+}
+
 /* A new label with our id, before any partition: libfdisk's random one is replaced. */
 static int create_label(struct fdisk_context *cxt, const struct parttable *t)
 {
@@ -111,6 +135,9 @@ int parttable_write(int fd, const char *name, const struct parttable *t)
 			ret = fail(name, "cannot add partition", t->v[i].name, ret);
 			goto out;
 		}
+		ret = check_placed(cxt, name, i, &t->v[i]);
+		if (ret)
+			goto out;
 	}
 	ret = fdisk_write_disklabel(cxt);
 	if (ret)

@@ -86,6 +86,19 @@ START_TEST(mbr_id_and_active)
 }
 END_TEST
 
+START_TEST(refused)
+{
+	struct parttable_entry bad = entries[1];
+	struct parttable t = { 0, "01234567-89ab-4cde-8f01-23456789abcd", 128, &bad, 1 };
+	unsigned char *a, zero[512] = { 0 };
+
+	bad.size = 64 * MIB; /* past the 16 MiB disk: libfdisk would shorten it */
+	ck_assert_int_eq(write_disk(&t, &a), -MKI_E_IMAGE);
+	ck_assert_int_eq(memcmp(a + 512, zero, 512), 0); /* nothing written */
+	free(a);
+}
+END_TEST
+
 Suite *parttable_suite(void)
 {
 	Suite *s = suite_create("parttable");
@@ -94,6 +107,7 @@ Suite *parttable_suite(void)
 	tcase_add_test(tc, gpt_ids_and_attributes);
 	tcase_add_test(tc, gpt_short_array);
 	tcase_add_test(tc, mbr_id_and_active);
+	tcase_add_test(tc, refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -170,7 +170,9 @@ bad small-root 8 "partition 'root' is 8\.0 MiB, but its contents need|partition 
 bad beyond-disk 8 "partition 'big' .* ends past the disk's 160\.0 MiB" 'size = "160M";' \
 	"$ROOT, { name = \"big\"; type = \"linux\"; size = \"200M\"; }"
 bad missing-file 8 "partition 'spl' holds '/usr/lib/u-boot/none.bin', which is not in the tree" '' \
-	"{ name = \"spl\"; type = \"raw\"; contents = \"file:/usr/lib/u-boot/none.bin\"; in_table = false; offset = \"8K\"; }, $ROOT"
+	"{ name = \"spl\"; type = \"raw\"; contents = \"file:/usr/lib/u-boot/none.bin\"; in_table = false; offset = \"8K\"; }, $ROOT" --no-layer-cache
+# found right after unpacking: nothing was configured
+grep -q "dpkg --configure" "$T/err" && fail "missing-file: refused only after configuring"
 bad spl-overlap 8 "partition 'spl' .* overlaps 'esp'" '' \
 	"{ name = \"esp\"; type = \"esp\"; contents = \"/boot/efi\"; }, { name = \"spl\"; type = \"raw\"; contents = \"file:/usr/lib/u-boot/board/spl.bin\"; in_table = false; offset = \"1M\"; }, $ROOT"
 bad spl-table 8 "partition 'spl' .* overlaps the partition table|leaves no room for the GPT" '' \

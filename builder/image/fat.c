@@ -39,6 +39,7 @@ struct fat_node {
 	uint16_t *lname;    /* NULL when the short name is the name */
 	size_t llen;
 	int dir;
+	int fixed;          /* its short name follows from its name: not generated */
 };
 
 struct fat_ctx {
@@ -212,6 +213,15 @@ static int folded_cmp(const void *pa, const void *pb)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
+/* Equal names in tree order, so the message names them the same way every time. */
+static int folded_order(const void *pa, const void *pb)
+{
+	const struct folded *a = pa, *b = pb;
+	int c = folded_cmp(a, b);
+
+	return c ? c : a->node < b->node ? -1 : 1;
+}
+
 /* Two names FAT would take for one (case is not significant) are an error naming both. */
 static int check_case(struct fat_ctx *c, const struct fat_node *d)
 {
@@ -228,7 +238,7 @@ static int check_case(struct fat_ctx *c, const struct fat_node *d)
 		for (j = 0; j < k->llen; j++)
 			f[i].u[j] = fatdir_fold(k->lname[j]);
 	}
-	qsort(f, d->nkids, sizeof(*f), folded_cmp);
+	qsort(f, d->nkids, sizeof(*f), folded_order);
 	for (i = 1; i < d->nkids && !ret; i++)
 		if (!folded_cmp(&f[i - 1], &f[i]))
 			ret = log_errno(-MKI_E_IMAGE, "'%s' and '%s' differ only in case: FAT cannot "
@@ -240,7 +250,11 @@ static int check_case(struct fat_ctx *c, const struct fat_node *d)
 	return ret;
 }
 
-/* Short names: valid 8.3 names first (they are taken as they are), then generated ones. */
+/*
+ * Short names: first every name a lookup would match as a short name - valid 8.3 names, and
+ * names only upper-casing makes one ("readme.txt" matches README.TXT) - then the generated
+ * NAME~N.EXT of the others around them, so no lookup can find two entries.
+ */
 static int short_names(struct fat_ctx *c, struct fat_node *d)
 {
 	struct fatdir_set used;
@@ -250,17 +264,21 @@ static int short_names(struct fat_ctx *c, struct fat_node *d)
 	fatdir_set_init(&used, d->nkids);
 	for (i = 0; i < d->nkids; i++) {
 		struct fat_node *k = &c->v[c->kids[d->kid0 + i]];
+		const char *name = imgtree_name(c->t, k->ti);
 
-		if (fatdir_short_name(imgtree_name(c->t, k->ti), k->sname)) {
-			fatdir_set_add(&used, k->sname);
+		if (fatdir_short_name(name, k->sname)) {
 			free(k->lname);
 			k->lname = NULL;
+		} else if (!fatdir_lossless(name, k->sname)) {
+			continue;
 		}
+		fatdir_set_add(&used, k->sname); /* unique: equal ignoring case was refused */
+		k->fixed = 1;
 	}
 	for (i = 0; i < d->nkids && !ret; i++) {
 		struct fat_node *k = &c->v[c->kids[d->kid0 + i]];
 
-		if (k->lname && fatdir_generate(imgtree_name(c->t, k->ti), &used, k->sname))
+		if (!k->fixed && fatdir_generate(imgtree_name(c->t, k->ti), &used, k->sname))
 			ret = log_errno(-MKI_E_IMAGE, "no short name is left for '%s': rename some "
 					"of its siblings", path_of(c, c->kids[d->kid0 + i]));
 	}
@@ -298,13 +316,13 @@ static int scan(struct fat_ctx *c)
 
 	for (len = strlen(sub); len && sub[len - 1] == '/'; len--)
 		sub[len - 1] = 0;
-	c->where = c->fp->subtree && *c->fp->subtree ? c->fp->subtree : "/";
 	ret = set_label(c);
 	if (!ret)
 		ret = find_subtree(c, sub + strspn(sub, "/"));
 	free(sub);
 	if (ret)
 		return ret;
+	c->where = c->base ? c->t->v[c->base].e->path : "/";
 	c->v = xcalloc(c->n, sizeof(*c->v));
 	for (i = 0; i < c->n; i++)
 		c->v[i].ti = c->base + i;
@@ -363,7 +381,10 @@ static int fit(struct fat_ctx *c, uint64_t bytes, int margin)
 	return c->used + (margin ? c->used / 32 + 16 : 0) <= c->g.clusters ? 0 : -ENOSPC;
 }
 
-/* The smallest whole number of MiB that fits (with the margin): grown by what is missing. */
+/*
+ * The smallest whole number of MiB that fits (with the margin): grown by what is missing, and
+ * to FAT32's first size when the root holds more than FAT12/16's fixed area can.
+ */
 static int smallest(struct fat_ctx *c, int margin, uint64_t *bytes)
 {
 	uint64_t size = MIB, want;
@@ -371,6 +392,11 @@ static int smallest(struct fat_ctx *c, int margin, uint64_t *bytes)
 
 	for (tries = 0; tries < SIZE_TRIES && ret == -ENOSPC; tries++) {
 		ret = fit(c, size, margin);
+		if (ret == -E2BIG) {
+			size = FATFS_FAT32_FROM;
+			ret = -ENOSPC;
+			continue;
+		}
 		if (ret != -ENOSPC)
 			break;
 		want = c->g.clusters ? (c->used + (margin ? c->used / 32 + 16 : 0) - c->g.clusters)
@@ -378,14 +404,10 @@ static int smallest(struct fat_ctx *c, int margin, uint64_t *bytes)
 		size = div_up(size + want + 1, MIB) * MIB;
 	}
 	*bytes = size;
-	if (ret == -EFBIG || ret == -ENOSPC)
+	if (ret)
 		return log_errno(-MKI_E_NOSPACE, "the FAT filesystem of '%s' would need more than "
 				 "FAT's 2 TiB: leave files out of it", c->where);
-	if (ret == -E2BIG)
-		return log_errno(-MKI_E_IMAGE, "the root of '%s' needs %" PRIu32 " entries: FAT12 "
-				 "and FAT16 hold at most 65520 there; move files into "
-				 "subdirectories", c->where, c->v[0].entries);
-	return ret;
+	return 0;
 }
 
 /* The size to write: fp->size when the tree fits in it, else an error saying what it needs. */
@@ -406,7 +428,10 @@ static int choose_size(struct fat_ctx *c, uint64_t *bytes)
 				" bytes: it needs %" PRIu64 " MiB (%" PRIu64 " bytes); make it at "
 				"least that large", c->where, c->fp->size, need / MIB, need);
 	else if (ret == -E2BIG)
-		ret = smallest(c, 0, &need); /* says why */
+		ret = log_errno(-MKI_E_NOSPACE, "the root of '%s' needs %" PRIu32 " entries: FAT12 "
+				"and FAT16 hold at most 65520 there; make it at least %" PRIu64
+				" MiB (FAT32) or move files into subdirectories", c->where,
+				c->v[0].entries, FATFS_FAT32_FROM / MIB);
 	return ret;
 }
 
@@ -567,6 +592,10 @@ static int copy_range(struct fat_ctx *c, int fd, uint64_t from, uint64_t len, ui
 						 c->k->name);
 			src += got;
 			out += got;
+		}
+		if (got == 0 && c->kernel_copy) {
+			c->kernel_copy = 0; /* some filesystems say 0 for "not here": read to know */
+			continue;
 		}
 		if (got == 0)
 			return log_errno(-MKI_E_IMAGE, "'%s' shrank while the FAT filesystem was "

@@ -177,12 +177,17 @@ static void with_tail(const uint8_t base[11], unsigned n, uint8_t out[11])
 	memcpy(out + keep, tail, len);
 }
 
+int fatdir_lossless(const char *name, uint8_t out[11])
+{
+	return !basis(name, out);
+}
+
 int fatdir_generate(const char *name, struct fatdir_set *used, uint8_t out[11])
 {
 	uint8_t b[11];
 	unsigned n;
 
-	if (!basis(name, b) && fatdir_set_add(used, b)) {
+	if (fatdir_lossless(name, b) && fatdir_set_add(used, b)) {
 		memcpy(out, b, 11);
 		return 0;
 	}

@@ -45,6 +45,11 @@ const char *fatdir_decode_error(int err);
 /** 1 and `out` set when `name` is a valid upper-case 8.3 name (it needs no long name), else 0. */
 int fatdir_short_name(const char *name, uint8_t out[11]);
 /**
+ * 1 and `out` set when `name` becomes a short name by upper-casing alone ("readme.txt"): a
+ * lookup of `name` matches that short name, so no other entry of its directory may have it.
+ */
+int fatdir_lossless(const char *name, uint8_t out[11]);
+/**
  * The short name of a name that needs a long one, unique in `used` (and added to it): the
  * name itself upper-cased when only its case changes and it is free, else NAME~N.EXT with the
  * smallest free N (names in a row sharing a basis go on from the last N instead of searching

@@ -12,7 +12,6 @@
 #define MAX_CLUST_16 65524u     /* fewer than 65525 is FAT16 */
 #define MIN_CLUST_32 65525u
 #define MAX_CLUST_32 0x0ffffff5u
-#define FAT32_FROM (512ull << 20) /* mkfs.fat's size for FAT32 */
 #define ROOT_MIN 512u
 
 static uint32_t div_up(uint64_t a, uint64_t b)
@@ -70,7 +69,7 @@ int fatfs_geometry(struct fatfs *g, uint64_t bytes, uint32_t root_entries)
 	if (bytes > FATFS_MAX_BYTES)
 		return -EFBIG;
 	g->sectors = (uint32_t)(bytes / FATFS_SECTOR / SECS_TRACK * SECS_TRACK);
-	if (bytes >= FAT32_FROM)
+	if (bytes >= FATFS_FAT32_FROM)
 		return try_layout(g, 32, fat32_spc(g->sectors), 0);
 	if (root_entries < ROOT_MIN)
 		root_entries = ROOT_MIN;

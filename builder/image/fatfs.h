@@ -12,6 +12,7 @@
 
 #define FATFS_SECTOR 512u
 #define FATFS_MAX_BYTES (0xffffffffull / 32 * 32 * FATFS_SECTOR) /* 32-bit sector count */
+#define FATFS_FAT32_FROM ((uint64_t)512 << 20) /* mkfs.fat's size for FAT32, and so ours */
 #define FATFS_BACKUP_BOOT 6     /* FAT32: the backup boot sector, then the backup FSInfo */
 
 struct fatfs {

@@ -19,8 +19,11 @@ static struct fixture fx;
 static char ext4[] = "ext4";
 static char *img;
 
-/* The image fixture plus boot/efi: nested directories, long and non-ASCII names, an empty and
- * a sparse file, a hard link to a file outside the subtree, 40 names sharing a short basis. */
+/*
+ * The image fixture plus boot/efi: nested directories, long and non-ASCII names, an empty and
+ * a sparse file, a hard link to a file outside the subtree, and "longna~1.txt" beside
+ * "longname_1.txt", whose short name would be LONGNA~1.TXT if nothing reserved it.
+ */
 static void fat_setup(void)
 {
 	fx_setup(&fx, "fat", ext4);
@@ -38,6 +41,10 @@ static void fat_setup(void)
 	fx_put(&fx, "boot/efi/sparse", 0, 100, 'a');
 	fx_put(&fx, "boot/efi/sparse", MIB, 100, 'b');
 	fx_put(&fx, "boot/efi/loader/loader.conf", 0, 50, 'c');
+	fx_put(&fx, "boot/efi/longname_1.txt", 0, 5, '1');
+	fx_put(&fx, "boot/efi/longna~1.txt", 0, 6, '2');
+	fx_add(&fx, "boot/efi/longname_1.txt", MF_REG, 0644, 5);
+	fx_add(&fx, "boot/efi/longna~1.txt", MF_REG, 0644, 6);
 	fx_add(&fx, "boot", MF_DIR, 0755, 0);
 	fx_add(&fx, "boot/efi", MF_DIR, 0700, 0);
 	fx_add(&fx, "boot/efi/EFI", MF_DIR, 0755, 0);
@@ -113,6 +120,9 @@ static void check_contents(const char *path)
 	ck_assert(same_file(path, "empty", "boot/efi/empty"));
 	ck_assert(same_file(path, "data-copy", "etc/data"));
 	ck_assert(same_file(path, "loader/loader.conf", "boot/efi/loader/loader.conf"));
+	ck_assert(same_file(path, "longna~1.txt", "boot/efi/longna~1.txt"));
+	ck_assert(same_file(path, "longname_1.txt", "boot/efi/longname_1.txt"));
+	ck_assert(same_file(path, "LONGNA~2.TXT", "boot/efi/longname_1.txt"));
 	ck_assert(same_file(path, "many/longname_file_39.conf",
 			    "boot/efi/many/longname_file_39.conf"));
 	ck_assert(same_file(path, "MANY/LONGNA~9.CON", "boot/efi/many/longname_file_16.conf"));
@@ -260,8 +270,9 @@ static int refused(const char *subtree, const char *path, char type, const char 
 
 START_TEST(refuses_what_fat_cannot_hold)
 {
-	ck_assert_int_eq(refused("boot/efi", "boot/efi/vmlinuz", MF_SYMLINK,
-				 "'boot/efi/vmlinuz' is a symbolic link: FAT cannot hold it"),
+	ck_assert_int_eq(refused("/boot/efi//", "boot/efi/vmlinuz", MF_SYMLINK,
+				 "'boot/efi/vmlinuz' is a symbolic link: FAT cannot hold it; leave it "
+				 "out of 'boot/efi'"),
 			 -MKI_E_IMAGE);
 	fat_teardown();
 	ck_assert_int_eq(refused("boot/efi", "boot/efi/null", MF_CHR,
@@ -281,6 +292,34 @@ START_TEST(refuses_what_fat_cannot_hold)
 	fat_teardown();
 	ck_assert_int_eq(refused("boot/efi", "boot/efi/Gr\xc3\x9c\xc3\x9f" "e.TXT", MF_DIR,
 				 "differ only in case"), -MKI_E_IMAGE);
+	fat_teardown();
+	{
+		char name[300];
+
+		snprintf(name, sizeof(name), "boot/efi/%0256d", 0);
+		ck_assert_int_eq(refused("boot/efi", name, MF_DIR, "holds more than 255 UTF-16 "
+					 "units"), -MKI_E_IMAGE);
+	}
+}
+END_TEST
+
+START_TEST(refuses_a_file_of_4_gib)
+{
+	struct fat_params fp = { .subtree = "boot/efi" };
+	char *log;
+
+	fat_setup();
+	fx_put(&fx, "boot/efi/huge", (4096ll << 20) - 1, 1, 'z');
+	fx_add(&fx, "boot/efi/huge", MF_REG, 0644, 4096ull << 20);
+	manifest_sort(&fx.st.manifest);
+	fx_tree(&fx);
+	log = capture();
+	ck_assert_int_eq(write_to(img, &fp), -MKI_E_IMAGE);
+	fflush(stderr);
+	ck_assert_int_eq(fx_sh(xasprintf("grep -q \"'boot/efi/huge' is 4294967296 bytes: a FAT file "
+					 "holds at most 4 GiB - 1\" '%s'", log)), 0);
+	ck_assert_int_eq(access(img, F_OK), -1);
+	free(log);
 }
 END_TEST
 
@@ -345,6 +384,58 @@ START_TEST(interrupted)
 }
 END_TEST
 
+/* Another filesystem than the tree's: the kernel will not copy, the writer reads and writes. */
+START_TEST(copies_across_filesystems)
+{
+	struct fat_params fp = { .subtree = "boot/efi", .label = "efi-sys", .volume_id = 0x1234abcd };
+	char shm[] = "/dev/shm/mki-unit-fat-XXXXXX", *out;
+
+	fat_setup();
+	fat_many();
+	fx_tree(&fx);
+	if (!mkdtemp(shm))
+		return; /* no /dev/shm: nothing to compare with */
+	out = xasprintf("%s/fat.img", shm);
+	ck_assert_int_eq(write_to(out, &fp), 0);
+	ck_assert_int_eq(write_to(img, &fp), 0);
+	ck_assert(fx_same(out, img));
+	check_contents(out);
+	fx_sh(xasprintf("rm -rf '%s'", shm));
+	free(out);
+}
+END_TEST
+
+/* A root that FAT12/16's fixed area cannot hold: auto sizes to FAT32, a fixed size says so. */
+START_TEST(a_root_beyond_fat16)
+{
+	struct fat_params fp = { .subtree = "boot/efi" };
+	uint64_t bytes = 0;
+	char name[64], *log;
+	int i;
+
+	fat_setup();
+	for (i = 0; i < 21836; i++) { /* three entries each, 65 508, and the fixture's 21 */
+		snprintf(name, sizeof(name), "boot/efi/file_name_%05d", i);
+		fx_put(&fx, name, 0, 0, 0);
+		fx_add(&fx, name, MF_REG, 0644, 0);
+	}
+	manifest_sort(&fx.st.manifest);
+	fx_tree(&fx);
+	ck_assert_int_eq(fat_estimate(&fx.t, &fp, &bytes), 0);
+	ck_assert_uint_eq(bytes, 512 * MIB);
+	ck_assert_int_eq(write_to(img, &fp), 0);
+	ck_assert(fsck_clean(img));
+	ck_assert_int_eq(unlink(img), 0);
+	fp.size = 64 * MIB;
+	log = capture();
+	ck_assert_int_eq(write_to(img, &fp), -MKI_E_NOSPACE);
+	fflush(stderr);
+	ck_assert_int_eq(fx_sh(xasprintf("grep -q \"the root of 'boot/efi' needs 65529 entries.*"
+					 "at least 512 MiB (FAT32)\" '%s'", log)), 0);
+	free(log);
+}
+END_TEST
+
 Suite *fat_suite(void)
 {
 	Suite *s = suite_create("fat");
@@ -359,8 +450,11 @@ Suite *fat_suite(void)
 	tcase_add_test(tc, region_of_a_disk);
 	tcase_add_test(tc, refuses_what_fat_cannot_hold);
 	tcase_add_test(tc, refuses_a_bad_subtree_label_or_size);
+	tcase_add_test(tc, refuses_a_file_of_4_gib);
 	tcase_add_test(tc, estimates);
 	tcase_add_test(tc, interrupted);
+	tcase_add_test(tc, copies_across_filesystems);
+	tcase_add_test(tc, a_root_beyond_fat16);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -78,6 +78,11 @@ START_TEST(generated_names_never_collide)
 	fatdir_set_init(&s, 4);
 	memcpy(taken, "LONGNA~2TXT", 11);
 	fatdir_set_add(&s, taken);
+	ck_assert_int_eq(fatdir_lossless("readme.txt", out), 1);
+	ck_assert_int_eq(memcmp(out, "README  TXT", 11), 0);
+	ck_assert_int_eq(fatdir_lossless("longna~1.txt", out), 1);
+	ck_assert_int_eq(fatdir_lossless("longname_1.txt", out), 0);
+	ck_assert_int_eq(fatdir_lossless(".profile", out), 0);
 	ck_assert_int_eq(fatdir_generate("readme.txt", &s, out), 0);
 	ck_assert_int_eq(memcmp(out, "README  TXT", 11), 0); /* only the case changed */
 	ck_assert_int_eq(fatdir_generate("longname_1.txt", &s, out), 0);

@@ -141,6 +141,36 @@ START_TEST(ranges_round_out)
 }
 END_TEST
 
+/*
+ * Allocated but never written (fallocate): zeros, never mapped, also after a read put it in the
+ * page cache (where SEEK_DATA starts calling it data); a write into it, not yet on disk, is.
+ */
+START_TEST(unwritten_not_mapped)
+{
+	const off_t spans[] = { 0, 100 };
+	struct bmap_range *v;
+	char buf[4096];
+	size_t n;
+	int fd;
+
+	make_sparse(img, 4 << 20, spans, 2);
+	fd = open(img, O_RDWR);
+	ck_assert_int_eq(fallocate(fd, 0, 1 << 20, 1 << 20), 0);
+	ck_assert_int_eq(pread(fd, buf, sizeof(buf), 1 << 20), (ssize_t)sizeof(buf));
+	ck_assert_int_eq(bmap_ranges(fd, 4 << 20, &v, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(v[0].last, 0);
+	free(v);
+	ck_assert_int_eq(pwrite(fd, "data", 4, (1 << 20) + 8192), 4);
+	ck_assert_int_eq(bmap_ranges(fd, 4 << 20, &v, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[1].first, 258);
+	ck_assert_uint_eq(v[1].last, 258);
+	free(v);
+	close(fd);
+}
+END_TEST
+
 START_TEST(human_sizes)
 {
 	char s[32];
@@ -313,6 +343,7 @@ Suite *bmap_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, ranges_follow_holes);
 	tcase_add_test(tc, ranges_round_out);
+	tcase_add_test(tc, unwritten_not_mapped);
 	tcase_add_test(tc, human_sizes);
 	tcase_add_test(tc, map_of_sparse_image);
 	tcase_add_test(tc, short_last_block);

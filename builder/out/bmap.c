@@ -133,7 +133,7 @@ int bmap_ranges(int fd, uint64_t size, struct bmap_range **v, size_t *n)
 			break;
 		if ((uint64_t)end > size)
 			end = (off_t)size;
-		/* The host's holes may be finer than the map's blocks: a block with data is mapped. */
+		/* The host's holes may be finer than the map's blocks: any data maps its block. */
 		add_written(v, n, &alloc, (uint64_t)start, (uint64_t)end, u, n_u, &j);
 		pos = end;
 	}
@@ -192,7 +192,7 @@ static int hash_range(int fd, uint64_t size, const struct bmap_range *r, char *c
 			continue;
 		if (got <= 0) {
 			hash_release(&h);
-			return got < 0 ? -errno : -ESTALE; /* shorter than it was: changed under us */
+			return got < 0 ? -errno : -ESTALE; /* shorter than it was: changed */
 		}
 		hash_update(&h, chunk, (size_t)got);
 		pos += (uint64_t)got;
@@ -219,8 +219,8 @@ static int add_ranges(struct buf *b, int fd, uint64_t size, const struct bmap_ra
 			buf_addf(b, "        <Range chksum=\"%s\"> %" PRIu64 " </Range>\n", hex,
 				 v[i].first);
 		else
-			buf_addf(b, "        <Range chksum=\"%s\"> %" PRIu64 "-%" PRIu64 " </Range>\n",
-				 hex, v[i].first, v[i].last);
+			buf_addf(b, "        <Range chksum=\"%s\"> %" PRIu64 "-%" PRIu64
+				 " </Range>\n", hex, v[i].first, v[i].last);
 	}
 	free(chunk);
 	return ret;
@@ -239,11 +239,11 @@ static size_t add_head(struct buf *b, uint64_t size, uint64_t mapped)
 	bmap_human_size(size, hs, sizeof(hs));
 	bmap_human_size(mapped * BS, hm, sizeof(hm));
 	buf_adds(b, "<?xml version=\"1.0\" ?>\n"
-		 "<!-- The blocks of a disk image that hold data, each range with the SHA-256 of its\n"
-		 "     bytes, written by mkimage. Flash the image with\n"
+		 "<!-- The blocks of a disk image that hold data, each range with the SHA-256\n"
+		 "     of its bytes, written by mkimage. Flash the image with\n"
 		 "         bmaptool copy IMAGE DEVICE\n"
-		 "     with this file beside IMAGE (or named by its bmap option): only these blocks\n"
-		 "     are written, and each range is checked. -->\n\n");
+		 "     with this file beside IMAGE (or named by its bmap option): only these\n"
+		 "     blocks are written, and each range is checked. -->\n\n");
 	buf_addf(b, "<bmap version=\"2.0\">\n"
 		 "    <!-- Image size in bytes: %s -->\n"
 		 "    <ImageSize> %" PRIu64 " </ImageSize>\n\n"
@@ -266,7 +266,8 @@ static int open_image(const char *image, int *fd, uint64_t *size)
 
 	*fd = open(image, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (*fd < 0 || fstat(*fd, &st) < 0) {
-		log_error("cannot read the image '%s' to map its blocks: %s", image, strerror(errno));
+		log_error("cannot read the image '%s' to map its blocks: %s", image,
+			  strerror(errno));
 		return -MKI_E_IMAGE;
 	}
 	if (!S_ISREG(st.st_mode) || !st.st_size) {
@@ -285,6 +286,22 @@ static int map_error(int ret, const char *image)
 	log_error("cannot map the blocks of '%s': %s", image,
 		  ret == -ESTALE ? "it changed while being read" : err_text(ret));
 	return -MKI_E_IMAGE;
+}
+
+/* `b` into `path` through a temporary file beside it, fsync'ed, renamed; removed on failure. */
+static int write_map(const char *path, const struct buf *b)
+{
+	char *tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666), ret;
+
+	ret = fd < 0 ? -errno : fsutil_write_all(fd, b->p, b->len);
+	if (fd >= 0)
+		ret = fsutil_close_rename(fd, ret, tmp, path);
+	if (ret)
+		log_error("cannot write the block map '%s': %s; check that its directory exists "
+			  "and is writable", path, strerror(-ret));
+	free(tmp);
+	return ret ? -MKI_E_IMAGE : 0;
 }
 
 int bmap_write(const char *image, const char *bmap_path)
@@ -310,12 +327,7 @@ int bmap_write(const char *image, const char *bmap_path)
 	buf_adds(&head, "    </BlockMap>\n</bmap>\n");
 	hash_sha256_hex(head.p, head.len, hex);
 	memcpy(head.p + pos, hex, SHA256_HEX_LEN);
-	ret = fsutil_write_atomic(bmap_path, head.p, head.len);
-	if (ret) {
-		log_error("cannot write the block map '%s': %s; check that its directory exists "
-			  "and is writable", bmap_path, strerror(-ret));
-		ret = -MKI_E_IMAGE;
-	}
+	ret = write_map(bmap_path, &head);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -42,7 +42,7 @@ static int compress(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: a signal ends the wait */
+	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: ends the wait */
 	int ret;
 
 	sigaction(SIGINT, &sa, NULL);

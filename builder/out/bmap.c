@@ -3,9 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +21,13 @@
 #include "lib/x.h"
 
 #define CHUNK (1u << 20)
+#define FIEMAP_BATCH 256
 #define BS ((uint64_t)BMAP_BLOCK_SIZE)
+/* Bytes [from, to) of the image. */
+struct span {
+	uint64_t from, to;
+};
+
 #define ZERO_SUM "0000000000000000000000000000000000000000000000000000000000000000"
 
 /* Append [first, last] to the list, merged with the previous range when they touch. */
@@ -37,33 +46,104 @@ static void add_range(struct bmap_range **v, size_t *n, size_t *alloc, uint64_t 
 	(*v)[(*n)++] = (struct bmap_range){ first, last };
 }
 
+/* Bytes [from, to) hold data: the blocks they touch are mapped. */
+static void add_bytes(struct bmap_range **v, size_t *n, size_t *alloc, uint64_t from, uint64_t to)
+{
+	if (from < to)
+		add_range(v, n, alloc, from / BS, (to + BS - 1) / BS - 1);
+}
+
+/*
+ * The extents of `fd` allocated but never written (FIEMAP's "unwritten": what fallocate and
+ * libext2fs's zeroing leave on ext4, xfs, btrfs), in bytes, after the file's dirty pages are
+ * written out (FIEMAP_FLAG_SYNC) so that written data is no longer reported as such. They read
+ * as zeros, and SEEK_DATA calls them data only once something has read them into the page
+ * cache: left out always, the map does not depend on who read the image before (and matches
+ * tmpfs, where the same zeroing punches holes). Where FIEMAP is not supported there are none.
+ */
+static int unwritten(int fd, uint64_t size, struct span **v, size_t *n)
+{
+	struct fiemap *fm = xcalloc(1, sizeof(*fm) + FIEMAP_BATCH * sizeof(struct fiemap_extent));
+	uint64_t start = 0, end = 0;
+	size_t alloc = 0, i;
+	int ret = 0, last = 0;
+
+	while (!last && start < size) {
+		fm->fm_start = start;
+		fm->fm_length = size - start;
+		fm->fm_flags = FIEMAP_FLAG_SYNC;
+		fm->fm_extent_count = FIEMAP_BATCH;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
+			ret = errno == EOPNOTSUPP || errno == ENOTTY ? 0 : -errno;
+			break;
+		}
+		for (i = 0; i < fm->fm_mapped_extents; i++) {
+			const struct fiemap_extent *e = &fm->fm_extents[i];
+
+			end = e->fe_logical + e->fe_length;
+			last |= !!(e->fe_flags & FIEMAP_EXTENT_LAST);
+			if (!(e->fe_flags & FIEMAP_EXTENT_UNWRITTEN))
+				continue;
+			if (*n == alloc) {
+				alloc = alloc ? 2 * alloc : 16;
+				*v = xrealloc(*v, alloc * sizeof(**v));
+			}
+			(*v)[(*n)++] = (struct span){ e->fe_logical, end };
+		}
+		if (!fm->fm_mapped_extents || end <= start)
+			break;
+		start = end;
+	}
+	free(fm);
+	return ret;
+}
+
+/* Data bytes [from, to) less the unwritten extents `u` (sorted, from *j on) into the map. */
+static void add_written(struct bmap_range **v, size_t *n, size_t *alloc, uint64_t from,
+			uint64_t to, const struct span *u, size_t n_u, size_t *j)
+{
+	while (*j < n_u && u[*j].to <= from)
+		(*j)++;
+	for (size_t k = *j; k < n_u && u[k].from < to; k++) {
+		add_bytes(v, n, alloc, from, u[k].from < from ? from : u[k].from);
+		from = u[k].to > from ? u[k].to : from;
+	}
+	add_bytes(v, n, alloc, from, to);
+}
+
 int bmap_ranges(int fd, uint64_t size, struct bmap_range **v, size_t *n)
 {
-	size_t alloc = 0;
+	struct span *u = NULL;
+	size_t alloc = 0, n_u = 0, j = 0;
 	off_t pos = 0, start, end;
+	int ret;
 
 	*v = NULL;
 	*n = 0;
-	while ((uint64_t)pos < size) {
+	ret = unwritten(fd, size, &u, &n_u);
+	while (!ret && (uint64_t)pos < size) {
 		start = lseek(fd, pos, SEEK_DATA);
 		if (start < 0 && errno == ENXIO)
 			break; /* the rest is a hole */
-		if (start < 0 || (end = lseek(fd, start, SEEK_HOLE)) < 0)
-			goto fail;
+		if (start < 0 || (end = lseek(fd, start, SEEK_HOLE)) < 0) {
+			ret = -errno;
+			break;
+		}
 		if ((uint64_t)start >= size)
 			break;
 		if ((uint64_t)end > size)
 			end = (off_t)size;
-		/* The host's holes may be finer than the map's blocks: a block with data is mapped. */
-		add_range(v, n, &alloc, (uint64_t)start / BS, ((uint64_t)end + BS - 1) / BS - 1);
+		/* The host's holes may be finer than the map's blocks: any data maps its block. */
+		add_written(v, n, &alloc, (uint64_t)start, (uint64_t)end, u, n_u, &j);
 		pos = end;
 	}
-	return 0;
-fail:
-	free(*v);
-	*v = NULL;
-	*n = 0;
-	return -errno;
+	free(u);
+	if (ret) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+	return ret;
 }
 
 void bmap_human_size(uint64_t size, char *out, size_t len)
@@ -112,7 +192,7 @@ static int hash_range(int fd, uint64_t size, const struct bmap_range *r, char *c
 			continue;
 		if (got <= 0) {
 			hash_release(&h);
-			return got < 0 ? -errno : -ESTALE; /* shorter than it was: changed under us */
+			return got < 0 ? -errno : -ESTALE; /* shorter than it was: changed */
 		}
 		hash_update(&h, chunk, (size_t)got);
 		pos += (uint64_t)got;
@@ -139,8 +219,8 @@ static int add_ranges(struct buf *b, int fd, uint64_t size, const struct bmap_ra
 			buf_addf(b, "        <Range chksum=\"%s\"> %" PRIu64 " </Range>\n", hex,
 				 v[i].first);
 		else
-			buf_addf(b, "        <Range chksum=\"%s\"> %" PRIu64 "-%" PRIu64 " </Range>\n",
-				 hex, v[i].first, v[i].last);
+			buf_addf(b, "        <Range chksum=\"%s\"> %" PRIu64 "-%" PRIu64
+				 " </Range>\n", hex, v[i].first, v[i].last);
 	}
 	free(chunk);
 	return ret;
@@ -159,11 +239,11 @@ static size_t add_head(struct buf *b, uint64_t size, uint64_t mapped)
 	bmap_human_size(size, hs, sizeof(hs));
 	bmap_human_size(mapped * BS, hm, sizeof(hm));
 	buf_adds(b, "<?xml version=\"1.0\" ?>\n"
-		 "<!-- The blocks of a disk image that hold data, each range with the SHA-256 of its\n"
-		 "     bytes, written by mkimage. Flash the image with\n"
+		 "<!-- The blocks of a disk image that hold data, each range with the SHA-256\n"
+		 "     of its bytes, written by mkimage. Flash the image with\n"
 		 "         bmaptool copy IMAGE DEVICE\n"
-		 "     with this file beside IMAGE (or named by its bmap option): only these blocks\n"
-		 "     are written, and each range is checked. -->\n\n");
+		 "     with this file beside IMAGE (or named by its bmap option): only these\n"
+		 "     blocks are written, and each range is checked. -->\n\n");
 	buf_addf(b, "<bmap version=\"2.0\">\n"
 		 "    <!-- Image size in bytes: %s -->\n"
 		 "    <ImageSize> %" PRIu64 " </ImageSize>\n\n"
@@ -186,7 +266,8 @@ static int open_image(const char *image, int *fd, uint64_t *size)
 
 	*fd = open(image, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (*fd < 0 || fstat(*fd, &st) < 0) {
-		log_error("cannot read the image '%s' to map its blocks: %s", image, strerror(errno));
+		log_error("cannot read the image '%s' to map its blocks: %s", image,
+			  strerror(errno));
 		return -MKI_E_IMAGE;
 	}
 	if (!S_ISREG(st.st_mode) || !st.st_size) {
@@ -205,6 +286,22 @@ static int map_error(int ret, const char *image)
 	log_error("cannot map the blocks of '%s': %s", image,
 		  ret == -ESTALE ? "it changed while being read" : err_text(ret));
 	return -MKI_E_IMAGE;
+}
+
+/* `b` into `path` through a temporary file beside it, fsync'ed, renamed; removed on failure. */
+static int write_map(const char *path, const struct buf *b)
+{
+	char *tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666), ret;
+
+	ret = fd < 0 ? -errno : fsutil_write_all(fd, b->p, b->len);
+	if (fd >= 0)
+		ret = fsutil_close_rename(fd, ret, tmp, path);
+	if (ret)
+		log_error("cannot write the block map '%s': %s; check that its directory exists "
+			  "and is writable", path, strerror(-ret));
+	free(tmp);
+	return ret ? -MKI_E_IMAGE : 0;
 }
 
 int bmap_write(const char *image, const char *bmap_path)
@@ -230,12 +327,7 @@ int bmap_write(const char *image, const char *bmap_path)
 	buf_adds(&head, "    </BlockMap>\n</bmap>\n");
 	hash_sha256_hex(head.p, head.len, hex);
 	memcpy(head.p + pos, hex, SHA256_HEX_LEN);
-	ret = fsutil_write_atomic(bmap_path, head.p, head.len);
-	if (ret) {
-		log_error("cannot write the block map '%s': %s; check that its directory exists "
-			  "and is writable", bmap_path, strerror(-ret));
-		ret = -MKI_E_IMAGE;
-	}
+	ret = write_map(bmap_path, &head);
 out:
 	if (fd >= 0)
 		close(fd);

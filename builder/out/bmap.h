@@ -2,8 +2,12 @@
  * The block map beside a disk image (NAME.bmap), in bmap-tools' format 2.0: which 4 KiB blocks
  * of the image hold data, each range with its SHA-256, so that `bmaptool copy` writes only those
  * to the card or eMMC and checks what it wrote. The image writers leave holes where nothing was
- * written; the map is what SEEK_DATA/SEEK_HOLE report, so the same image file on any Linux file
- * system that reports holes (ext4, xfs, btrfs, tmpfs) gives the same map, byte for byte.
+ * written; the map is what SEEK_DATA/SEEK_HOLE report, less the extents allocated but never
+ * written (fallocate, libext2fs's zeroing: they read as zeros, and SEEK_DATA's answer for them
+ * depends on the page cache), so the same image file on any Linux file system that reports holes
+ * (ext4, xfs, btrfs, tmpfs) gives the same map, byte for byte. A flashed device keeps what it
+ * held in every block not mapped: zeros it must read are written as data, never punched or
+ * fallocated.
  */
 #ifndef MKI_BMAP_H
 #define MKI_BMAP_H

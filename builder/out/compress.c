@@ -59,7 +59,8 @@ static int zstd_begin(struct cz *z, uint64_t size, unsigned threads)
 	if (!ZSTD_isError(r))
 		r = ZSTD_CCtx_setPledgedSrcSize(z->zc, size);
 	if (ZSTD_isError(r)) {
-		z->why = ZSTD_getErrorName(r); /* a libzstd without threads: refused, never other bytes */
+		/* a libzstd without threads: refused rather than other bytes */
+		z->why = ZSTD_getErrorName(r);
 		return -MKI_E_IMAGE;
 	}
 	return 0;
@@ -93,7 +94,7 @@ static void zstd_release(struct cz *z)
 	ZSTD_freeCCtx(z->zc);
 }
 
-/* xz in blocks of a fixed size, each compressed by whichever thread: the same stream for any count. */
+/* xz in blocks of a fixed size, each by whichever thread: the same stream for any count. */
 static int xz_begin(struct cz *z, uint64_t size, unsigned threads)
 {
 	lzma_mt mt = {
@@ -199,7 +200,7 @@ static int feed_data(struct cz *z, const struct codec *c, int fd, uint64_t pos, 
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
-			return got < 0 ? -errno : -ESTALE; /* shorter than it was: changed under us */
+			return got < 0 ? -errno : -ESTALE; /* shorter than it was: changed */
 		ret = c->feed(z, chunk, (size_t)got, 0);
 		pos += (uint64_t)got;
 	}

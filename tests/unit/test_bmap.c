@@ -46,7 +46,10 @@ static void make_sparse(const char *path, off_t size, const off_t *spans, size_t
 	ck_assert_int_eq(ftruncate(fd, size), 0);
 	for (i = 0; i < n; i += 2) {
 		for (off_t at = spans[i], end = spans[i] + spans[i + 1]; at < end;) {
-			size_t w = (size_t)(end - at) < sizeof(buf) ? (size_t)(end - at) : sizeof(buf);
+			size_t w = sizeof(buf);
+
+			if ((size_t)(end - at) < w)
+				w = (size_t)(end - at);
 
 			for (k = 0; k < w; k++)
 				buf[k] = (char)(((uint64_t)at + k) * 7 % 251 + 1);
@@ -141,6 +144,36 @@ START_TEST(ranges_round_out)
 }
 END_TEST
 
+/*
+ * Allocated but never written (fallocate): zeros, never mapped, also after a read put it in the
+ * page cache (where SEEK_DATA starts calling it data); a write into it, not yet on disk, is.
+ */
+START_TEST(unwritten_not_mapped)
+{
+	const off_t spans[] = { 0, 100 };
+	struct bmap_range *v;
+	char buf[4096];
+	size_t n;
+	int fd;
+
+	make_sparse(img, 4 << 20, spans, 2);
+	fd = open(img, O_RDWR);
+	ck_assert_int_eq(fallocate(fd, 0, 1 << 20, 1 << 20), 0);
+	ck_assert_int_eq(pread(fd, buf, sizeof(buf), 1 << 20), (ssize_t)sizeof(buf));
+	ck_assert_int_eq(bmap_ranges(fd, 4 << 20, &v, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(v[0].last, 0);
+	free(v);
+	ck_assert_int_eq(pwrite(fd, "data", 4, (1 << 20) + 8192), 4);
+	ck_assert_int_eq(bmap_ranges(fd, 4 << 20, &v, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[1].first, 258);
+	ck_assert_uint_eq(v[1].last, 258);
+	free(v);
+	close(fd);
+}
+END_TEST
+
 START_TEST(human_sizes)
 {
 	char s[32];
@@ -217,7 +250,8 @@ START_TEST(short_last_block)
 	snprintf(want, sizeof(want), "<Range chksum=\"%s\"> 0-2 </Range>\n", hex);
 	ck_assert_ptr_nonnull(strstr(slurp(map, NULL), want));
 	ck_assert_ptr_nonnull(strstr(slurp(map, NULL), "<BlocksCount> 3 </BlocksCount>"));
-	ck_assert_ptr_nonnull(strstr(slurp(map, NULL), "<MappedBlocksCount> 3 </MappedBlocksCount>"));
+	ck_assert_ptr_nonnull(strstr(slurp(map, NULL),
+				     "<MappedBlocksCount> 3 </MappedBlocksCount>"));
 }
 END_TEST
 
@@ -289,6 +323,22 @@ START_TEST(unwritable)
 }
 END_TEST
 
+/* A link where the temporary file goes is never written through. */
+START_TEST(tmp_link_not_followed)
+{
+	const off_t spans[] = { 0, 100 };
+	char link[192], target[192];
+
+	make_sparse(img, 1 << 20, spans, 2);
+	snprintf(target, sizeof(target), "%s/elsewhere", top);
+	snprintf(link, sizeof(link), "%s.tmp-%d", map, (int)getpid());
+	ck_assert_int_eq(symlink(target, link), 0);
+	ck_assert_int_eq(bmap_write(img, map), -MKI_E_IMAGE);
+	ck_assert(!exists(map));
+	ck_assert(!exists(target));
+}
+END_TEST
+
 /* Interrupted: nothing written, an older map left as it was. */
 START_TEST(interrupted)
 {
@@ -313,6 +363,7 @@ Suite *bmap_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, ranges_follow_holes);
 	tcase_add_test(tc, ranges_round_out);
+	tcase_add_test(tc, unwritten_not_mapped);
 	tcase_add_test(tc, human_sizes);
 	tcase_add_test(tc, map_of_sparse_image);
 	tcase_add_test(tc, short_last_block);
@@ -321,6 +372,7 @@ Suite *bmap_suite(void)
 	tcase_add_test(tc, missing_image);
 	tcase_add_test(tc, not_a_file);
 	tcase_add_test(tc, unwritable);
+	tcase_add_test(tc, tmp_link_not_followed);
 	tcase_add_test(tc, interrupted);
 	suite_add_tcase(s, tc);
 	return s;

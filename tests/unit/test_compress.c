@@ -51,7 +51,8 @@ static void make_image(const char *path, off_t size)
 	for (at = 4096; at + (off_t)sizeof(buf) <= size; at += 9 * (off_t)sizeof(buf) + 4096) {
 		for (k = 0; k < sizeof(buf); k++) {
 			x = x * 1103515245 + 12345;
-			buf[k] = (at / (off_t)sizeof(buf)) % 2 ? (char)(x >> 24) : "mkimage "[k % 8];
+			buf[k] = (at / (off_t)sizeof(buf)) % 2 ? (char)(x >> 24)
+							       : "mkimage "[k % 8];
 		}
 		ck_assert_int_eq(pwrite(fd, buf, sizeof(buf), at), (ssize_t)sizeof(buf));
 	}

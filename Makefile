@@ -9,7 +9,7 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
-LIBS_PC := libconfig libcurl libarchive liblzma ext2fs com_err libsolv libsolvext libcrypto
+LIBS_PC := libconfig libcurl libarchive liblzma libzstd ext2fs fdisk com_err libsolv libsolvext libcrypto
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla -Wundef -Wwrite-strings
 CFLAGS ?= -O2 -g
@@ -155,10 +155,10 @@ deb: mkimage mkimage-exec
 
 # Build, test and run-time packages. Bench-only peers are in BENCH_DEPS.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
-	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev check gpg gpgv dpkg-dev apt-utils apt \
+	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev libfdisk-dev check gpg gpgv dpkg-dev apt-utils apt \
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
 	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
-	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 dosfstools mtools
+	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 bmap-tools fdisk dosfstools mtools
 BENCH_DEPS := mmdebstrap arch-test time bc
 
 deps:

@@ -15,6 +15,7 @@
 #include "configure/hooks.h"
 #include "configure/overlay.h"
 #include "debian/plan.h"
+#include "image/disk.h"
 #include "image/format.h"
 #include "image/image.h"
 #include "lib/err.h"
@@ -23,7 +24,9 @@
 #include "lib/log.h"
 #include "lib/runlimits.h"
 #include "lib/settings.h"
+#include "out/bmap.h"
 #include "out/bootexport.h"
+#include "out/compress.h"
 #include "out/lockdiff.h"
 #include "out/report.h"
 #include "out/sbom.h"
@@ -401,6 +404,9 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	ret = cachegc_user_open(o->st.cache_dir, &o->st.cache_user);
 	if (ret)
 		return ret;
+	if (!o->output && r->disk.set)
+		o->output = r->disk.output ? xstrdup(r->disk.output)
+					   : xasprintf("images/%s.img", r->name);
 	if (!o->output)
 		o->output = r->image.output ? xstrdup(r->image.output)
 					    : xasprintf("images/%s.%s", r->name, r->image.format);
@@ -475,6 +481,8 @@ struct build {
 	struct report rep;
 	struct bootexport boot; /* image.export_boot */
 	struct sbom_texts shipped; /* copyright files before any script ran (sbom.h) */
+	struct buf disk;           /* the report's "disk" member (disk.h); empty without a disk */
+	char *root_image, *bmap, *compressed; /* a disk's other outputs, or NULL */
 	double t0;
 };
 
@@ -561,6 +569,7 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 		overlay_report_json(b->overlays, &overlays);
 	b->rep.overlays = overlays.p;
 	b->rep.boot = &b->boot;
+	b->rep.disk = b->disk.p;
 	b->rep.layer_outcome = layer_outcome(b->layer);
 	b->rep.layer_key = layer_key(b->layer);
 	b->rep.total_secs = log_now() - o->started;
@@ -592,6 +601,26 @@ static void plan_seed(const struct recipe *r, const struct plan *p, char *seed)
 }
 
 /*
+ * The image, or with a disk section the whole disk at `output` (its root partition also at
+ * b->root_image when asked, and the report's "disk" member into `report` when not NULL).
+ */
+static int write_image(const struct options *o, const struct recipe *r, struct build *b,
+		       const struct stage *s, const struct image_params *ip, const char *output,
+		       struct buf *report)
+{
+	struct buf none = { 0 };
+	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, b->bmap,
+				  b->compressed, &o->st.limits };
+	int ret;
+
+	if (!r->disk.set)
+		return image_write(s, ip);
+	ret = disk_write(s, &dp, report ? report : &none);
+	buf_release(&none);
+	return ret;
+}
+
+/*
  * --verify-reproducible: unpack, configure and write the image a second time from the same plan
  * in a separate work directory, then compare. Same namespace, same cache: what differs can only
  * come from the build itself.
@@ -615,7 +644,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 	if (!ret)
 		ret = hooks_run(&again, NULL, &b->plan, &b->twins, r, &st2, &overlays);
 	if (!ret)
-		ret = image_write(&again, &ip);
+		ret = write_image(o, r, b, &again, &ip, out2, NULL);
 	if (!ret) {
 		manifest_sort(&b->stage.manifest);
 		manifest_sort(&again.manifest);
@@ -672,6 +701,35 @@ static void sweep_work_dirs(struct options *o)
 			 n == 1 ? "y" : "ies", o->tmp_dir);
 }
 
+static enum compress_kind disk_compression(const struct recipe *r)
+{
+	return r->disk.compress == DISK_COMPRESS_ZSTD ? COMPRESS_ZSTD
+	     : r->disk.compress == DISK_COMPRESS_XZ ? COMPRESS_XZ : COMPRESS_NONE;
+}
+
+/*
+ * A disk's other outputs: OUTPUT.bmap, OUTPUT.zst or .xz, the root partition at image.output
+ * (default: beside the disk, its stem and .ext4).
+ */
+static void disk_outputs(const struct options *o, const struct recipe *r, struct build *b)
+{
+	enum compress_kind k = disk_compression(r);
+
+	if (r->disk.bmap)
+		b->bmap = xasprintf("%s.bmap", o->output);
+	if (k != COMPRESS_NONE)
+		b->compressed = xasprintf("%s%s", o->output, compress_suffix(k));
+	if (r->disk.root_image && r->image.output) {
+		b->root_image = xstrdup(r->image.output);
+	} else if (r->disk.root_image) { /* beside the disk, as the lock: images/x.img -> x.ext4 */
+		const char *slash = strrchr(o->output, '/'), *dot = strrchr(o->output, '.');
+		int stem = (int)(dot && (!slash || dot > slash + 1) ? dot - o->output
+								      : (long)strlen(o->output));
+
+		b->root_image = xasprintf("%.*s.ext4", stem, o->output);
+	}
+}
+
 static int build_image(struct options *o, const struct recipe *r, struct build *b)
 {
 	struct image_params ip = { 0 };
@@ -711,6 +769,9 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		ret = stop_after(o, ST_UNPACK,
 				 timed(b, ST_UNPACK, layer_unpack(&b->stage, &b->layer, &b->plan,
 								  &b->twins, r, &o->st, unpack_plan)));
+	/* a disk's raw files are there before configuring, which takes minutes (disk.h) */
+	if (!ret && r->disk.set)
+		ret = disk_check_files(&b->stage, r);
 	/* the licences as shipped: a maintainer script may rewrite any copyright file */
 	if (!ret && !layer_restored(b->layer))
 		ret = sbom_capture(&b->shipped, &b->plan, b->stage.root);
@@ -720,6 +781,8 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 							      &o->st, &b->overlays)));
 	if (ret)
 		return ret;
+	if (r->disk.set)
+		disk_outputs(o, r, b);
 	ip.im = &r->image;
 	ip.output = o->output;
 	ip.source_date_epoch = o->st.source_date_epoch;
@@ -728,20 +791,31 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		ret = bootexport_prepare(&b->boot, &b->stage, r, o->output, o->st.source_date_epoch,
 					 &o->st.limits);
 	if (!ret)
-		ret = timed(b, ST_IMAGE, image_write(&b->stage, &ip));
+		ret = timed(b, ST_IMAGE, write_image(o, r, b, &b->stage, &ip, o->output, &b->disk));
 	if (!ret && o->verify)
 		ret = verify_again(o, r, b, &ip);
 	if (!ret && r->image.export_boot)
 		ret = bootexport_commit(&b->boot);
+	if (!ret && b->bmap)
+		ret = bmap_write(o->output, b->bmap);
+	if (!ret && b->compressed)
+		ret = compress_file(o->output, b->compressed, disk_compression(r));
 	if (!ret)
 		ret = write_outputs(o, r, b);
+	if (!ret && b->compressed && unlink(o->output))
+		ret = log_errno(-errno, "cannot remove '%s' after compressing it: %m", o->output);
 	if (!ret)
-		log_info("image written to '%s' (lock, SBOM and report beside it)", o->output);
+		log_info("%s written to '%s' (lock, SBOM and report beside it)",
+			 r->disk.set ? "disk" : "image", b->compressed ? b->compressed : o->output);
 	return ret;
 }
 
 static void build_release(struct build *b)
 {
+	buf_release(&b->disk);
+	free(b->root_image);
+	free(b->bmap);
+	free(b->compressed);
 	bootexport_release(&b->boot);
 	stage_release(&b->stage);
 	overlay_report_free(b->overlays);
@@ -807,12 +881,6 @@ int main(int argc, char **argv)
 	}
 	if (!ret)
 		bootcfg_mark_legacy_boot(&r); /* before the disk's layout is computed */
-	/* until the disk writer lands: --until hooks builds a disk's tree, boot configuration in */
-	if (!ret && r.disk.set && o.until > ST_HOOKS) {
-		log_error("%s: writing a whole disk (the 'disk' section) is not yet supported by "
-			  "this build: remove the section to write the image alone", r.file);
-		ret = -MKI_E_RECIPE;
-	}
 	if (!ret && (o.st.source_date_epoch = read_sde()) == -2)
 		ret = -MKI_E_USAGE;
 	if (!ret)

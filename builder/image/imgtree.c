@@ -66,6 +66,27 @@ size_t imgtree_parent(const struct imgtree *t, size_t i)
 	return at < 0 ? 0 : (size_t)at;
 }
 
+/* `path` is strictly below `dir` ("" holds every path but the root). */
+static int below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (!n)
+		return path[0] != 0;
+	return !strncmp(path, dir, n) && path[n] == '/';
+}
+
+/* Below a subtree another partition holds: left out of this view. */
+static int excluded(const struct imgtree_scope *sc, const char *path)
+{
+	size_t i;
+
+	for (i = 0; sc && i < sc->n_exclude; i++)
+		if (below(path, sc->exclude[i]))
+			return 1;
+	return 0;
+}
+
 /* Parents of a device-table path that the manifest lacks (e.g. "dev"): root-owned 0755. */
 static void add_parents(struct imgtree *t, const struct manifest *m, const char *path)
 {
@@ -84,7 +105,8 @@ static void add_parents(struct imgtree *t, const struct manifest *m, const char 
 	free(dir);
 }
 
-static int add_devices(struct imgtree *t, const struct manifest *m, const struct recipe_image *im)
+static int add_devices(struct imgtree *t, const struct manifest *m, const struct recipe_image *im,
+		       const struct imgtree_scope *sc)
 {
 	size_t i;
 
@@ -97,6 +119,10 @@ static int add_devices(struct imgtree *t, const struct manifest *m, const struct
 			log_error("device table: path '%s' is not usable in the image", d->path);
 			free(path);
 			return -MKI_E_IMAGE;
+		}
+		if (excluded(sc, path)) {
+			free(path); /* in another partition's subtree: that filesystem has no devices */
+			continue;
 		}
 		add_parents(t, m, path);
 		e = manifest_add(&t->extra, path);
@@ -123,7 +149,7 @@ static int64_t newest_mtime(const struct manifest *m)
 	return newest;
 }
 
-static void collect(struct imgtree *t, const struct manifest *m)
+static void collect(struct imgtree *t, const struct manifest *m, const struct imgtree_scope *sc)
 {
 	size_t i, cap = m->n + t->extra.n + 1;
 
@@ -131,7 +157,7 @@ static void collect(struct imgtree *t, const struct manifest *m)
 	for (i = 0; i < t->extra.n; i++)
 		t->v[t->n++].e = t->extra.v[i];
 	for (i = 0; i < m->n; i++)
-		if (!manifest_get(&t->extra, m->v[i]->path))
+		if (!manifest_get(&t->extra, m->v[i]->path) && !excluded(sc, m->v[i]->path))
 			t->v[t->n++].e = m->v[i];
 	qsort(t->v, t->n, sizeof(*t->v), node_cmp);
 	for (i = 0; i < t->n; i++) {
@@ -213,34 +239,193 @@ static int check_nodes(struct imgtree *t)
 	return 0;
 }
 
+/* A copy of `e` at `path` in the view's own entries (a subtree's paths are relative to it). */
+static struct manifest_entry *copy_entry(struct imgtree *t, const struct manifest_entry *e,
+					 const char *path)
+{
+	struct manifest_entry *c = manifest_add(&t->extra, path);
+	size_t i;
+
+	c->type = e->type;
+	c->mode = e->mode;
+	c->uid = e->uid;
+	c->gid = e->gid;
+	c->mtime = e->mtime;
+	c->major = e->major;
+	c->minor = e->minor;
+	c->size = e->size;
+	for (i = 0; i < e->n_xattrs; i++)
+		manifest_set_xattr(c, e->xattrs[i].name, e->xattrs[i].value, e->xattrs[i].len);
+	return c;
+}
+
+/* A hard link's target in the view's paths; an error when it lies outside the view. */
+static int link_target(const struct manifest_entry *e, const struct imgtree_scope *sc,
+		       size_t cut, char **out)
+{
+	const char *sub = sc && sc->subtree ? sc->subtree : "";
+	char *target = manifest_normalize(e->target);
+	int ok = target && (!*sub || below(target, sub)) && !excluded(sc, target);
+
+	if (!ok) {
+		log_error("'/%s' is a hard link to '/%s', which another partition holds: a hard "
+			  "link cannot cross filesystems (make it a copy or a symbolic link)",
+			  e->path, e->target);
+		free(target);
+		return -MKI_E_IMAGE;
+	}
+	*out = xstrdup(target + cut);
+	free(target);
+	return 0;
+}
+
+/* A subtree's view: its entries copied with paths relative to it; the subtree is the root. */
+static int copy_subtree(struct imgtree *t, const struct manifest *m, const struct imgtree_scope *sc)
+{
+	size_t i, cut = strlen(sc->subtree) + 1;
+	struct manifest_entry *top = manifest_get(m, sc->subtree), *c;
+	char *target;
+	int ret;
+
+	if (top && top->type != MF_DIR) {
+		log_error("'/%s' is not a directory in the tree, so no partition can hold it",
+			  sc->subtree);
+		return -MKI_E_IMAGE;
+	}
+	if (top)
+		copy_entry(t, top, "");
+	for (i = 0; i < m->n; i++) {
+		const struct manifest_entry *e = m->v[i];
+
+		if (!below(e->path, sc->subtree) || excluded(sc, e->path))
+			continue;
+		c = copy_entry(t, e, e->path + cut);
+		if (e->type == MF_SYMLINK && e->target)
+			c->target = xstrdup(e->target);
+		if (e->type != MF_HARDLINK)
+			continue;
+		ret = link_target(e, sc, cut, &target);
+		if (ret)
+			return ret;
+		c->target = target;
+	}
+	return 0;
+}
+
+/* The root view's hard links never lead into a subtree another partition holds. */
+static int check_links_out(const struct manifest *m, const struct imgtree_scope *sc)
+{
+	char *target = NULL;
+	size_t i;
+	int ret;
+
+	for (i = 0; sc && sc->n_exclude && i < m->n; i++) {
+		if (m->v[i]->type != MF_HARDLINK || excluded(sc, m->v[i]->path))
+			continue;
+		ret = link_target(m->v[i], sc, 0, &target);
+		free(target);
+		target = NULL;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Where another partition's subtree is mounted stays an empty directory: the tree's own (its
+ * owner and mode), or a root-owned 0755 one with its missing parents when the tree has none.
+ */
+static int add_mount_points(struct imgtree *t, const struct manifest *m,
+			    const struct imgtree_scope *sc)
+{
+	const char *sub = sc && sc->subtree ? sc->subtree : "";
+	size_t i, cut = *sub ? strlen(sub) + 1 : 0;
+	struct manifest_entry *e;
+
+	for (i = 0; sc && i < sc->n_exclude; i++) {
+		const char *dir = sc->exclude[i];
+
+		if (*sub && !below(dir, sub))
+			continue;
+		e = manifest_get(m, dir);
+		if (e && e->type != MF_DIR) {
+			log_error("'/%s' is where a partition is mounted, but it is not a directory in "
+				  "the tree", dir);
+			return -MKI_E_IMAGE;
+		}
+		if (e && !*sub)
+			continue; /* the root view takes the tree's own entry */
+		if (!e)
+			add_parents(t, *sub ? &t->extra : m, dir + cut);
+		e = e ? copy_entry(t, e, dir + cut) : manifest_add(&t->extra, dir + cut);
+		if (!e->type) {
+			e->type = MF_DIR;
+			e->mode = 0755;
+			e->mtime = t->sde;
+		}
+	}
+	return 0;
+}
+
+static int open_root(struct imgtree *t, const struct stage *s, const struct imgtree_scope *sc)
+{
+	const char *sub = sc && sc->subtree ? sc->subtree : "";
+	int fd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		log_error("cannot open the staging tree '%s': %s", s->root, strerror(errno));
+		return -errno;
+	}
+	if (!*sub || !manifest_get(&s->manifest, sub)) {
+		t->root_fd = fd; /* a subtree the tree lacks is an empty filesystem: nothing read */
+		return 0;
+	}
+	t->root_fd = beneath_open_canonical(fd, sub, O_PATH | O_DIRECTORY);
+	close(fd);
+	if (t->root_fd >= 0)
+		return 0;
+	log_error("cannot open '/%s' in the staging tree: %s%s", sub, strerror(-t->root_fd),
+		  t->root_fd == -ELOOP ? " (a script replaced it by a symlink)" : "");
+	return -MKI_E_IMAGE;
+}
+
 int imgtree_build(struct imgtree *t, const struct stage *s, const struct image_params *p)
 {
+	return imgtree_build_scoped(t, s, p, NULL);
+}
+
+int imgtree_build_scoped(struct imgtree *t, const struct stage *s, const struct image_params *p,
+			 const struct imgtree_scope *sc)
+{
+	int sub = sc && sc->subtree && *sc->subtree;
+	struct manifest none;
 	struct manifest_entry *root;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	t->root_fd = -1;
 	manifest_init(&t->extra);
+	manifest_init(&none);
 	t->sde = p->source_date_epoch >= 0 ? p->source_date_epoch : newest_mtime(&s->manifest);
-	ret = add_devices(t, &s->manifest, p->im);
+	ret = sub ? copy_subtree(t, &s->manifest, sc) : add_devices(t, &s->manifest, p->im, sc);
+	if (!ret)
+		ret = check_links_out(&s->manifest, sub ? NULL : sc);
+	if (!ret)
+		ret = add_mount_points(t, &s->manifest, sc);
 	if (ret)
 		goto out;
-	if (!manifest_get(&s->manifest, "") && !manifest_get(&t->extra, "")) {
+	if ((sub || !manifest_get(&s->manifest, "")) && !manifest_get(&t->extra, "")) {
 		root = manifest_add(&t->extra, "");
 		root->type = MF_DIR;
 		root->mode = 0755;
 		root->mtime = t->sde;
 	}
-	collect(t, &s->manifest);
+	collect(t, sub ? &none : &s->manifest, sc);
 	ret = check_nodes(t);
-	if (ret)
-		goto out;
-	t->root_fd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (t->root_fd < 0) {
-		ret = -errno;
-		log_error("cannot open the staging tree '%s': %s", s->root, strerror(errno));
-	}
+	if (!ret)
+		ret = open_root(t, s, sc);
 out:
+	manifest_release(&none);
 	if (ret)
 		imgtree_release(t);
 	return ret;

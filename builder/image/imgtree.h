@@ -37,6 +37,26 @@ struct imgtree {
  * to a missing entry or to a directory), or a negative errno when the tree cannot be opened.
  */
 int imgtree_build(struct imgtree *t, const struct stage *s, const struct image_params *p);
+/*
+ * A part of the tree, for a disk's partitions: `subtree` ("boot/efi"; NULL or "" the whole
+ * tree) becomes the root, its files opened from where they are in the staging tree; every
+ * directory in `exclude` (subtrees other partitions hold, "boot/efi") is kept as an empty
+ * directory - the tree's own, or a root-owned 0755 one when the tree has none - and what is
+ * below it left out. The device table goes into the whole tree's view only.
+ */
+struct imgtree_scope {
+	const char *subtree;
+	const char *const *exclude;
+	size_t n_exclude;
+};
+
+/**
+ * imgtree_build for a part of the tree (see struct imgtree_scope; NULL: the whole tree, exactly
+ * as imgtree_build). A subtree the tree lacks is an empty directory. Also -MKI_E_IMAGE (logged)
+ * for a hard link across a view's edge and a subtree or mount point that is not a directory.
+ */
+int imgtree_build_scoped(struct imgtree *t, const struct stage *s, const struct image_params *p,
+			 const struct imgtree_scope *sc);
 void imgtree_release(struct imgtree *t);
 /** Index of the parent directory of node `i` (i > 0). */
 size_t imgtree_parent(const struct imgtree *t, size_t i);

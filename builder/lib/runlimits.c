@@ -60,6 +60,8 @@ static const struct limit_def defs[LIMIT_N] = {
 			      "processes and threads one maintainer script or hook step runs at once" },
 	[LIMIT_MEMORY] = { "memory", 1, 4 * GIB,
 			   "memory one build step holds: processes, /tmp, /run, /dev/shm, IPC" },
+	[LIMIT_DISK_SIZE] = { "disk-size", 1, 64 * GIB,
+			      "a whole disk (the recipe's disk section), holes included" },
 };
 
 void runlimits_init(struct limits *l)

@@ -35,6 +35,7 @@ enum limit_id {
 	LIMIT_XZ_MEMORY,      /* memory of one xz or lzma decoder (its dictionary) */
 	LIMIT_PROCESSES,      /* processes one build step (script, hook) may run at once */
 	LIMIT_MEMORY,         /* memory one build step holds: resident, tmpfs, SysV shm */
+	LIMIT_DISK_SIZE,      /* a whole disk image (recipe section `disk`), holes included */
 	LIMIT_N
 };
 

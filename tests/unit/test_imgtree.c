@@ -1,4 +1,5 @@
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -6,6 +7,7 @@
 #include "image/imgtree.h"
 #include "image/imgtree_internal.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 
 static struct manifest_entry *add(struct manifest *m, const char *path, char type, int64_t mtime)
 {
@@ -111,6 +113,96 @@ START_TEST(inconsistent)
 }
 END_TEST
 
+/* A tree for the scoped views: /boot/efi a subtree (on disk too), /srv holding none. */
+static void scoped_stage(struct stage *s, char *dir)
+{
+	char path[4096];
+
+	test_stage_init(s);
+	free(s->root);
+	s->root = strdup(dir);
+	snprintf(path, sizeof(path), "%s/boot/efi/EFI", dir);
+	ck_assert_int_eq(fsutil_mkdirs(path), 0);
+	add(&s->manifest, "", MF_DIR, 5);
+	add(&s->manifest, "boot", MF_DIR, 5);
+	add(&s->manifest, "boot/efi", MF_DIR, 5)->mode = 0700;
+	add(&s->manifest, "boot/efi/EFI", MF_DIR, 5);
+	add(&s->manifest, "boot/efi/EFI/x.efi", MF_REG, 5);
+	add(&s->manifest, "boot/vmlinuz", MF_REG, 5);
+	add(&s->manifest, "etc", MF_DIR, 5);
+}
+
+START_TEST(scoped_views)
+{
+	char dir[] = "/tmp/test-imgtree-XXXXXX";
+	static const char *const efi[] = { "boot/efi", "srv/data" };
+	struct recipe_image im = { 0 };
+	struct image_params p = { .im = &im, .source_date_epoch = 100 };
+	struct imgtree_scope root = { NULL, efi, 2 }, sub = { "boot/efi", NULL, 0 };
+	struct imgtree_scope boot = { "boot", efi, 1 };
+	struct imgtree t;
+	struct stage s;
+	long i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scoped_stage(&s, dir);
+	/* the root: /boot/efi kept (its own mode), empty; /srv/data made with its parent */
+	ck_assert_int_eq(imgtree_build_scoped(&t, &s, &p, &root), 0);
+	ck_assert_int_lt(imgtree_find(&t, "boot/efi/EFI"), 0);
+	ck_assert_int_lt(imgtree_find(&t, "boot/efi/EFI/x.efi"), 0);
+	i = imgtree_find(&t, "boot/efi");
+	ck_assert_int_ge(i, 0);
+	ck_assert_uint_eq(t.v[i].e->mode, 0700);
+	i = imgtree_find(&t, "srv/data");
+	ck_assert_int_ge(i, 0);
+	ck_assert_int_eq(t.v[i].e->type, MF_DIR);
+	ck_assert_int_ge(imgtree_find(&t, "boot/vmlinuz"), 0);
+	imgtree_release(&t);
+	/* the subtree: its contents at the root, read from where they are */
+	ck_assert_int_eq(imgtree_build_scoped(&t, &s, &p, &sub), 0);
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_str_eq(t.v[0].e->path, "");
+	ck_assert_uint_eq(t.v[0].e->mode, 0700);
+	ck_assert_str_eq(t.v[2].e->path, "EFI/x.efi");
+	ck_assert_int_lt(imgtree_open(&t, 2), 0); /* the tree has no such file: opened there */
+	imgtree_release(&t);
+	/* a subtree holding another: /boot less /boot/efi's contents */
+	ck_assert_int_eq(imgtree_build_scoped(&t, &s, &p, &boot), 0);
+	ck_assert_int_ge(imgtree_find(&t, "efi"), 0);
+	ck_assert_int_lt(imgtree_find(&t, "efi/EFI"), 0);
+	ck_assert_int_ge(imgtree_find(&t, "vmlinuz"), 0);
+	imgtree_release(&t);
+	/* a hard link across a view's edge is refused, naming both */
+	add(&s.manifest, "etc/link", MF_HARDLINK, 5)->target = strdup("boot/efi/EFI/x.efi");
+	ck_assert_int_eq(imgtree_build_scoped(&t, &s, &p, &root), -MKI_E_IMAGE);
+	stage_done(&s);
+	fsutil_remove_tree(dir);
+}
+END_TEST
+
+START_TEST(scoped_whole_unchanged)
+{
+	char dir[] = "/tmp/test-imgtree-XXXXXX";
+	struct recipe_image im = { 0 };
+	struct image_params p = { .im = &im, .source_date_epoch = 100 };
+	struct imgtree a, b;
+	struct stage s;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scoped_stage(&s, dir);
+	ck_assert_int_eq(imgtree_build(&a, &s, &p), 0);
+	ck_assert_int_eq(imgtree_build_scoped(&b, &s, &p, NULL), 0);
+	ck_assert_uint_eq(a.n, b.n);
+	for (i = 0; i < a.n; i++)
+		ck_assert_ptr_eq(a.v[i].e, b.v[i].e);
+	imgtree_release(&a);
+	imgtree_release(&b);
+	stage_done(&s);
+	fsutil_remove_tree(dir);
+}
+END_TEST
+
 Suite *imgtree_suite(void)
 {
 	Suite *s = suite_create("imgtree");
@@ -119,6 +211,8 @@ Suite *imgtree_suite(void)
 	tcase_add_test(tc, sorted_clamped_linked);
 	tcase_add_test(tc, epoch_from_manifest);
 	tcase_add_test(tc, inconsistent);
+	tcase_add_test(tc, scoped_views);
+	tcase_add_test(tc, scoped_whole_unchanged);
 	suite_add_tcase(s, tc);
 	return s;
 }

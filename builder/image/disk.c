@@ -1,0 +1,597 @@
+/*
+ * The disk writer: partitions in disk order, each into its region of the temporary, placed by
+ * disklayout.h as it goes (an ext4 "auto" learns its size by being written: its region reaches
+ * as far as the disk may, and the partitions after it start where it ends); then the layout's
+ * checks, the table, the commit. Byte-reproducible: every identifier derives from the recipe
+ * (partuuid.h), every timestamp from the epoch, and the temporary starts as one hole.
+ */
+#include "disk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "disklayout.h"
+#include "ext4w.h"
+#include "fat.h"
+#include "imgtree.h"
+#include "lib/beneath.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/hash.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "parttable.h"
+#include "recipe/partuuid.h"
+#include "sink.h"
+
+#define COPY_CHUNK (1u << 20)
+
+struct disk_ctx {
+	const struct stage *s;
+	const struct disk_params *dp;
+	const struct recipe_disk *d;
+	struct sink k;                 /* the whole disk's temporary */
+	struct disklayout_part *v;     /* per partition */
+	char (*sha)[65];               /* per partition: sha256 of its region */
+	uint64_t cursor;               /* the end of the partitions placed so far */
+	uint64_t size;                 /* the disk's, once every partition is placed */
+	size_t root;                   /* index of the root partition */
+};
+
+static const char *const fs_names[] = { "none", "ext4", "vfat" };
+
+/* ---- checks before configuring -------------------------------------------------------------- */
+
+static int open_file(int root_fd, const struct recipe_partition *p)
+{
+	const char *kind = NULL;
+	int fd = beneath_open_regular(root_fd, p->path, 1, &kind);
+
+	if (fd == -EINVAL && kind)
+		log_error("partition '%s' holds '/%s', which is %s in the tree, not a regular file",
+			  p->name, p->path, kind);
+	else if (fd == -ENOENT)
+		log_error("partition '%s' holds '/%s', which is not in the tree: install the package "
+			  "that ships it or fix 'contents'", p->name, p->path);
+	else if (fd < 0)
+		log_error("partition '%s' holds '/%s', which cannot be read from the tree: %s%s",
+			  p->name, p->path, strerror(-fd),
+			  fd == -ELOOP ? " (a symlink: name the file it points to)" : "");
+	return fd < 0 ? -MKI_E_IMAGE : fd;
+}
+
+int disk_check_files(const struct stage *s, const struct recipe *r)
+{
+	int root_fd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC), fd, ret = 0;
+	size_t i;
+
+	if (root_fd < 0) {
+		log_error("cannot open the staging tree '%s': %s", s->root, strerror(errno));
+		return -MKI_E_IMAGE;
+	}
+	for (i = 0; !ret && i < r->disk.n_partitions; i++) {
+		if (r->disk.partitions[i].contents != PART_FILE)
+			continue;
+		fd = open_file(root_fd, &r->disk.partitions[i]);
+		if (fd < 0)
+			ret = fd;
+		else
+			close(fd);
+	}
+	close(root_fd);
+	return ret;
+}
+
+/* ---- one partition -------------------------------------------------------------------------- */
+
+static char *region_name(const struct disk_ctx *c, size_t i)
+{
+	return xasprintf("%s, partition %s", c->k.tmp, c->d->partitions[i].name);
+}
+
+/* Subtrees other partitions hold below partition i's own: empty mount points in its view. */
+static void exclusions(const struct disk_ctx *c, size_t i, struct strv *out)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+	size_t j, n = p->contents == PART_SUBTREE ? strlen(p->path) : 0;
+
+	for (j = 0; j < c->d->n_partitions; j++) {
+		const struct recipe_partition *q = &c->d->partitions[j];
+
+		if (j == i || q->contents != PART_SUBTREE)
+			continue;
+		if (p->contents == PART_ROOT ||
+		    (p->contents == PART_SUBTREE && !strncmp(q->path, p->path, n) && q->path[n] == '/'))
+			strv_push(out, q->path);
+	}
+}
+
+/* The view partition i writes: the root less the others' subtrees, a subtree, or nothing. */
+static int build_view(const struct disk_ctx *c, size_t i, const struct image_params *pp,
+		      struct imgtree *t)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+	struct stage empty = *c->s;
+	struct strv ex = { 0 };
+	struct imgtree_scope sc = { 0 };
+	int ret;
+
+	if (p->contents == PART_EMPTY) {
+		manifest_init(&empty.manifest); /* an empty filesystem: the root directory alone */
+		ret = imgtree_build(t, &empty, pp);
+		manifest_release(&empty.manifest);
+		return ret;
+	}
+	exclusions(c, i, &ex);
+	sc.subtree = p->contents == PART_SUBTREE ? p->path : NULL;
+	sc.exclude = (const char *const *)ex.v;
+	sc.n_exclude = ex.n;
+	ret = imgtree_build_scoped(t, c->s, pp, &sc);
+	strv_release(&ex);
+	return ret;
+}
+
+/* How far a partition whose size is found while writing may reach: the disk's end or limit. */
+static uint64_t reach(const struct disk_ctx *c, uint64_t offset)
+{
+	uint64_t end = disklayout_usable_end(c->d);
+
+	if (!end)
+		end = runlimits_get(c->dp->lim, LIMIT_DISK_SIZE);
+	return end > offset ? end - offset : 0;
+}
+
+/*
+ * The size of the ext4 filesystem just written at `offset`, from its superblock: an "auto" size
+ * is settled by the writer (it grows until the tree fits), and the next partition starts after it.
+ */
+static int ext4_size(const struct disk_ctx *c, uint64_t offset, uint64_t *bytes)
+{
+	uint8_t sb[1024];
+	uint64_t blocks;
+	uint32_t log;
+
+	if (pread(c->k.fd, sb, sizeof(sb), (off_t)(offset + 1024)) != (ssize_t)sizeof(sb))
+		return log_errno(-MKI_E_IMAGE, "cannot read back the filesystem in '%s'", c->k.tmp);
+	blocks = (uint64_t)sb[4] | (uint64_t)sb[5] << 8 | (uint64_t)sb[6] << 16 |
+		 (uint64_t)sb[7] << 24 | (uint64_t)sb[0x150] << 32 | (uint64_t)sb[0x151] << 40 |
+		 (uint64_t)sb[0x152] << 48 | (uint64_t)sb[0x153] << 56;
+	log = (uint32_t)sb[24] | (uint32_t)sb[25] << 8 | (uint32_t)sb[26] << 16 |
+	      (uint32_t)sb[27] << 24;
+	*bytes = log < 8 ? blocks << (10 + log) : 0;
+	return 0;
+}
+
+/* An auto size that outgrew how far the disk may reach: the limit's refusal (exit 7). */
+static int over_limit(const struct disk_ctx *c, const char *name)
+{
+	log_error("partition '%s' would take the disk past the %s disk-size limit (%s)", name,
+		  runlimits_format(LIMIT_DISK_SIZE, runlimits_get(c->dp->lim, LIMIT_DISK_SIZE)).s,
+		  runlimits_hint(c->dp->lim, LIMIT_DISK_SIZE).s);
+	return -MKI_E_HOOK;
+}
+
+/*
+ * Place partition i (disklayout_place) and refuse, before anything is written there, a partition
+ * that would take the disk past --limit disk-size.
+ */
+static int place(struct disk_ctx *c, size_t i, uint64_t need)
+{
+	int ret = disklayout_place(c->d, i, c->cursor, need, &c->v[i]);
+
+	if (!ret && c->v[i].offset + c->v[i].size > runlimits_get(c->dp->lim, LIMIT_DISK_SIZE))
+		ret = over_limit(c, c->d->partitions[i].name);
+	return ret;
+}
+
+/* The ext4 partitions other than the root get a UUID and hash seed of their own. */
+static void part_seed(const struct disk_ctx *c, size_t i, struct image_params *pp)
+{
+	struct hash h;
+
+	if (i == c->root || hash_init(&h, HASH_SHA256))
+		return;
+	hash_update(&h, c->dp->ip->seed, strlen(c->dp->ip->seed));
+	hash_update(&h, "\0partition ", 11);
+	hash_update(&h, c->d->partitions[i].name, strlen(c->d->partitions[i].name));
+	hash_final_hex(&h, pp->seed);
+}
+
+/*
+ * The image section partition i's filesystem is written with: the root's own (its size, label,
+ * ids, device table) unless the partition's size says otherwise; the others', its size and label.
+ */
+static void part_image(const struct disk_ctx *c, size_t i, struct recipe_image *im)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+
+	*im = *c->dp->ip->im;
+	if (i != c->root) {
+		im->size = 0;
+		im->uuid = NULL;
+		im->hash_seed = NULL;
+		im->n_devices = 0;
+		im->devices = NULL;
+		im->label = p->label;
+	} else if (p->label) {
+		im->label = p->label;
+	}
+	if (p->size || p->grow)
+		im->size = 0; /* set from the layout */
+}
+
+static int write_ext4(struct disk_ctx *c, size_t i, struct imgtree *t, struct image_params *pp,
+		      struct recipe_image *im)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+	char *name = region_name(c, i);
+	uint64_t guess = 0, len, fs = 0;
+	struct sink rk;
+	int fixed = p->size || p->grow, ret;
+
+	ret = place(c, i, 0);
+	if (!ret && fixed)
+		im->size = c->v[i].size;
+	if (!ret && !fixed && p->min_size && !im->size && !ext4w_estimate(t, pp, &guess) &&
+	    guess <= p->min_size)
+		im->size = p->min_size; /* the filesystem fills the partition it asked for */
+	len = fixed ? c->v[i].size : reach(c, c->v[i].offset);
+	sink_init_region(&rk, c->k.fd, c->v[i].offset, len, name);
+	if (!ret)
+		ret = ext4w_write(t, pp, &rk);
+	if (ret == -MKI_E_NOSPACE && fixed)
+		log_error("partition '%s' (%" PRIu64 " MiB) cannot hold its tree: raise its size",
+			  p->name, c->v[i].size >> 20);
+	else if (ret == -MKI_E_NOSPACE && c->d->size)
+		log_error("partition '%s' needs more than the %" PRIu64 " MiB from its start at %"
+			  PRIu64 " MiB to the disk's end: raise disk.size", p->name, len >> 20,
+			  c->v[i].offset >> 20);
+	else if (ret == -MKI_E_NOSPACE)
+		ret = over_limit(c, p->name);
+	if (!ret && !fixed)
+		ret = ext4_size(c, c->v[i].offset, &fs);
+	if (!ret && !fixed)
+		ret = place(c, i, fs);
+	sink_release(&rk);
+	free(name);
+	return ret;
+}
+
+static int write_vfat(struct disk_ctx *c, size_t i, struct imgtree *t)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+	struct fat_params fp = { "", p->label, 0, 0 };
+	char *name = region_name(c, i), what[64 + 4 * 36];
+	uint64_t need = 0;
+	struct sink rk;
+	int ret;
+
+	snprintf(what, sizeof(what), "fat:%s", p->name);
+	fp.volume_id = partuuid_u32(c->dp->r, c->dp->ip->source_date_epoch, what);
+	ret = fat_estimate(t, &fp, &need);
+	if (!ret)
+		ret = place(c, i, need);
+	fp.size = c->v[i].size;
+	sink_init_region(&rk, c->k.fd, c->v[i].offset, c->v[i].size, name);
+	if (!ret)
+		ret = fat_write(t, &fp, &rk);
+	sink_release(&rk);
+	free(name);
+	return ret;
+}
+
+/*
+ * Copy bytes [from, from + size) of `fd` to `dst` at `to`, holes kept: only the data SEEK_DATA
+ * finds is written, and `dst` (a fresh temporary) reads as zeros elsewhere.
+ */
+static int copy_raw(struct sink *dst, int fd, uint64_t from, uint64_t size, uint64_t to,
+		    const char *what)
+{
+	uint8_t *buf = xmalloc(COPY_CHUNK);
+	off_t at = (off_t)from, end, last = (off_t)(from + size);
+	ssize_t got;
+	int ret = 0;
+
+	while (!ret && at < last) {
+		at = lseek(fd, at, SEEK_DATA);
+		if (at < 0 || at >= last)
+			break; /* ENXIO: only a hole is left */
+		end = lseek(fd, at, SEEK_HOLE);
+		if (end < 0 || end > last)
+			end = last; /* never past what the layout gave it */
+		while (!ret && at < end) {
+			got = pread(fd, buf, end - at < COPY_CHUNK ? (size_t)(end - at) : COPY_CHUNK, at);
+			if (got <= 0) {
+				ret = log_errno(got ? -errno : -EIO, "cannot read '%s': %m", what);
+				break;
+			}
+			ret = sink_pwrite(dst, buf, (size_t)got, to + (uint64_t)at - from);
+			if (ret)
+				ret = log_errno(ret, "cannot write '%s': %m", dst->name);
+			at += got;
+		}
+		if (!ret && err_interrupted())
+			ret = -MKI_E_INTERRUPTED;
+	}
+	free(buf);
+	return ret;
+}
+
+static int write_file(struct disk_ctx *c, size_t i)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+	int root_fd = open(c->s->root, O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1, ret;
+	struct stat st;
+	char *what = xasprintf("/%s", p->path);
+
+	ret = root_fd < 0 ? log_errno(-errno, "cannot open the staging tree '%s': %m", c->s->root)
+			  : (fd = open_file(root_fd, p)) < 0 ? fd : 0;
+	if (!ret && fstat(fd, &st))
+		ret = log_errno(-errno, "cannot read '%s' from the tree: %m", what);
+	if (!ret)
+		ret = place(c, i, (uint64_t)st.st_size);
+	if (!ret)
+		ret = copy_raw(&c->k, fd, 0, (uint64_t)st.st_size, c->v[i].offset, what);
+	if (fd >= 0)
+		close(fd);
+	if (root_fd >= 0)
+		close(root_fd);
+	free(what);
+	return ret;
+}
+
+static int write_part(struct disk_ctx *c, size_t i)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+	struct recipe_image im;
+	struct image_params pp = *c->dp->ip;
+	struct imgtree t;
+	int ret;
+
+	if (p->contents == PART_FILE)
+		return write_file(c, i);
+	if (p->format == PART_FS_NONE)
+		return place(c, i, 0);
+	part_image(c, i, &im);
+	pp.im = &im;
+	part_seed(c, i, &pp);
+	ret = build_view(c, i, &pp, &t);
+	if (ret)
+		return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
+	ret = p->format == PART_FS_VFAT ? write_vfat(c, i, &t) : write_ext4(c, i, &t, &pp, &im);
+	imgtree_release(&t);
+	return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
+}
+
+/* ---- the whole disk ------------------------------------------------------------------------- */
+
+static int write_table(struct disk_ctx *c)
+{
+	const struct recipe *r = c->dp->r;
+	int64_t sde = c->dp->ip->source_date_epoch;
+	struct parttable_entry *e = xcalloc(c->d->n_partitions + 1, sizeof(*e));
+	char (*uuid)[37] = xcalloc(c->d->n_partitions + 1, sizeof(*uuid)), disk_id[37];
+	struct parttable t = { c->d->table == DISK_MBR, disk_id, 0, e, 0 };
+	size_t i;
+	int ret;
+
+	partuuid_disk(r, sde, disk_id);
+	t.gpt_entries = disklayout_gpt_entries(c->d, c->v);
+	for (i = 0; i < c->d->n_partitions; i++) {
+		const struct recipe_partition *p = &c->d->partitions[i];
+
+		if (!p->table_entry)
+			continue;
+		partuuid_partition(r, sde, i, uuid[t.n]);
+		e[t.n] = (struct parttable_entry){ p->name, p->type_guid, p->mbr_type, uuid[t.n],
+						    c->v[i].offset, c->v[i].size, p->legacy_boot,
+						    p->read_only };
+		t.n++;
+	}
+	ret = parttable_write(c->k.fd, c->k.tmp, &t);
+	free(e);
+	free(uuid);
+	return ret;
+}
+
+/* The next data (SEEK_DATA) or hole (SEEK_HOLE) of the temporary from `at`, at most `end`. */
+static uint64_t next(const struct disk_ctx *c, uint64_t at, uint64_t end, int whence)
+{
+	off_t o = lseek(c->k.fd, (off_t)at, whence);
+
+	return o < 0 || (uint64_t)o > end ? end : (uint64_t)o;
+}
+
+/* Feed [at, end) of the temporary to `h`: holes as zeros from memory, data as read. */
+static int hash_range(struct disk_ctx *c, struct hash *h, uint8_t *buf, const uint8_t *zero,
+		      uint64_t at, uint64_t end)
+{
+	uint64_t stop;
+	ssize_t got;
+
+	while (at < end) {
+		for (stop = next(c, at, end, SEEK_DATA); at < stop; at += (uint64_t)got) {
+			got = stop - at < COPY_CHUNK ? (ssize_t)(stop - at) : COPY_CHUNK;
+			hash_update(h, zero, (size_t)got);
+		}
+		for (stop = next(c, at, end, SEEK_HOLE); at < stop; at += (uint64_t)got) {
+			got = pread(c->k.fd, buf, stop - at < COPY_CHUNK ? (size_t)(stop - at)
+								      : COPY_CHUNK, (off_t)at);
+			if (got <= 0)
+				return log_errno(got ? -errno : -EIO, "cannot read back '%s': %m",
+						 c->k.tmp);
+			hash_update(h, buf, (size_t)got);
+		}
+		if (err_interrupted())
+			return -MKI_E_INTERRUPTED;
+	}
+	return 0;
+}
+
+/* sha256 of every partition's region, as the report gives it (holes hashed as zeros). */
+static int hash_regions(struct disk_ctx *c)
+{
+	uint8_t *buf = xmalloc(COPY_CHUNK), *zero = xcalloc(1, COPY_CHUNK);
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < c->d->n_partitions; i++) {
+		struct hash h;
+
+		hash_init(&h, HASH_SHA256);
+		ret = hash_range(c, &h, buf, zero, c->v[i].offset, c->v[i].offset + c->v[i].size);
+		if (ret)
+			hash_release(&h);
+		else
+			hash_final_hex(&h, c->sha[i]);
+	}
+	free(buf);
+	free(zero);
+	return ret;
+}
+
+/* root_image: the root partition's bytes, holes kept, at their own path (atomically). */
+static int write_root_image(struct disk_ctx *c)
+{
+	struct sink out;
+	int ret;
+
+	sink_init_file(&out, c->dp->root_output);
+	ret = sink_begin(&out, c->v[c->root].size);
+	if (!ret)
+		ret = copy_raw(&out, c->k.fd, c->v[c->root].offset, c->v[c->root].size, 0, c->k.tmp);
+	if (!ret)
+		ret = sink_commit(&out);
+	sink_release(&out);
+	return ret;
+}
+
+static void json_str_or_null(struct buf *b, const char *s)
+{
+	if (s)
+		json_str(b, s);
+	else
+		buf_adds(b, "null");
+}
+
+static void report_part(const struct disk_ctx *c, size_t i, struct buf *b)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+	char uuid[37], mbr[8];
+
+	buf_adds(b, "      { \"name\": ");
+	json_str(b, p->name);
+	buf_adds(b, ", \"type\": ");
+	json_str(b, p->type);
+	if (c->d->table == DISK_GPT) {
+		buf_adds(b, ", \"type_guid\": ");
+		json_str(b, p->type_guid);
+	} else {
+		snprintf(mbr, sizeof(mbr), "0x%02x", p->mbr_type);
+		buf_adds(b, ", \"mbr_type\": ");
+		json_str(b, mbr);
+	}
+	buf_adds(b, ", \"partuuid\": ");
+	if (p->table_entry)
+		partuuid_partition(c->dp->r, c->dp->ip->source_date_epoch, i, uuid);
+	json_str_or_null(b, p->table_entry ? uuid : NULL);
+	buf_addf(b, ", \"offset\": %" PRIu64 ", \"size\": %" PRIu64 ", \"format\": \"%s\", "
+		 "\"label\": ", c->v[i].offset, c->v[i].size, fs_names[p->format]);
+	json_str_or_null(b, p->format == PART_FS_NONE ? NULL : i == c->root && !p->label ?
+			 c->dp->ip->im->label : p->label);
+	buf_adds(b, ", \"sha256\": ");
+	json_str(b, c->sha[i]);
+	buf_addf(b, " }%s\n", i + 1 < c->d->n_partitions ? "," : "");
+}
+
+static void report_json(const struct disk_ctx *c, struct buf *b)
+{
+	char id[37];
+	size_t i;
+
+	partuuid_disk(c->dp->r, c->dp->ip->source_date_epoch, id);
+	buf_adds(b, "  \"disk\": { \"path\": ");
+	json_str(b, c->dp->output);
+	buf_addf(b, ", \"table\": \"%s\", \"id\": ", c->d->table == DISK_MBR ? "mbr" : "gpt");
+	json_str(b, id);
+	buf_addf(b, ", \"bytes\": %" PRIu64 ",\n    \"bmap\": ", c->size);
+	json_str_or_null(b, c->dp->bmap);
+	buf_adds(b, ", \"compressed\": ");
+	json_str_or_null(b, c->dp->compressed);
+	buf_adds(b, ", \"root_image\": ");
+	json_str_or_null(b, c->dp->root_output);
+	buf_adds(b, ",\n    \"partitions\": [\n");
+	for (i = 0; i < c->d->n_partitions; i++)
+		report_part(c, i, b);
+	buf_adds(b, "    ] },\n");
+}
+
+static int write_all(struct disk_ctx *c)
+{
+	uint64_t max = runlimits_get(c->dp->lim, LIMIT_DISK_SIZE);
+	double t0 = log_now();
+	size_t i;
+	int ret = 0;
+
+	if (c->d->size > max) {
+		log_error("disk.size %" PRIu64 " MiB is more than the %s disk-size limit (%s)",
+			  c->d->size >> 20, runlimits_format(LIMIT_DISK_SIZE, max).s,
+			  runlimits_hint(c->dp->lim, LIMIT_DISK_SIZE).s);
+		return -MKI_E_HOOK;
+	}
+	ret = sink_begin(&c->k, 0);
+
+	for (i = 0; !ret && i < c->d->n_partitions; i++) {
+		ret = write_part(c, i);
+		if (!ret && c->v[i].offset + c->v[i].size > c->cursor)
+			c->cursor = c->v[i].offset + c->v[i].size;
+		if (!ret && err_interrupted())
+			ret = -MKI_E_INTERRUPTED;
+		log_debug("disk: partition '%s' at %" PRIu64 ", %" PRIu64 " bytes (%.2fs)",
+			  c->d->partitions[i].name, c->v[i].offset, c->v[i].size, log_now() - t0);
+	}
+	if (!ret)
+		ret = disklayout_finish(c->d, c->v, c->dp->lim, &c->size);
+	if (!ret && ftruncate(c->k.fd, (off_t)c->size))
+		ret = log_errno(-errno, "cannot size '%s': %m", c->k.tmp);
+	if (!ret)
+		ret = write_table(c);
+	log_debug("disk: table written, %" PRIu64 " bytes (%.2fs)", c->size, log_now() - t0);
+	if (!ret)
+		ret = hash_regions(c);
+	log_debug("disk: partitions hashed (%.2fs)", log_now() - t0);
+	return ret;
+}
+
+int disk_write(const struct stage *s, const struct disk_params *dp, struct buf *report)
+{
+	struct disk_ctx c = { .s = s, .dp = dp, .d = &dp->r->disk };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < c.d->n_partitions; i++)
+		if (c.d->partitions[i].contents == PART_ROOT)
+			c.root = i;
+	c.v = xcalloc(c.d->n_partitions, sizeof(*c.v));
+	c.sha = xcalloc(c.d->n_partitions, sizeof(*c.sha));
+	sink_init_file(&c.k, dp->output);
+	ret = write_all(&c);
+	if (!ret)
+		ret = sink_commit(&c.k);
+	if (!ret && dp->root_output)
+		ret = write_root_image(&c);
+	if (!ret)
+		report_json(&c, report);
+	if (ret == -MKI_E_INTERRUPTED && c.k.fd >= 0)
+		log_error("interrupted: the unfinished disk '%s' is removed", c.k.tmp);
+	sink_release(&c.k);
+	free(c.v);
+	free(c.sha);
+	return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
+}

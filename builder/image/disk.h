@@ -1,0 +1,42 @@
+/*
+ * The disk writer (recipe section `disk`): every partition written straight into its region of
+ * one sparse temporary file beside the output (ext4 by the ext4 format's writer, vfat by the FAT
+ * writer, a file copied raw with its holes, an empty partition left zero), the partition table
+ * last (parttable.h), then fsync and rename. Layout arithmetic in disklayout.h.
+ */
+#ifndef MKI_DISK_H
+#define MKI_DISK_H
+
+#include "lib/runlimits.h"
+#include "lib/str.h"
+#include "params.h"
+#include "recipe/recipe.h"
+#include "tree/stage.h"
+
+struct disk_params {
+	const struct recipe *r;
+	const struct image_params *ip; /* the root's: image section, seed, epoch (never -1) */
+	const char *output;            /* the disk's final path */
+	const char *root_output;       /* root_image: the root partition's bytes here; or NULL */
+	const char *bmap;              /* what the report names as the bmap, or NULL */
+	const char *compressed;        /* what the report names as the compressed disk, or NULL */
+	const struct limits *lim;      /* disk-size */
+};
+
+/**
+ * Check, before configuring, that every `contents = "file:/..."` of `r`'s disk is a regular file
+ * of the tree `s` (borrowed). 0, or -MKI_E_IMAGE logged naming the file and the partition.
+ */
+int disk_check_files(const struct stage *s, const struct recipe *r);
+
+/**
+ * Write the disk of dp->r from `s` (borrowed) at dp->output, and the root partition's bytes at
+ * dp->root_output when set; append the report's "disk" member to `report` (a JSON object member,
+ * ending with ",\n"). Nothing is left at either path on failure or interruption (a file that was
+ * there stays as it was). Returns 0, -MKI_E_NOSPACE (a tree larger than its partition, the
+ * partitions beyond the disk's size), -MKI_E_HOOK (beyond --limit disk-size), -MKI_E_IMAGE,
+ * -MKI_E_INTERRUPTED; every failure logged.
+ */
+int disk_write(const struct stage *s, const struct disk_params *dp, struct buf *report);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * The block map beside a disk image (NAME.bmap), in bmap-tools' format 2.0: which 4 KiB blocks
+ * of the image hold data, each range with its SHA-256, so that `bmaptool copy` writes only those
+ * to the card or eMMC and checks what it wrote. The image writers leave holes where nothing was
+ * written; the map is what SEEK_DATA/SEEK_HOLE report, less the extents allocated but never
+ * written (fallocate, libext2fs's zeroing: they read as zeros, and SEEK_DATA's answer for them
+ * depends on the page cache), so the same image file on any Linux file system that reports holes
+ * (ext4, xfs, btrfs, tmpfs) gives the same map, byte for byte. A flashed device keeps what it
+ * held in every block not mapped: zeros it must read are written as data, never punched or
+ * fallocated.
+ */
+#ifndef MKI_BMAP_H
+#define MKI_BMAP_H
+
+/* bmap-tools' block size on every common file system; the map's unit whatever the host's is. */
+#define BMAP_BLOCK_SIZE 4096
+
+/**
+ * Write the block map of the finished image file `image` to `bmap_path`: through a temporary
+ * file beside it (fsync, rename), removed on failure or on SIGINT/SIGTERM (checked while the
+ * ranges are hashed). Returns 0; -MKI_E_IMAGE, logged, when the image cannot be read (missing,
+ * not a regular file, empty, changed while read) or the map cannot be written;
+ * -MKI_E_INTERRUPTED when interrupted (nothing written).
+ */
+int bmap_write(const char *image, const char *bmap_path);
+
+#endif

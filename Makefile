@@ -158,7 +158,8 @@ DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarc
 	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev libfdisk-dev check gpg gpgv dpkg-dev apt-utils apt \
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
 	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
-	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 bmap-tools fdisk dosfstools mtools
+	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 bmap-tools \
+	fdisk dosfstools mtools
 BENCH_DEPS := mmdebstrap arch-test time bc
 
 deps:

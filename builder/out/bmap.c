@@ -323,7 +323,8 @@ int bmap_write(const char *image, const char *bmap_path)
 		goto out;
 	}
 	pos = add_head(&head, size, mapped);
-	buf_add(&head, body.p, body.len);
+	if (body.len) /* no range at all: body.p is NULL */
+		buf_add(&head, body.p, body.len);
 	buf_adds(&head, "    </BlockMap>\n</bmap>\n");
 	hash_sha256_hex(head.p, head.len, hex);
 	memcpy(head.p + pos, hex, SHA256_HEX_LEN);

@@ -158,7 +158,7 @@ DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarc
 	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev check gpg gpgv dpkg-dev apt-utils apt \
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
 	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
-	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 \
+	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 dosfstools mtools \
 	u-boot-qemu ovmf qemu-efi-aarch64 fdisk
 BENCH_DEPS := mmdebstrap arch-test time bc
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "configure/accel.h"
+#include "configure/bootcfg.h"
 #include "configure/hooks.h"
 #include "configure/overlay.h"
 #include "debian/plan.h"
@@ -521,6 +522,8 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 			log_info("lock written to '%s'", o->st.lock_file);
 		return ret ? ret : BUILD_DONE;
 	}
+	if (!ret && o->until > ST_RESOLVE)
+		ret = bootcfg_check_plan(&b->plan, r); /* before anything is downloaded */
 	return ret;
 }
 
@@ -802,7 +805,10 @@ int main(int argc, char **argv)
 		buf_release(&out);
 		goto out;
 	}
-	if (!ret && r.disk.set) {
+	if (!ret)
+		bootcfg_mark_legacy_boot(&r); /* before the disk's layout is computed */
+	/* until the disk writer lands: --until hooks builds a disk's tree, boot configuration in */
+	if (!ret && r.disk.set && o.until > ST_HOOKS) {
 		log_error("%s: writing a whole disk (the 'disk' section) is not yet supported by "
 			  "this build: remove the section to write the image alone", r.file);
 		ret = -MKI_E_RECIPE;

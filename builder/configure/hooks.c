@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "bootcfg.h"
 #include "configure.h"
 #include "execprof.h"
 #include "guards.h"
@@ -124,6 +125,8 @@ int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const stru
 		ret = -MKI_E_SANDBOX;
 	}
 	if (!ret && !layer_restored(l))
+		ret = identity_prepare(rootfd, st->source_date_epoch);
+	if (!ret && !layer_restored(l))
 		ret = configure(&t, p, twins, r, st);
 	/* The layer point: what follows depends on more than the package set (layer.c's key). */
 	if (!ret)
@@ -137,6 +140,9 @@ int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const stru
 	ret2 = guards_remove(&g, rootfd, s->root);
 	if (!ret && ret2)
 		ret = -MKI_E_HOOK;
+	/* after the hooks, which may add a kernel; the layer above holds none of it (bootcfg.h) */
+	if (!ret)
+		ret = bootcfg_write(s, r, rootfd, st);
 	if (!ret)
 		ret = finish(s, r, rootfd, st);
 	close(rootfd);

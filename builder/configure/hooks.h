@@ -18,7 +18,8 @@
  * borrowed, NULL: no layer cache) - or, when `l` says the tree was restored from it, skip
  * installing the guards and configuring; write the identity files and copy the overlays
  * (identity.h, overlay.h; *overlays gets the overlays' report, as overlay_apply() gives it);
- * run the recipe's hooks (recipehooks.h); remove the guards; reset /etc/machine-id; reconcile
+ * run the recipe's hooks (recipehooks.h); remove the guards; write a disk's boot configuration
+ * (bootcfg.h: -MKI_E_IMAGE when it cannot be); reset /etc/machine-id; reconcile
  * `s->manifest` with the tree (reconcile.h). A failing or hanging script or hook is -MKI_E_HOOK
  * (logged with its name, status and last lines of output).
  */

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bootcfg.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
@@ -143,17 +144,71 @@ static int write_hostname(const struct recipe *r, int rootfd, int64_t sde)
 	return ret;
 }
 
+/* debootstrap's: what every Debian bootstrapper leaves for the maintainer scripts to find. */
+#define FSTAB_PLACEHOLDER "# UNCONFIGURED FSTAB FOR BASE SYSTEM\n"
+
+int identity_prepare(int rootfd, int64_t sde)
+{
+	struct stat sb;
+
+	if (beneath_lstat(rootfd, "etc/fstab", &sb) == 0 || beneath_lstat(rootfd, "etc", &sb) < 0)
+		return 0;
+	return put(rootfd, "etc/fstab", FSTAB_PLACEHOLDER, strlen(FSTAB_PLACEHOLDER), sde);
+}
+
+/* Whether the tree's /etc/fstab is still identity_prepare's placeholder. */
+static int fstab_is_placeholder(int rootfd)
+{
+	char text[sizeof(FSTAB_PLACEHOLDER)] = "";
+	int fd = beneath_open(rootfd, "etc/fstab", O_RDONLY | O_NONBLOCK, 0);
+	struct stat sb;
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == sizeof(text) - 1)
+		n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	return n == (ssize_t)sizeof(text) - 1 && !strcmp(text, FSTAB_PLACEHOLDER);
+}
+
+/* The placeholder goes: what the recipe asks replaces it, or nothing does. */
+static int drop_placeholder(int rootfd)
+{
+	const char *name;
+	int dirfd, ret = 0;
+
+	if (!fstab_is_placeholder(rootfd))
+		return 0;
+	dirfd = beneath_parent(rootfd, "etc/fstab", &name);
+	if (dirfd < 0)
+		return dirfd;
+	if (unlinkat(dirfd, name, 0) < 0)
+		ret = -errno;
+	close(dirfd);
+	if (ret)
+		log_error("cannot remove the placeholder '/etc/fstab' from the tree: %s",
+			  strerror(-ret));
+	return ret ? -MKI_E_HOOK : 0;
+}
+
 int identity_write(const struct recipe *r, int rootfd, int64_t sde)
 {
 	struct buf b = { 0 };
 	struct stat sb;
-	int ret = 0;
+	int ret = drop_placeholder(rootfd);
 
+	if (ret)
+		return ret;
 	if (r->image.fstab && beneath_lstat(rootfd, "etc/fstab", &sb) == 0) {
 		log_info("the tree has an '/etc/fstab' (from a package or its scripts): kept; "
 			 "image.fstab writes one only where there is none");
 	} else if (r->image.fstab) {
-		identity_fstab(r->image.label, &b);
+		/* on a disk the root is named by PARTUUID: the two slots of A/B share a label */
+		if (r->disk.set)
+			bootcfg_fstab(r, sde, &b);
+		else
+			identity_fstab(r->image.label, &b);
 		ret = put(rootfd, "etc/fstab", b.p, b.len, sde);
 		buf_release(&b);
 	}

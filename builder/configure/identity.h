@@ -14,8 +14,17 @@
 #include "recipe/recipe.h"
 
 /**
+ * Before configuration: where the tree has no /etc/fstab, debootstrap's placeholder ("#
+ * UNCONFIGURED FSTAB FOR BASE SYSTEM"), as every Debian bootstrapper leaves it for maintainer
+ * scripts that read the file (u-boot-menu's kernel hook fails without one). identity_write
+ * removes it again. 0, or -MKI_E_HOOK (logged).
+ */
+int identity_prepare(int rootfd, int64_t sde);
+
+/**
  * After configuration, before the overlays and hooks (which may replace what is written here):
- * /etc/fstab when r->image.fstab and the tree has none (a package's is kept); /etc/hostname and
+ * /etc/fstab when r->image.fstab and the tree has none (a package's is kept; a disk's names its
+ * partitions by PARTUUID, bootcfg_fstab()); /etc/hostname and
  * /etc/hosts when r->hostname is set. 0, or -MKI_E_HOOK (logged with the path).
  */
 int identity_write(const struct recipe *r, int rootfd, int64_t sde);

@@ -63,6 +63,24 @@ static int proc_knobs_readonly(void)
 	return 0;
 }
 
+/*
+ * The build host's kernel command line is not the device's: a script that reads it (Debian's
+ * u-boot-update takes root= from it when fstab names none) would write the host's into the
+ * tree, and two hosts would build two images. It reads as empty.
+ */
+static int proc_cmdline_empty(void)
+{
+	/* Not MS_NODEV: the file in its place is /dev/null, which reads as empty. */
+	unsigned long ro = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC;
+
+	if (mount("/dev/null", "/proc/cmdline", NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, "/proc/cmdline", NULL, ro, NULL) < 0) {
+		log_error("sandbox: cannot hide the host's '/proc/cmdline': %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 int confine_root(const char *root)
 {
 	int ret = 0;
@@ -75,7 +93,8 @@ int confine_root(const char *root)
 		log_error("sandbox: cannot make '%s' the root: %s", root, strerror(-ret));
 		return ret;
 	}
-	return proc_knobs_readonly();
+	ret = proc_knobs_readonly();
+	return ret ? ret : proc_cmdline_empty();
 }
 
 static int write_map(pid_t pid, const char *file, const char *text)

@@ -35,6 +35,9 @@ set -e
 echo 0123456789abcdef0123456789abcdef >/etc/machine-id
 mkdir -p /var/lib/dbus
 cp /etc/machine-id /var/lib/dbus/machine-id
+# What a script finds while configuring: debootstrap's fstab, no host command line.
+cat /etc/fstab >/var/lib/dbus/seen-fstab
+cat /proc/cmdline >/var/lib/dbus/seen-cmdline
 P
 chmod 755 "$d/DEBIAN/postinst"
 deb_build "$d" "$T/repo/pool/main" >/dev/null
@@ -66,7 +69,12 @@ dbg t "cat /etc/hosts" | grep -qP '^127\.0\.0\.1\tlocalhost$' || fail "/etc/host
 dbg t "stat /var/lib/dbus/machine-id" | grep -q 'Fast link dest: "/etc/machine-id"' ||
 	fail "/var/lib/dbus/machine-id is not the link to /etc/machine-id"
 dbg t "stat /etc/fstab" | grep -qE "User: +0 +Group: +0 " || fail "/etc/fstab is not root's"
-note "fstab by label, hostname and hosts, machine-id uninitialized, dbus's id linked"
+[ "$(dbg t "cat /var/lib/dbus/seen-fstab")" = "# UNCONFIGURED FSTAB FOR BASE SYSTEM" ] ||
+	fail "scripts did not find debootstrap's placeholder /etc/fstab: '$(dbg t "cat /var/lib/dbus/seen-fstab")'"
+dbg t "stat /var/lib/dbus/seen-cmdline" | grep -q "Size: 0" ||
+	fail "a script read the build host's kernel command line: '$(dbg t "cat /var/lib/dbus/seen-cmdline")'"
+note "fstab by label, hostname and hosts, machine-id uninitialized, dbus's id linked;" \
+	"scripts saw the placeholder fstab and an empty /proc/cmdline"
 
 [ "$(cat "$T/img/t.vmlinuz")" = "kernel image $K" ] || fail "t.vmlinuz is not the image's kernel"
 [ "$(cat "$T/img/t.initrd.img")" = "initramfs $K" ] || fail "t.initrd.img is not the image's initrd"

@@ -52,6 +52,7 @@ static int confined(const char *tree)
 {
 	char cwd[64], *old = strdup(tree);
 	struct statvfs sv;
+	FILE *f;
 
 	snprintf(cwd, sizeof(cwd), "%s/proc", tree);
 	if (mount("proc", cwd, "proc", 0, NULL) < 0)
@@ -68,6 +69,9 @@ static int confined(const char *tree)
 		return 7;
 	if (statvfs("/proc", &sv) < 0 || (sv.f_flag & ST_RDONLY)) /* only the knobs */
 		return 8;
+	if (!(f = fopen("/proc/cmdline", "r")) || fgetc(f) != EOF) /* not the host's */
+		return 9;
+	fclose(f);
 	free(old);
 	return 0;
 }
@@ -79,6 +83,8 @@ START_TEST(root_is_the_tree_and_only_the_tree)
 	unit_sandbox_enter();
 	ck_assert_ptr_nonnull(mkdtemp(tree));
 	unit_mkdir(tree, "proc");
+	unit_mkdir(tree, "dev");
+	unit_write(tree, "dev/null", "", 0644); /* the sandbox's /dev has the device */
 	unit_write(tree, "inside", "", 0644);
 	ck_assert_int_eq(in_child(confined, tree, 1), 0);
 	/* the test's own root is untouched */

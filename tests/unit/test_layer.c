@@ -148,7 +148,9 @@ END_TEST
 	"  path_exclude = [ \"/usr/share/doc/*\" ]; locales = [ \"en\" ]; };\n" \
 	"hooks = ( { script = \"h.sh\"; } );\n" \
 	"overlays = ( { source = \"ov\"; destination = \"/\"; } );\n" \
-	"image = { devices = ( { path = \"/dev/console\"; type = \"char\"; } ); };\n"
+	"image = { devices = ( { path = \"/dev/console\"; type = \"char\"; } ); };\n" \
+	"disk = { partitions = ( { name = \"boot\"; type = \"linux\"; contents = \"/boot\"; },\n" \
+	"  { name = \"root\"; type = \"root\"; contents = \"root\"; } ); };\n"
 
 static void table_recipe(struct recipe *r, const char *dir)
 {

@@ -267,7 +267,8 @@ START_TEST(table_defaults_are_the_parsers)
 	p = write_recipe(MINIMAL "sources = ( { uri = \"http://127.0.0.1/d\"; keyring = \"k.gpg\"; } );"
 			 "hooks = ( { script = \"h.sh\"; } );"
 			 "overlays = ( { source = \"ov\"; destination = \"/\"; } );"
-			 "image = { devices = ( { path = \"/dev/null\"; type = \"char\"; } ); };");
+			 "image = { devices = ( { path = \"/dev/null\"; type = \"char\"; } ); };"
+			 "disk = { partitions = ( { name = \"r\"; type = \"root\"; contents = \"root\"; } ); };");
 	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
 	for (k = recipe_keys; k->name; k++) {
 		struct buf b = { 0 };

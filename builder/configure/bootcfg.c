@@ -1,0 +1,694 @@
+/*
+ * The boot configuration step (bootcfg.h): what it reads from the tree (kernels, os-release, the
+ * package's /etc/default/u-boot, the loader) and where it writes, through the stage writer
+ * (tree/stage.h), which goes through no symlink and records what it writes in the manifest.
+ */
+#include "bootcfg.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/beneath.h"
+#include "lib/fsutil.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/readfile.h"
+#include "lib/runlimits.h"
+#include "lib/strv.h"
+#include "tree/stage.h"
+
+#define TEXT_MAX (1u << 20)
+#define CHUNK (256u << 10)
+
+struct ctx {
+	const struct recipe *r;
+	const struct settings *st;
+	struct stage_writer w;
+	int rootfd;
+	struct buf os_release;
+	struct strv kernels; /* "vmlinuz-V" names in /boot, newest first */
+	size_t chosen;       /* the kernel booted by default */
+};
+
+/* The package that ships what is needed, and what the message calls the boot loader. */
+static const struct {
+	int loader;
+	const char *name;
+	const char *package;
+} needs[] = {
+	{ DISK_BOOT_EXTLINUX, "extlinux", "u-boot-menu" },
+	{ DISK_BOOT_SYSTEMD_BOOT, "systemd-boot", "systemd-boot-efi" },
+};
+
+static int plan_has(const struct plan *p, const char *name, int prefix)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < p->n; i++)
+		if (prefix ? !strncmp(p->v[i].name, name, n) : !strcmp(p->v[i].name, name))
+			return 1;
+	return 0;
+}
+
+int bootcfg_check_plan(const struct plan *p, const struct recipe *r)
+{
+	size_t i;
+
+	if (!r->disk.set || r->disk.bootloader == DISK_BOOT_NONE)
+		return 0;
+	for (i = 0; i < sizeof(needs) / sizeof(*needs); i++) {
+		if (needs[i].loader != r->disk.bootloader || plan_has(p, needs[i].package, 0))
+			continue;
+		log_error("%s: disk.bootloader = \"%s\" needs package '%s', which the plan "
+			  "does not hold: add \"%s\" to packages.install", r->file,
+			  needs[i].name, needs[i].package, needs[i].package);
+		return -MKI_E_IMAGE;
+	}
+	if (!plan_has(p, "linux-image-", 1)) {
+		log_error("%s: disk.bootloader needs a kernel, and the plan holds no "
+			  "'linux-image-*' package: add one to packages.install (such as "
+			  "\"linux-image-%s\")", r->file,
+			  !strcmp(r->arch, "armhf") ? "armmp" : r->arch);
+		return -MKI_E_IMAGE;
+	}
+	return 0;
+}
+
+/* The partition holding `path` ("boot"), or NULL. */
+static struct recipe_partition *holding(const struct recipe *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->disk.n_partitions; i++)
+		if (r->disk.partitions[i].contents == PART_SUBTREE &&
+		    !strcmp(r->disk.partitions[i].path, path))
+			return &r->disk.partitions[i];
+	return NULL;
+}
+
+static struct recipe_partition *esp(const struct recipe *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->disk.n_partitions; i++)
+		if (!strcmp(r->disk.partitions[i].type, "esp") &&
+		    r->disk.partitions[i].contents == PART_SUBTREE)
+			return &r->disk.partitions[i];
+	return NULL;
+}
+
+void bootcfg_mark_legacy_boot(struct recipe *r)
+{
+	struct recipe_partition *p;
+	size_t i;
+
+	if (!r->disk.set || r->disk.bootloader != DISK_BOOT_EXTLINUX)
+		return;
+	for (i = 0; i < r->disk.n_partitions; i++)
+		if (r->disk.partitions[i].legacy_boot)
+			return;
+	p = holding(r, "boot");
+	for (i = 0; !p && i < r->disk.n_partitions; i++)
+		if (r->disk.partitions[i].contents == PART_ROOT)
+			p = &r->disk.partitions[i];
+	if (p)
+		p->legacy_boot = 1;
+}
+
+/* A small text of the tree (through links inside it unless `canonical`), into `out`. */
+static int read_text(int rootfd, const char *rel, int canonical, struct buf *out)
+{
+	const char *kind = NULL;
+	int fd = canonical ? beneath_open_canonical(rootfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+			   : beneath_open(rootfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	int ret = fd < 0 ? fd : readfile_read_fd(fd, TEXT_MAX, out, &kind);
+
+	if (ret && ret != -ENOENT)
+		log_error("cannot read '/%s' of the tree: %s", rel, canonical && ret == -ELOOP ?
+			  "a symbolic link is in its way" : readfile_why(ret, kind));
+	return ret;
+}
+
+/* os-release's KEY, unquoted as sh reads it (one line, no expansion), or NULL. */
+static char *os_value(const struct buf *osr, const char *key)
+{
+	const char *p, *end;
+	size_t n = strlen(key);
+	struct buf v = { 0 };
+	char q = 0;
+
+	for (p = osr->p; p && *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '\n');
+		if (strncmp(p, key, n) || p[n] != '=')
+			continue;
+		buf_release(&v);
+		buf_adds(&v, "");
+		for (p += n + 1; p < end; p++) {
+			if (!q && (*p == '"' || *p == '\''))
+				q = *p;
+			else if (q && *p == q)
+				q = 0;
+			else if (q != '\'' && *p == '\\' && p + 1 < end)
+				buf_add(&v, ++p, 1);
+			else
+				buf_add(&v, p, 1);
+		}
+	}
+	return v.p ? buf_detach(&v) : NULL;
+}
+
+/* What a package or the recipe gave goes into boot menus: one printable line, or refused. */
+static int printable(const char *what, const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+			log_error("%s holds a control character: it would forge lines of the boot "
+				  "configuration; fix it", what);
+			return -MKI_E_IMAGE;
+		}
+	return 0;
+}
+
+static int version_order(const void *a, const void *b)
+{
+	const char *na = *(char *const *)a, *nb = *(char *const *)b;
+	int c = bootcfg_version_cmp(nb + 8, na + 8); /* "vmlinuz-": newest first */
+
+	return c ? c : strcmp(na, nb); /* the glob's order */
+}
+
+/* /boot/vmlinu[xz]-* but signatures, as linux-version lists them, newest first. */
+static int list_kernels(struct ctx *c)
+{
+	int fd = beneath_open_canonical(c->rootfd, "boot", O_RDONLY | O_DIRECTORY);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		log_error("%s: the tree has no '/boot' directory%s: install a kernel (a "
+			  "linux-image-* package)", c->r->file,
+			  fd == -ELOOP ? " (it is a symbolic link)" : "");
+		return -MKI_E_IMAGE;
+	}
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "vmlinu", 6) && (de->d_name[6] == 'x' ||
+		    de->d_name[6] == 'z') && de->d_name[7] == '-' && de->d_name[8] &&
+		    !str_ends_with(de->d_name, ".sig"))
+			strv_push(&c->kernels, de->d_name);
+	closedir(d);
+	qsort(c->kernels.v, c->kernels.n, sizeof(*c->kernels.v), version_order);
+	return 0;
+}
+
+/* The kernel booted by default: image.kernel, else the newest. */
+static int pick_kernel(struct ctx *c)
+{
+	size_t i;
+	int ret = list_kernels(c);
+
+	if (!ret && !c->kernels.n) {
+		log_error("%s: the tree has no kernel ('/boot/vmlinuz-*') to boot: install one (a "
+			  "linux-image-* package)", c->r->file);
+		return -MKI_E_IMAGE;
+	}
+	for (i = 0; !ret && i < c->kernels.n; i++) {
+		ret = printable("a kernel's file name in '/boot'", c->kernels.v[i]);
+		if (!ret && c->r->image.kernel && !strcmp(c->kernels.v[i] + 8, c->r->image.kernel))
+			c->chosen = i + 1;
+	}
+	if (!ret && c->r->image.kernel && !c->chosen) {
+		log_error("image.kernel: the tree has no kernel '%s' (/boot/vmlinuz-%s) to boot",
+			  c->r->image.kernel, c->r->image.kernel);
+		return -MKI_E_IMAGE;
+	}
+	c->chosen = c->chosen ? c->chosen - 1 : 0;
+	return ret;
+}
+
+/* Refuse a symbolic link or a non-directory on the way to `dir`, then create what is missing. */
+static int make_dirs(struct ctx *c, const char *dir)
+{
+	char *p = xstrdup(dir), *s = p;
+	struct stat sb;
+	int ret = 0;
+	char saved;
+
+	for (;;) {
+		s = strchrnul(s, '/');
+		saved = *s;
+		*s = 0;
+		if (beneath_lstat(c->rootfd, p, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+			const char *what = S_ISLNK(sb.st_mode) ? "a symbolic link"
+								: readfile_kind(sb.st_mode);
+
+			log_error("cannot write the boot configuration into '/%s': '/%s' is %s, "
+				  "made by a package or a hook; it must be a directory", dir, p,
+				  what);
+			ret = -MKI_E_IMAGE;
+			break;
+		}
+		if (!saved)
+			break;
+		*s++ = saved;
+	}
+	free(p);
+	if (!ret && stage_mkdirs(&c->w, dir))
+		ret = -MKI_E_IMAGE;
+	return ret;
+}
+
+static int put(struct ctx *c, const char *rel, const struct buf *b)
+{
+	char *dir = xstrndup(rel, (size_t)(strrchr(rel, '/') - rel));
+	int ret = make_dirs(c, dir);
+
+	free(dir);
+	if (!ret && stage_write_file(&c->w, rel, b->p, b->len, 0644))
+		ret = -MKI_E_IMAGE;
+	return ret;
+}
+
+static int put_text(struct ctx *c, const char *rel, const char *text)
+{
+	struct buf b = { 0 };
+	int ret;
+
+	buf_adds(&b, text);
+	ret = put(c, rel, &b);
+	buf_release(&b);
+	return ret;
+}
+
+/* Copy `in` to `out`, holes kept (a package's sparse file stays sparse). */
+static int copy_data(int in, int out, off_t size)
+{
+	char *chunk = xmalloc(CHUNK);
+	off_t pos = 0, end;
+	ssize_t n;
+	int ret = 0;
+
+	while (!ret && pos < size) {
+		pos = lseek(in, pos, SEEK_DATA);
+		if (pos < 0) {
+			ret = errno == ENXIO ? 0 : -errno;
+			break;
+		}
+		end = lseek(in, pos, SEEK_HOLE);
+		if (end < 0 || lseek(in, pos, SEEK_SET) < 0 || lseek(out, pos, SEEK_SET) < 0) {
+			ret = -errno;
+			break;
+		}
+		for (; !ret && pos < end; pos += n) {
+			n = read(in, chunk, (size_t)(end - pos < CHUNK ? end - pos : CHUNK));
+			ret = n <= 0 ? (n ? -errno : -EIO)
+				     : fsutil_write_all(out, chunk, (size_t)n);
+		}
+	}
+	if (!ret && ftruncate(out, size) < 0)
+		ret = -errno;
+	free(chunk);
+	return ret;
+}
+
+/* Copy tree file `from` (canonical: no link followed) to new tree file `to`, 0644, root's. */
+static int copy_file(struct ctx *c, const char *from, const char *to)
+{
+	struct timespec ts[2] = { { .tv_sec = c->w.mtime }, { .tv_sec = c->w.mtime } };
+	const char *kind = NULL, *name = strrchr(to, '/') + 1;
+	char *dir = xstrndup(to, (size_t)(name - 1 - to)), *tmp = xasprintf("%s.mki-tmp", name);
+	int in = beneath_open_regular(c->rootfd, from, 1, &kind), dfd = -1, out = -1, ret = 0;
+	struct stat sb;
+
+	if (in < 0 || fstat(in, &sb) < 0) {
+		ret = in < 0 ? in : -errno;
+		log_error("cannot read '/%s' of the tree: %s", from, ret == -ELOOP ?
+			  "a symbolic link is in its way" : readfile_why(ret, kind));
+		ret = -MKI_E_IMAGE;
+		goto out;
+	}
+	if ((uint64_t)sb.st_size > runlimits_get(&c->st->limits, LIMIT_STAGING_SIZE)) {
+		log_error("'/%s' is larger than the staging-size limit: not copied to '/%s'", from,
+			  to);
+		ret = -MKI_E_IMAGE;
+		goto out;
+	}
+	ret = make_dirs(c, dir);
+	if (ret)
+		goto out;
+	dfd = beneath_open_canonical(c->rootfd, dir, O_PATH | O_DIRECTORY);
+	if (dfd >= 0)
+		unlinkat(dfd, tmp, 0);
+	out = dfd < 0 ? dfd : openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				     0600);
+	ret = out < 0 ? (dfd < 0 ? dfd : -errno) : copy_data(in, out, sb.st_size);
+	if (!ret)
+		stage_chown(&c->w, out, "", 0, 0);
+	if (!ret && (fchmod(out, 0644) < 0 || futimens(out, ts) < 0))
+		ret = -errno;
+	if (out >= 0 && close(out) < 0 && !ret)
+		ret = -errno;
+	if (!ret && renameat(dfd, tmp, dfd, name) < 0)
+		ret = -errno;
+	if (!ret) {
+		stage_own_entry(&c->w, to, MF_REG, 0644)->size = (uint64_t)sb.st_size;
+	} else {
+		if (dfd >= 0)
+			unlinkat(dfd, tmp, 0);
+		log_error("cannot copy '/%s' to '/%s' in the tree: %s", from, to, strerror(-ret));
+		ret = -MKI_E_IMAGE;
+	}
+out:
+	if (in >= 0)
+		close(in);
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
+	free(tmp);
+	return ret;
+}
+
+/* `rel` exists in the tree (not followed, as a file test of u-boot-update mostly agrees). */
+static int exists(struct ctx *c, const char *rel, mode_t type)
+{
+	struct stat sb;
+
+	return beneath_lstat(c->rootfd, rel, &sb) == 0 && (!type || (sb.st_mode & S_IFMT) == type);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* u-boot-update's fdtoverlays: BOOT_PATH/boot/dtbo/ *.dtbo, sorted as the glob sorts them. */
+static char *overlays(struct ctx *c, const char *boot_path)
+{
+	char *dir = xasprintf("%sboot/dtbo", boot_path);
+	int fd = beneath_open_canonical(c->rootfd, dir, O_RDONLY | O_DIRECTORY);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct strv names = { 0 };
+	struct buf b = { 0 };
+	struct dirent *de;
+	size_t i;
+
+	while (d && (de = readdir(d))) {
+		char *rel = xasprintf("%s/%s", dir, de->d_name);
+
+		if (de->d_name[0] != '.' && str_ends_with(de->d_name, ".dtbo") &&
+		    exists(c, rel, S_IFREG))
+			strv_push(&names, de->d_name);
+		free(rel);
+	}
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	qsort(names.v, names.n, sizeof(*names.v), by_name);
+	for (i = 0; i < names.n; i++)
+		buf_addf(&b, " /boot/dtbo/%s", names.v[i]);
+	strv_release(&names);
+	free(dir);
+	return b.p ? buf_detach(&b) : NULL;
+}
+
+/* `s`, kept in `owned` until the texts are written. */
+static const char *keep(struct strv *owned, char *s)
+{
+	if (!s)
+		return NULL;
+	strv_push_take(owned, s);
+	return s;
+}
+
+/* Each kernel's initrd and device tree lines, as u-boot-update tests for them. */
+static struct bootcfg_kernel *extlinux_kernels(struct ctx *c, const char *boot_path,
+					       struct strv *owned)
+{
+	struct bootcfg_kernel *k = xcalloc(c->kernels.n + 1, sizeof(*k));
+	size_t i;
+
+	for (i = 0; i < c->kernels.n; i++) {
+		const char *v = c->kernels.v[i] + 8;
+		char *initrd = xasprintf("boot/initrd.img-%s", v);
+		char *fdtdir = xasprintf("%susr/lib/linux-image-%s", boot_path, v);
+		char *dtb = xasprintf("%sdtb-%s", boot_path, v);
+
+		k[i].image = c->kernels.v[i];
+		k[i].version = v;
+		k[i].initrd = exists(c, initrd, 0) ? keep(owned, xstrdup(initrd + 5))
+			    : exists(c, "boot/initrd.img", 0) ? "initrd.img" : NULL;
+		if (exists(c, fdtdir, S_IFDIR))
+			k[i].fdt = keep(owned, xasprintf("fdtdir /usr/lib/linux-image-%s/", v));
+		else if (exists(c, dtb, S_IFREG))
+			k[i].fdt = keep(owned, xasprintf("fdt /dtb-%s", v));
+		free(initrd);
+		free(fdtdir);
+		free(dtb);
+	}
+	return k;
+}
+
+/* /etc/default/u-boot: the package's file with our root, parameters and default set. */
+static int write_default_u_boot(struct ctx *c, const char *root, const char *params,
+				const char *def)
+{
+	const char *kv[] = { "U_BOOT_ROOT", root, "U_BOOT_PARAMETERS", params,
+			     c->r->image.kernel ? "U_BOOT_DEFAULT" : NULL, def, NULL };
+	struct buf old = { 0 }, b = { 0 };
+	int ret = read_text(c->rootfd, "etc/default/u-boot", 1, &old);
+
+	if (ret && ret != -ENOENT)
+		return -MKI_E_IMAGE;
+	bootcfg_default_u_boot(ret ? NULL : old.p, kv, &b);
+	ret = put(c, "etc/default/u-boot", &b);
+	buf_release(&old);
+	buf_release(&b);
+	return ret;
+}
+
+static int write_extlinux(struct ctx *c, struct buf *root, struct buf *params)
+{
+	int own = holding(c->r, "boot") != NULL; /* /boot a partition of its own */
+	const char *boot_path = own ? "boot/" : "";
+	struct bootcfg_extlinux x = { .boot_dir = own ? "" : "/boot", .params = params->p };
+	char *label = os_value(&c->os_release, "PRETTY_NAME"), *def = NULL, *ovl;
+	struct bootcfg_kernel *k;
+	struct strv owned = { 0 };
+	struct buf text = { 0 };
+	int ret = printable("PRETTY_NAME of '/etc/os-release'", label);
+
+	x.menu_label = label && *label ? label : "Debian GNU/Linux kernel";
+	x.def = def = xasprintf("l%zu", c->chosen);
+	x.root = root->p;
+	x.overlays = ovl = overlays(c, boot_path);
+	x.n_kernels = c->kernels.n;
+	x.kernels = k = extlinux_kernels(c, boot_path, &owned);
+	if (!ret)
+		ret = write_default_u_boot(c, root->p, params->p, def);
+	bootcfg_extlinux_conf(&x, &text);
+	if (!ret)
+		ret = put(c, "boot/extlinux/extlinux.conf", &text);
+	if (!ret)
+		log_info("boot: '/boot/extlinux/extlinux.conf' boots '%s' with %s",
+			 k[c->chosen].image, root->p);
+	free(k);
+	strv_release(&owned);
+	free(ovl);
+	buf_release(&text);
+	free(label);
+	free(def);
+	return ret;
+}
+
+/* The entry token: /etc/kernel/entry-token as a hook left it, else os-release's ID. */
+static char *entry_token(struct ctx *c)
+{
+	struct buf b = { 0 };
+	char *t = NULL, *p;
+
+	if (!read_text(c->rootfd, "etc/kernel/entry-token", 0, &b)) {
+		b.p[strcspn(b.p, "\n")] = 0;
+		t = buf_detach(&b);
+	}
+	buf_release(&b);
+	if (!t || !*t) {
+		free(t);
+		t = os_value(&c->os_release, "ID");
+	}
+	if (!t || !*t) {
+		free(t);
+		t = xstrdup("linux");
+	}
+	for (p = t; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p)) {
+			log_error("the entry token '%s' (/etc/kernel/entry-token or os-release's "
+				  "ID) is not a file name for the ESP: use letters, digits, '.', "
+				  "'_', '-'",
+				  t);
+			free(t);
+			return NULL;
+		}
+	return t;
+}
+
+/* systemd-boot's loader at its own path and at the firmware's fallback path. */
+static int install_loader(struct ctx *c, const char *dir)
+{
+	const char *efi = recipe_disk_efi_arch(c->r->arch);
+	char *src = xasprintf("usr/lib/systemd/boot/efi/systemd-boot%s.efi", efi);
+	char *own = xasprintf("%s/EFI/systemd/systemd-boot%s.efi", dir, efi);
+	char *fallback = xasprintf("%s/EFI/BOOT/BOOT%s.EFI", dir, efi), *u;
+	int ret = 0;
+
+	for (u = fallback + strlen(dir) + 14; *u; u++)
+		*u = (char)(*u >= 'a' && *u <= 'z' ? *u - 32 : *u);
+	if (!exists(c, src, S_IFREG)) {
+		log_error("the tree has no '/%s' (the package 'systemd-boot-efi' ships it): add "
+			  "\"systemd-boot-efi\" to packages.install", src);
+		ret = -MKI_E_IMAGE;
+	}
+	if (!ret)
+		ret = copy_file(c, src, own);
+	if (!ret)
+		ret = copy_file(c, src, fallback);
+	free(src);
+	free(own);
+	free(fallback);
+	return ret;
+}
+
+/* The BLS entry of the chosen kernel, with the kernel and initrd where kernel-install puts them. */
+static int write_entry(struct ctx *c, const char *dir, const char *token, const char *options)
+{
+	const char *v = c->kernels.v[c->chosen] + 8;
+	char *title = os_value(&c->os_release, "PRETTY_NAME");
+	char *key = os_value(&c->os_release, "IMAGE_ID"), *initrd = xasprintf("initrd.img-%s", v);
+	char *from = xasprintf("boot/%s", c->kernels.v[c->chosen]), *to = NULL;
+	struct bootcfg_entry e = { title, v, NULL, options, token, NULL };
+	struct buf text = { 0 };
+	int ret = printable("PRETTY_NAME of '/etc/os-release'", title);
+
+	if (!key || !*key) {
+		free(key);
+		key = os_value(&c->os_release, "ID");
+	}
+	e.sort_key = key;
+	if (!ret)
+		ret = printable("ID or IMAGE_ID of '/etc/os-release'", key);
+	to = xasprintf("%s/%s/%s/linux", dir, token, v);
+	if (!ret)
+		ret = copy_file(c, from, to);
+	free(from);
+	free(to);
+	from = xasprintf("boot/%s", initrd);
+	to = xasprintf("%s/%s/%s/%s", dir, token, v, initrd);
+	if (!ret && exists(c, from, 0)) {
+		e.initrd = initrd;
+		ret = copy_file(c, from, to);
+	}
+	free(to);
+	to = xasprintf("%s/loader/entries/%s-%s.conf", dir, token, v);
+	bootcfg_bls_entry(&e, &text);
+	if (!ret)
+		ret = put(c, to, &text);
+	if (!ret)
+		log_info("boot: '/%s' boots '%s' with %s", to, c->kernels.v[c->chosen], options);
+	buf_release(&text);
+	free(from);
+	free(to);
+	free(title);
+	free(key);
+	free(initrd);
+	return ret;
+}
+
+static int write_systemd_boot(struct ctx *c, const char *options)
+{
+	const char *dir = esp(c->r)->path; /* the recipe requires an ESP holding a directory */
+	char *token = entry_token(c), *rel = xasprintf("%s/loader/loader.conf", dir);
+	struct buf b = { 0 };
+	int ret = token ? install_loader(c, dir) : -MKI_E_IMAGE;
+
+	if (token)
+		bootcfg_loader_conf(token, &b);
+	if (!ret)
+		ret = put(c, rel, &b);
+	free(rel);
+	rel = xasprintf("%s/loader/entries.srel", dir); /* bootctl's: the entries are type #1 */
+	if (!ret)
+		ret = put_text(c, rel, "type1\n");
+	if (!ret)
+		ret = write_entry(c, dir, token, options);
+	buf_release(&b);
+	buf_addf(&b, "%s\n", options);
+	if (!ret)
+		ret = put(c, "etc/kernel/cmdline", &b);
+	buf_release(&b);
+	if (token)
+		buf_addf(&b, "%s\n", token);
+	if (!ret)
+		ret = put(c, "etc/kernel/entry-token", &b);
+	buf_release(&b);
+	free(rel);
+	free(token);
+	return ret;
+}
+
+static int write_loader(struct ctx *c)
+{
+	struct buf root = { 0 }, params = { 0 }, cmdline = { 0 }, options = { 0 };
+	int ret = printable("disk.console or disk.cmdline", c->r->disk.cmdline);
+
+	buf_adds(&root, "root=");
+	bootcfg_root(c->r, c->st->source_date_epoch, &root);
+	bootcfg_parameters(c->r, &params);
+	if (!ret)
+		ret = printable("disk.console", c->r->disk.console);
+	if (!ret)
+		ret = pick_kernel(c);
+	if (!ret && c->r->disk.bootloader == DISK_BOOT_EXTLINUX) {
+		ret = write_extlinux(c, &root, &params);
+	} else if (!ret) {
+		buf_addf(&cmdline, "%s %s", root.p, params.p);
+		bootcfg_squeeze(cmdline.p, &options);
+		ret = write_systemd_boot(c, options.p);
+	}
+	buf_release(&root);
+	buf_release(&params);
+	buf_release(&cmdline);
+	buf_release(&options);
+	return ret;
+}
+
+int bootcfg_write(struct stage *s, const struct recipe *r, int rootfd, const struct settings *st)
+{
+	struct ctx c = { .r = r, .st = st, .rootfd = rootfd };
+	int ret;
+
+	if (!r->disk.set || r->disk.bootloader == DISK_BOOT_NONE)
+		return 0;
+	c.w.rootfd = rootfd;
+	c.w.m = &s->manifest;
+	c.w.mtime = st->source_date_epoch < 0 ? 0 : st->source_date_epoch;
+	c.w.can_chown = 1;
+	ret = read_text(rootfd, "etc/os-release", 0, &c.os_release);
+	if (ret == -ENOENT)
+		ret = read_text(rootfd, "usr/lib/os-release", 0, &c.os_release);
+	if (ret == -ENOENT) {
+		buf_adds(&c.os_release, "");
+		ret = 0;
+	}
+	ret = ret ? -MKI_E_IMAGE : write_loader(&c);
+	buf_release(&c.os_release);
+	strv_release(&c.kernels);
+	return ret;
+}

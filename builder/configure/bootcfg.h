@@ -1,0 +1,118 @@
+/*
+ * The boot configuration of a disk (recipe `disk.bootloader`), written into the staged tree after
+ * the hooks and before the image, from the plan's own packages, never the host's:
+ *
+ * - extlinux: /boot/extlinux/extlinux.conf byte for byte as Debian 12's u-boot-menu
+ *   (u-boot-update) writes it on the device, and its /etc/default/u-boot set so that the
+ *   package's kernel hook writes the same file after a kernel upgrade;
+ * - systemd-boot: systemd-boot-efi's loader on the ESP (and the fallback EFI/BOOT/BOOT*.EFI),
+ *   loader/loader.conf and a Boot Loader Specification type #1 entry with the kernel and initrd
+ *   copied where kernel-install puts them, with /etc/kernel/cmdline and /etc/kernel/entry-token
+ *   so that kernel-install on the device writes matching entries.
+ *
+ * The root is named by root=PARTUUID= of the root partition (recipe/partuuid.h), the same id the
+ * disk writer puts in the table. The configured tree in the layer cache never holds any of it:
+ * the layer stays independent of the disk.
+ */
+#ifndef MKI_BOOTCFG_H
+#define MKI_BOOTCFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "debian/plan.h"
+#include "lib/buf.h"
+#include "lib/settings.h"
+#include "recipe/recipe.h"
+#include "tree/stage.h"
+
+/**
+ * Right after resolving, before anything is downloaded: the packages the recipe's boot loader
+ * needs are in `p` (extlinux: u-boot-menu; systemd-boot: systemd-boot-efi; both: a linux-image-*
+ * package). 0, or -MKI_E_IMAGE (exit 8) logged with what to add to packages.install.
+ */
+int bootcfg_check_plan(const struct plan *p, const struct recipe *r);
+
+/**
+ * With bootloader = "extlinux" and no partition marked legacy_boot, mark the one U-Boot's distro
+ * boot reads extlinux.conf from: the partition holding /boot, else the root. Called once after
+ * the recipe is loaded, before the disk's layout is computed.
+ */
+void bootcfg_mark_legacy_boot(struct recipe *r);
+
+/**
+ * Write the boot configuration of r->disk.bootloader into the tree `rootfd` (nothing without a
+ * disk or a boot loader): every write resolves beneath the root and goes through no symlink
+ * (a directory a package made a link is refused), files are root's, 0644 (directories 0755),
+ * with SOURCE_DATE_EPOCH (st) as their time, and recorded in s->manifest (the caller reconciles
+ * it with the tree afterwards).
+ * 0, or -MKI_E_IMAGE (exit 8) logged with the path and what to do.
+ */
+int bootcfg_write(struct stage *s, const struct recipe *r, int rootfd, const struct settings *st);
+
+/* The texts, apart from the tree (unit-tested byte for byte). */
+
+/** What root= names: "PARTUUID=..." of the root partition (contents = "root"). */
+void bootcfg_root(const struct recipe *r, int64_t sde, struct buf *out);
+/** After root=: "console=C CMDLINE" (either may be absent), as the recipe gives them. */
+void bootcfg_parameters(const struct recipe *r, struct buf *out);
+
+/**
+ * /etc/fstab of a disk: the root by PARTUUID at /, then each partition holding a directory of the
+ * tree at its mount point (parents first), by PARTUUID, with its filesystem type (vfat:
+ * umask=0077).
+ */
+void bootcfg_fstab(const struct recipe *r, int64_t sde, struct buf *out);
+
+/** One kernel as u-boot-update lists it: /boot/vmlinu[xz]-VERSION and what goes with it. */
+struct bootcfg_kernel {
+	const char *image;   /* "vmlinuz-6.1.0-13-armmp" */
+	const char *version; /* "6.1.0-13-armmp" */
+	const char *initrd;  /* "initrd.img-6.1.0-13-armmp", "initrd.img" or NULL */
+	const char *fdt;     /* "fdtdir /usr/lib/linux-image-V/", "fdt /dtb-V" or NULL */
+};
+
+struct bootcfg_extlinux {
+	const char *boot_dir;  /* "/boot": /boot on the root; "": /boot is its own partition */
+	const char *menu_label;/* U_BOOT_MENU_LABEL: PRETTY_NAME, else "Debian GNU/Linux kernel" */
+	const char *def;       /* U_BOOT_DEFAULT ("l0") */
+	const char *root;      /* U_BOOT_ROOT ("root=PARTUUID=...") */
+	const char *params;    /* U_BOOT_PARAMETERS; "" becomes u-boot-update's "ro quiet" */
+	const char *overlays;  /* " /boot/dtbo/a.dtbo ..." (its leading space kept) or NULL */
+	const struct bootcfg_kernel *kernels; /* newest first */
+	size_t n_kernels;
+};
+
+/** extlinux.conf exactly as u-boot-menu 4.2 writes it from the same settings and kernels. */
+void bootcfg_extlinux_conf(const struct bootcfg_extlinux *x, struct buf *out);
+
+/**
+ * /etc/default/u-boot: `old` (the package's, NULL for none) with each KEY's line ("#KEY=..."
+ * or "KEY=...") replaced by KEY="VALUE", shell-quoted; keys not found are appended. `kv` holds
+ * KEY, VALUE pairs and ends with NULL.
+ */
+void bootcfg_default_u_boot(const char *old, const char *const *kv, struct buf *out);
+
+/** linux-version's order of kernel releases (linux-base): <0, 0 or >0 as strcmp. */
+int bootcfg_version_cmp(const char *a, const char *b);
+
+/** loader/loader.conf: the newest entry of `token` by default, no menu unless a key is held. */
+void bootcfg_loader_conf(const char *token, struct buf *out);
+
+/** What a BLS type #1 entry holds, as kernel-install's 90-loaderentry.install writes it. */
+struct bootcfg_entry {
+	const char *title;    /* PRETTY_NAME, else "Linux VERSION" */
+	const char *version;
+	const char *sort_key; /* IMAGE_ID, else ID; NULL or "": no sort-key line */
+	const char *options;  /* the kernel command line, whitespace squeezed */
+	const char *token;    /* the entry token: the entry's directory on the ESP */
+	const char *initrd;   /* its file name in that directory, or NULL */
+};
+
+/** loader/entries/TOKEN-VERSION.conf. */
+void bootcfg_bls_entry(const struct bootcfg_entry *e, struct buf *out);
+
+/** Runs of blanks and newlines of `s` as one space, none at the end (tr -s "$IFS" then ${%% }). */
+void bootcfg_squeeze(const char *s, struct buf *out);
+
+#endif

@@ -1,0 +1,297 @@
+/*
+ * The boot configuration step on a real tree: which packages the plan must hold, which
+ * partition gets the legacy-boot attribute, extlinux and systemd-boot written where the boot
+ * loaders read them (root's, 0644, the epoch as time, in the manifest), a symlink a package put
+ * in the way refused, a tree without a kernel refused.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "configure/bootcfg.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "recipe/partuuid.h"
+
+static char n_root[] = "root", n_boot[] = "boot", n_esp[] = "esp", p_boot[] = "boot",
+	    p_efi[] = "boot/efi", t_esp[] = "esp", t_root[] = "root", t_linux[] = "linux",
+	    name[] = "board", file[] = "board.cfg", arch[] = "amd64", cmd[] = "ro rootwait",
+	    con[] = "ttyS0,115200";
+static struct recipe_partition parts[3];
+static struct recipe rec;
+static char dir[64];
+
+static void put(const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, rel), *slash = strrchr(p, '/');
+
+	*slash = 0;
+	ck_assert_int_eq(fsutil_mkdirs(p), 0);
+	*slash = '/';
+	ck_assert_int_eq(fsutil_write_atomic(p, text, strlen(text)), 0);
+	free(p);
+}
+
+static char *get(const char *rel)
+{
+	char *p = xasprintf("%s/%s", dir, rel), *text = xcalloc(1, 65536);
+	int fd = open(p, O_RDONLY);
+
+	ck_assert_msg(fd >= 0, "'%s' missing", rel);
+	ck_assert_int_ge(read(fd, text, 65535), 0);
+	close(fd);
+	free(p);
+	return text;
+}
+
+/* A recipe: root, and with `boot` a /boot partition, with `esp` an ESP at /boot/efi. */
+static void setup(int loader, int boot, int esp)
+{
+	size_t n = 0;
+
+	snprintf(dir, sizeof(dir), "/tmp/test-bootcfg-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	memset(parts, 0, sizeof(parts));
+	memset(&rec, 0, sizeof(rec));
+	if (esp)
+		parts[n++] = (struct recipe_partition){ .name = n_esp, .type = t_esp, .path = p_efi,
+			.contents = PART_SUBTREE, .format = PART_FS_VFAT, .table_entry = 1 };
+	if (boot)
+		parts[n++] = (struct recipe_partition){ .name = n_boot, .type = t_linux,
+			.path = p_boot, .contents = PART_SUBTREE, .format = PART_FS_EXT4,
+			.table_entry = 1 };
+	parts[n++] = (struct recipe_partition){ .name = n_root, .type = t_root,
+		.contents = PART_ROOT, .format = PART_FS_EXT4, .table_entry = 1 };
+	rec.name = name;
+	rec.file = file;
+	rec.arch = arch;
+	rec.disk.set = 1;
+	rec.disk.bootloader = loader;
+	rec.disk.cmdline = cmd;
+	rec.disk.console = con;
+	rec.disk.partitions = parts;
+	rec.disk.n_partitions = n;
+	put("etc/os-release", "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n");
+	put("boot/vmlinuz-6.1.0-9-amd64", "old kernel");
+	put("boot/vmlinuz-6.1.0-13-amd64", "kernel");
+	put("boot/initrd.img-6.1.0-13-amd64", "initrd");
+	put("usr/lib/systemd/boot/efi/systemd-bootx64.efi", "MZ loader");
+}
+
+static int run(struct stage *s)
+{
+	struct settings st = { 0 };
+	int rootfd = open(dir, O_PATH | O_DIRECTORY), ret;
+
+	st.source_date_epoch = 1700000000;
+	ret = bootcfg_write(s, &rec, rootfd, &st);
+	close(rootfd);
+	return ret;
+}
+
+static void teardown(void)
+{
+	fsutil_remove_tree(dir);
+}
+
+START_TEST(check_plan)
+{
+	struct plan_entry v[2] = { { .name = n_root }, { .name = n_boot } };
+	struct plan p = { .v = v, .n = 2 };
+	static char menu[] = "u-boot-menu", kernel[] = "linux-image-armmp";
+
+	log_set_level(LOG_QUIET);
+	setup(DISK_BOOT_EXTLINUX, 0, 0);
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), -MKI_E_IMAGE);
+	v[0].name = menu;
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), -MKI_E_IMAGE); /* no kernel */
+	v[1].name = kernel;
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), 0);
+	rec.disk.bootloader = DISK_BOOT_SYSTEMD_BOOT;
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), -MKI_E_IMAGE);
+	rec.disk.bootloader = DISK_BOOT_NONE;
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(legacy_boot)
+{
+	setup(DISK_BOOT_EXTLINUX, 1, 0);
+	bootcfg_mark_legacy_boot(&rec);
+	ck_assert(parts[0].legacy_boot && !parts[1].legacy_boot); /* /boot's partition */
+	teardown();
+	setup(DISK_BOOT_EXTLINUX, 0, 0);
+	bootcfg_mark_legacy_boot(&rec);
+	ck_assert(parts[0].legacy_boot); /* the root */
+	teardown();
+	setup(DISK_BOOT_EXTLINUX, 1, 0);
+	parts[1].legacy_boot = 1;
+	bootcfg_mark_legacy_boot(&rec);
+	ck_assert(!parts[0].legacy_boot); /* one marked by the recipe: left alone */
+	teardown();
+}
+END_TEST
+
+START_TEST(extlinux)
+{
+	struct stage s = { 0 };
+	struct manifest_entry *e;
+	char *text, want[400], id[37];
+	struct stat sb;
+
+	setup(DISK_BOOT_EXTLINUX, 1, 0);
+	ck_assert_int_eq(run(&s), 0);
+	text = get("boot/extlinux/extlinux.conf");
+	partuuid_partition(&rec, 1700000000, 1, id);
+	snprintf(want, sizeof(want), "\n\nlabel l0\n\tmenu label Debian GNU/Linux 12 (bookworm) "
+		 "6.1.0-13-amd64\n\tlinux /vmlinuz-6.1.0-13-amd64\n\tinitrd /initrd.img-6.1.0-13-"
+		 "amd64\n\t\n\t\n\tappend root=PARTUUID=%s console=ttyS0,115200 ro rootwait\n", id);
+	ck_assert_msg(strstr(text, want), "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "\n\nlabel l1\n\tmenu label Debian GNU/Linux 12 "
+					   "(bookworm) 6.1.0-9-amd64\n"));
+	free(text);
+	text = get("etc/default/u-boot");
+	snprintf(want, sizeof(want), "U_BOOT_ROOT=\"root=PARTUUID=%s\"\nU_BOOT_PARAMETERS=\""
+		 "console=ttyS0,115200 ro rootwait\"\n", id);
+	ck_assert_str_eq(strchr(text, '\n') + 1, want);
+	free(text);
+	e = manifest_get(&s.manifest, "boot/extlinux/extlinux.conf");
+	ck_assert(e && e->mode == 0644 && e->uid == 0 && e->mtime == 1700000000);
+	ck_assert_ptr_nonnull(manifest_get(&s.manifest, "boot/extlinux"));
+	text = xasprintf("%s/boot/extlinux/extlinux.conf", dir);
+	ck_assert_int_eq(stat(text, &sb), 0);
+	ck_assert_int_eq(sb.st_mtime, 1700000000);
+	ck_assert_int_eq(sb.st_mode & 07777, 0644);
+	free(text);
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
+START_TEST(image_kernel)
+{
+	static char older[] = "6.1.0-9-amd64", none[] = "5.10";
+	struct stage s = { 0 };
+	char *text;
+
+	log_set_level(LOG_QUIET);
+	setup(DISK_BOOT_EXTLINUX, 0, 0);
+	rec.image.kernel = older;
+	ck_assert_int_eq(run(&s), 0);
+	text = get("boot/extlinux/extlinux.conf");
+	ck_assert_ptr_nonnull(strstr(text, "\ndefault l1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\tlinux /boot/vmlinuz-6.1.0-9-amd64\n"));
+	free(text);
+	text = get("etc/default/u-boot");
+	ck_assert_ptr_nonnull(strstr(text, "\nU_BOOT_DEFAULT=\"l1\"\n"));
+	free(text);
+	rec.image.kernel = none;
+	ck_assert_int_eq(run(&s), -MKI_E_IMAGE);
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
+START_TEST(symlink_refused)
+{
+	struct stage s = { 0 };
+	char *p;
+
+	log_set_level(LOG_QUIET);
+	setup(DISK_BOOT_EXTLINUX, 0, 0);
+	p = xasprintf("%s/boot/extlinux", dir);
+	ck_assert_int_eq(symlink("/etc", p), 0);
+	ck_assert_int_eq(run(&s), -MKI_E_IMAGE);
+	free(p);
+	p = xasprintf("%s/etc/extlinux.conf", dir);
+	ck_assert_int_ne(access(p, F_OK), 0); /* nothing written through the link */
+	free(p);
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
+START_TEST(no_kernel)
+{
+	struct stage s = { 0 };
+	char *p;
+
+	log_set_level(LOG_QUIET);
+	setup(DISK_BOOT_SYSTEMD_BOOT, 0, 1);
+	p = xasprintf("%s/boot/vmlinuz-6.1.0-9-amd64", dir);
+	unlink(p);
+	free(p);
+	p = xasprintf("%s/boot/vmlinuz-6.1.0-13-amd64", dir);
+	unlink(p);
+	free(p);
+	ck_assert_int_eq(run(&s), -MKI_E_IMAGE);
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
+START_TEST(systemd_boot)
+{
+	struct stage s = { 0 };
+	char *text, want[400], id[37];
+
+	setup(DISK_BOOT_SYSTEMD_BOOT, 0, 1);
+	ck_assert_int_eq(run(&s), 0);
+	partuuid_partition(&rec, 1700000000, 1, id);
+	text = get("boot/efi/EFI/BOOT/BOOTX64.EFI");
+	ck_assert_str_eq(text, "MZ loader");
+	free(text);
+	text = get("boot/efi/EFI/systemd/systemd-bootx64.efi");
+	ck_assert_str_eq(text, "MZ loader");
+	free(text);
+	text = get("boot/efi/debian/6.1.0-13-amd64/linux");
+	ck_assert_str_eq(text, "kernel");
+	free(text);
+	text = get("boot/efi/debian/6.1.0-13-amd64/initrd.img-6.1.0-13-amd64");
+	ck_assert_str_eq(text, "initrd");
+	free(text);
+	text = get("boot/efi/loader/loader.conf");
+	ck_assert_str_eq(text, "timeout 0\ndefault debian-*\n");
+	free(text);
+	text = get("boot/efi/loader/entries/debian-6.1.0-13-amd64.conf");
+	snprintf(want, sizeof(want), "title      Debian GNU/Linux 12 (bookworm)\n"
+		 "version    6.1.0-13-amd64\nsort-key   debian\n"
+		 "options    root=PARTUUID=%s console=ttyS0,115200 ro rootwait\n"
+		 "linux      /debian/6.1.0-13-amd64/linux\n"
+		 "initrd     /debian/6.1.0-13-amd64/initrd.img-6.1.0-13-amd64\n", id);
+	ck_assert_str_eq(text, want);
+	free(text);
+	text = get("etc/kernel/cmdline");
+	snprintf(want, sizeof(want), "root=PARTUUID=%s console=ttyS0,115200 ro rootwait\n", id);
+	ck_assert_str_eq(text, want);
+	free(text);
+	text = get("etc/kernel/entry-token");
+	ck_assert_str_eq(text, "debian\n");
+	free(text);
+	ck_assert_ptr_nonnull(manifest_get(&s.manifest, "boot/efi/debian/6.1.0-13-amd64/linux"));
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
+Suite *bootcfg_suite(void)
+{
+	Suite *s = suite_create("bootcfg");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, check_plan);
+	tcase_add_test(tc, legacy_boot);
+	tcase_add_test(tc, extlinux);
+	tcase_add_test(tc, image_kernel);
+	tcase_add_test(tc, symlink_refused);
+	tcase_add_test(tc, no_kernel);
+	tcase_add_test(tc, systemd_boot);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -139,8 +139,8 @@ bench: bench-deps mkimage mkimage-exec
 # Boot a built image under qemu-system with its own kernel (tests/bootvm.sh, mkimage(7)
 # BOOTING): `make boot RECIPE=arm-board` boots images/arm-board.ext4; IMAGE=path boots another.
 boot:
-	@[ -n "$(IMAGE)$(RECIPE)" ] || { echo "make boot: say RECIPE=NAME (images/NAME.ext4) or IMAGE=FILE" >&2; exit 2; }
-	tests/bootvm.sh $(or $(IMAGE),images/$(basename $(notdir $(RECIPE))).ext4)
+	@[ -n "$(IMAGE)$(RECIPE)" ] || { echo "make boot: say RECIPE=NAME (images/NAME.img or .ext4) or IMAGE=FILE" >&2; exit 2; }
+	tests/bootvm.sh $(or $(IMAGE),$(firstword $(wildcard $(addprefix images/$(basename $(notdir $(RECIPE))),.img .ext4))),images/$(basename $(notdir $(RECIPE))).img)
 
 install: mkimage mkimage-exec
 	install -D -m 0755 mkimage $(DESTDIR)$(BINDIR)/mkimage
@@ -159,7 +159,7 @@ DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarc
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
 	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
 	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 bmap-tools \
-	fdisk dosfstools mtools
+	fdisk dosfstools mtools u-boot-qemu ovmf qemu-efi-aarch64
 BENCH_DEPS := mmdebstrap arch-test time bc
 
 deps:

@@ -1,17 +1,23 @@
 #!/bin/bash
-# bootvm.sh IMAGE [SECONDS]: boot an ext4 image built by mkimage under qemu-system (TCG, no
-# network, -snapshot so the image is never written) and watch its serial console.
+# bootvm.sh IMAGE [SECONDS]: boot an image built by mkimage under qemu-system (TCG, no network,
+# -snapshot so the image is never written) and watch its serial console.
 #
-# The kernel and initrd are the ones exported beside the image (image.export_boot: NAME.vmlinuz,
-# NAME.initrd.img); without them they are read from the image's /boot. The image's primary
-# architecture (its dpkg) picks the machine; the root is found by the image's label.
+# A whole disk (a partition table: the recipe's disk section) boots through firmware, as a board
+# or a VM would, with nothing given to qemu but the disk: the root partition's Discoverable
+# Partitions type says the architecture (BOOT_ARCH overrides it, for MBR), and the machine is
+#   armhf  qemu-system-arm -M virt with Debian's u-boot-qemu (qemu_arm/u-boot.bin) as -bios
+#   arm64  qemu-system-aarch64 -M virt with u-boot-qemu (qemu_arm64), or AAVMF with BOOT_EFI=1
+#   amd64  qemu-system-x86_64 with Debian's OVMF (OVMF_CODE_4M.fd and a copy of its variables)
+# An ext4 image boots with the kernel and initrd exported beside it (image.export_boot:
+# NAME.vmlinuz, NAME.initrd.img), or else read from its /boot, given to qemu with -kernel; its
+# dpkg's primary architecture picks the machine and the root is found by the image's label.
 #
 # Passes (exit 0) when, within SECONDS (default BOOT_TIMEOUT or 600), the console shows a login
 # prompt and the line the recipe's boot-time unit writes (recipes/overlay/boot-report):
 #   boot-report: system running, 0 failed units
 # Fails (exit 1) naming the last console lines when the boot hangs, the machine stops, or the
-# unit reports failed units. Exit 2: bad arguments or no qemu-system for the architecture.
-# BOOT_LOG=FILE keeps the whole console log; BOOT_SHOW=1 prints the command before running it.
+# unit reports failed units. Exit 2: bad arguments or no qemu-system or firmware for the
+# architecture. BOOT_LOG=FILE keeps the whole console log; BOOT_SHOW=1 prints the command.
 set -euo pipefail
 usage() { echo "usage: bootvm.sh IMAGE [SECONDS]" >&2; exit 2; }
 die() { echo "bootvm: $*" >&2; exit 2; }
@@ -29,51 +35,111 @@ cleanup() {
 }
 trap cleanup EXIT
 
-label=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Filesystem volume name: *//p')
-[ -n "$label" ] && [ "$label" != "<none>" ] || die "'$img' has no ext4 label: the root is found by label"
-arch=$(debugfs -R "cat /var/lib/dpkg/arch" "$img" 2>/dev/null | head -n 1)
-[ -n "$arch" ] || arch=$(debugfs -R "cat /var/lib/dpkg/status" "$img" 2>/dev/null |
-	sed -n 's/^Architecture: //p' | grep -vx all | head -n 1)
+# The architecture of a disk: its root partition's type (the Discoverable Partitions
+# Specification's root GUIDs), or BOOT_ARCH.
+disk_arch() {
+	local types
+	types=$(sfdisk --json "$img" 2>/dev/null | sed -n 's/.*"type": *"\([^"]*\)".*/\L\1/p')
+	case $types in
+	*4f68bce3-e8cd-4db1-96e7-fbcaf984b709*) echo amd64 ;;
+	*b921b045-1df0-41c3-af44-4c6f280d3fae*) echo arm64 ;;
+	*69dad710-2ce4-4e3c-b16c-21a1d49abed3*) echo armhf ;;
+	esac
+}
 
-base=${img%.ext4}
-kernel=$base.vmlinuz initrd=$base.initrd.img
-if [ ! -f "$kernel" ] || [ ! -f "$initrd" ]; then
-	# Newest kernel in the image's /boot (a version sort, as linux-update-symlinks chooses).
-	ver=$(debugfs -R "ls -p /boot" "$img" 2>/dev/null | awk -F/ '$6 ~ /^vmlinuz-/ {print substr($6, 9)}' |
-		sort -V | tail -n 1)
-	[ -n "$ver" ] || die "'$img' has no /boot/vmlinuz-* and no '$kernel' beside it: install a kernel"
-	kernel=$W/vmlinuz initrd=$W/initrd.img
-	debugfs -R "dump /boot/vmlinuz-$ver $kernel" "$img" 2>/dev/null
-	debugfs -R "dump /boot/initrd.img-$ver $initrd" "$img" 2>/dev/null
-	[ -s "$kernel" ] && [ -s "$initrd" ] || die "could not read the kernel or initrd '$ver' from '$img'"
+firmware() {
+	[ -f "$1" ] || die "no firmware '$1' for $arch: install $2 (make deps)"
+	echo "$1"
+}
+
+disk_machine() {
+	arch=${BOOT_ARCH:-$(disk_arch)}
+	[ -n "$arch" ] || die "'$img' has no root partition of a known architecture: set BOOT_ARCH"
+	case $arch in
+	armhf)
+		qemu=(qemu-system-arm -M virt -cpu cortex-a15
+			-bios "$(firmware /usr/lib/u-boot/qemu_arm/u-boot.bin u-boot-qemu)")
+		disk=(-drive "file=$img,format=raw,if=none,id=disk" -device virtio-blk-device,drive=disk)
+		;;
+	arm64)
+		if [ "${BOOT_EFI:-0}" = 1 ]; then
+			cp "$(firmware /usr/share/AAVMF/AAVMF_VARS.fd qemu-efi-aarch64)" "$W/vars.fd"
+			qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57
+				-drive "if=pflash,format=raw,unit=0,readonly=on,file=$(firmware /usr/share/AAVMF/AAVMF_CODE.fd qemu-efi-aarch64)"
+				-drive "if=pflash,format=raw,unit=1,file=$W/vars.fd")
+		else
+			qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57
+				-bios "$(firmware /usr/lib/u-boot/qemu_arm64/u-boot.bin u-boot-qemu)")
+		fi
+		disk=(-drive "file=$img,format=raw,if=none,id=disk" -device virtio-blk-device,drive=disk)
+		;;
+	amd64)
+		cp "$(firmware /usr/share/OVMF/OVMF_VARS_4M.fd ovmf)" "$W/vars.fd"
+		qemu=(qemu-system-x86_64 -M q35
+			-drive "if=pflash,format=raw,unit=0,readonly=on,file=$(firmware /usr/share/OVMF/OVMF_CODE_4M.fd ovmf)"
+			-drive "if=pflash,format=raw,unit=1,file=$W/vars.fd")
+		disk=(-drive "file=$img,format=raw,if=virtio")
+		;;
+	*) die "no firmware known for architecture '$arch' of '$img'" ;;
+	esac
+	boot=()
+}
+
+image_machine() {
+	local label base kernel initrd ver append
+	label=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Filesystem volume name: *//p')
+	[ -n "$label" ] && [ "$label" != "<none>" ] || die "'$img' has no ext4 label: the root is found by label"
+	arch=$(debugfs -R "cat /var/lib/dpkg/arch" "$img" 2>/dev/null | head -n 1)
+	[ -n "$arch" ] || arch=$(debugfs -R "cat /var/lib/dpkg/status" "$img" 2>/dev/null |
+		sed -n 's/^Architecture: //p' | grep -vx all | head -n 1)
+
+	base=${img%.ext4}
+	kernel=$base.vmlinuz initrd=$base.initrd.img
+	if [ ! -f "$kernel" ] || [ ! -f "$initrd" ]; then
+		# Newest kernel in the image's /boot (a version sort, as linux-update-symlinks chooses).
+		ver=$(debugfs -R "ls -p /boot" "$img" 2>/dev/null | awk -F/ '$6 ~ /^vmlinuz-/ {print substr($6, 9)}' |
+			sort -V | tail -n 1)
+		[ -n "$ver" ] || die "'$img' has no /boot/vmlinuz-* and no '$kernel' beside it: install a kernel"
+		kernel=$W/vmlinuz initrd=$W/initrd.img
+		debugfs -R "dump /boot/vmlinuz-$ver $kernel" "$img" 2>/dev/null
+		debugfs -R "dump /boot/initrd.img-$ver $initrd" "$img" 2>/dev/null
+		[ -s "$kernel" ] && [ -s "$initrd" ] || die "could not read the kernel or initrd '$ver' from '$img'"
+	fi
+
+	# The machine per architecture: what mkimage(7) (BOOTING) documents.
+	append="root=LABEL=$label rootwait panic=-1"
+	case $arch in
+	armhf)
+		qemu=(qemu-system-arm -M virt -cpu cortex-a15)
+		append="$append console=ttyAMA0"
+		disk=(-drive "file=$img,format=raw,if=none,id=root" -device virtio-blk-device,drive=root)
+		;;
+	arm64)
+		qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57)
+		append="$append console=ttyAMA0"
+		disk=(-drive "file=$img,format=raw,if=none,id=root" -device virtio-blk-device,drive=root)
+		;;
+	amd64)
+		qemu=(qemu-system-x86_64 -M pc)
+		append="$append console=ttyS0"
+		disk=(-drive "file=$img,format=raw,if=virtio")
+		;;
+	*) die "no qemu machine known for architecture '${arch:-unknown}' of '$img'" ;;
+	esac
+	boot=(-kernel "$kernel" -initrd "$initrd" -append "$append")
+}
+
+if sfdisk --dump "$img" >/dev/null 2>&1; then
+	disk_machine
+else
+	image_machine
 fi
-
-# The machine per architecture: what mkimage(7) (BOOTING) documents.
-append="root=LABEL=$label rootwait panic=-1"
-case $arch in
-armhf)
-	qemu=(qemu-system-arm -M virt -cpu cortex-a15)
-	append="$append console=ttyAMA0"
-	disk=(-drive "file=$img,format=raw,if=none,id=root" -device virtio-blk-device,drive=root)
-	;;
-arm64)
-	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57)
-	append="$append console=ttyAMA0"
-	disk=(-drive "file=$img,format=raw,if=none,id=root" -device virtio-blk-device,drive=root)
-	;;
-amd64)
-	qemu=(qemu-system-x86_64 -M pc)
-	append="$append console=ttyS0"
-	disk=(-drive "file=$img,format=raw,if=virtio")
-	;;
-*) die "no qemu machine known for architecture '${arch:-unknown}' of '$img'" ;;
-esac
 command -v "${qemu[0]}" >/dev/null || die "'${qemu[0]}' is not installed (make deps)"
 
 log=${BOOT_LOG:-$W/console.log}
 : >"$log"
 cmd=("${qemu[@]}" -accel tcg -m 1024 -smp 1 -nic none -snapshot -no-reboot -display none
-	-monitor none -serial "file:$log" -kernel "$kernel" -initrd "$initrd" -append "$append" "${disk[@]}")
+	-monitor none -serial "file:$log" "${boot[@]}" "${disk[@]}")
 [ -z "${BOOT_SHOW:-}" ] || echo "bootvm: ${cmd[*]}" >&2
 "${cmd[@]}" </dev/null >"$W/qemu.err" 2>&1 &
 qpid=$!

@@ -1,24 +1,25 @@
 # Sourced by tests and benches: the local test mirror of a flagship recipe (recipes/NAME.cfg).
 # flagship_mirror NAME builds or reuses it with tests/mkmirror.sh and sets MIRROR to its directory.
 # The package lists name what the recipe installs besides Essential + required; the directory is
-# named after the set, so a branch still building the older (unbootable) set never rebuilds it.
+# named after the set, so a branch still building an older set never rebuilds it. arm-board-ab
+# shares arm-board's.
 flagship_mirror() {
 	local archs pkgs
 	case $1 in
-	arm-board) archs=armhf,armel pkgs="linux-image-armmp hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
-	pc-legacy) archs=amd64,i386 pkgs="linux-image-amd64 hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386" ;;
-	arm64-armhf) archs=arm64,armhf pkgs="linux-image-arm64 hello:armhf libc6:armhf libstdc++6:armhf zlib1g:armhf" ;;
+	arm-board | arm-board-ab) archs=armhf,armel pkgs="linux-image-armmp u-boot-menu hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
+	pc-legacy) archs=amd64,i386 pkgs="linux-image-amd64 systemd-boot-efi hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386" ;;
+	arm64-armhf) archs=arm64,armhf pkgs="linux-image-arm64 u-boot-menu hello:armhf libc6:armhf libstdc++6:armhf zlib1g:armhf" ;;
 	*) echo "flagship_mirror: no recipe '$1'" >&2; return 2 ;;
 	esac
-	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$1-boot
+	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/${1%-ab}-disk
 	# TWINS=0 (tests/mkmirror.sh): a mirror of the recipe's architectures only, as a company keeps
 	[ "${TWINS:-1}" = 1 ] || MIRROR=$MIRROR-notwins
 	# shellcheck disable=SC2086
 	"$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
 }
 
-# flagship_lean NAME DIR: recipes/NAME.cfg without what makes it boot (its kernel and systemd,
-# and so the export of boot files) as DIR/recipes/NAME.cfg, beside copies of recipes/overlay and
+# flagship_lean NAME DIR: recipes/NAME.cfg without what makes it boot (its kernel, systemd and
+# boot loader packages, the export of boot files and the disk) as DIR/recipes/NAME.cfg, beside copies of recipes/overlay and
 # hooks/, so its relative paths hold. For tests of what booting does not change (locks, the
 # build's reproducibility across users and caches, native tools, path filters): generating the
 # initramfs under QEMU adds minutes to every build, and the boot tests (60, 62, 63) cover the
@@ -27,6 +28,6 @@ flagship_lean() {
 	mkdir -p "$2/recipes" "$2/hooks"
 	cp "$TOP"/hooks/*.sh "$2/hooks/"
 	cp -a "$TOP/recipes/overlay" "$2/recipes/"
-	grep -Ev '^ *("(linux-image-[a-z0-9]+|systemd-sysv)",|export_boot = true;)' "$TOP/recipes/$1.cfg" \
-		>"$2/recipes/$1.cfg"
+	grep -Ev '^ *("(linux-image-[a-z0-9]+|systemd-sysv|u-boot-menu|systemd-boot-efi)",|export_boot = true;)' \
+		"$TOP/recipes/$1.cfg" | sed '/^disk = {/,/^};/d' >"$2/recipes/$1.cfg"
 }

@@ -1,30 +1,41 @@
 # test-cost: slow (builds a whole recipe: run.sh starts it first)
 # End to end: the flagship recipe, built from a local signed mirror of real bookworm armhf + armel
-# packages on 127.0.0.1, configured under QEMU, overlays and hooks applied, checked from the
-# outside, then booted under qemu-system-arm with its own kernel to a serial login (tests/bootvm.sh).
-# MKIMAGE_TEST_LEAN=1 builds the recipe without kernel and systemd (tests/flagship.sh) and checks
-# all but the kernel and the boot: CI's run with the packaged mkimage, whose job is the package.
+# packages on 127.0.0.1, configured under QEMU, overlays and hooks applied, written as a whole
+# disk, checked from the outside, then booted under qemu-system-arm through U-Boot (Debian's
+# u-boot-qemu as the machine's firmware, nothing but the disk given) to a serial login
+# (tests/bootvm.sh). Then arm-board-ab, the same tree from the layer cache on an A/B disk, boots
+# slot A. MKIMAGE_TEST_LEAN=1 builds the recipe without kernel, systemd and disk
+# (tests/flagship.sh) and checks all but the kernel and the boot: CI's run with the packaged
+# mkimage, whose job is the package.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 
 e2e_serve arm-board
 
-recipe=$TOP/recipes/arm-board.cfg outputs="vmlinuz initrd.img dtbs"
+recipe=$TOP/recipes/arm-board.cfg outputs="img img.bmap vmlinuz initrd.img dtbs" ext=img
 if [ "${MKIMAGE_TEST_LEAN:-0}" = 1 ]; then
 	flagship_lean arm-board "$T/lean"
-	recipe=$T/lean/recipes/arm-board.cfg outputs=
+	recipe=$T/lean/recipes/arm-board.cfg outputs=ext4 ext=ext4
 fi
 out=$T/out-images
 mkdir -p "$out"
 export SOURCE_DATE_EPOCH=1700000000
 expect_ok "$MKIMAGE" --source "$SRC" \
-	--output "$out/arm-board.ext4" "$recipe"
-img=$out/arm-board.ext4 IMG=$out/arm-board.ext4
-for f in ext4 lock spdx.json report.json $outputs; do
+	--output "$out/arm-board.$ext" "$recipe"
+for f in lock spdx.json report.json $outputs; do
 	f=arm-board.$f
 	[ -s "$out/$f" ] || fail "missing output $f"
 done
 ls "$out" | grep -q tmp && fail "temporary files left beside the image"
+BASE=$out/arm-board img=$out/arm-board.ext4 IMG=$out/arm-board.ext4 DISK=
+if [ "$ext" = img ]; then
+	# The whole disk: a clean table, the root in partition "root", legacy-bootable for U-Boot.
+	DISK=$out/arm-board.img img=$T/root.ext4 IMG=$T/root.ext4
+	sfdisk --verify "$DISK" >"$T/verify" 2>&1 || { cat "$T/verify" >&2; fail "sfdisk --verify"; }
+	e2e_partition root "$img"
+	sfdisk --json "$DISK" | grep -q '"attrs": *"LegacyBIOSBootable"' ||
+		fail "the root partition is not legacy-bootable: U-Boot's distro boot would not look there"
+fi
 
 e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck -fn reports problems"; }
 
@@ -56,8 +67,8 @@ qemu-arm-static -L "$T/sys" "$T/sys/usr/bin/busybox" true || fail "armhf busybox
 
 # SBOM and lock name every package with its architecture; the SBOM is valid SPDX 2.3, with the
 # resolver's dependency graph and the DEP-5 licences.
-sbom_validate "$out/arm-board.spdx.json"
-python3 - "$out/arm-board.spdx.json" "$out/arm-board.lock" <<'PY' || fail "SBOM check failed"
+sbom_validate "$BASE.spdx.json"
+python3 - "$BASE.spdx.json" "$BASE.lock" <<'PY' || fail "SBOM check failed"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["spdxVersion"] == "SPDX-2.3"
@@ -82,10 +93,37 @@ assert "Permission is granted to anyone" in refs["LicenseRef-REGCOMP"]["extracte
 assert sum(p["licenseDeclared"] != "NOASSERTION" for p in pk) >= 70
 PY
 
-# It boots: its kernel, a serial login, the armel hello run by the boot-time unit, no failed unit.
-if [ -z "$outputs" ]; then
+# It boots through U-Boot: its kernel, a serial login, the armel hello run by the boot-time unit,
+# no failed unit.
+if [ "$ext" = ext4 ]; then
 	skip_part "kernel and boot: the lean set (MKIMAGE_TEST_LEAN=1) has neither"
-else
-	e2e_kernel armmp
-	e2e_boot qemu-system-arm armel
+	exit 0
 fi
+e2e_kernel armmp
+e2e_boot qemu-system-arm armel
+grep -aq "U-Boot" "$T/console.log" || fail "the console shows no U-Boot: the disk did not boot through firmware"
+
+# arm-board-ab: the same configured tree (the layer cache: nothing configured again) on the A/B
+# layout - boot, root-a, root-b, data - boots slot A by its PARTUUID; slot B is left empty.
+expect_ok "$MKIMAGE" --source "$SRC" --output "$out/arm-board-ab.img" "$TOP/recipes/arm-board-ab.cfg"
+grep -q "layer cache: .*restored\|from the layer cache" "$T/err" ||
+	{ cat "$T/err" >&2; fail "arm-board-ab did not reuse arm-board's configured tree"; }
+DISK=$out/arm-board-ab.img
+sfdisk --verify "$DISK" >"$T/verify" 2>&1 || { cat "$T/verify" >&2; fail "sfdisk --verify (A/B)"; }
+sfdisk --json "$DISK" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["partitiontable"]
+names = [p.get("name") for p in t["partitions"]]
+assert names == ["boot", "root-a", "root-b", "data"], names
+a, b = t["partitions"][1], t["partitions"][2]
+assert a["size"] == b["size"] and a["type"] == b["type"], (a, b)
+' || fail "the A/B disk is not boot, root-a, root-b, data with slots of one size and type"
+e2e_partition root-b "$T/slot-b"
+[ -z "$(tr -d '\0' <"$T/slot-b" | head -c 1)" ] || fail "slot B is not empty"
+e2e_partition boot "$T/boot.ext4"
+e2fsck -fn "$T/boot.ext4" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck: the boot partition"; }
+debugfs -R "cat /extlinux/extlinux.conf" "$T/boot.ext4" 2>/dev/null >"$T/extlinux.conf"
+e2e_partition root-a "$T/root-a.ext4"
+grep -qi "root=PARTUUID=$PART_UUID" "$T/extlinux.conf" ||
+	{ cat "$T/extlinux.conf" >&2; fail "the boot entry does not select slot A ($PART_UUID)"; }
+e2e_boot qemu-system-arm armel

@@ -11,17 +11,40 @@ e2e_serve() {
 	SRC="$SERVER_URL bookworm main signed-by=$MIRROR/key.gpg"
 }
 
-# e2e_build RECIPE: e2e_serve, then build recipes/RECIPE.cfg into $T/images/RECIPE.ext4. Sets
-# IMG.
+# e2e_build RECIPE [ROOT]: e2e_serve, then build recipes/RECIPE.cfg into $T/images. A recipe
+# with a disk writes DISK=$T/images/RECIPE.img, whose table must pass `sfdisk --verify`, and IMG
+# is its partition ROOT (default "root") read out for the checks below; else IMG is the image.
+# BASE is the outputs' common prefix ($BASE.lock, $BASE.vmlinuz, ...).
 e2e_build() {
-	local recipe=$1
+	local recipe=$1 out
 	e2e_serve "$recipe"
 	mkdir -p "$T/images"
-	IMG=$T/images/$recipe.ext4
-	SOURCE_DATE_EPOCH=1700000000 expect_ok "$MKIMAGE" --source "$SRC" --output "$IMG" \
+	BASE=$T/images/$recipe DISK= IMG=$T/images/$recipe.ext4 out=$T/images/$recipe.ext4
+	if grep -q '^disk = {' "$TOP/recipes/$recipe.cfg"; then
+		DISK=$BASE.img out=$BASE.img IMG=$T/images/$recipe.root.ext4
+	fi
+	SOURCE_DATE_EPOCH=1700000000 expect_ok "$MKIMAGE" --source "$SRC" --output "$out" \
 		"$TOP/recipes/$recipe.cfg"
+	if [ -n "$DISK" ]; then
+		sfdisk --verify "$DISK" >"$T/verify" 2>&1 || { cat "$T/verify" >&2; fail "sfdisk --verify: $DISK"; }
+		e2e_partition "${2:-root}" "$IMG"
+	fi
 	e2fsck -fn "$IMG" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck -fn reports problems"; }
-	sbom_validate "${IMG%.ext4}.spdx.json"
+	sbom_validate "$BASE.spdx.json"
+}
+
+# e2e_partition NAME FILE: partition NAME of $DISK (its GPT name) copied to FILE, holes kept.
+# Sets PART_UUID to its PARTUUID.
+e2e_partition() {
+	local start size
+	read -r start size PART_UUID < <(sfdisk --json "$DISK" | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["partitiontable"]["partitions"]:
+    if p.get("name") == sys.argv[1]:
+        print(p["start"], p["size"], p.get("uuid", "").lower())' "$1")
+	[ -n "$size" ] || fail "$(basename "$DISK") has no partition named '$1'"
+	dd if="$DISK" of="$2" bs=512 skip="$start" count="$size" conv=sparse status=none ||
+		fail "cannot read partition '$1' of $DISK"
 }
 
 dbg() { debugfs -R "$1" "$IMG" 2>/dev/null; }
@@ -38,14 +61,19 @@ e2e_audit() {
 }
 
 # e2e_appliance NAME TTY: $IMG has what the recipe NAME's keys and overlays give, with or without
-# its kernel: /etc/fstab mounting the root by the label NAME, NAME as hostname, an empty machine id
+# its kernel: /etc/fstab mounting the root by the label NAME (on a disk: by its PARTUUID), NAME as hostname, an empty machine id
 # (no id shared by every board, no first-boot prompts), a getty on the serial port TTY and the
 # boot-report unit enabled, and no documentation but copyright files (packages.minimize).
 e2e_appliance() {
 	local name=$1 tty=$2
-	dbg "cat /etc/fstab" |
-		grep -qxF "$(printf 'LABEL=%s\t/\text4\terrors=remount-ro\t0\t1' "$name")" ||
-		fail "/etc/fstab does not mount the root by its label '$name'"
+	if [ -n "${DISK:-}" ]; then
+		dbg "cat /etc/fstab" | grep -Eiq "^PARTUUID=$PART_UUID[[:space:]]+/[[:space:]]+ext4" ||
+			fail "/etc/fstab does not mount the root by its PARTUUID $PART_UUID"
+	else
+		dbg "cat /etc/fstab" |
+			grep -qxF "$(printf 'LABEL=%s\t/\text4\terrors=remount-ro\t0\t1' "$name")" ||
+			fail "/etc/fstab does not mount the root by its label '$name'"
+	fi
 	[ "$(dbg "cat /etc/hostname")" = "$name" ] || fail "/etc/hostname is not '$name'"
 	dbg "cat /etc/hosts" | grep -qx "127.0.1.1[[:space:]]*$name" ||
 		fail "/etc/hosts does not name '$name'"
@@ -73,12 +101,13 @@ e2e_kernel() {
 	case $ver in *-"$flavour") ;; *) fail "no single $flavour kernel in /boot: '$ver'" ;; esac
 	dbg "dump /boot/vmlinuz-$ver $T/vmlinuz" && dbg "dump /boot/initrd.img-$ver $T/initrd.img"
 	[ -s "$T/initrd.img" ] || fail "no initrd for kernel '$ver' in /boot"
-	cmp -s "$T/vmlinuz" "${IMG%.ext4}.vmlinuz" &&
-		cmp -s "$T/initrd.img" "${IMG%.ext4}.initrd.img" ||
+	cmp -s "$T/vmlinuz" "${BASE:-${IMG%.ext4}}.vmlinuz" &&
+		cmp -s "$T/initrd.img" "${BASE:-${IMG%.ext4}}.initrd.img" ||
 		fail "the kernel and initrd beside the image are not /boot's (image.export_boot)"
 }
 
-# e2e_boot QEMU ARCH: boot $IMG under qemu-system QEMU (tests/bootvm.sh) to its serial login; the
+# e2e_boot QEMU ARCH: boot $DISK through firmware (or $IMG with its kernel) under qemu-system QEMU
+# (tests/bootvm.sh) to its serial login; the
 # recipe's boot-time unit must report the ARCH `hello` and no failed unit. Skipped in part without
 # QEMU or with MKIMAGE_TEST_BOOT=0. BOOT_TIMEOUT (default 1200 s: TCG on a loaded 2-core machine)
 # bounds the boot.
@@ -87,11 +116,14 @@ e2e_boot() {
 	command -v "$qemu" >/dev/null ||
 		{ skip_part "booting: no $qemu (make deps installs it)"; return 0; }
 	[ "${MKIMAGE_TEST_BOOT:-1}" != 0 ] || { skip_part "booting: MKIMAGE_TEST_BOOT=0"; return 0; }
-	BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "$IMG" "${BOOT_TIMEOUT:-1200}" \
+	BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "${DISK:-$IMG}" "${BOOT_TIMEOUT:-1200}" \
 		2>"$T/boot.err" ||
-		{ cat "$T/boot.err" >&2; fail "$(basename "$IMG") did not boot cleanly under $qemu"; }
+		{ cat "$T/boot.err" >&2; fail "$(basename "${DISK:-$IMG}") did not boot cleanly under $qemu"; }
 	grep -aqF "boot-report: hello ($arch): Hello, world!" "$T/console.log" ||
 		{ cat "$T/boot.err" >&2; fail "the boot-time unit did not run the $arch hello"; }
+	# Through firmware, the kernel got the command line the disk's boot entry gives.
+	[ -z "${DISK:-}" ] || grep -aiq "Kernel command line:.*root=PARTUUID=$PART_UUID" "$T/console.log" ||
+		{ grep -a "Kernel command line" "$T/console.log" >&2; fail "the kernel was not booted with root=PARTUUID=$PART_UUID"; }
 	note "booted under $qemu in $((SECONDS - t0)) s:" \
 		"$(grep -o 'login prompt in [0-9]* s' "$T/boot.err")"
 }

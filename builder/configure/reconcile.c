@@ -201,20 +201,10 @@ static int same_entry(const struct manifest_entry *a, const struct manifest_entr
 
 static void copy_entry(struct manifest *m, const struct manifest_entry *src)
 {
-	struct manifest_entry *e = manifest_add(m, src->path);
+	struct manifest_entry *e = manifest_add_copy(m, src->path, src);
 	size_t i;
 
-	e->type = src->type;
-	e->mode = src->mode;
-	e->uid = src->uid;
-	e->gid = src->gid;
-	e->mtime = src->mtime;
-	e->major = src->major;
-	e->minor = src->minor;
-	e->size = src->size;
 	e->target = src->target ? xstrdup(src->target) : NULL;
-	for (i = 0; i < src->n_xattrs; i++)
-		manifest_set_xattr(e, src->xattrs[i].name, src->xattrs[i].value, src->xattrs[i].len);
 	for (i = 0; i < src->owners.n; i++)
 		strv_push(&e->owners, src->owners.v[i]);
 }

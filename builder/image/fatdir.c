@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fatfs.h"
 #include "lib/str.h"
 
 #define FAT_EPOCH_MIN 315532800LL  /* 1980-01-01 00:00:00 UTC */
@@ -234,18 +235,6 @@ size_t fatdir_slots(size_t llen)
 	return (llen + LFN_UNITS - 1) / LFN_UNITS + 1;
 }
 
-static void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v);
-	put16(p + 2, v >> 16);
-}
-
 /* Long-name entry `ord` (1-based) of `count`: 13 units, the terminator, then 0xffff padding. */
 static void encode_lfn(uint8_t *out, const struct fatdir_entry *e, size_t ord, size_t count)
 {
@@ -258,7 +247,7 @@ static void encode_lfn(uint8_t *out, const struct fatdir_entry *e, size_t ord, s
 	out[13] = fatdir_checksum(e->name);
 	for (j = 0; j < LFN_UNITS; j++) {
 		u = (ord - 1) * LFN_UNITS + j;
-		put16(out + at[j], u < e->llen ? e->lname[u] : u == e->llen ? 0 : 0xffff);
+		fatfs_put16(out + at[j], u < e->llen ? e->lname[u] : u == e->llen ? 0 : 0xffff);
 	}
 }
 
@@ -276,14 +265,14 @@ size_t fatdir_encode(uint8_t *out, const struct fatdir_entry *e)
 	out[11] = e->attr;
 	fatdir_time(e->mtime, &date, &time, &hundredths);
 	out[13] = hundredths;
-	put16(out + 14, time);
-	put16(out + 16, date);
-	put16(out + 18, date);
-	put16(out + 20, e->cluster >> 16);
-	put16(out + 22, time);
-	put16(out + 24, date);
-	put16(out + 26, e->cluster & 0xffff);
-	put32(out + 28, e->size);
+	fatfs_put16(out + 14, time);
+	fatfs_put16(out + 16, date);
+	fatfs_put16(out + 18, date);
+	fatfs_put16(out + 20, e->cluster >> 16);
+	fatfs_put16(out + 22, time);
+	fatfs_put16(out + 24, date);
+	fatfs_put16(out + 26, e->cluster & 0xffff);
+	fatfs_put32(out + 28, e->size);
 	return count + 1;
 }
 

@@ -90,18 +90,6 @@ const char *fatfs_name(const struct fatfs *g)
 	return g->bits == 12 ? "FAT12" : g->bits == 16 ? "FAT16" : "FAT32";
 }
 
-static void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v);
-	put16(p + 2, v >> 16);
-}
-
 /* The extended BPB (drive, signature, id, label, type) at `p`, and a boot stub that halts. */
 static void ext_bpb(const struct fatfs *g, uint8_t *p, const uint8_t label[11], uint32_t id)
 {
@@ -109,7 +97,7 @@ static void ext_bpb(const struct fatfs *g, uint8_t *p, const uint8_t label[11], 
 
 	p[0] = 0x80;
 	p[2] = 0x29;
-	put32(p + 3, id);
+	fatfs_put32(p + 3, id);
 	memcpy(p + 7, label, 11);
 	memcpy(p + 18, g->bits == 12 ? "FAT12   " : g->bits == 16 ? "FAT16   " : "FAT32   ", 8);
 	memcpy(p + 26, halt, sizeof(halt));
@@ -125,23 +113,23 @@ void fatfs_boot_sector(const struct fatfs *g, uint8_t out[FATFS_SECTOR], const u
 	out[1] = fat32 ? 0x58 : 0x3c; /* to the boot stub after the BPB */
 	out[2] = 0x90;
 	memcpy(out + 3, "MKIMAGE ", 8);
-	put16(out + 11, FATFS_SECTOR);
+	fatfs_put16(out + 11, FATFS_SECTOR);
 	out[13] = (uint8_t)g->spc;
-	put16(out + 14, g->reserved);
+	fatfs_put16(out + 14, g->reserved);
 	out[16] = 2;
-	put16(out + 17, g->root_entries);
-	put16(out + 19, !fat32 && g->sectors < 0x10000 ? g->sectors : 0);
+	fatfs_put16(out + 17, g->root_entries);
+	fatfs_put16(out + 19, !fat32 && g->sectors < 0x10000 ? g->sectors : 0);
 	out[21] = MEDIA;
-	put16(out + 22, fat32 ? 0 : g->fat_sectors);
-	put16(out + 24, SECS_TRACK);
-	put16(out + 26, HEADS);
-	put32(out + 28, hidden);
-	put32(out + 32, fat32 || g->sectors >= 0x10000 ? g->sectors : 0);
+	fatfs_put16(out + 22, fat32 ? 0 : g->fat_sectors);
+	fatfs_put16(out + 24, SECS_TRACK);
+	fatfs_put16(out + 26, HEADS);
+	fatfs_put32(out + 28, hidden);
+	fatfs_put32(out + 32, fat32 || g->sectors >= 0x10000 ? g->sectors : 0);
 	if (fat32) {
-		put32(out + 36, g->fat_sectors);
-		put32(out + 44, 2); /* the root directory's first cluster */
-		put16(out + 48, 1); /* FSInfo */
-		put16(out + 50, FATFS_BACKUP_BOOT);
+		fatfs_put32(out + 36, g->fat_sectors);
+		fatfs_put32(out + 44, 2); /* the root directory's first cluster */
+		fatfs_put16(out + 48, 1); /* FSInfo */
+		fatfs_put16(out + 50, FATFS_BACKUP_BOOT);
 		ext_bpb(g, out + 64, label, volume_id);
 	} else {
 		ext_bpb(g, out + 36, label, volume_id);
@@ -153,11 +141,11 @@ void fatfs_boot_sector(const struct fatfs *g, uint8_t out[FATFS_SECTOR], const u
 void fatfs_fsinfo(uint8_t out[FATFS_SECTOR], uint32_t free, uint32_t next)
 {
 	memset(out, 0, FATFS_SECTOR);
-	put32(out, 0x41615252);
-	put32(out + 484, 0x61417272);
-	put32(out + 488, free);
-	put32(out + 492, next);
-	put32(out + 508, 0xaa550000);
+	fatfs_put32(out, 0x41615252);
+	fatfs_put32(out + 484, 0x61417272);
+	fatfs_put32(out + 488, free);
+	fatfs_put32(out + 492, next);
+	fatfs_put32(out + 508, 0xaa550000);
 }
 
 size_t fatfs_fat_bytes(const struct fatfs *g, uint32_t last)
@@ -172,9 +160,9 @@ void fatfs_fat_set(const struct fatfs *g, uint8_t *fat, uint32_t cluster, uint32
 	uint8_t *p;
 
 	if (g->bits == 32) {
-		put32(fat + cluster * 4ull, value & 0x0fffffff);
+		fatfs_put32(fat + cluster * 4ull, value & 0x0fffffff);
 	} else if (g->bits == 16) {
-		put16(fat + cluster * 2ull, value);
+		fatfs_put16(fat + cluster * 2ull, value);
 	} else {
 		/* Two 12-bit entries share three bytes: an odd one takes the high 12 bits. */
 		p = fat + cluster + cluster / 2;

@@ -54,4 +54,17 @@ uint32_t fatfs_media_entry(const struct fatfs *g);
 /** Byte offset of cluster `c` (>= 2) from the filesystem's start. */
 uint64_t fatfs_cluster_offset(const struct fatfs *g, uint32_t c);
 
+/* FAT's on-disk fields are little-endian, at any alignment. */
+static inline void fatfs_put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void fatfs_put32(uint8_t *p, uint32_t v)
+{
+	fatfs_put16(p, v);
+	fatfs_put16(p + 2, v >> 16);
+}
+
 #endif

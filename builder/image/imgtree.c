@@ -239,26 +239,6 @@ static int check_nodes(struct imgtree *t)
 	return 0;
 }
 
-/* A copy of `e` at `path` in the view's own entries (a subtree's paths are relative to it). */
-static struct manifest_entry *copy_entry(struct imgtree *t, const struct manifest_entry *e,
-					 const char *path)
-{
-	struct manifest_entry *c = manifest_add(&t->extra, path);
-	size_t i;
-
-	c->type = e->type;
-	c->mode = e->mode;
-	c->uid = e->uid;
-	c->gid = e->gid;
-	c->mtime = e->mtime;
-	c->major = e->major;
-	c->minor = e->minor;
-	c->size = e->size;
-	for (i = 0; i < e->n_xattrs; i++)
-		manifest_set_xattr(c, e->xattrs[i].name, e->xattrs[i].value, e->xattrs[i].len);
-	return c;
-}
-
 /* A hard link's target in the view's paths; an error when it lies outside the view. */
 static int link_target(const struct manifest_entry *e, const struct imgtree_scope *sc,
 		       size_t cut, char **out)
@@ -293,13 +273,13 @@ static int copy_subtree(struct imgtree *t, const struct manifest *m, const struc
 		return -MKI_E_IMAGE;
 	}
 	if (top)
-		copy_entry(t, top, "");
+		manifest_add_copy(&t->extra, "", top);
 	for (i = 0; i < m->n; i++) {
 		const struct manifest_entry *e = m->v[i];
 
 		if (!below(e->path, sc->subtree) || excluded(sc, e->path))
 			continue;
-		c = copy_entry(t, e, e->path + cut);
+		c = manifest_add_copy(&t->extra, e->path + cut, e);
 		if (e->type == MF_SYMLINK && e->target)
 			c->target = xstrdup(e->target);
 		if (e->type != MF_HARDLINK)
@@ -357,7 +337,7 @@ static int add_mount_points(struct imgtree *t, const struct manifest *m,
 			continue; /* the root view takes the tree's own entry */
 		if (!e)
 			add_parents(t, *sub ? &t->extra : m, dir + cut);
-		e = e ? copy_entry(t, e, dir + cut) : manifest_add(&t->extra, dir + cut);
+		e = e ? manifest_add_copy(&t->extra, dir + cut, e) : manifest_add(&t->extra, dir + cut);
 		if (!e->type) {
 			e->type = MF_DIR;
 			e->mode = 0755;

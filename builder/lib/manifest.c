@@ -26,6 +26,25 @@ void manifest_init(struct manifest *m)
 	memset(m, 0, sizeof(*m));
 }
 
+struct manifest_entry *manifest_add_copy(struct manifest *m, const char *path,
+					 const struct manifest_entry *src)
+{
+	struct manifest_entry *e = manifest_add(m, path);
+	size_t i;
+
+	e->type = src->type;
+	e->mode = src->mode;
+	e->uid = src->uid;
+	e->gid = src->gid;
+	e->mtime = src->mtime;
+	e->major = src->major;
+	e->minor = src->minor;
+	e->size = src->size;
+	for (i = 0; i < src->n_xattrs; i++)
+		manifest_set_xattr(e, src->xattrs[i].name, src->xattrs[i].value, src->xattrs[i].len);
+	return e;
+}
+
 void manifest_xattrs_free(struct manifest_xattr *v, size_t n)
 {
 	size_t i;

@@ -58,9 +58,15 @@ struct manifest_entry *manifest_get(const struct manifest *m, const char *path);
  * removed or the manifest released.
  */
 struct manifest_entry *manifest_add(struct manifest *m, const char *path);
-/** Set (or replace) an xattr on `e`; copies name and value. */
+/**
+ * manifest_add at `path` with `src`'s type, mode, owner, time, device numbers, size and xattrs
+ * (copied); not its link target or package owners, which a caller copies if it means to.
+ */
+struct manifest_entry *manifest_add_copy(struct manifest *m, const char *path,
+					 const struct manifest_entry *src);
 /** Free an xattr list: each name and value, then the array (as deb entries hold them too). */
 void manifest_xattrs_free(struct manifest_xattr *v, size_t n);
+/** Set (or replace) an xattr on `e`; copies name and value. */
 void manifest_set_xattr(struct manifest_entry *e, const char *name, const void *value, size_t len);
 /** Sort entries by path, bytewise, so parents come before children and output is stable. */
 void manifest_sort(struct manifest *m);

@@ -31,6 +31,41 @@ START_TEST(add_get_remove)
 }
 END_TEST
 
+/* A copy keeps what describes the file and leaves the target and package owners to its caller. */
+START_TEST(add_copy)
+{
+	struct manifest m;
+	struct manifest_entry *e, *c;
+
+	manifest_init(&m);
+	e = manifest_add(&m, "usr/bin/x");
+	e->type = MF_REG;
+	e->mode = 04755;
+	e->uid = 7;
+	e->gid = 8;
+	e->mtime = 1700000000;
+	e->size = 42;
+	e->target = strdup("elsewhere");
+	strv_push(&e->owners, "pkg");
+	manifest_set_xattr(e, "security.capability", "\x01\x02", 2);
+	c = manifest_add_copy(&m, "boot/x", e);
+	e = manifest_get(&m, "usr/bin/x"); /* adding may move entries */
+	ck_assert_str_eq(c->path, "boot/x");
+	ck_assert_int_eq(c->type, MF_REG);
+	ck_assert_uint_eq(c->mode, 04755);
+	ck_assert_uint_eq(c->uid, 7);
+	ck_assert_uint_eq(c->gid, 8);
+	ck_assert_int_eq(c->mtime, 1700000000);
+	ck_assert_uint_eq(c->size, 42);
+	ck_assert_uint_eq(c->n_xattrs, 1);
+	ck_assert_mem_eq(c->xattrs[0].value, "\x01\x02", 2);
+	ck_assert_ptr_ne(c->xattrs[0].value, e->xattrs[0].value);
+	ck_assert_ptr_null(c->target);
+	ck_assert_uint_eq(c->owners.n, 0);
+	manifest_release(&m);
+}
+END_TEST
+
 START_TEST(normalize)
 {
 	char *p;
@@ -107,6 +142,7 @@ Suite *manifest_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, add_get_remove);
+	tcase_add_test(tc, add_copy);
 	tcase_add_test(tc, normalize);
 	tcase_add_test(tc, save_load_roundtrip);
 	suite_add_tcase(s, tc);

@@ -480,7 +480,7 @@ struct build {
 	struct fetch_stats fetch;
 	struct report rep;
 	struct bootexport boot; /* image.export_boot */
-	struct sbom_texts shipped; /* copyright files before any script ran (sbom.h) */
+	struct dep5_texts shipped; /* copyright files before any script ran (dep5.h) */
 	struct buf disk;           /* the report's "disk" member (disk.h); empty without a disk */
 	char *root_image, *bmap, *compressed; /* a disk's other outputs, or NULL */
 	double t0;
@@ -775,6 +775,11 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	/* the licences as shipped: a maintainer script may rewrite any copyright file */
 	if (!ret && !layer_restored(b->layer))
 		ret = sbom_capture(&b->shipped, &b->plan, b->stage.root);
+	/* kept with the layer: a restored tree is the configured one, scripts had their way */
+	if (!ret && !layer_restored(b->layer))
+		layer_keep_texts(b->layer, &b->shipped);
+	else if (!ret)
+		layer_take_texts(b->layer, &b->shipped);
 	if (!ret)
 		ret = stop_after(o, ST_HOOKS,
 				 timed(b, ST_HOOKS, hooks_run(&b->stage, b->layer, &b->plan, &b->twins, r,
@@ -820,7 +825,7 @@ static void build_release(struct build *b)
 	stage_release(&b->stage);
 	overlay_report_free(b->overlays);
 	layer_free(b->layer);
-	sbom_texts_release(&b->shipped);
+	dep5_texts_release(&b->shipped);
 	plan_release(&b->plan);
 	plan_release(&b->twins);
 	indexes_release(&b->indexes);

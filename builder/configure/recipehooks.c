@@ -59,7 +59,8 @@ static int hook_inside(const struct target *t, const struct recipe_hook *h, cons
 	}
 	inside = xasprintf("/%s", rel);
 	argv[0] = inside;
-	ret = target_run(t, t->root, argv, (const char *const *)t->hook_env.v, h->timeout, what);
+	ret = target_run_hook(t, t->root, argv, (const char *const *)t->hook_env.v, h->timeout,
+			      what);
 	if ((r = beneath_unlink(t->rootfd, rel, 0)) && r != -ENOENT && !ret) {
 		log_error("cannot remove the copy of hook '%s' ('%s') from the tree: %s", h->name,
 			  inside, strerror(-r));
@@ -82,7 +83,7 @@ static int hook_outside(const struct target *t, const struct recipe_hook *h, con
 	for (i = 0; i < t->hook_env.n; i++)
 		strv_push(&ev, t->hook_env.v[i]);
 	strv_push_take(&ev, xasprintf("MKIMAGE_ROOT=%s", t->root));
-	ret = target_run(t, NULL, argv, (const char *const *)ev.v, h->timeout, what);
+	ret = target_run_hook(t, NULL, argv, (const char *const *)ev.v, h->timeout, what);
 	strv_release(&ev);
 	return ret;
 }

@@ -98,15 +98,17 @@ static void log_failure(const char *what, int status, unsigned timeout,
 			  intro);
 }
 
-int target_run(const struct target *t, const char *root, const char *const *argv,
-	       const char *const *extra_env, unsigned timeout, const char *what)
+/* target_run() with the bounds `watch` (NULL: none). */
+static int run_watched(const struct target *t, const char *root, const char *const *argv,
+		       const char *const *extra_env, unsigned timeout, const char *what,
+		       const struct watchdog_opts *watch)
 {
 	struct strv env = { 0 };
 	struct buf out = { 0 };
 	struct sandbox_report rep = { 0 };
 	struct sandbox_cmd cmd = { .root = root, .argv = argv, .timeout = timeout, .out = &out,
 				   .network = !root, .report = &rep,
-				   .watch = root ? &t->watch : NULL };
+				   .watch = watch };
 	int status = 0, ret;
 
 	target_env(t, extra_env, &env);
@@ -140,6 +142,27 @@ int target_run(const struct target *t, const char *root, const char *const *argv
 	strv_release(&env);
 	buf_release(&out);
 	return ret;
+}
+
+int target_run(const struct target *t, const char *root, const char *const *argv,
+	       const char *const *extra_env, unsigned timeout, const char *what)
+{
+	return run_watched(t, root, argv, extra_env, timeout, what, root ? &t->watch : NULL);
+}
+
+int target_run_hook(const struct target *t, const char *root, const char *const *argv,
+		    const char *const *extra_env, unsigned timeout, const char *what)
+{
+	struct watchdog_opts w = t->watch;
+
+	/*
+	 * An outside hook is the user's code on the host: only the stall bound, not the tree's or
+	 * the memory limits that bound what a package runs.
+	 */
+	if (!root)
+		w = (struct watchdog_opts){ .stall_timeout = t->watch.stall_timeout };
+	w.stall_any = 1;
+	return run_watched(t, root, argv, extra_env, timeout, what, &w);
 }
 
 int target_setup_archs(const struct target *t, const struct strv *archs)

@@ -41,6 +41,13 @@ void target_env(const struct target *t, const char *const *extra, struct strv *o
 int target_run(const struct target *t, const char *root, const char *const *argv,
 	       const char *const *extra_env, unsigned timeout, const char *what);
 /**
+ * target_run() for a recipe hook: besides its `timeout`, a hook that makes no progress (no CPU
+ * time used, no process started or ended) for the stall bound (t->watch.stall_timeout) is ended
+ * as stalled, inside or outside the tree. An outside hook gets only that bound.
+ */
+int target_run_hook(const struct target *t, const char *root, const char *const *argv,
+		    const char *const *extra_env, unsigned timeout, const char *what);
+/**
  * Register every arch of `archs` with the sandbox (qemu for foreign ones), then make sure each
  * one's libc in the tree actually starts. -MKI_E_SANDBOX when one does not (logged).
  */

@@ -9,6 +9,7 @@
 #include "lib/beneath.h"
 #include "lib/log.h"
 #include "lib/readfile.h"
+#include "lib/x.h"
 
 /*
  * Bounds on one copyright file (Debian's largest, perl's, has 200 Files paragraphs and about 30
@@ -817,11 +818,11 @@ char *dep5_expression(const char *data, size_t len, const char *origin, struct d
 	return expr;
 }
 
-int dep5_read(int rootfd, const char *package, struct buf *out)
+int dep5_read(int rootfd, const char *package, struct buf *out, const char **kind)
 {
 	char *rel = xasprintf("usr/share/doc/%s/copyright", package);
 	/* A FIFO planted there must not wait for a writer. */
-	int fd = beneath_open_regular(rootfd, rel, 0, NULL);
+	int fd = beneath_open_regular(rootfd, rel, 0, kind);
 
 	free(rel);
 	out->len = 0;
@@ -842,4 +843,22 @@ void dep5_refs_release(struct dep5_refs *refs)
 	}
 	free(refs->v);
 	memset(refs, 0, sizeof(*refs));
+}
+
+void dep5_texts_init(struct dep5_texts *t, size_t n)
+{
+	t->v = xcalloc(n + 1, sizeof(*t->v));
+	t->err = xcalloc(n + 1, sizeof(*t->err));
+	t->n = n;
+}
+
+void dep5_texts_release(struct dep5_texts *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		buf_release(&t->v[i]);
+	free(t->v);
+	free(t->err);
+	memset(t, 0, sizeof(*t));
 }

@@ -40,9 +40,10 @@ struct dep5_refs {
  * Read `/usr/share/doc/PACKAGE/copyright` of the tree at `rootfd` into `out` (replaced). Links
  * are followed inside the tree only (a doc directory that links to another package's, as
  * Multi-Arch packages ship, is fine). Returns 0, -ENOENT, -EINVAL (not a regular file: a FIFO
- * never blocks), -EFBIG (beyond DEP5_MAX_SIZE) or another negative errno; nothing is logged.
+ * never blocks; `*kind`, when not NULL, says what it is), -EFBIG (beyond DEP5_MAX_SIZE) or
+ * another negative errno; nothing is logged.
  */
-int dep5_read(int rootfd, const char *package, struct buf *out);
+int dep5_read(int rootfd, const char *package, struct buf *out, const char **kind);
 
 /**
  * The SPDX licence expression declared by copyright text `data` (`len` bytes; `origin` names it
@@ -54,5 +55,22 @@ char *dep5_expression(const char *data, size_t len, const char *origin, struct d
 
 /** Free the entries of `refs`. */
 void dep5_refs_release(struct dep5_refs *refs);
+
+/*
+ * The copyright files of a plan's packages as they were unpacked, before any maintainer script
+ * ran: what the SBOM declares, since a script may rewrite another package's file (mkimage(7),
+ * "Output integrity"). One per plan entry; err[i] is 0 or why there is none (dep5_read()). Read
+ * by sbom_capture(), kept with a layer of the layer cache and restored with it.
+ */
+struct dep5_texts {
+	struct buf *v;
+	int *err;
+	size_t n;
+};
+
+/** Make `t` hold `n` empty texts (err 0). */
+void dep5_texts_init(struct dep5_texts *t, size_t n);
+/** Free the texts of `t` and empty it. */
+void dep5_texts_release(struct dep5_texts *t);
 
 #endif

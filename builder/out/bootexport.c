@@ -21,6 +21,40 @@
 #define KERNEL_PREFIX "boot/vmlinuz-"
 #define CHUNK (256u << 10)
 
+/* What a FIFO, device or socket is, for a message; NULL for the other types. */
+static const char *special_kind(char type)
+{
+	switch (type) {
+	case MF_FIFO:
+		return "a FIFO";
+	case MF_CHR:
+		return "a character device";
+	case MF_BLK:
+		return "a block device";
+	case MF_SOCK:
+		return "a socket";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * A boot file a script replaced by a FIFO, device or socket: refused, naming it and the package
+ * that shipped it (a hard link or symlink keeps today's handling). -MKI_E_IMAGE or 0.
+ */
+static int refuse_special(const struct manifest_entry *e)
+{
+	const char *kind = e ? special_kind(e->type) : NULL;
+
+	if (!kind)
+		return 0;
+	log_error("image.export_boot: '/%s'%s%s%s is %s, not a regular file (a maintainer script or "
+		  "hook replaced it): not exported; fix the package or the hook that makes it",
+		  e->path, e->owners.n ? " (package '" : "", e->owners.n ? e->owners.v[0] : "",
+		  e->owners.n ? "')" : "", kind);
+	return -MKI_E_IMAGE;
+}
+
 /* The kernel releases of the manifest's /boot/vmlinuz-* files. */
 static void find_kernels(const struct manifest *m, struct strv *out)
 {
@@ -37,10 +71,15 @@ static void find_kernels(const struct manifest *m, struct strv *out)
 
 static int pick_kernel(struct bootexport *be, const struct stage *s, const struct recipe *r)
 {
+	size_t i, n = strlen(KERNEL_PREFIX);
 	struct strv k = { 0 };
 	char *list;
 	int ret = 0;
 
+	for (i = 0; i < s->manifest.n; i++)
+		if (!strncmp(s->manifest.v[i]->path, KERNEL_PREFIX, n) &&
+		    refuse_special(s->manifest.v[i]))
+			return -MKI_E_IMAGE;
 	find_kernels(&s->manifest, &k);
 	list = strv_join(&k, "', '");
 	if (!k.n)
@@ -244,6 +283,8 @@ static int copy_all(struct bootexport *be, const struct stage *s, int rootfd, in
 
 	free(rel);
 	rel = xasprintf("boot/initrd.img-%s", be->version);
+	if (!ret)
+		ret = refuse_special(manifest_get(&s->manifest, rel));
 	if (!ret && has(s, rel, MF_REG)) {
 		be->tmp_initrd = xasprintf("%s.tmp-%d", be->initrd, (int)getpid());
 		ret = copy_out(be, rootfd, rel, be->tmp_initrd, sde, be->initrd_sha256);
@@ -278,8 +319,8 @@ int bootexport_prepare(struct bootexport *be, const struct stage *s, const struc
 	ret = rootfd < 0 ? -errno : copy_all(be, s, rootfd, sde < 0 ? 0 : sde);
 	if (rootfd >= 0)
 		close(rootfd);
-	if (ret == -MKI_E_HOOK)
-		return ret; /* a limit, logged */
+	if (ret == -MKI_E_HOOK || ret == -MKI_E_IMAGE)
+		return ret; /* a limit or a refused file, logged */
 	if (ret) {
 		log_error("image.export_boot: cannot copy kernel '%s' and its files beside '%s': %s",
 			  be->version, output, strerror(-ret));

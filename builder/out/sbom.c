@@ -170,7 +170,7 @@ static void depends_on(struct buf *b, const struct plan *p)
 	}
 }
 
-int sbom_capture(struct sbom_texts *t, const struct plan *p, const char *root)
+int sbom_capture(struct dep5_texts *t, const struct plan *p, const char *root)
 {
 	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	size_t i;
@@ -179,30 +179,24 @@ int sbom_capture(struct sbom_texts *t, const struct plan *p, const char *root)
 	if (rootfd < 0)
 		return log_errno(-errno, "cannot open the staging tree '%s' to read the packages' "
 				 "copyright files: %m", root);
-	t->v = xcalloc(p->n + 1, sizeof(*t->v));
-	t->err = xcalloc(p->n + 1, sizeof(*t->err));
-	t->n = p->n;
+	dep5_texts_init(t, p->n);
 	for (i = 0; i < p->n; i++) {
+		const char *kind = NULL;
+
 		if (err_interrupted()) {
 			close(rootfd);
-			sbom_texts_release(t);
+			dep5_texts_release(t);
 			return -MKI_E_INTERRUPTED;
 		}
-		t->err[i] = dep5_read(rootfd, p->v[i].name, &t->v[i]);
+		t->err[i] = dep5_read(rootfd, p->v[i].name, &t->v[i], &kind);
+		/* a package's own odd file: said once here, not at every SBOM */
+		if (t->err[i] == -EINVAL && kind)
+			log_warn("'/usr/share/doc/%s/copyright' of package '%s' is %s, not a regular "
+				 "file: its licence is NOASSERTION in the SBOM", p->v[i].name,
+				 p->v[i].name, kind);
 	}
 	close(rootfd);
 	return 0;
-}
-
-void sbom_texts_release(struct sbom_texts *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		buf_release(&t->v[i]);
-	free(t->v);
-	free(t->err);
-	memset(t, 0, sizeof(*t));
 }
 
 /*
@@ -210,7 +204,7 @@ void sbom_texts_release(struct sbom_texts *t)
  * holds or, without it, the tree at `root` holds. A missing, unreadable or free-form file
  * declares nothing, which is no error: only an interruption is.
  */
-static int declared_licenses(const struct plan *p, const struct sbom_texts *shipped,
+static int declared_licenses(const struct plan *p, const struct dep5_texts *shipped,
 			     const char *root, char **lic, struct dep5_refs *refs)
 {
 	struct buf text = { 0 };
@@ -227,7 +221,7 @@ static int declared_licenses(const struct plan *p, const struct sbom_texts *ship
 		char *origin = xasprintf("/usr/share/doc/%s/copyright", p->v[i].name);
 
 		t = shipped ? &shipped->v[i] : &text;
-		ret = shipped ? shipped->err[i] : dep5_read(rootfd, p->v[i].name, &text);
+		ret = shipped ? shipped->err[i] : dep5_read(rootfd, p->v[i].name, &text, NULL);
 		if (!ret)
 			lic[i] = dep5_expression(t->p, t->len, origin, refs);
 		else if (ret != -MKI_E_INTERRUPTED)
@@ -274,7 +268,7 @@ static void extracted(struct buf *b, const struct dep5_refs *refs)
 	buf_adds(b, "\n  ],\n");
 }
 
-int sbom_write(const struct plan *p, const struct recipe *r, const struct sbom_texts *shipped,
+int sbom_write(const struct plan *p, const struct recipe *r, const struct dep5_texts *shipped,
 	       const char *root, const char *image_name, const char *image_sha256, int64_t sde,
 	       const char *file)
 {

@@ -464,14 +464,24 @@ static void note_leftovers(char *out, size_t size)
 
 /* --- watchdog: bounds on the command while it runs (watchdog.h) --- */
 
-/* The step's /proc and tree, for the watchdog; -1 each when the command runs without a root. */
+/*
+ * The step's /proc and tree, for the watchdog. A command without a root (an outside hook) has
+ * its own /proc (ns_init mounts it) but no tree to walk: root_fd -1.
+ */
 static void watch_fds(const struct sandbox_cmd *c, int *proc_fd, int *root_fd)
 {
-	/* This init already lives in the tree (confine_root): its "/" is the tree. */
-	*root_fd = c->root && c->watch ? open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	*proc_fd = *root_fd >= 0 ? openat(*root_fd, "proc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					   O_CLOEXEC) : -1;
-	if (c->root && c->watch && *proc_fd < 0)
+	*proc_fd = *root_fd = -1;
+	if (!c->watch)
+		return;
+	if (!c->root) {
+		*proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	} else {
+		/* This init already lives in the tree (confine_root): its "/" is the tree. */
+		*root_fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		*proc_fd = *root_fd >= 0 ? openat(*root_fd, "proc", O_RDONLY | O_DIRECTORY |
+						  O_NOFOLLOW | O_CLOEXEC) : -1;
+	}
+	if (*proc_fd < 0)
 		log_debug("sandbox: no /proc for the watchdog: %s", strerror(errno));
 }
 

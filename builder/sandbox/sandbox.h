@@ -74,7 +74,8 @@ struct sandbox_cmd {
 	const char *bind_file_src;     /* optional: this host regular file, writable, ... */
 	const char *bind_file_dst;     /* ... onto this existing file of the tree, after bind_src */
 	struct sandbox_report *report; /* filled when the command ran to its end; NULL: not wanted */
-	const struct watchdog_opts *watch; /* bounds enforced while it runs (with a root); NULL: none */
+	const struct watchdog_opts *watch; /* bounds enforced while it runs; NULL: none. Without */
+					   /* a root: no tree walk, no rlimits (an outside hook) */
 };
 
 /**

@@ -589,21 +589,23 @@ static int memory_over(const struct watchdog *w, unsigned long long resident,
 }
 
 /*
- * Whether the step stalled: dpkg runs and nothing changed for longer than the bound. Only
- * dpkg's steps: a hook that waits is bounded by its own timeout, a script by script_timeout.
+ * Whether the step stalled: nothing changed for longer than the bound while dpkg ran or, with
+ * stall_any (hooks), whatever ran: a command that sleeps or is stopped for that long makes no
+ * progress, so it is ended before its own, often much longer, timeout.
  */
-static int stalled(struct watchdog *w, const struct watchdog_progress *p, double now,
-		   struct watchdog_report *r)
+int watchdog_stalled(struct watchdog *w, const struct watchdog_progress *p, double now,
+		     struct watchdog_report *r)
 {
 	double idle = watchdog_progress_seen(w, p, now);
 
-	if (!w->o.stall_timeout || !p->dpkg || idle <= w->o.stall_timeout)
+	if (!w->o.stall_timeout || (!p->dpkg && !w->o.stall_any) || idle <= w->o.stall_timeout)
 		return 0;
 	r->verdict = WATCHDOG_STALLED;
 	r->seconds = (unsigned)idle;
 	r->limit = w->o.stall_timeout;
 	r->count = p->n;
 	r->stopped = p->stopped;
+	r->dpkg = p->dpkg;
 	return 1;
 }
 
@@ -616,7 +618,7 @@ int watchdog_tick(struct watchdog *w, struct watchdog_report *r)
 	scan_procs(w, r, 0, &use, w->o.stall_timeout ? &p : NULL);
 	if (r->verdict)
 		return verdict(w, r);
-	if (w->o.stall_timeout && stalled(w, &p, boot_now(), r))
+	if (w->o.stall_timeout && watchdog_stalled(w, &p, boot_now(), r))
 		return verdict(w, r);
 	if (w->o.max_procs && use.tasks >= w->o.max_procs) {
 		r->verdict = WATCHDOG_PROCESSES;
@@ -711,11 +713,12 @@ void watchdog_log(const struct watchdog_report *r, const char *step, const struc
 			  (double)r->count / (1 << 20), runlimits_hint(l, LIMIT_MEMORY).s);
 		break;
 	case WATCHDOG_STALLED:
-		log_error("%s stalled: for %u s no process of it used CPU time, started or ended "
-			  "while dpkg ran (%llu processes, %u of them stopped by a signal), past "
-			  "script_timeout (%llu s); every process of the step was killed (raise "
-			  "'script_timeout' in the recipe if dpkg may legitimately wait that long)",
-			  step, r->seconds, r->count, r->stopped, r->limit);
+		log_error("%s stalled: for %u s no process of it used CPU time, started or ended%s "
+			  "(%llu processes, %u of them stopped by a signal), past script_timeout "
+			  "(%llu s), the bound on time without progress; every process of the step "
+			  "was killed (raise 'script_timeout' in the recipe if %s may legitimately "
+			  "wait that long)", step, r->seconds, r->dpkg ? " while dpkg ran" : "",
+			  r->count, r->stopped, r->limit, r->dpkg ? "dpkg" : "it");
 		break;
 	case WATCHDOG_STAGING:
 		log_error("%s%s made the staging tree larger than its limit: %.1f MiB allocated; "

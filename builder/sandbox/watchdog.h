@@ -26,6 +26,7 @@
 struct watchdog_opts {
 	unsigned script_timeout; /* seconds one maintainer script may run */
 	unsigned stall_timeout;  /* seconds dpkg may run with no progress in the step */
+	int stall_any;           /* the stall bound holds whatever runs (a hook), not only dpkg */
 	uint64_t max_procs;      /* processes in the step's namespace (the init excluded) */
 	uint64_t max_tree_bytes; /* bytes allocated in the tree (st_blocks, one filesystem) */
 	uint64_t max_memory;     /* resident memory + the step's tmpfs mounts + SysV shm, bytes */
@@ -37,8 +38,9 @@ enum watchdog_verdict {
 	WATCHDOG_PROCESSES,      /* `count` processes were running, limit `limit` */
 	WATCHDOG_STAGING,        /* the tree held `count` bytes, limit `limit` */
 	WATCHDOG_MEMORY,         /* the step held `count` bytes of memory, limit `limit` */
-	WATCHDOG_STALLED,        /* no progress for `seconds` while dpkg ran, limit `limit`; */
-				 /* `count` processes, `stopped` of them stopped (SIGSTOP) */
+	WATCHDOG_STALLED,        /* no progress for `seconds` (while dpkg ran, unless */
+				 /* stall_any), limit `limit`; `count` processes, `stopped` */
+				 /* of them stopped (SIGSTOP), `dpkg` whether dpkg ran */
 };
 
 /** What the watchdog did: plain data, so it can live in a page shared with mkimage. */
@@ -50,6 +52,7 @@ struct watchdog_report {
 	unsigned long long limit; /* the bound passed */
 	unsigned seconds;         /* how long the script had run, or the step stalled */
 	unsigned stopped;         /* processes stopped by a signal (WATCHDOG_STALLED) */
+	int dpkg;                 /* a dpkg process was among them (WATCHDOG_STALLED) */
 };
 
 /*
@@ -111,7 +114,7 @@ uint64_t watchdog_as_limit(uint64_t max_memory, int emulated);
  * One look at the step (call every 100-250 ms from the namespace's init): count processes, find
  * maintainer scripts older than the timeout, see whether the step progressed (struct
  * watchdog_progress: a step whose fingerprint has not changed for `stall_timeout` seconds while
- * a dpkg runs in it has stalled), walk the tree when its turn comes. A process is a
+ * a dpkg runs in it, or at all with `stall_any`, has stalled), walk the tree when its turn comes. A process is a
  * maintainer script when its first arguments name one, when dpkg started it, or when it is the
  * step's command and its environment says it runs one; its age counts from its start, so a
  * script that exec'd another program or rewrote its arguments is still timed. When a bound is

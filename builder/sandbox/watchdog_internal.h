@@ -41,4 +41,12 @@ int watchdog_parse_cpu(const char *stat, char *state, unsigned long long *ticks)
  */
 double watchdog_progress_seen(struct watchdog *w, const struct watchdog_progress *p, double now);
 
+/**
+ * Record fingerprint `p` taken at `now` (watchdog_progress_seen()) and say whether the step has
+ * stalled: 1, with `*r` filled (WATCHDOG_STALLED), when it went without a change for longer than
+ * stall_timeout while dpkg ran in it or, with stall_any, whatever ran; else 0.
+ */
+int watchdog_stalled(struct watchdog *w, const struct watchdog_progress *p, double now,
+		     struct watchdog_report *r);
+
 #endif

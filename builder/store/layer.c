@@ -32,6 +32,8 @@ struct layer {
 	ino_t bad_ino;        /* the corrupt entry found at lookup, to be replaced; 0: none */
 	const char *outcome;
 	uint64_t max_entries; /* staging-entries: a larger tree is refused after the hooks */
+	const struct dep5_texts *keep; /* the copyright texts stored with it (borrowed) */
+	struct dep5_texts texts;       /* those restored with it, until taken */
 };
 
 static void key_plan(struct buf *out, const char *what, const struct plan *p)
@@ -103,8 +105,12 @@ static void compute_key(struct layer *l, const struct plan *p, const struct plan
 	buf_release(&text);
 }
 
-/* Fill `s` from the layer `fd` as unpack_plan() would have. 0 or a negative code (logged). */
-static int restore(struct layer *l, int fd, struct stage *s, const struct settings *st)
+/*
+ * Fill `s` from the layer `fd` as unpack_plan() would have, and l->texts with the copyright
+ * texts of `p`'s packages. 0 or a negative code (logged).
+ */
+static int restore(struct layer *l, int fd, struct stage *s, const struct plan *p,
+		   const struct settings *st)
 {
 	struct buf lint = { 0 };
 	int rootfd = -1, ret;
@@ -114,7 +120,13 @@ static int restore(struct layer *l, int fd, struct stage *s, const struct settin
 	rootfd = ret = stage_init(s, st->work_dir);
 	if (rootfd < 0)
 		goto out;
-	ret = layerfile_restore(fd, l->path, rootfd, s, &lint);
+	ret = layerfile_restore(fd, l->path, rootfd, s, &lint, &l->texts);
+	/* the key names the plan, so only a corrupt layer holds another count */
+	if (!ret && l->texts.n != p->n) {
+		log_warn("the layer '%s' holds %zu copyright files for %zu packages: corrupt",
+			 l->path, l->texts.n, p->n);
+		ret = -EBADMSG;
+	}
 	if (!ret)
 		ret = fsutil_write_atomic(s->lint_file, lint.p ? lint.p : "", lint.len);
 	if (!ret)
@@ -122,12 +134,15 @@ static int restore(struct layer *l, int fd, struct stage *s, const struct settin
 out:
 	if (rootfd >= 0)
 		close(rootfd);
+	if (ret)
+		dep5_texts_release(&l->texts);
 	buf_release(&lint);
 	return ret;
 }
 
 /* 1: restored into `s`; 0: no usable layer (said why); or -MKI_E_INTERRUPTED. */
-static int lookup(struct layer *l, struct stage *s, const struct settings *st)
+static int lookup(struct layer *l, struct stage *s, const struct plan *p,
+		  const struct settings *st)
 {
 	double t0 = log_now();
 	struct stat sb;
@@ -142,7 +157,7 @@ static int lookup(struct layer *l, struct stage *s, const struct settings *st)
 				 "(layer %.12s)", l->key);
 		return 0;
 	}
-	ret = restore(l, fd, s, st);
+	ret = restore(l, fd, s, p, st);
 	if (ret) {
 		if (s->root)
 			fsutil_remove_tree(s->root);
@@ -177,7 +192,7 @@ int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
 		l->path = cache_layer_path(st->cache_dir, l->key);
 		/* Claimed before it is looked up: a collection cannot remove it under us. */
 		l->claimed = !cachegc_claim(st->cache_user, l->key);
-		ret = l->claimed ? lookup(l, s, st) : 0;
+		ret = l->claimed ? lookup(l, s, p, st) : 0;
 	}
 	if (ret == 1) {
 		l->restored = 1;
@@ -193,6 +208,21 @@ int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
 int layer_restored(const struct layer *l)
 {
 	return l && l->restored;
+}
+
+void layer_keep_texts(struct layer *l, const struct dep5_texts *t)
+{
+	if (l)
+		l->keep = t;
+}
+
+void layer_take_texts(struct layer *l, struct dep5_texts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!l)
+		return;
+	*out = l->texts;
+	memset(&l->texts, 0, sizeof(l->texts));
 }
 
 /* Under KEY's writer lock: another build may have stored it since we looked. */
@@ -217,7 +247,7 @@ static int store(struct layer *l, const struct stage *s, int rootfd)
 	cache_sweep_tmp(l->path);
 	fd = ret = cache_tmp_open(l->path, &tmp);
 	if (fd >= 0)
-		ret = layerfile_write(fd, rootfd, s, lint.p, l->max_entries);
+		ret = layerfile_write(fd, rootfd, s, lint.p, l->keep, l->max_entries);
 	/*
 	 * No fsync: a layer torn by a crash fails its digest and is replaced, and syncing some
 	 * hundred MiB would cost a full build more than the layer saves.
@@ -286,6 +316,7 @@ void layer_free(struct layer *l)
 {
 	if (!l)
 		return;
+	dep5_texts_release(&l->texts);
 	free(l->path);
 	free(l->cache_dir);
 	free(l);

@@ -14,6 +14,7 @@
 #ifndef MKI_LAYER_H
 #define MKI_LAYER_H
 
+#include "debian/dep5.h"
 #include "debian/plan.h"
 #include "lib/settings.h"
 #include "recipe/recipe.h"
@@ -40,6 +41,19 @@ int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
 
 /** 1 when the tree `l` describes was restored from the cache: it is already configured. */
 int layer_restored(const struct layer *l);
+
+/**
+ * The packages' copyright files as unpacked (sbom_capture()), stored with the layer by
+ * layer_save(), so that a build restoring it declares the licences the packages shipped, not
+ * what a script left in the tree. `t` is borrowed until layer_save(); `l` may be NULL.
+ */
+void layer_keep_texts(struct layer *l, const struct dep5_texts *t);
+
+/**
+ * After a restore: move the copyright texts the layer kept into `out` (empty otherwise; the
+ * caller releases it with dep5_texts_release()). `l` may be NULL.
+ */
+void layer_take_texts(struct layer *l, struct dep5_texts *out);
 
 /**
  * The layer point (hooks.c): right after configuration, before anything that depends on more

@@ -358,6 +358,38 @@ static int put_entry(struct wr *w, const struct tent *t, struct buf *meta)
 	return ret;
 }
 
+/* The copyright texts as unpacked (dep5.h): their count, then each one's error and bytes. */
+static void put_texts(struct buf *meta, const struct dep5_texts *t)
+{
+	size_t i, n = t ? t->n : 0;
+
+	put64(meta, n);
+	for (i = 0; i < n; i++) {
+		put32(meta, (uint32_t)-t->err[i]);
+		putmem(meta, t->v[i].p ? t->v[i].p : "", t->v[i].len);
+	}
+}
+
+void layerfile_rd_texts(struct rd *r, struct dep5_texts *t)
+{
+	uint64_t n = layerfile_rd_u64(r);
+	size_t i, len;
+	const uint8_t *p;
+
+	/* each text takes 8 bytes at least: a count beyond that is a corrupt file, not an alloc */
+	if (r->bad || n > (uint64_t)(r->end - r->p) / 8) {
+		r->bad = 1;
+		return;
+	}
+	dep5_texts_init(t, (size_t)n);
+	for (i = 0; i < n && !r->bad; i++) {
+		t->err[i] = -(int)layerfile_rd_u32(r);
+		p = layerfile_rd_mem(r, &len);
+		if (!r->bad)
+			buf_add(&t->v[i], p, len);
+	}
+}
+
 static void wr_release(struct wr *w)
 {
 	size_t i;
@@ -386,7 +418,7 @@ static int write_tail(struct wr *w, struct buf *meta)
 }
 
 int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint,
-		    uint64_t max_entries)
+		    const struct dep5_texts *texts, uint64_t max_entries)
 {
 	struct wr w = { .fd = fd, .rootfd = rootfd, .max_entries = max_entries };
 	struct buf meta = { 0 };
@@ -410,6 +442,7 @@ int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint,
 		put64(&meta, s->filtered.dirs);
 		put64(&meta, s->filtered.bytes);
 		putstr(&meta, lint ? lint : "");
+		put_texts(&meta, texts);
 		ret = write_tail(&w, &meta);
 	} else {
 		hash_release(&w.h);

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "debian/dep5.h"
 #include "lib/manifest.h"
 
 #define LAYER_COPY_CHUNK (1u << 20) /* bytes read or copied at a time */
@@ -36,6 +37,8 @@ char *layerfile_rd_str(struct rd *r);
 void layerfile_rd_xattrs(struct rd *r, struct manifest_entry *e);
 /** The stage manifest's records, added to `m`. */
 void layerfile_rd_manifest(struct rd *r, struct manifest *m);
+/** The copyright texts' records into the empty `t` (dep5_texts_init'ed here). */
+void layerfile_rd_texts(struct rd *r, struct dep5_texts *t);
 
 /**
  * The trailer of the layer file `fd` (named `name`), checked against the file's size `*size`.

@@ -369,7 +369,8 @@ static void *check_main(void *arg)
 	return NULL;
 }
 
-static int restore_meta(struct rs *rs, struct rd *r, struct stage *s, struct buf *lint)
+static int restore_meta(struct rs *rs, struct rd *r, struct stage *s, struct buf *lint,
+			struct dep5_texts *texts)
 {
 	char *text;
 	int ret = restore_tree(rs, r);
@@ -383,10 +384,12 @@ static int restore_meta(struct rs *rs, struct rd *r, struct stage *s, struct buf
 	text = layerfile_rd_str(r);
 	buf_adds(lint, text);
 	free(text);
+	layerfile_rd_texts(r, texts);
 	return r->bad || r->p != r->end ? -EBADMSG : 0;
 }
 
-int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, struct buf *lint)
+int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, struct buf *lint,
+		      struct dep5_texts *texts)
 {
 	struct rs rs = { .fd = fd, .rootfd = rootfd };
 	struct check c = { .fd = fd, .name = name };
@@ -407,7 +410,7 @@ int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, str
 	rs.data_len = tr.data_len;
 	r = (struct rd){ (const uint8_t *)meta.p, (const uint8_t *)meta.p + meta.len, 0 };
 	if (!ret)
-		ret = restore_meta(&rs, &r, s, lint);
+		ret = restore_meta(&rs, &r, s, lint, texts);
 	if (checking) {
 		pthread_join(c.th, NULL);
 		/* A corrupt file is reported as such (warned about by the check), whatever broke. */

@@ -42,14 +42,28 @@ static inline void make_tree(const char *d)
 	free(a);
 }
 
+/* Three packages' copyright texts: a DEP-5 file, none (-ENOENT), bytes with a NUL in them. */
+static inline void fixture_texts(struct dep5_texts *t)
+{
+	dep5_texts_init(t, 3);
+	buf_adds(&t->v[0], "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+		 "\nFiles: *\nLicense: Apache-2.0\n");
+	t->err[1] = -ENOENT;
+	buf_add(&t->v[2], "a\0b", 3);
+}
+
 static inline int write_layer(const char *tree, const char *file, struct stage *s)
 {
+	struct dep5_texts t;
+
 	int rootfd = open(tree, O_PATH | O_DIRECTORY);
 	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644), ret;
 
 	ck_assert_int_ge(rootfd, 0);
 	ck_assert_int_ge(fd, 0);
-	ret = layerfile_write(fd, rootfd, s, "lint line\n", UINT64_MAX);
+	fixture_texts(&t);
+	ret = layerfile_write(fd, rootfd, s, "lint line\n", &t, UINT64_MAX);
+	dep5_texts_release(&t);
 	close(fd);
 	close(rootfd);
 	return ret;
@@ -70,6 +84,7 @@ static inline int restore_into(const char *dir, const char *file, const char *su
 {
 	struct stage back = { 0 };
 	struct buf lint = { 0 };
+	struct dep5_texts t = { 0 };
 	char *dst = xasprintf("%s/%s", dir, sub);
 	int fd, rootfd, ret;
 
@@ -79,9 +94,10 @@ static inline int restore_into(const char *dir, const char *file, const char *su
 	rootfd = open(dst, O_PATH | O_DIRECTORY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_ge(rootfd, 0);
-	ret = layerfile_restore(fd, file, rootfd, &back, &lint);
+	ret = layerfile_restore(fd, file, rootfd, &back, &lint, &t);
 	close(fd);
 	close(rootfd);
+	dep5_texts_release(&t);
 	stage_release(&back);
 	buf_release(&lint);
 	free(dst);

@@ -149,6 +149,32 @@ START_TEST(no_kernel)
 }
 END_TEST
 
+/* A kernel or initrd a script replaced by a FIFO is refused, never opened; nothing is left. */
+START_TEST(special_files)
+{
+	struct recipe r = { 0 };
+	struct bootexport be = { 0 };
+	const char *files[] = { "boot/initrd.img-6.1.0-2-x", "boot/vmlinuz-6.1.0-2-x" };
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		struct manifest_entry *e = manifest_get(&st.manifest, files[i]);
+
+		snprintf(path, sizeof(path), "%s/%s", tree, files[i]);
+		ck_assert_int_eq(unlink(path), 0);
+		ck_assert_int_eq(mkfifo(path, 0644), 0);
+		e->type = MF_FIFO;
+		ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), -MKI_E_IMAGE);
+		bootexport_release(&be);
+		memset(&be, 0, sizeof(be));
+		ck_assert_ptr_null(slurp(at("b.vmlinuz")));
+	}
+	snprintf(path, sizeof(path), "ls -A %s | grep -v '^root$' | grep -q .", top);
+	ck_assert_int_ne(system(path), 0); /* no temporary beside the image */
+}
+END_TEST
+
 /* SHA-256 of what read() returns from `path`: holes read as zeros. */
 static void sha_of(const char *path, char *hex)
 {
@@ -247,6 +273,7 @@ Suite *bootexport_suite(void)
 	tcase_add_test(tc, one_kernel);
 	tcase_add_test(tc, several);
 	tcase_add_test(tc, no_kernel);
+	tcase_add_test(tc, special_files);
 	tcase_add_test(tc, hole_copy);
 	tcase_add_test(tc, boot_size);
 	suite_add_tcase(s, tc);

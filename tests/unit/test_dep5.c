@@ -432,19 +432,21 @@ static void tree_teardown(void)
 START_TEST(read_from_tree)
 {
 	struct buf b = { 0 };
+	const char *kind = NULL;
 
-	ck_assert_int_eq(dep5_read(rootfd, "zlib1g", &b), 0);
+	ck_assert_int_eq(dep5_read(rootfd, "zlib1g", &b, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(b.p, "License: Zlib"));
-	ck_assert_int_eq(dep5_read(rootfd, "zlib1g-dev", &b), 0);
+	ck_assert_int_eq(dep5_read(rootfd, "zlib1g-dev", &b, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(b.p, "License: Zlib"));
-	ck_assert_int_eq(dep5_read(rootfd, "libz-abs", &b), 0); /* "/" is the tree's root */
+	ck_assert_int_eq(dep5_read(rootfd, "libz-abs", &b, NULL), 0); /* "/" is the tree's root */
 	ck_assert_ptr_nonnull(strstr(b.p, "License: Zlib"));
-	ck_assert_int_eq(dep5_read(rootfd, "escape", &b), -ENOENT); /* never the host's file */
-	ck_assert_int_eq(dep5_read(rootfd, "etc", &b), -ENOENT);
-	ck_assert_int_eq(dep5_read(rootfd, "missing", &b), -ENOENT);
-	ck_assert_int_eq(dep5_read(rootfd, "fifo", &b), -EINVAL); /* at once, no writer awaited */
-	ck_assert_int_eq(dep5_read(rootfd, "dir", &b), -EINVAL);
-	ck_assert_int_eq(dep5_read(rootfd, "big", &b), -EFBIG);
+	ck_assert_int_eq(dep5_read(rootfd, "escape", &b, NULL), -ENOENT); /* never the host's file */
+	ck_assert_int_eq(dep5_read(rootfd, "etc", &b, NULL), -ENOENT);
+	ck_assert_int_eq(dep5_read(rootfd, "missing", &b, NULL), -ENOENT);
+	ck_assert_int_eq(dep5_read(rootfd, "fifo", &b, &kind), -EINVAL); /* at once, no writer awaited */
+	ck_assert_str_eq(kind, "a FIFO");
+	ck_assert_int_eq(dep5_read(rootfd, "dir", &b, NULL), -EINVAL);
+	ck_assert_int_eq(dep5_read(rootfd, "big", &b, NULL), -EFBIG);
 	buf_release(&b);
 }
 END_TEST

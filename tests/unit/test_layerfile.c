@@ -142,9 +142,9 @@ START_TEST(too_many_entries_not_stored)
 	manifest_init(&s.manifest);
 	rootfd = open(src, O_PATH | O_DIRECTORY);
 	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	ck_assert_int_eq(layerfile_write(fd, rootfd, &s, "", 13), -EOPNOTSUPP);
+	ck_assert_int_eq(layerfile_write(fd, rootfd, &s, "", NULL, 13), -EOPNOTSUPP);
 	ck_assert_int_eq(ftruncate(fd, 0), 0);
-	ck_assert_int_eq(layerfile_write(fd, rootfd, &s, "", 14), 0);
+	ck_assert_int_eq(layerfile_write(fd, rootfd, &s, "", NULL, 14), 0);
 	close(fd);
 	close(rootfd);
 	manifest_release(&s.manifest);

@@ -16,6 +16,7 @@ START_TEST(round_trip_is_exact)
 	struct stage s = { 0 }, back = { 0 };
 	struct manifest_entry *e;
 	struct buf lint = { 0 };
+	struct dep5_texts texts = { 0 }, want;
 	struct stat a, b;
 	char *src, *dst, *file, *cmd, val[8];
 	int fd, rootfd;
@@ -40,10 +41,20 @@ START_TEST(round_trip_is_exact)
 	manifest_init(&back.manifest);
 	fd = open(file, O_RDONLY);
 	rootfd = open(dst, O_PATH | O_DIRECTORY);
-	ck_assert_int_eq(layerfile_restore(fd, file, rootfd, &back, &lint), 0);
+	ck_assert_int_eq(layerfile_restore(fd, file, rootfd, &back, &lint, &texts), 0);
 	close(fd);
 	close(rootfd);
 	ck_assert_str_eq(lint.p, "lint line\n");
+	/* the copyright texts as captured, byte for byte, with their errors */
+	fixture_texts(&want);
+	ck_assert_uint_eq(texts.n, want.n);
+	for (size_t i = 0; i < want.n; i++) {
+		ck_assert_int_eq(texts.err[i], want.err[i]);
+		ck_assert_uint_eq(texts.v[i].len, want.v[i].len);
+		ck_assert(!want.v[i].len || !memcmp(texts.v[i].p, want.v[i].p, want.v[i].len));
+	}
+	dep5_texts_release(&want);
+	dep5_texts_release(&texts);
 	ck_assert_uint_eq(back.filtered.files, 42);
 	e = manifest_get(&back.manifest, "dev/console");
 	ck_assert_ptr_nonnull(e);

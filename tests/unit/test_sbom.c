@@ -148,7 +148,7 @@ START_TEST(licenses_as_shipped)
 {
 	struct plan p = { 0 };
 	struct recipe r = { 0 };
-	struct sbom_texts shipped;
+	struct dep5_texts shipped;
 	FILE *f;
 	char dir[] = "/tmp/mkimage-sbomcap-XXXXXX", file[128], cmd[256], *text;
 	char name[] = "board";
@@ -181,7 +181,7 @@ START_TEST(licenses_as_shipped)
 	text = slurp(file);
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"GPL-2.0-or-later\""));
 	free(text);
-	sbom_texts_release(&shipped);
+	dep5_texts_release(&shipped);
 	ck_assert_ptr_null(shipped.v);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);

@@ -251,6 +251,43 @@ START_TEST(progress_clock)
 }
 END_TEST
 
+/* A step without dpkg stalls only under stall_any (a hook), and the verdict says dpkg did not run. */
+START_TEST(stall_any)
+{
+	struct watchdog_opts o = { .stall_timeout = 5 };
+	struct watchdog_progress p = { .cpu = 7, .pids = 40, .n = 3, .stopped = 1 };
+	struct watchdog_report r = { 0 };
+	struct watchdog w;
+
+	watchdog_init(&w, -1, -1, 0, &o);
+	ck_assert_int_eq(watchdog_stalled(&w, &p, 100.0, &r), 0);
+	ck_assert_int_eq(watchdog_stalled(&w, &p, 130.0, &r), 0); /* no dpkg: not a stall */
+	ck_assert_int_eq(r.verdict, WATCHDOG_NONE);
+	o.stall_any = 1;
+	watchdog_init(&w, -1, -1, 0, &o);
+	ck_assert_int_eq(watchdog_stalled(&w, &p, 100.0, &r), 0);
+	ck_assert_int_eq(watchdog_stalled(&w, &p, 105.0, &r), 0); /* at the bound, not past it */
+	p.cpu++;
+	ck_assert_int_eq(watchdog_stalled(&w, &p, 105.5, &r), 0); /* progress restarts the clock */
+	ck_assert_int_eq(watchdog_stalled(&w, &p, 110.0, &r), 0);
+	ck_assert_int_eq(watchdog_stalled(&w, &p, 111.0, &r), 1);
+	ck_assert_int_eq(r.verdict, WATCHDOG_STALLED);
+	ck_assert_uint_eq(r.seconds, 5);
+	ck_assert_uint_eq(r.limit, 5);
+	ck_assert_uint_eq(r.count, 3);
+	ck_assert_uint_eq(r.stopped, 1);
+	ck_assert_int_eq(r.dpkg, 0);
+	/* with dpkg running the same holds without stall_any, and the verdict says so */
+	memset(&r, 0, sizeof(r));
+	o.stall_any = 0;
+	p.dpkg = 1;
+	watchdog_init(&w, -1, -1, 0, &o);
+	ck_assert_int_eq(watchdog_stalled(&w, &p, 200.0, &r), 0);
+	ck_assert_int_eq(watchdog_stalled(&w, &p, 206.0, &r), 1);
+	ck_assert_int_eq(r.dpkg, 1);
+}
+END_TEST
+
 Suite *watchdog_suite(void)
 {
 	Suite *s = suite_create("watchdog");
@@ -266,6 +303,7 @@ Suite *watchdog_suite(void)
 	tcase_add_test(tc, tree_bound);
 	tcase_add_test(tc, cpu_fields);
 	tcase_add_test(tc, progress_clock);
+	tcase_add_test(tc, stall_any);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,7 +7,8 @@
 # image: no timing), signals mkimage and requires exit 130 with "interrupted" within 30 s, no work
 # directory, nothing beside the image, no process of the build left (by root and working directory
 # and by the markers' names), the host's Shmem back, only verified objects in the cache. SIGTERM
-# and SIGINT as root, SIGTERM as an ordinary user. The resolver is not a wait: it only computes.
+# and SIGINT (three of the waits: both signals take one handler) as root, SIGTERM as an ordinary
+# user. The resolver is not a wait: it only computes.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-native.sh"
 
@@ -155,6 +156,8 @@ run_all() {
 	TMPDIR=$dir/tmp expect_ok "$@" "$MKIMAGE" --until fetch --cache-dir "$dir/cache" "$T/r/warm.cfg"
 	for sig in $sigs; do
 		for row in "${WAITS[@]}"; do
+			# SIGINT takes SIGTERM's path (one handler): three kinds of wait show it
+			[ "$sig" = TERM ] || [[ " $INT_ROWS " = *" ${row%% *} "* ]] || continue
 			interrupt "$who" "$dir" "$sig" "$row" "$@"
 		done
 	done
@@ -164,6 +167,7 @@ run_all() {
 }
 
 chmod 755 "$T"
+INT_ROWS="download script image"
 run_all root "$T/root" "TERM INT"
 if [ "$(id -u)" = 0 ]; then
 	test_user mkiwait92

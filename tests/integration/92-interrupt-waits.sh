@@ -1,4 +1,4 @@
-# test-cost: slow (about thirty native builds, each interrupted; a third as an ordinary user)
+# test-cost: slow (about twenty native builds, each interrupted; nine as an ordinary user)
 # SIGTERM and SIGINT end every kind of wait of a build (issue 30, deliverable 1): an index and a
 # package download from a stalled loopback server, the cache lock another process holds, unpacking,
 # a maintainer script running, dpkg stopped (SIGSTOP) between two scripts, an inside and an outside

@@ -20,27 +20,32 @@ run32=
 [ "$($run32 "$T/sys/usr/lib/i386-linux-gnu/ld-linux.so.2" --library-path "$T/sys/usr/lib/i386-linux-gnu" \
 	"$T/sys/usr/bin/hello")" = "Hello, world!" ] || fail "the i386 hello does not run"
 
-# It boots: serial login, the i386 hello run by the boot-time unit, no failed unit.
+# It boots through OVMF and systemd-boot: serial login, the i386 hello run by the boot-time unit,
+# no failed unit.
 e2e_boot qemu-system-x86_64 i386
 
-# A boot that goes wrong fails, naming what: a unit that fails (in a copy of the image)...
+# A boot that goes wrong fails, naming what: a unit that fails (in a copy of the disk, its root
+# partition edited in place by debugfs at the partition's offset)...
 command -v qemu-system-x86_64 >/dev/null || exit 0
-cp --sparse=always "$IMG" "$T/broken.ext4"
+cp --sparse=always "$DISK" "$T/broken.img"
+start=$(sfdisk --json "$DISK" | python3 -c '
+import json, sys
+print([p for p in json.load(sys.stdin)["partitiontable"]["partitions"] if p.get("name") == "root"][0]["start"])')
+root="$T/broken.img?offset=$((start * 512))"
 printf '[Service]\nType=oneshot\nExecStart=/bin/false\n[Install]\nWantedBy=multi-user.target\n' \
 	>"$T/broken.service"
-debugfs -w -f - "$T/broken.ext4" >/dev/null 2>&1 <<EOF
+debugfs -w -f - "$root" >/dev/null 2>&1 <<EOF
 cd /etc/systemd/system
 write $T/broken.service broken.service
 symlink /etc/systemd/system/multi-user.target.wants/broken.service /etc/systemd/system/broken.service
 EOF
-dbg() { debugfs -R "$1" "$T/broken.ext4" 2>/dev/null; }
-dbg "stat /etc/systemd/system/multi-user.target.wants/broken.service" | grep -q symlink ||
-	fail "could not add the failing unit to the copy"
-"$TOP/tests/bootvm.sh" "$T/broken.ext4" 900 2>"$T/broken.err" && fail "a boot with a failed unit passed"
+debugfs -R "stat /etc/systemd/system/multi-user.target.wants/broken.service" "$root" 2>/dev/null |
+	grep -q symlink || fail "could not add the failing unit to the copy"
+"$TOP/tests/bootvm.sh" "$T/broken.img" 900 2>"$T/broken.err" && fail "a boot with a failed unit passed"
 grep -q "but: boot-report: system degraded, 1 failed units" "$T/broken.err" &&
 	grep -q "boot-report: failed: broken.service" "$T/broken.err" ||
 	{ cat "$T/broken.err" >&2; fail "the failed unit is not named"; }
 # ... and a boot that does not reach the login prompt in time, with the last console lines.
-"$TOP/tests/bootvm.sh" "$IMG" 3 2>"$T/slow.err" && fail "a boot bounded by 3 s passed"
+"$TOP/tests/bootvm.sh" "$DISK" 3 2>"$T/slow.err" && fail "a boot bounded by 3 s passed"
 grep -q "no login prompt and boot report within 3 s; last console lines:" "$T/slow.err" ||
 	{ cat "$T/slow.err" >&2; fail "a hung boot is not reported"; }

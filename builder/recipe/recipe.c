@@ -1208,7 +1208,7 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "its first byte; \"auto\": after the one before, 1 MiB aligned" },
 	{ RECIPE_IN_PARTITIONS, "contents", RECIPE_STRING, .def_doc = "nothing",
 	  .offset = PART(path), .parse = recipe_disk_parse_contents,
-	  .format = recipe_disk_fmt_contents,
+	  .format = recipe_disk_fmt_contents, .shown = recipe_disk_shown_contents,
 	  .doc = "\"root\", a directory such as \"/boot/efi\", or \"file:/PATH\" written raw" },
 	{ RECIPE_IN_PARTITIONS, "format", RECIPE_ENUM, .def_doc = "by type and contents",
 	  .offset = PART(format), .choices = part_formats, .parse = recipe_disk_parse_format,

@@ -213,6 +213,12 @@ out:
 	return ret;
 }
 
+/* Nothing is written as nothing: the normalized form reads back as the same recipe. */
+int recipe_disk_shown_contents(const struct recipe_key *k, const void *base, int digest)
+{
+	return ((const struct recipe_partition *)base)->contents != PART_EMPTY;
+}
+
 void recipe_disk_fmt_contents(struct buf *b, const struct recipe_key *k, const void *base,
 			      int digest)
 {

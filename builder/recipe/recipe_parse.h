@@ -46,6 +46,7 @@ void recipe_disk_fmt_contents(struct buf *b, const struct recipe_key *k, const v
 void recipe_disk_fmt_format(struct buf *b, const struct recipe_key *k, const void *base,
 			    int digest);
 int recipe_disk_shown(const struct recipe_key *k, const void *base, int digest);
+int recipe_disk_shown_contents(const struct recipe_key *k, const void *base, int digest);
 int recipe_disk_shown_output(const struct recipe_key *k, const void *base, int digest);
 
 #endif

@@ -205,7 +205,8 @@ static int list_kernels(struct ctx *c)
 		    !str_ends_with(de->d_name, ".sig"))
 			strv_push(&c->kernels, de->d_name);
 	closedir(d);
-	qsort(c->kernels.v, c->kernels.n, sizeof(*c->kernels.v), version_order);
+	if (c->kernels.n > 1) /* qsort is undefined on the NULL of an empty vector */
+		qsort(c->kernels.v, c->kernels.n, sizeof(*c->kernels.v), version_order);
 	return 0;
 }
 
@@ -412,7 +413,8 @@ static char *overlays(struct ctx *c, const char *boot_path)
 		closedir(d);
 	else if (fd >= 0)
 		close(fd);
-	qsort(names.v, names.n, sizeof(*names.v), by_name);
+	if (names.n > 1)
+		qsort(names.v, names.n, sizeof(*names.v), by_name);
 	for (i = 0; i < names.n; i++)
 		buf_addf(&b, " /boot/dtbo/%s", names.v[i]);
 	strv_release(&names);

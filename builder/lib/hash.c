@@ -51,6 +51,18 @@ void hash_final_hex(struct hash *h, char *hex)
 	hex[2 * n] = 0;
 }
 
+void hash_sha256_pair(struct hash *h, const void *a, size_t na, const void *b, size_t nb,
+		      uint8_t out[32])
+{
+	unsigned len = 0;
+
+	/* NULL keeps the context's digest: a reset, not a new lookup by name */
+	EVP_DigestInit_ex(h->ctx, NULL, NULL);
+	EVP_DigestUpdate(h->ctx, a, na);
+	EVP_DigestUpdate(h->ctx, b, nb);
+	EVP_DigestFinal_ex(h->ctx, out, &len);
+}
+
 void hash_release(struct hash *h)
 {
 	EVP_MD_CTX_free(h->ctx);

@@ -24,6 +24,14 @@ void hash_final(struct hash *h, uint8_t *out);
 /** Release a digest that was not finished. */
 void hash_release(struct hash *h);
 
+/**
+ * SHA-256 of `a` then `b` into `out` (32 bytes), restarting `h` (from hash_init, HASH_SHA256),
+ * which stays usable for the next: one context for many short digests (a hash tree's blocks)
+ * without an allocation or a digest lookup each. `h` is released by hash_release.
+ */
+void hash_sha256_pair(struct hash *h, const void *a, size_t na, const void *b, size_t nb,
+		      uint8_t out[32]);
+
 /** One-shot helpers. `hex` holds 65 bytes. */
 void hash_sha256_hex(const void *data, size_t n, char *hex);
 /**

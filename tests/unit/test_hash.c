@@ -68,6 +68,31 @@ START_TEST(streaming_and_md5)
 }
 END_TEST
 
+/* The pair digest is the digest of the concatenation, and the context serves again. */
+START_TEST(pair_reuses_context)
+{
+	struct hash h;
+	uint8_t raw[32], again[32];
+	char hex[65], want[65];
+	int i;
+
+	ck_assert_int_eq(hash_init(&h, HASH_SHA256), 0);
+	hash_sha256_pair(&h, "ab", 2, "c", 1, raw);
+	hash_sha256_pair(&h, "", 0, "abc", 3, again);
+	ck_assert_mem_eq(raw, again, 32);
+	hash_sha256_pair(&h, "a", 1, "bcd", 3, again);
+	hash_release(&h);
+	for (i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+	hash_sha256_hex("abc", 3, want);
+	ck_assert_str_eq(hex, want);
+	for (i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", again[i]);
+	hash_sha256_hex("abcd", 4, want);
+	ck_assert_str_eq(hex, want);
+}
+END_TEST
+
 START_TEST(file_and_non_files)
 {
 	char dir[] = "/tmp/mki-unit-hash.XXXXXX", path[64], fifo[64], hex[65], want[65];
@@ -105,6 +130,7 @@ Suite *hash_suite(void)
 	tcase_add_test(tc, sha256_known);
 	tcase_add_loop_test(tc, hex_valid, 0, sizeof(hexes) / sizeof(hexes[0]));
 	tcase_add_test(tc, streaming_and_md5);
+	tcase_add_test(tc, pair_reuses_context);
 	tcase_add_test(tc, file_and_non_files);
 	suite_add_tcase(s, tc);
 	return s;

@@ -21,13 +21,19 @@ static void derive(const struct recipe *r, int64_t sde, const char *what, uint8_
 	hash_final(&h, out);
 }
 
+/* The first 16 bytes of `u` made a version 4 UUID. */
+static void uuid_bits(uint8_t *u)
+{
+	u[6] = (u[6] & 0x0f) | 0x40; /* version 4 */
+	u[8] = (u[8] & 0x3f) | 0x80; /* RFC 4122 variant */
+}
+
 void partuuid_derive(const struct recipe *r, int64_t sde, const char *what, char out[37])
 {
 	uint8_t u[32];
 
 	derive(r, sde, what, u);
-	u[6] = (u[6] & 0x0f) | 0x40; /* version 4 */
-	u[8] = (u[8] & 0x3f) | 0x80; /* RFC 4122 variant */
+	uuid_bits(u);
 	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
 		 u[13], u[14], u[15]);
@@ -62,4 +68,18 @@ void partuuid_partition(const struct recipe *r, int64_t sde, size_t i, char out[
 	}
 	snprintf(what, sizeof(what), "partition:%s", r->disk.partitions[i].name);
 	partuuid_derive(r, sde, what, out);
+}
+
+void partuuid_verity(const struct recipe *r, int64_t sde, const char *name, uint8_t salt[32],
+		     uint8_t uuid[16])
+{
+	char what[64 + 4 * 36];
+	uint8_t u[32];
+
+	snprintf(what, sizeof(what), "verity-salt:%s", name);
+	derive(r, sde, what, salt);
+	snprintf(what, sizeof(what), "verity-uuid:%s", name);
+	derive(r, sde, what, u);
+	uuid_bits(u);
+	memcpy(uuid, u, 16);
 }

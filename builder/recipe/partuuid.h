@@ -24,5 +24,11 @@ void partuuid_disk(const struct recipe *r, int64_t sde, char out[37]);
  * "DISKID-NN" on MBR (NN its number in the table, as the kernel names it).
  */
 void partuuid_partition(const struct recipe *r, int64_t sde, size_t i, char out[37]);
+/**
+ * The dm-verity salt and superblock UUID of the hash tree of partition `name` (the data
+ * partition's): the root hash of the same bytes is then the same in every build.
+ */
+void partuuid_verity(const struct recipe *r, int64_t sde, const char *name, uint8_t salt[32],
+		     uint8_t uuid[16]);
 
 #endif

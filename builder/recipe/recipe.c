@@ -1195,8 +1195,8 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "its GPT name, unique (required)" },
 	{ RECIPE_IN_PARTITIONS, "type", RECIPE_STRING, .offset = PART(type),
 	  .parse = recipe_disk_parse_type,
-	  .doc = "\"esp\", \"xbootldr\", \"root\", \"linux\", \"swap\", \"raw\" or a type GUID "
-		 "(required)" },
+	  .doc = "\"esp\", \"xbootldr\", \"root\", \"root-verity\", \"linux\", \"swap\", \"raw\" "
+		 "or a type GUID (required)" },
 	{ RECIPE_IN_PARTITIONS, "size", RECIPE_SIZE, "auto", .offset = PART(size),
 	  .parse = recipe_disk_parse_size, .format = recipe_disk_fmt_size,
 	  .doc = "\"auto\" (what it holds), \"grow\" (the rest of the disk) or such as \"256M\"" },
@@ -1209,7 +1209,8 @@ const struct recipe_key recipe_keys[] = {
 	{ RECIPE_IN_PARTITIONS, "contents", RECIPE_STRING, .def_doc = "nothing",
 	  .offset = PART(path), .parse = recipe_disk_parse_contents,
 	  .format = recipe_disk_fmt_contents, .shown = recipe_disk_shown_contents,
-	  .doc = "\"root\", a directory such as \"/boot/efi\", or \"file:/PATH\" written raw" },
+	  .doc = "\"root\", a directory such as \"/boot/efi\", \"file:/PATH\" written raw, or "
+		 "\"verity:NAME\", partition NAME's dm-verity hash tree" },
 	{ RECIPE_IN_PARTITIONS, "format", RECIPE_ENUM, .def_doc = "by type and contents",
 	  .offset = PART(format), .choices = part_formats, .parse = recipe_disk_parse_format,
 	  .format = recipe_disk_fmt_format,

@@ -27,27 +27,32 @@ static const struct part_type {
 	{ "linux", "0fc63daf-8483-4772-8e79-3d69d8477de4", 0x83, PART_FS_EXT4 },
 	{ "swap", "0657fd6d-a4ab-43c4-84e5-0933c84b4f4f", 0x82, PART_FS_NONE },
 	{ "raw", "8da63339-0007-60c0-c436-083ac8230908", 0xda, PART_FS_NONE },
+	{ "root-verity", NULL, 0xda, PART_FS_NONE },
 	{ NULL, NULL, 0, PART_FS_NONE },
 };
 
-/* The Discoverable Partitions Specification's root partition type per architecture. */
+/*
+ * The Discoverable Partitions Specification's root and root-verity partition types per
+ * architecture.
+ */
 static const struct {
 	const char *arch;
-	const char *guid;
+	const char *root;
+	const char *verity;
 } root_types[] = {
-	{ "amd64", "4f68bce3-e8cd-4db1-96e7-fbcaf984b709" },
-	{ "i386", "44479540-f297-41b2-9af7-d131d5f0458a" },
-	{ "arm64", "b921b045-1df0-41c3-af44-4c6f280d3fae" },
-	{ "armhf", "69dad710-2ce4-4e3c-b16c-21a1d49abed3" },
-	{ "armel", "69dad710-2ce4-4e3c-b16c-21a1d49abed3" },
-	{ "riscv64", "72ec70a6-cf74-40e6-bd49-4bda08e8f224" },
-	{ "ppc64el", "c31c45e6-3f39-412e-80fb-4809c4980599" },
-	{ "s390x", "5eead9a9-fe09-4a1e-a1d7-520d00531306" },
-	{ "loong64", "77055800-792c-4f94-b39a-98c91b762bb6" },
-	{ "mips64el", "700bda43-7a34-4507-b179-eeb93d7a7ca3" },
+	{ "amd64", "4f68bce3-e8cd-4db1-96e7-fbcaf984b709", "2c7357ed-ebd2-46d9-aec1-23d437ec2bf5" },
+	{ "i386", "44479540-f297-41b2-9af7-d131d5f0458a", "d13c5d3b-b5d1-422a-b29f-9454fdc89d76" },
+	{ "arm64", "b921b045-1df0-41c3-af44-4c6f280d3fae", "df3300ce-d69f-4c92-978c-9bfb0f38d820" },
+	{ "armhf", "69dad710-2ce4-4e3c-b16c-21a1d49abed3", "7386cdf2-203c-47a9-a498-f2ecce45a2d6" },
+	{ "armel", "69dad710-2ce4-4e3c-b16c-21a1d49abed3", "7386cdf2-203c-47a9-a498-f2ecce45a2d6" },
+	{ "riscv64", "72ec70a6-cf74-40e6-bd49-4bda08e8f224", "b6ed5582-440b-4209-b8da-5ff7c419ea3d" },
+	{ "ppc64el", "c31c45e6-3f39-412e-80fb-4809c4980599", "906bd944-4589-4aae-a4e4-dd983917446a" },
+	{ "s390x", "5eead9a9-fe09-4a1e-a1d7-520d00531306", "b325bfbe-c7be-4ab8-8357-139e652d2f6b" },
+	{ "loong64", "77055800-792c-4f94-b39a-98c91b762bb6", "f3393b22-e9af-4613-a948-9d3bfbd0c535" },
+	{ "mips64el", "700bda43-7a34-4507-b179-eeb93d7a7ca3", "16b417f8-3e06-4f57-8dd2-9b5232f41aa6" },
 };
 
-#define TYPE_NAMES "\"esp\", \"xbootldr\", \"root\", \"linux\", \"swap\", \"raw\""
+#define TYPE_NAMES "\"esp\", \"xbootldr\", \"root\", \"root-verity\", \"linux\", \"swap\", \"raw\""
 
 static const struct part_type *find_type(const char *name)
 {
@@ -71,18 +76,20 @@ static int is_guid(const char *s)
 	return s[i] == 0;
 }
 
+/* "root" or "root-verity": the primary architecture's type. */
 static int resolve_root(struct recipe_ctx *c, const config_setting_t *s, struct recipe_partition *p)
 {
+	int verity = !strcmp(p->type, "root-verity");
 	size_t i;
 
 	for (i = 0; i < sizeof(root_types) / sizeof(*root_types); i++) {
 		if (!strcmp(root_types[i].arch, c->r->arch)) {
-			memcpy(p->type_guid, root_types[i].guid, 37);
+			memcpy(p->type_guid, verity ? root_types[i].verity : root_types[i].root, 37);
 			return 0;
 		}
 	}
-	return recipe_fail(c, s, "partition type \"root\" has no Discoverable Partitions type for "
-			   "architecture '%s': give the type GUID instead", c->r->arch);
+	return recipe_fail(c, s, "partition type \"%s\" has no Discoverable Partitions type for "
+			   "architecture '%s': give the type GUID instead", p->type, c->r->arch);
 }
 
 /* type: a name, a GUID (GPT) or "0xNN" (an MBR system id). */
@@ -183,7 +190,10 @@ static char *tree_dir(const char *s)
 	return b.p ? b.p : xstrdup("");
 }
 
-/* contents: "root", "/boot/efi" or "file:/usr/lib/u-boot/x/u-boot-sunxi-with-spl.bin". */
+/*
+ * contents: "root", "/boot/efi", "file:/usr/lib/u-boot/x/u-boot-sunxi-with-spl.bin" or
+ * "verity:NAME" (partition NAME's hash tree; NAME is found once every partition is read).
+ */
 int recipe_disk_parse_contents(struct recipe_ctx *c, const config_setting_t *g,
 			       const struct recipe_key *k, void *base)
 {
@@ -200,6 +210,14 @@ int recipe_disk_parse_contents(struct recipe_ctx *c, const config_setting_t *g,
 	} else if (!strncmp(text, "file:", 5)) {
 		p->contents = PART_FILE;
 		p->path = tree_dir(text + 5);
+	} else if (!strncmp(text, "verity:", 7)) {
+		p->contents = PART_VERITY;
+		if (!text[7])
+			ret = recipe_fail(c, s, "contents = \"verity:NAME\" needs the name of the "
+					  "partition whose hash tree it holds, such as \"verity:root\"");
+		else
+			p->path = xstrdup(text + 7);
+		goto out;
 	} else {
 		p->contents = PART_SUBTREE;
 		p->path = tree_dir(text);
@@ -228,6 +246,11 @@ void recipe_disk_fmt_contents(struct buf *b, const struct recipe_key *k, const v
 	case PART_ROOT: buf_adds(b, "\"root\""); break;
 	case PART_SUBTREE: buf_addf(b, "\"/%s\"", p->path); break;
 	case PART_FILE: buf_addf(b, "\"file:/%s\"", p->path); break;
+	case PART_VERITY:
+		buf_adds(b, "\"verity:");
+		buf_add_escaped(b, p->path);
+		buf_adds(b, "\"");
+		break;
 	default: buf_adds(b, "\"\""); break;
 	}
 }
@@ -246,7 +269,8 @@ int recipe_disk_parse_format(struct recipe_ctx *c, const config_setting_t *g,
 	if (ret)
 		return ret;
 	if (!text) {
-		p->format = p->contents == PART_FILE ? PART_FS_NONE : t ? t->fs : PART_FS_NONE;
+		p->format = p->contents == PART_FILE || p->contents == PART_VERITY ? PART_FS_NONE
+			  : t ? t->fs : PART_FS_NONE;
 		if (p->contents == PART_EMPTY && t && t->fs == PART_FS_EXT4)
 			p->format = PART_FS_NONE; /* a slot: written by the update agent */
 		if (p->format == PART_FS_NONE && (p->contents == PART_ROOT ||
@@ -357,6 +381,9 @@ static int check_contents(struct recipe_ctx *c, const config_setting_t *g,
 	if (p->contents == PART_FILE && p->format != PART_FS_NONE)
 		return recipe_fail(c, s, "partition '%s' holds a file written raw: it has no "
 				   "filesystem (leave 'format' out or set \"none\")", p->name);
+	if (p->contents == PART_VERITY && p->format != PART_FS_NONE)
+		return recipe_fail(c, s, "partition '%s' holds a hash tree: it has no filesystem "
+				   "(leave 'format' out or set \"none\")", p->name);
 	if ((p->contents == PART_ROOT || p->contents == PART_SUBTREE) && p->format == PART_FS_NONE)
 		return recipe_fail(c, s, "partition '%s' holds a tree: it needs a filesystem "
 				   "(format = \"ext4\" or \"vfat\")", p->name);
@@ -502,6 +529,58 @@ static int check_fixed_overlaps(struct recipe_ctx *c, const config_setting_t *g,
 	return 0;
 }
 
+/*
+ * A verity partition names a partition before it (written first: the tree hashes its bytes), one
+ * that cannot change under the tree: a read-only filesystem or raw bytes, hashed by one tree.
+ */
+static int check_verity_of(struct recipe_ctx *c, const config_setting_t *g,
+			   struct recipe_disk *d, size_t i)
+{
+	struct recipe_partition *p = &d->partitions[i];
+	const config_setting_t *s = recipe_member(part_setting(g, i), "contents");
+	size_t j, k;
+
+	for (j = 0; j < d->n_partitions && strcmp(d->partitions[j].name, p->path); j++)
+		;
+	if (j == d->n_partitions)
+		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which is not a "
+				   "partition of the disk: name one in contents = \"verity:NAME\"",
+				   p->name, p->path);
+	if (d->partitions[j].contents == PART_VERITY)
+		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which holds a "
+				   "hash tree itself: name the data partition", p->name, p->path);
+	if (j > i)
+		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which comes "
+				   "after it (line %d): place the hash partition after its data "
+				   "partition", p->name, p->path, d->partitions[j].line);
+	if (d->partitions[j].format == PART_FS_EXT4 || d->partitions[j].format == PART_FS_VFAT)
+		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which is %s: "
+				   "verity needs a read-only filesystem: format = \"squashfs\"",
+				   p->name, p->path, format_names[d->partitions[j].format]);
+	if (d->partitions[j].contents == PART_EMPTY)
+		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which is "
+				   "empty: give it contents (\"file:/PATH\" or a squashfs tree)",
+				   p->name, p->path);
+	for (k = 0; k < i; k++)
+		if (d->partitions[k].contents == PART_VERITY && d->partitions[k].verity_of == j)
+			return recipe_fail(c, s, "partitions '%s' (line %d) and '%s' both hold the "
+					   "hash tree of '%s': one is enough", d->partitions[k].name,
+					   d->partitions[k].line, p->name, p->path);
+	p->verity_of = j;
+	return 0;
+}
+
+static int check_verity(struct recipe_ctx *c, const config_setting_t *g, struct recipe_disk *d)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < d->n_partitions; i++)
+		if (d->partitions[i].contents == PART_VERITY)
+			ret = check_verity_of(c, g, d, i);
+	return ret;
+}
+
 /* The EFI name of the primary architecture: BOOT<NAME>.EFI, systemd-boot<name>.efi. */
 static const char *efi_arch(const char *arch)
 {
@@ -556,6 +635,8 @@ int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *ba
 	ret = check_partition_set(c, g, d);
 	if (!ret)
 		ret = check_fixed_overlaps(c, g, d);
+	if (!ret)
+		ret = check_verity(c, g, d);
 	if (!ret)
 		ret = check_bootloader(c, g, d);
 	return ret;

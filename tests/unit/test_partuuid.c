@@ -50,6 +50,32 @@ START_TEST(derived)
 }
 END_TEST
 
+/* A verity salt and UUID: the same every time, other for another partition, name or epoch. */
+START_TEST(verity)
+{
+	static char n1[] = "arm-board", n2[] = "arm-board-ab";
+	uint8_t s1[32], u1[16], s2[32], u2[16];
+	struct recipe r, o;
+
+	fill(&r, n1, DISK_GPT);
+	fill(&o, n2, DISK_GPT);
+	partuuid_verity(&r, 1700000000, "root", s1, u1);
+	partuuid_verity(&r, 1700000000, "root", s2, u2);
+	ck_assert_mem_eq(s1, s2, 32);
+	ck_assert_mem_eq(u1, u2, 16);
+	ck_assert_uint_eq(u1[6] >> 4, 4);
+	ck_assert_uint_eq(u1[8] >> 6, 2);
+	ck_assert_mem_ne(s1, u1, 16);
+	partuuid_verity(&r, 1700000000, "root_b", s2, u2);
+	ck_assert_mem_ne(s1, s2, 32);
+	ck_assert_mem_ne(u1, u2, 16);
+	partuuid_verity(&r, 1700000001, "root", s2, u2);
+	ck_assert_mem_ne(s1, s2, 32);
+	partuuid_verity(&o, 1700000000, "root", s2, u2);
+	ck_assert_mem_ne(s1, s2, 32);
+}
+END_TEST
+
 START_TEST(mbr)
 {
 	static char n1[] = "arm-board";
@@ -71,6 +97,7 @@ Suite *partuuid_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, derived);
+	tcase_add_test(tc, verity);
 	tcase_add_test(tc, mbr);
 	suite_add_tcase(s, tc);
 	return s;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "image/format.h"
+#include "lib/err.h"
 #include "lib/log.h"
 #include "recipe/recipe.h"
 #include "recipe/recipe_internal.h"
@@ -117,6 +118,60 @@ START_TEST(sizes_and_efi_names)
 }
 END_TEST
 
+#define VERITY(data, hash) "disk = { partitions = ( " \
+	"{ name = \"root\"; type = \"linux\"; contents = \"root\"; }, " data ", " hash " ); };"
+
+/* "verity:NAME" keeps its data partition's index; root-verity is the architecture's type. */
+START_TEST(verity)
+{
+	struct recipe r;
+	struct buf b = { 0 };
+	const struct recipe_partition *p;
+
+	ck_assert_int_eq(parse(&r, "arm64", VERITY("{ name = \"d\"; type = \"root\"; "
+			       "contents = \"file:/x.img\"; }", "{ name = \"h\"; type = "
+			       "\"root-verity\"; contents = \"verity:d\"; }")), 0);
+	p = r.disk.partitions;
+	ck_assert_int_eq(p[2].contents, PART_VERITY);
+	ck_assert_str_eq(p[2].path, "d");
+	ck_assert_uint_eq(p[2].verity_of, 1);
+	ck_assert_int_eq(p[2].format, PART_FS_NONE);
+	ck_assert_str_eq(p[2].type_guid, "df3300ce-d69f-4c92-978c-9bfb0f38d820");
+	recipe_format(&r, &b);
+	ck_assert_ptr_nonnull(strstr(b.p, "contents = \"verity:d\""));
+	buf_release(&b);
+	recipe_release(&r);
+	ck_assert_int_eq(parse(&r, "amd64", VERITY("{ name = \"d\"; type = \"raw\"; "
+			       "contents = \"file:/x.img\"; }", "{ name = \"h\"; type = "
+			       "\"root-verity\"; contents = \"verity:d\"; }")), 0);
+	ck_assert_str_eq(r.disk.partitions[2].type_guid, "2c7357ed-ebd2-46d9-aec1-23d437ec2bf5");
+	recipe_release(&r);
+	/* missing, itself a tree, after its tree, writable, empty, twice */
+	ck_assert_int_eq(parse(&r, "amd64", VERITY("{ name = \"d\"; type = \"raw\"; }",
+			       "{ name = \"h\"; type = \"raw\"; contents = \"verity:e\"; }")),
+			 -MKI_E_RECIPE);
+	ck_assert_int_eq(parse(&r, "amd64", VERITY("{ name = \"d\"; type = \"raw\"; "
+			       "contents = \"verity:root\"; }", "{ name = \"h\"; type = "
+			       "\"raw\"; contents = \"verity:d\"; }")), -MKI_E_RECIPE);
+	ck_assert_int_eq(parse(&r, "amd64", VERITY("{ name = \"h\"; type = \"raw\"; "
+			       "contents = \"verity:d\"; }", "{ name = \"d\"; type = \"raw\"; "
+			       "contents = \"file:/x\"; }")), -MKI_E_RECIPE);
+	ck_assert_int_eq(parse(&r, "amd64", VERITY("{ name = \"d\"; type = \"linux\"; "
+			       "contents = \"/srv\"; }", "{ name = \"h\"; type = \"raw\"; "
+			       "contents = \"verity:d\"; }")), -MKI_E_RECIPE);
+	ck_assert_int_eq(parse(&r, "amd64", VERITY("{ name = \"d\"; type = \"raw\"; }",
+			       "{ name = \"h\"; type = \"raw\"; contents = \"verity:d\"; }")),
+			 -MKI_E_RECIPE);
+	ck_assert_int_eq(parse(&r, "amd64", VERITY("{ name = \"d\"; type = \"raw\"; contents = "
+			       "\"file:/x\"; }, { name = \"h\"; type = \"raw\"; contents = "
+			       "\"verity:d\"; }", "{ name = \"h2\"; type = \"raw\"; contents = "
+			       "\"verity:d\"; }")), -MKI_E_RECIPE);
+	ck_assert_int_eq(parse(&r, "amd64", VERITY("{ name = \"d\"; type = \"raw\"; contents = "
+			       "\"file:/x\"; }", "{ name = \"h\"; type = \"raw\"; format = "
+			       "\"ext4\"; contents = \"verity:d\"; }")), -MKI_E_RECIPE);
+}
+END_TEST
+
 Suite *recipe_disk_suite(void)
 {
 	Suite *s = suite_create("recipe_disk");
@@ -126,6 +181,7 @@ Suite *recipe_disk_suite(void)
 	tcase_add_test(tc, mbr_ids_and_guids);
 	tcase_add_test(tc, digest);
 	tcase_add_test(tc, sizes_and_efi_names);
+	tcase_add_test(tc, verity);
 	suite_add_tcase(s, tc);
 	return s;
 }

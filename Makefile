@@ -124,7 +124,7 @@ check: lint unit integration
 SAN_TESTS := 01-cli.sh 02-recipe-errors.sh 04-recipe-inputs.sh 12-signature.sh 13-release.sh \
 	14-index-integrity.sh 15-fetch-errors.sh 21-resolve-errors.sh 22-resolve-lock.sh \
 	25-release-freshness.sh 30-unpack.sh 31-unpack-hostile.sh 42-image-errors.sh \
-	95-disk-recipe.sh
+	95-disk-recipe.sh 98-verity.sh
 
 $(OUT)/mkimage: $(OUT)/main.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -160,8 +160,8 @@ DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarc
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
 	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
 	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 bmap-tools \
-	fdisk dosfstools mtools u-boot-qemu ovmf qemu-efi-aarch64
-BENCH_DEPS := mmdebstrap arch-test time bc
+	fdisk dosfstools mtools u-boot-qemu ovmf qemu-efi-aarch64 cryptsetup-bin
+BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin
 
 deps:
 	@$(call apt_install,$(DEB_DEPS))

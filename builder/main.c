@@ -483,6 +483,7 @@ struct build {
 	struct dep5_texts shipped; /* copyright files before any script ran (dep5.h) */
 	struct buf disk;           /* the report's "disk" member (disk.h); empty without a disk */
 	char *root_image, *bmap, *compressed; /* a disk's other outputs, or NULL */
+	char root_hash[65];        /* the root's dm-verity root hash (disk.h), or "" */
 	double t0;
 };
 
@@ -610,7 +611,7 @@ static int write_image(const struct options *o, const struct recipe *r, struct b
 {
 	struct buf none = { 0 };
 	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, b->bmap,
-				  b->compressed, &o->st.limits };
+				  b->compressed, &o->st.limits, report ? b->root_hash : NULL };
 	int ret;
 
 	if (!r->disk.set)
@@ -707,6 +708,34 @@ static enum compress_kind disk_compression(const struct recipe *r)
 	     : r->disk.compress == DISK_COMPRESS_XZ ? COMPRESS_XZ : COMPRESS_NONE;
 }
 
+/* The stem of the disk's path, as the lock's: images/x.img -> images/x. */
+static int output_stem(const char *output)
+{
+	const char *slash = strrchr(output, '/'), *dot = strrchr(output, '.');
+
+	return (int)(dot && (!slash || dot > slash + 1) ? dot - output : (long)strlen(output));
+}
+
+/*
+ * NAME.roothash beside the disk (systemd's name for it): the root hash of the root's dm-verity
+ * tree, hex and a newline, written atomically; only when the disk has one.
+ */
+static int write_root_hash(const struct options *o, const struct build *b)
+{
+	char *path, text[66];
+	int ret;
+
+	if (!b->root_hash[0])
+		return 0;
+	path = xasprintf("%.*s.roothash", output_stem(o->output), o->output);
+	snprintf(text, sizeof(text), "%s\n", b->root_hash);
+	ret = fsutil_write_atomic(path, text, 65);
+	if (ret)
+		log_error("cannot write the root hash to '%s': %s", path, strerror(-ret));
+	free(path);
+	return ret;
+}
+
 /*
  * A disk's other outputs: OUTPUT.bmap, OUTPUT.zst or .xz, the root partition at image.output
  * (default: beside the disk, its stem and .ext4).
@@ -722,11 +751,7 @@ static void disk_outputs(const struct options *o, const struct recipe *r, struct
 	if (r->disk.root_image && r->image.output) {
 		b->root_image = xstrdup(r->image.output);
 	} else if (r->disk.root_image) { /* beside the disk, as the lock: images/x.img -> x.ext4 */
-		const char *slash = strrchr(o->output, '/'), *dot = strrchr(o->output, '.');
-		int stem = (int)(dot && (!slash || dot > slash + 1) ? dot - o->output
-								      : (long)strlen(o->output));
-
-		b->root_image = xasprintf("%.*s.ext4", stem, o->output);
+		b->root_image = xasprintf("%.*s.ext4", output_stem(o->output), o->output);
 	}
 }
 
@@ -799,6 +824,8 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		ret = timed(b, ST_IMAGE, write_image(o, r, b, &b->stage, &ip, o->output, &b->disk));
 	if (!ret && o->verify)
 		ret = verify_again(o, r, b, &ip);
+	if (!ret)
+		ret = write_root_hash(o, b);
 	if (!ret && r->image.export_boot)
 		ret = bootexport_commit(&b->boot);
 	if (!ret && b->bmap)

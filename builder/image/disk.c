@@ -29,6 +29,7 @@
 #include "parttable.h"
 #include "recipe/partuuid.h"
 #include "sink.h"
+#include "verity.h"
 
 #define COPY_CHUNK (1u << 20)
 
@@ -39,6 +40,7 @@ struct disk_ctx {
 	struct sink k;                 /* the whole disk's temporary */
 	struct disklayout_part *v;     /* per partition */
 	char (*sha)[65];               /* per partition: sha256 of its region */
+	char (*roothash)[65];          /* per partition: its dm-verity root hash, or "" */
 	uint64_t cursor;               /* the end of the partitions placed so far */
 	uint64_t size;                 /* the disk's, once every partition is placed */
 	size_t root;                   /* index of the root partition */
@@ -346,6 +348,37 @@ static int write_file(struct disk_ctx *c, size_t i)
 	return ret;
 }
 
+/*
+ * Partition i holds the hash tree of an earlier partition, already written in the temporary:
+ * hashed from there into i's region (auto: as large as the tree), its root hash kept.
+ */
+static int write_verity(struct disk_ctx *c, size_t i)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+	size_t d = p->verity_of;
+	struct verity_params vp = { .name = c->d->partitions[d].name };
+	char *name = region_name(c, i);
+	struct sink rk;
+	int ret;
+
+	partuuid_verity(c->dp->r, c->dp->ip->source_date_epoch, vp.name, vp.salt, vp.uuid);
+	if (p->size && p->size < verity_hash_size(c->v[d].size)) {
+		log_error("partition '%s' (%" PRIu64 " MiB) is too small for the hash tree of '%s' "
+			  "(%" PRIu64 " bytes for its %" PRIu64 " MiB): raise its size or use \"auto\"",
+			  p->name, p->size >> 20, vp.name, verity_hash_size(c->v[d].size),
+			  c->v[d].size >> 20);
+		free(name);
+		return -MKI_E_NOSPACE;
+	}
+	ret = place(c, i, verity_hash_size(c->v[d].size));
+	sink_init_region(&rk, c->k.fd, c->v[i].offset, c->v[i].size, name);
+	if (!ret)
+		ret = verity_write(c->k.fd, c->v[d].offset, c->v[d].size, &vp, &rk, c->roothash[d]);
+	sink_release(&rk);
+	free(name);
+	return ret;
+}
+
 static int write_part(struct disk_ctx *c, size_t i)
 {
 	const struct recipe_partition *p = &c->d->partitions[i];
@@ -356,6 +389,8 @@ static int write_part(struct disk_ctx *c, size_t i)
 
 	if (p->contents == PART_FILE)
 		return write_file(c, i);
+	if (p->contents == PART_VERITY)
+		return write_verity(c, i);
 	if (p->format == PART_FS_NONE)
 		return place(c, i, 0);
 	part_image(c, i, &im);
@@ -507,6 +542,14 @@ static void report_part(const struct disk_ctx *c, size_t i, struct buf *b)
 			 c->dp->ip->im->label : p->label);
 	buf_adds(b, ", \"sha256\": ");
 	json_str(b, c->sha[i]);
+	if (c->roothash[i][0]) {
+		buf_adds(b, ", \"roothash\": ");
+		json_str(b, c->roothash[i]);
+	}
+	if (p->contents == PART_VERITY) {
+		buf_adds(b, ", \"verity_of\": ");
+		json_str(b, c->d->partitions[p->verity_of].name);
+	}
 	buf_addf(b, " }%s\n", i + 1 < c->d->n_partitions ? "," : "");
 }
 
@@ -569,6 +612,29 @@ static int write_all(struct disk_ctx *c)
 	return ret;
 }
 
+/*
+ * The root hash NAME.roothash holds: the root partition's, or else that of the first partition
+ * whose tree is in a partition of type root-verity (the root filesystem written raw).
+ */
+static void root_hash(const struct disk_ctx *c, char out[65])
+{
+	size_t i, d;
+
+	out[0] = 0;
+	if (c->roothash[c->root][0]) {
+		memcpy(out, c->roothash[c->root], 65);
+		return;
+	}
+	for (i = 0; i < c->d->n_partitions; i++) {
+		d = c->d->partitions[i].verity_of;
+		if (c->d->partitions[i].contents == PART_VERITY &&
+		    !strcmp(c->d->partitions[i].type, "root-verity") && c->roothash[d][0]) {
+			memcpy(out, c->roothash[d], 65);
+			return;
+		}
+	}
+}
+
 int disk_write(const struct stage *s, const struct disk_params *dp, struct buf *report)
 {
 	struct disk_ctx c = { .s = s, .dp = dp, .d = &dp->r->disk };
@@ -580,8 +646,11 @@ int disk_write(const struct stage *s, const struct disk_params *dp, struct buf *
 			c.root = i;
 	c.v = xcalloc(c.d->n_partitions, sizeof(*c.v));
 	c.sha = xcalloc(c.d->n_partitions, sizeof(*c.sha));
+	c.roothash = xcalloc(c.d->n_partitions, sizeof(*c.roothash));
 	sink_init_file(&c.k, dp->output);
 	ret = write_all(&c);
+	if (!ret && dp->root_hash)
+		root_hash(&c, dp->root_hash);
 	if (!ret)
 		ret = sink_commit(&c.k);
 	if (!ret && dp->root_output)
@@ -593,5 +662,6 @@ int disk_write(const struct stage *s, const struct disk_params *dp, struct buf *
 	sink_release(&c.k);
 	free(c.v);
 	free(c.sha);
+	free(c.roothash);
 	return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
 }

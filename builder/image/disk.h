@@ -1,7 +1,8 @@
 /*
  * The disk writer (recipe section `disk`): every partition written straight into its region of
  * one sparse temporary file beside the output (ext4 by the ext4 format's writer, vfat by the FAT
- * writer, a file copied raw with its holes, an empty partition left zero), the partition table
+ * writer, a file copied raw with its holes, a dm-verity hash tree (verity.h) hashed from its data
+ * partition's bytes already written, an empty partition left zero), the partition table
  * last (parttable.h), then fsync and rename. Layout arithmetic in disklayout.h.
  */
 #ifndef MKI_DISK_H
@@ -21,6 +22,7 @@ struct disk_params {
 	const char *bmap;              /* what the report names as the bmap, or NULL */
 	const char *compressed;        /* what the report names as the compressed disk, or NULL */
 	const struct limits *lim;      /* disk-size */
+	char *root_hash;               /* 65 bytes or NULL: the root's dm-verity root hash, or "" */
 };
 
 /**
@@ -33,7 +35,9 @@ int disk_check_files(const struct stage *s, const struct recipe *r);
  * Write the disk of dp->r from `s` (borrowed) at dp->output, and the root partition's bytes at
  * dp->root_output when set; append the report's "disk" member to `report` (a JSON object member,
  * ending with ",\n"). Nothing is left at either path on failure or interruption (a file that was
- * there stays as it was). Returns 0, -MKI_E_NOSPACE (a tree larger than its partition, the
+ * there stays as it was). dp->root_hash, when set, receives the root hash of the root partition's
+ * dm-verity tree, or else of the first partition hashed into a "root-verity" partition, or "".
+ * Returns 0, -MKI_E_NOSPACE (a tree larger than its partition, the
  * partitions beyond the disk's size), -MKI_E_HOOK (beyond --limit disk-size), -MKI_E_IMAGE,
  * -MKI_E_INTERRUPTED; every failure logged.
  */

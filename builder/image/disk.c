@@ -363,10 +363,10 @@ static int write_verity(struct disk_ctx *c, size_t i)
 
 	partuuid_verity(c->dp->r, c->dp->ip->source_date_epoch, vp.name, vp.salt, vp.uuid);
 	if (p->size && p->size < verity_hash_size(c->v[d].size)) {
-		log_error("partition '%s' (%" PRIu64 " MiB) is too small for the hash tree of '%s' "
-			  "(%" PRIu64 " bytes for its %" PRIu64 " MiB): raise its size or use \"auto\"",
-			  p->name, p->size >> 20, vp.name, verity_hash_size(c->v[d].size),
-			  c->v[d].size >> 20);
+		log_error("partition '%s' (%" PRIu64 " MiB) is too small for the hash tree of "
+			  "'%s' (%" PRIu64 " bytes for its %" PRIu64 " MiB): raise its size or use "
+			  "\"auto\"", p->name, p->size >> 20, vp.name,
+			  verity_hash_size(c->v[d].size), c->v[d].size >> 20);
 		free(name);
 		return -MKI_E_NOSPACE;
 	}

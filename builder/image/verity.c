@@ -99,7 +99,8 @@ static void digest_blocks(struct hash *h, const uint8_t *salt, const uint8_t *bu
 	uint64_t b;
 
 	for (b = 0; b < count; b++)
-		hash_sha256_pair(h, salt, 32, buf + b * VERITY_BLOCK, VERITY_BLOCK, out + b * DIGEST);
+		hash_sha256_pair(h, salt, 32, buf + b * VERITY_BLOCK, VERITY_BLOCK,
+				 out + b * DIGEST);
 }
 
 /* Whether [off, off + n) of fd is one hole: SEEK_DATA finds nothing before its end. */
@@ -150,7 +151,8 @@ static int write_chunk(struct run *r, struct sink *hash, size_t i)
 
 	if (ret)
 		return log_errno(ret, "cannot read partition '%s' to hash it: %m", r->vp->name);
-	ret = sink_pwrite(hash, r->out[i], n * VERITY_BLOCK, (r->t.start[0] + first) * VERITY_BLOCK);
+	ret = sink_pwrite(hash, r->out[i], n * VERITY_BLOCK,
+			  (r->t.start[0] + first) * VERITY_BLOCK);
 	if (ret)
 		return log_errno(ret, "cannot write the hash tree of partition '%s' to '%s': %m",
 				 r->vp->name, hash->name);

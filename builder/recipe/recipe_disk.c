@@ -40,16 +40,26 @@ static const struct {
 	const char *root;
 	const char *verity;
 } root_types[] = {
-	{ "amd64", "4f68bce3-e8cd-4db1-96e7-fbcaf984b709", "2c7357ed-ebd2-46d9-aec1-23d437ec2bf5" },
-	{ "i386", "44479540-f297-41b2-9af7-d131d5f0458a", "d13c5d3b-b5d1-422a-b29f-9454fdc89d76" },
-	{ "arm64", "b921b045-1df0-41c3-af44-4c6f280d3fae", "df3300ce-d69f-4c92-978c-9bfb0f38d820" },
-	{ "armhf", "69dad710-2ce4-4e3c-b16c-21a1d49abed3", "7386cdf2-203c-47a9-a498-f2ecce45a2d6" },
-	{ "armel", "69dad710-2ce4-4e3c-b16c-21a1d49abed3", "7386cdf2-203c-47a9-a498-f2ecce45a2d6" },
-	{ "riscv64", "72ec70a6-cf74-40e6-bd49-4bda08e8f224", "b6ed5582-440b-4209-b8da-5ff7c419ea3d" },
-	{ "ppc64el", "c31c45e6-3f39-412e-80fb-4809c4980599", "906bd944-4589-4aae-a4e4-dd983917446a" },
-	{ "s390x", "5eead9a9-fe09-4a1e-a1d7-520d00531306", "b325bfbe-c7be-4ab8-8357-139e652d2f6b" },
-	{ "loong64", "77055800-792c-4f94-b39a-98c91b762bb6", "f3393b22-e9af-4613-a948-9d3bfbd0c535" },
-	{ "mips64el", "700bda43-7a34-4507-b179-eeb93d7a7ca3", "16b417f8-3e06-4f57-8dd2-9b5232f41aa6" },
+	{ "amd64", "4f68bce3-e8cd-4db1-96e7-fbcaf984b709",
+	  "2c7357ed-ebd2-46d9-aec1-23d437ec2bf5" },
+	{ "i386", "44479540-f297-41b2-9af7-d131d5f0458a",
+	  "d13c5d3b-b5d1-422a-b29f-9454fdc89d76" },
+	{ "arm64", "b921b045-1df0-41c3-af44-4c6f280d3fae",
+	  "df3300ce-d69f-4c92-978c-9bfb0f38d820" },
+	{ "armhf", "69dad710-2ce4-4e3c-b16c-21a1d49abed3",
+	  "7386cdf2-203c-47a9-a498-f2ecce45a2d6" },
+	{ "armel", "69dad710-2ce4-4e3c-b16c-21a1d49abed3",
+	  "7386cdf2-203c-47a9-a498-f2ecce45a2d6" },
+	{ "riscv64", "72ec70a6-cf74-40e6-bd49-4bda08e8f224",
+	  "b6ed5582-440b-4209-b8da-5ff7c419ea3d" },
+	{ "ppc64el", "c31c45e6-3f39-412e-80fb-4809c4980599",
+	  "906bd944-4589-4aae-a4e4-dd983917446a" },
+	{ "s390x", "5eead9a9-fe09-4a1e-a1d7-520d00531306",
+	  "b325bfbe-c7be-4ab8-8357-139e652d2f6b" },
+	{ "loong64", "77055800-792c-4f94-b39a-98c91b762bb6",
+	  "f3393b22-e9af-4613-a948-9d3bfbd0c535" },
+	{ "mips64el", "700bda43-7a34-4507-b179-eeb93d7a7ca3",
+	  "16b417f8-3e06-4f57-8dd2-9b5232f41aa6" },
 };
 
 #define TYPE_NAMES "\"esp\", \"xbootldr\", \"root\", \"root-verity\", \"linux\", \"swap\", \"raw\""
@@ -84,7 +94,8 @@ static int resolve_root(struct recipe_ctx *c, const config_setting_t *s, struct 
 
 	for (i = 0; i < sizeof(root_types) / sizeof(*root_types); i++) {
 		if (!strcmp(root_types[i].arch, c->r->arch)) {
-			memcpy(p->type_guid, verity ? root_types[i].verity : root_types[i].root, 37);
+			memcpy(p->type_guid, verity ? root_types[i].verity : root_types[i].root,
+			       37);
 			return 0;
 		}
 	}
@@ -214,7 +225,8 @@ int recipe_disk_parse_contents(struct recipe_ctx *c, const config_setting_t *g,
 		p->contents = PART_VERITY;
 		if (!text[7])
 			ret = recipe_fail(c, s, "contents = \"verity:NAME\" needs the name of the "
-					  "partition whose hash tree it holds, such as \"verity:root\"");
+					  "partition whose hash tree it holds, such as "
+					  "\"verity:root\"");
 		else
 			p->path = xstrdup(text + 7);
 		goto out;
@@ -543,12 +555,13 @@ static int check_verity_of(struct recipe_ctx *c, const config_setting_t *g,
 	for (j = 0; j < d->n_partitions && strcmp(d->partitions[j].name, p->path); j++)
 		;
 	if (j == d->n_partitions)
-		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which is not a "
-				   "partition of the disk: name one in contents = \"verity:NAME\"",
-				   p->name, p->path);
+		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which is "
+				   "not a partition of the disk: name one in contents = "
+				   "\"verity:NAME\"", p->name, p->path);
 	if (d->partitions[j].contents == PART_VERITY)
-		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which holds a "
-				   "hash tree itself: name the data partition", p->name, p->path);
+		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which "
+				   "holds a hash tree itself: name the data partition", p->name,
+				   p->path);
 	if (j > i)
 		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which comes "
 				   "after it (line %d): place the hash partition after its data "
@@ -564,8 +577,9 @@ static int check_verity_of(struct recipe_ctx *c, const config_setting_t *g,
 	for (k = 0; k < i; k++)
 		if (d->partitions[k].contents == PART_VERITY && d->partitions[k].verity_of == j)
 			return recipe_fail(c, s, "partitions '%s' (line %d) and '%s' both hold the "
-					   "hash tree of '%s': one is enough", d->partitions[k].name,
-					   d->partitions[k].line, p->name, p->path);
+					   "hash tree of '%s': one is enough",
+					   d->partitions[k].name, d->partitions[k].line, p->name,
+					   p->path);
 	p->verity_of = j;
 	return 0;
 }

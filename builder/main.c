@@ -732,6 +732,8 @@ static int write_root_hash(const struct options *o, const struct build *b)
 	ret = fsutil_write_atomic(path, text, 65);
 	if (ret)
 		log_error("cannot write the root hash to '%s': %s", path, strerror(-ret));
+	else
+		log_info("dm-verity root hash %s written to '%s'", b->root_hash, path);
 	free(path);
 	return ret;
 }

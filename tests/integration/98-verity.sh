@@ -144,6 +144,8 @@ build() { # WHO OUTDIR [as_user USER]
 	local who=$1 out=$2
 	shift 2
 	TMPDIR=$out/tmp expect_ok "$@" "$MKIMAGE" --cache-dir "$out/cache" -o "$out/v.img" "$R/v.cfg"
+	grep -q "dm-verity root hash $(cat "$out/v.roothash" 2>/dev/null) written to '.*/v.roothash'" "$T/err" ||
+		fail "$who: the build does not say the root hash"
 	check "$who" "$out"
 }
 

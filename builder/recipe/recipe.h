@@ -88,8 +88,11 @@ enum partition_contents {
 	PART_ROOT,    /* the tree, less the subtrees other partitions hold (their mount points kept) */
 	PART_SUBTREE, /* a directory of the tree (`path`): "/boot", "/boot/efi", "/efi" */
 	PART_FILE,    /* a file of the tree (`path`) written raw */
+	PART_VERITY,  /* PROVISIONAL */
 };
-enum partition_format { PART_FS_NONE, PART_FS_EXT4, PART_FS_VFAT };
+enum partition_format { PART_FS_NONE, PART_FS_EXT4, PART_FS_VFAT,
+	PART_FS_SQUASHFS,
+};
 
 struct recipe_partition {
 	char *name;            /* the GPT partition name; what messages and the report call it */
@@ -107,6 +110,7 @@ struct recipe_partition {
 	int legacy_boot;       /* GPT attribute 2 / MBR active flag: where U-Boot looks */
 	int read_only;         /* GPT attribute 60 */
 	int table_entry;       /* 0: bytes at `offset` outside the table (a boot loader's SPL) */
+	size_t verity_of; /* PROVISIONAL */
 	int line;
 };
 
@@ -203,6 +207,11 @@ void recipe_all_archs(const struct recipe *r, struct strv *out);
 
 /** Parse "512M", "2G", "1048576" into bytes; 0 on success, -EINVAL otherwise. */
 int recipe_parse_size(const char *s, uint64_t *out);
+/**
+ * The index of the partition holding the dm-verity hash tree of the root partition (contents =
+ * "root"), or -1 when the root is not verified or there is no disk.
+ */
+int recipe_disk_root_verity(const struct recipe *r);
 /** The EFI name of Debian architecture `arch` ("x64", "aa64", ...), or NULL for none. */
 const char *recipe_disk_efi_arch(const char *arch);
 

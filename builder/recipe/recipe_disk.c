@@ -565,3 +565,15 @@ const char *recipe_disk_efi_arch(const char *arch)
 {
 	return efi_arch(arch);
 }
+
+int recipe_disk_root_verity(const struct recipe *r)
+{
+	const struct recipe_disk *d = &r->disk;
+	size_t i;
+
+	for (i = 0; d->set && i < d->n_partitions; i++)
+		if (d->partitions[i].contents == PART_VERITY &&
+		    d->partitions[d->partitions[i].verity_of].contents == PART_ROOT)
+			return (int)i;
+	return -1;
+}

@@ -88,11 +88,9 @@ enum partition_contents {
 	PART_ROOT,    /* the tree, less the subtrees other partitions hold (their mount points kept) */
 	PART_SUBTREE, /* a directory of the tree (`path`): "/boot", "/boot/efi", "/efi" */
 	PART_FILE,    /* a file of the tree (`path`) written raw */
-	PART_VERITY,  /* PROVISIONAL */
+	PART_VERITY,  /* the dm-verity hash tree of partition `path` (index `verity_of`) */
 };
-enum partition_format { PART_FS_NONE, PART_FS_EXT4, PART_FS_VFAT,
-	PART_FS_SQUASHFS,
-};
+enum partition_format { PART_FS_NONE, PART_FS_EXT4, PART_FS_VFAT, PART_FS_SQUASHFS };
 
 struct recipe_partition {
 	char *name;            /* the GPT partition name; what messages and the report call it */
@@ -104,13 +102,14 @@ struct recipe_partition {
 	int grow;              /* size = "grow": the rest of a disk of fixed size */
 	uint64_t offset;       /* first byte; 0: after the one before, 1 MiB aligned */
 	enum partition_contents contents;
-	char *path;            /* PART_SUBTREE: "boot/efi" (relative, normalized); PART_FILE: file */
+	char *path;            /* PART_SUBTREE: "boot/efi" (relative, normalized); PART_FILE: file;
+				  PART_VERITY: the data partition's name */
+	size_t verity_of;      /* PART_VERITY: the data partition's index (before this one) */
 	enum partition_format format;
 	char *label;           /* the filesystem's label (default: derived from name) */
 	int legacy_boot;       /* GPT attribute 2 / MBR active flag: where U-Boot looks */
 	int read_only;         /* GPT attribute 60 */
 	int table_entry;       /* 0: bytes at `offset` outside the table (a boot loader's SPL) */
-	size_t verity_of; /* PROVISIONAL */
 	int line;
 };
 

@@ -799,6 +799,8 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	/* a disk's raw files are there before configuring, which takes minutes (disk.h) */
 	if (!ret && r->disk.set)
 		ret = disk_check_files(&b->stage, r);
+	if (!ret)
+		ret = bootcfg_check_kernels(&b->stage, r);
 	/* the licences as shipped: a maintainer script may rewrite any copyright file */
 	if (!ret && !layer_restored(b->layer))
 		ret = sbom_capture(&b->shipped, &b->plan, b->stage.root);

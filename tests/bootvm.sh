@@ -18,6 +18,8 @@
 # Fails (exit 1) naming the last console lines when the boot hangs, the machine stops, or the
 # unit reports failed units. Exit 2: bad arguments or no qemu-system or firmware for the
 # architecture. BOOT_LOG=FILE keeps the whole console log; BOOT_SHOW=1 prints the command.
+# BOOT_STOP_AT=REGEX (grep -E) is for boots that must fail: once the console shows REGEX, the
+# machine runs 20 s more (what the system does next is in the log), then it is stopped: exit 3.
 set -euo pipefail
 usage() { echo "usage: bootvm.sh IMAGE [SECONDS]" >&2; exit 2; }
 die() { echo "bootvm: $*" >&2; exit 2; }
@@ -145,8 +147,16 @@ cmd=("${qemu[@]}" -accel tcg -m 1024 -smp 1 -nic none -snapshot -no-reboot -disp
 qpid=$!
 
 tail_log() { tr -d '\r' <"$log" | grep -v '^[[:space:]]*$' | tail -n "${1:-25}" | sed 's/^/  | /' >&2; }
-start=$SECONDS verdict=
+start=$SECONDS verdict= stop_at=
 while :; do
+	if [ -n "${BOOT_STOP_AT:-}" ] && [ -z "$stop_at" ] && grep -aEq "$BOOT_STOP_AT" "$log"; then
+		stop_at=$SECONDS
+	fi
+	if [ -n "$stop_at" ] && [ $((SECONDS - stop_at)) -ge 20 ]; then
+		echo "bootvm: the console showed '$BOOT_STOP_AT' after $((stop_at - start)) s:" >&2
+		grep -aE "$BOOT_STOP_AT" "$log" | tr -d '\r' | head -n 5 | sed 's/^/  | /' >&2
+		exit 3
+	fi
 	# Not anchored: getty's prompt and the unit's line may share a console line.
 	if grep -aq 'boot-report: system .*failed units' "$log" && grep -aq 'login: ' "$log"; then
 		verdict=$(grep -a -o 'boot-report: system .*failed units' "$log" | tail -n 1)

@@ -2,16 +2,18 @@
 # flagship_mirror NAME builds or reuses it with tests/mkmirror.sh and sets MIRROR to its directory.
 # The package lists name what the recipe installs besides Essential + required; the directory is
 # named after the set, so a branch still building an older set never rebuilds it. arm-board-ab
-# shares arm-board's.
+# and arm-board-verity share arm-board's, which holds cryptsetup-bin for the verified root.
 flagship_mirror() {
-	local archs pkgs
+	local archs pkgs set=$1
 	case $1 in
-	arm-board | arm-board-ab) archs=armhf,armel pkgs="linux-image-armmp u-boot-menu hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
+	arm-board | arm-board-ab | arm-board-verity)
+		set=arm-board-verity
+		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu cryptsetup-bin hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
 	pc-legacy) archs=amd64,i386 pkgs="linux-image-amd64 systemd-boot-efi hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386" ;;
 	arm64-armhf) archs=arm64,armhf pkgs="linux-image-arm64 u-boot-menu hello:armhf libc6:armhf libstdc++6:armhf zlib1g:armhf" ;;
 	*) echo "flagship_mirror: no recipe '$1'" >&2; return 2 ;;
 	esac
-	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/${1%-ab}-disk
+	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$set-disk
 	# TWINS=0 (tests/mkmirror.sh): a mirror of the recipe's architectures only, as a company keeps
 	[ "${TWINS:-1}" = 1 ] || MIRROR=$MIRROR-notwins
 	# shellcheck disable=SC2086

@@ -35,6 +35,8 @@ struct ctx {
 	struct buf os_release;
 	struct strv kernels; /* "vmlinuz-V" names in /boot, newest first */
 	size_t chosen;       /* the kernel booted by default */
+	const char *roothash;/* a verified root's, once the disk writer knows it; or NULL */
+	int late;            /* bootcfg_write_roothash: the root partition is written already */
 };
 
 /* The package that ships what is needed, and what the message calls the boot loader. */
@@ -69,6 +71,19 @@ int bootcfg_check_plan(const struct plan *p, const struct recipe *r)
 		log_error("%s: disk.bootloader = \"%s\" needs package '%s', which the plan "
 			  "does not hold: add \"%s\" to packages.install", r->file,
 			  needs[i].name, needs[i].package, needs[i].package);
+		return -MKI_E_IMAGE;
+	}
+	if (recipe_disk_root_verity(r) >= 0 && !plan_has(p, "cryptsetup-bin", 0)) {
+		log_error("%s: the root partition is verified by dm-verity, and the initramfs opens it "
+			  "with veritysetup, which the plan does not hold: add \"cryptsetup-bin\" to "
+			  "packages.install", r->file);
+		return -MKI_E_IMAGE;
+	}
+	if (recipe_disk_root_verity(r) >= 0 && !plan_has(p, "initramfs-tools", 0)) {
+		log_error("%s: the root partition is verified by dm-verity, which mkimage opens "
+			  "with an initramfs-tools script, and the plan holds no 'initramfs-tools' "
+			  "(dracut is not supported): add \"initramfs-tools\" to packages.install",
+			  r->file);
 		return -MKI_E_IMAGE;
 	}
 	if (!plan_has(p, "linux-image-", 1)) {
@@ -494,7 +509,7 @@ static int write_extlinux(struct ctx *c, struct buf *root, struct buf *params)
 	x.overlays = ovl = overlays(c, boot_path);
 	x.n_kernels = c->kernels.n;
 	x.kernels = k = extlinux_kernels(c, boot_path, &owned);
-	if (!ret)
+	if (!ret && !c->late)
 		ret = write_default_u_boot(c, root->p, params->p, def);
 	bootcfg_extlinux_conf(&x, &text);
 	if (!ret)
@@ -632,12 +647,12 @@ static int write_systemd_boot(struct ctx *c, const char *options)
 		ret = write_entry(c, dir, token, options);
 	buf_release(&b);
 	buf_addf(&b, "%s\n", options);
-	if (!ret)
+	if (!ret && !c->late)
 		ret = put(c, "etc/kernel/cmdline", &b);
 	buf_release(&b);
 	if (token)
 		buf_addf(&b, "%s\n", token);
-	if (!ret)
+	if (!ret && !c->late)
 		ret = put(c, "etc/kernel/entry-token", &b);
 	buf_release(&b);
 	free(rel);
@@ -651,7 +666,7 @@ static int write_loader(struct ctx *c)
 	int ret = printable("disk.console or disk.cmdline", c->r->disk.cmdline);
 
 	buf_adds(&root, "root=");
-	bootcfg_root(c->r, c->st->source_date_epoch, &root);
+	bootcfg_root(c->r, c->st->source_date_epoch, c->roothash, &root);
 	bootcfg_parameters(c->r, &params);
 	if (!ret)
 		ret = printable("disk.console", c->r->disk.console);
@@ -671,26 +686,42 @@ static int write_loader(struct ctx *c)
 	return ret;
 }
 
+static int write_all(struct ctx *c, struct stage *s, int rootfd, const struct settings *st)
+{
+	int ret;
+
+	c->w.rootfd = rootfd;
+	c->w.m = &s->manifest;
+	c->w.mtime = st->source_date_epoch < 0 ? 0 : st->source_date_epoch;
+	c->w.can_chown = 1;
+	ret = read_text(rootfd, "etc/os-release", 0, &c->os_release);
+	if (ret == -ENOENT)
+		ret = read_text(rootfd, "usr/lib/os-release", 0, &c->os_release);
+	if (ret == -ENOENT) {
+		buf_adds(&c->os_release, "");
+		ret = 0;
+	}
+	ret = ret ? -MKI_E_IMAGE : write_loader(c);
+	buf_release(&c->os_release);
+	strv_release(&c->kernels);
+	return ret;
+}
+
 int bootcfg_write(struct stage *s, const struct recipe *r, int rootfd, const struct settings *st)
 {
 	struct ctx c = { .r = r, .st = st, .rootfd = rootfd };
-	int ret;
 
 	if (!r->disk.set || r->disk.bootloader == DISK_BOOT_NONE)
 		return 0;
-	c.w.rootfd = rootfd;
-	c.w.m = &s->manifest;
-	c.w.mtime = st->source_date_epoch < 0 ? 0 : st->source_date_epoch;
-	c.w.can_chown = 1;
-	ret = read_text(rootfd, "etc/os-release", 0, &c.os_release);
-	if (ret == -ENOENT)
-		ret = read_text(rootfd, "usr/lib/os-release", 0, &c.os_release);
-	if (ret == -ENOENT) {
-		buf_adds(&c.os_release, "");
-		ret = 0;
-	}
-	ret = ret ? -MKI_E_IMAGE : write_loader(&c);
-	buf_release(&c.os_release);
-	strv_release(&c.kernels);
-	return ret;
+	return write_all(&c, s, rootfd, st);
+}
+
+int bootcfg_write_roothash(struct stage *s, const struct recipe *r, int rootfd,
+			   const struct settings *st, const char *roothash)
+{
+	struct ctx c = { .r = r, .st = st, .rootfd = rootfd, .roothash = roothash, .late = 1 };
+
+	if (!r->disk.set || r->disk.bootloader == DISK_BOOT_NONE)
+		return 0;
+	return write_all(&c, s, rootfd, st);
 }

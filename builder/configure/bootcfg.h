@@ -50,10 +50,44 @@ void bootcfg_mark_legacy_boot(struct recipe *r);
  */
 int bootcfg_write(struct stage *s, const struct recipe *r, int rootfd, const struct settings *st);
 
+/**
+ * The partition holding the dm-verity hash tree of the root partition, or -1 when the root is
+ * not verified (recipe/recipe.h: contents = "verity:NAME").
+ */
+int bootcfg_verity_root(const struct recipe *r);
+
+/**
+ * Before the maintainer scripts run (the kernel's postinst builds the initramfs): with a
+ * verified root, the initramfs-tools hook and local-top script that open it (bootcfg_verity.c),
+ * 0755, recorded in s->manifest. 0 or -MKI_E_HOOK (logged).
+ */
+int bootcfg_prepare(struct stage *s, const struct recipe *r, int rootfd, int64_t sde);
+
+/**
+ * Right after unpacking, before the long configure step: with a verified root, every kernel in
+ * /usr/lib/modules has dm-verity and squashfs, as modules or built in. 0 or -MKI_E_IMAGE (exit
+ * 8) logged with the kernel and the module.
+ */
+int bootcfg_check_kernels(const struct stage *s, const struct recipe *r);
+
+/**
+ * With a verified root, once the disk writer knows its root hash: the boot entry (extlinux.conf
+ * or the BLS entry on the ESP) written again with mkimage.roothash=`roothash`, in the tree and
+ * in s->manifest, before the partition holding it is written. Nothing on the root partition is
+ * touched: it is written and hashed already. Returns as bootcfg_write.
+ */
+int bootcfg_write_roothash(struct stage *s, const struct recipe *r, int rootfd,
+			   const struct settings *st, const char *roothash);
+
 /* The texts, apart from the tree (unit-tested byte for byte). */
 
-/** What root= names: "PARTUUID=..." of the root partition (contents = "root"). */
-void bootcfg_root(const struct recipe *r, int64_t sde, struct buf *out);
+/**
+ * What root= names: "PARTUUID=..." of the root partition (contents = "root"). A root verified by
+ * dm-verity is "/dev/mapper/root rootfstype=squashfs mkimage.verity_data=PARTUUID=...
+ * mkimage.verity_hash=PARTUUID=..." with " mkimage.roothash=HEX" when `roothash` is not NULL
+ * (the initramfs script bootcfg_prepare writes reads them).
+ */
+void bootcfg_root(const struct recipe *r, int64_t sde, const char *roothash, struct buf *out);
 /** After root=: "console=C CMDLINE" (either may be absent), as the recipe gives them. */
 void bootcfg_parameters(const struct recipe *r, struct buf *out);
 

@@ -21,12 +21,26 @@ static size_t root_index(const struct recipe *r)
 	return 0; /* the recipe makes sure there is one */
 }
 
-void bootcfg_root(const struct recipe *r, int64_t sde, struct buf *out)
+int bootcfg_verity_root(const struct recipe *r)
 {
+	return recipe_disk_root_verity(r);
+}
+
+void bootcfg_root(const struct recipe *r, int64_t sde, const char *roothash, struct buf *out)
+{
+	int v = bootcfg_verity_root(r);
 	char id[37];
 
 	partuuid_partition(r, sde, root_index(r), id);
-	buf_addf(out, "PARTUUID=%s", id);
+	if (v < 0) {
+		buf_addf(out, "PARTUUID=%s", id);
+		return;
+	}
+	buf_addf(out, "/dev/mapper/root rootfstype=squashfs mkimage.verity_data=PARTUUID=%s", id);
+	partuuid_partition(r, sde, (size_t)v, id);
+	buf_addf(out, " mkimage.verity_hash=PARTUUID=%s", id);
+	if (roothash)
+		buf_addf(out, " mkimage.roothash=%s", roothash);
 }
 
 void bootcfg_parameters(const struct recipe *r, struct buf *out)
@@ -63,26 +77,37 @@ void bootcfg_fstab(const struct recipe *r, int64_t sde, struct buf *out)
 	const struct recipe_partition **sub = xcalloc(r->disk.n_partitions + 1, sizeof(*sub));
 	size_t i, n = 0;
 	char id[37];
+	int tmp = 0;
 
 	buf_adds(out, "# /etc/fstab: static file system information (written by mkimage).\n"
 		      "# <file system>\t<mount point>\t<type>\t<options>\t<dump>\t<pass>\n");
 	partuuid_partition(r, sde, root_index(r), id);
-	buf_addf(out, "PARTUUID=%s\t/\text4\terrors=remount-ro\t0\t1\n", id);
+	if (bootcfg_verity_root(r) >= 0)
+		buf_adds(out, "/dev/mapper/root\t/\tsquashfs\tro\t0\t0\n");
+	else if (r->disk.partitions[root_index(r)].format == PART_FS_SQUASHFS)
+		buf_addf(out, "PARTUUID=%s\t/\tsquashfs\tro\t0\t0\n", id);
+	else
+		buf_addf(out, "PARTUUID=%s\t/\text4\terrors=remount-ro\t0\t1\n", id);
 	for (i = 0; i < r->disk.n_partitions; i++)
 		if (r->disk.partitions[i].contents == PART_SUBTREE &&
 		    r->disk.partitions[i].format != PART_FS_NONE)
 			sub[n++] = &r->disk.partitions[i];
 	qsort(sub, n, sizeof(*sub), by_path);
+	for (i = 0; i < n; i++)
+		tmp |= !strcmp(sub[i]->path, "tmp");
 	for (i = 0; i < n; i++) {
-		int vfat = sub[i]->format == PART_FS_VFAT;
+		int vfat = sub[i]->format == PART_FS_VFAT, ro = sub[i]->format == PART_FS_SQUASHFS;
 
 		partuuid_partition(r, sde, (size_t)(sub[i] - r->disk.partitions), id);
 		buf_addf(out, "PARTUUID=%s\t/", id);
 		fstab_field(out, sub[i]->path);
 		/* vfat has no owners: umask=0077 keeps the ESP root's, as Debian's installer */
-		buf_addf(out, "\t%s\t%s\t0\t2\n", vfat ? "vfat" : "ext4",
-			 vfat ? "umask=0077" : "defaults");
+		buf_addf(out, "\t%s\t%s\t0\t%d\n", vfat ? "vfat" : ro ? "squashfs" : "ext4",
+			 vfat ? "umask=0077" : ro ? "ro" : "defaults", ro ? 0 : 2);
 	}
+	/* a read-only root has no writable /tmp of its own (Debian does not mount one) */
+	if (r->disk.partitions[root_index(r)].format == PART_FS_SQUASHFS && !tmp)
+		buf_adds(out, "tmpfs\t/tmp\ttmpfs\tmode=1777,nosuid,nodev\t0\t0\n");
 	free(sub);
 }
 

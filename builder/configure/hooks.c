@@ -126,6 +126,9 @@ int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const stru
 	}
 	if (!ret && !layer_restored(l))
 		ret = identity_prepare(rootfd, st->source_date_epoch);
+	/* before the kernel's postinst builds the initramfs */
+	if (!ret && !layer_restored(l))
+		ret = bootcfg_prepare(s, r, rootfd, st->source_date_epoch);
 	if (!ret && !layer_restored(l))
 		ret = configure(&t, p, twins, r, st);
 	/* The layer point: what follows depends on more than the package set (layer.c's key). */

@@ -1541,6 +1541,9 @@ static void fmt_tree(struct buf *b, enum recipe_section sec, const void *base, c
 void recipe_format_tree(const struct recipe *r, struct buf *out)
 {
 	fmt_tree(out, RECIPE_IN_TOP, r, "");
+	/* mkimage writes the initramfs' dm-verity support before configuring (configure/bootcfg.h) */
+	if (recipe_disk_root_verity(r) >= 0)
+		buf_adds(out, "recipe initramfs dm-verity\n");
 }
 
 /* ---- the table's sections ------------------------------------------------------------------ */

@@ -206,6 +206,11 @@ void recipe_all_archs(const struct recipe *r, struct strv *out);
 
 /** Parse "512M", "2G", "1048576" into bytes; 0 on success, -EINVAL otherwise. */
 int recipe_parse_size(const char *s, uint64_t *out);
+/**
+ * The index of the partition holding the dm-verity hash tree of the root partition (contents =
+ * "root"), or -1 when the root is not verified or there is no disk.
+ */
+int recipe_disk_root_verity(const struct recipe *r);
 /** The EFI name of Debian architecture `arch` ("x64", "aa64", ...), or NULL for none. */
 const char *recipe_disk_efi_arch(const char *arch);
 

@@ -629,6 +629,37 @@ static int check_bootloader(struct recipe_ctx *c, const config_setting_t *g,
 			   "holding a directory of the tree, such as contents = \"/boot/efi\"");
 }
 
+/*
+ * A verified root's boot entry carries its root hash, known once the root is written: the
+ * partition holding the entry is written after the others, in a place settled before (a
+ * partition of its own, with a fixed size).
+ */
+static int check_verified_boot(struct recipe_ctx *c, const config_setting_t *g,
+			       const struct recipe_disk *d)
+{
+	const struct recipe_partition *p = NULL;
+	const char *what = d->bootloader == DISK_BOOT_EXTLINUX ? "/boot (extlinux.conf)" : "the ESP";
+	size_t i;
+
+	if (d->bootloader == DISK_BOOT_NONE || recipe_disk_root_verity(c->r) < 0)
+		return 0;
+	for (i = 0; i < d->n_partitions; i++)
+		if (d->partitions[i].contents == PART_SUBTREE &&
+		    (d->bootloader == DISK_BOOT_EXTLINUX ? !strcmp(d->partitions[i].path, "boot")
+							  : !strcmp(d->partitions[i].type, "esp")))
+			p = &d->partitions[i];
+	if (!p)
+		return recipe_fail(c, recipe_member(g, "bootloader"), "the root is verified by "
+				   "dm-verity, and its boot entry carries the root hash: %s must be a "
+				   "partition of its own, such as { name = \"boot\"; type = \"linux\"; "
+				   "size = \"256M\"; contents = \"/boot\"; }", what);
+	if (!p->size)
+		return recipe_fail(c, g, "partition '%s' holds the boot entry of a root verified by "
+				   "dm-verity and is written after the root (the entry carries the "
+				   "root hash): give it a fixed 'size', such as \"256M\"", p->name);
+	return 0;
+}
+
 int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *base)
 {
 	struct recipe_disk *d = base;
@@ -653,10 +684,24 @@ int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *ba
 		ret = check_verity(c, g, d);
 	if (!ret)
 		ret = check_bootloader(c, g, d);
+	if (!ret)
+		ret = check_verified_boot(c, g, d);
 	return ret;
 }
 
 const char *recipe_disk_efi_arch(const char *arch)
 {
 	return efi_arch(arch);
+}
+
+int recipe_disk_root_verity(const struct recipe *r)
+{
+	const struct recipe_disk *d = &r->disk;
+	size_t i;
+
+	for (i = 0; d->set && i < d->n_partitions; i++)
+		if (d->partitions[i].contents == PART_VERITY &&
+		    d->partitions[d->partitions[i].verity_of].contents == PART_ROOT)
+			return (int)i;
+	return -1;
 }

@@ -3,8 +3,8 @@
 # packages on 127.0.0.1, configured under QEMU, overlays and hooks applied, written as a whole
 # disk, checked from the outside, then booted under qemu-system-arm through U-Boot (Debian's
 # u-boot-qemu as the machine's firmware, nothing but the disk given) to a serial login
-# (tests/bootvm.sh). Then arm-board-ab, the same tree from the layer cache on an A/B disk, boots
-# slot A. MKIMAGE_TEST_LEAN=1 builds the recipe without kernel, systemd and disk
+# (tests/bootvm.sh). Then arm-board-ab, the same tree from the layer cache on an A/B disk, selects
+# slot A (98 boots the A/B layout, verified). MKIMAGE_TEST_LEAN=1 builds the recipe without kernel, systemd and disk
 # (tests/flagship.sh) and checks all but the kernel and the boot: CI's run with the packaged
 # mkimage, whose job is the package.
 . "$(dirname "$0")/lib.sh"
@@ -149,4 +149,3 @@ debugfs -R "cat /extlinux/extlinux.conf" "$T/boot.ext4" 2>/dev/null >"$T/extlinu
 e2e_partition root-a "$T/root-a.ext4"
 grep -qi "root=PARTUUID=$PART_UUID" "$T/extlinux.conf" ||
 	{ cat "$T/extlinux.conf" >&2; fail "the boot entry does not select slot A ($PART_UUID)"; }
-e2e_boot qemu-system-arm armel

@@ -122,7 +122,8 @@ e2e_boot() {
 	grep -aqF "boot-report: hello ($arch): Hello, world!" "$T/console.log" ||
 		{ cat "$T/boot.err" >&2; fail "the boot-time unit did not run the $arch hello"; }
 	# Through firmware, the kernel got the command line the disk's boot entry gives.
-	[ -z "${DISK:-}" ] || grep -aiq "Kernel command line:.*root=PARTUUID=$PART_UUID" "$T/console.log" ||
+	# (A verified root names its partition in mkimage.verity_data=PARTUUID=.)
+	[ -z "${DISK:-}" ] || grep -aiq "Kernel command line:.*[= ]PARTUUID=$PART_UUID" "$T/console.log" ||
 		{ grep -a "Kernel command line" "$T/console.log" >&2; fail "the kernel was not booted with root=PARTUUID=$PART_UUID"; }
 	note "booted under $qemu in $((SECONDS - t0)) s:" \
 		"$(grep -o 'login prompt in [0-9]* s' "$T/boot.err")"

@@ -216,9 +216,60 @@ START_TEST(fstab)
 	ck_assert_str_eq(out.p, want);
 	buf_release(&out);
 	buf_adds(&out, "root=");
-	bootcfg_root(&r, 7, &out);
+	bootcfg_root(&r, 7, NULL, &out);
 	snprintf(want, sizeof(want), "root=PARTUUID=%s", a);
 	ck_assert_str_eq(out.p, want);
+	buf_release(&out);
+}
+END_TEST
+
+/* A verified squashfs root: the mapped device at /, /var on its own partition, /tmp a tmpfs. */
+START_TEST(fstab_verity)
+{
+	static char name[] = "ro", n_var[] = "data", n_hash[] = "root-verity", p_var[] = "var",
+		    t_linux[] = "linux", t_hash[] = "root-verity";
+	struct recipe_partition parts[] = {
+		{ .name = n_root, .type = t_root, .contents = PART_ROOT,
+		  .format = PART_FS_SQUASHFS, .table_entry = 1 },
+		{ .name = n_hash, .type = t_hash, .contents = PART_VERITY, .verity_of = 0,
+		  .table_entry = 1 },
+		{ .name = n_var, .type = t_linux, .contents = PART_SUBTREE, .path = p_var,
+		  .format = PART_FS_EXT4, .table_entry = 1 },
+	};
+	struct recipe r = { .name = name };
+	char want[600], root[37], hash[37], var[37];
+	struct buf out = { 0 };
+
+	r.disk.set = 1;
+	r.disk.partitions = parts;
+	r.disk.n_partitions = 3;
+	ck_assert_int_eq(bootcfg_verity_root(&r), 1);
+	partuuid_partition(&r, 7, 0, root);
+	partuuid_partition(&r, 7, 1, hash);
+	partuuid_partition(&r, 7, 2, var);
+	snprintf(want, sizeof(want), "# /etc/fstab: static file system information (written by "
+		 "mkimage).\n# <file system>\t<mount point>\t<type>\t<options>\t<dump>\t<pass>\n"
+		 "/dev/mapper/root\t/\tsquashfs\tro\t0\t0\n"
+		 "PARTUUID=%s\t/var\text4\tdefaults\t0\t2\n"
+		 "tmpfs\t/tmp\ttmpfs\tmode=1777,nosuid,nodev\t0\t0\n", var);
+	bootcfg_fstab(&r, 7, &out);
+	ck_assert_str_eq(out.p, want);
+	buf_release(&out);
+	bootcfg_root(&r, 7, NULL, &out);
+	snprintf(want, sizeof(want), "/dev/mapper/root rootfstype=squashfs "
+		 "mkimage.verity_data=PARTUUID=%s mkimage.verity_hash=PARTUUID=%s", root, hash);
+	ck_assert_str_eq(out.p, want);
+	buf_release(&out);
+	bootcfg_root(&r, 7, "ab12", &out);
+	ck_assert_ptr_nonnull(strstr(out.p, want));
+	ck_assert_str_eq(out.p + strlen(want), " mkimage.roothash=ab12");
+	buf_release(&out);
+	/* not verified: a squashfs root by its PARTUUID, still read-only */
+	parts[1].contents = PART_EMPTY;
+	ck_assert_int_eq(bootcfg_verity_root(&r), -1);
+	bootcfg_fstab(&r, 7, &out);
+	snprintf(want, sizeof(want), "PARTUUID=%s\t/\tsquashfs\tro\t0\t0\n", root);
+	ck_assert_ptr_nonnull(strstr(out.p, want));
 	buf_release(&out);
 }
 END_TEST
@@ -257,6 +308,7 @@ Suite *bootcfg_text_suite(void)
 	tcase_add_test(tc, bls_entry);
 	tcase_add_test(tc, versions);
 	tcase_add_test(tc, fstab);
+	tcase_add_test(tc, fstab_verity);
 	tcase_add_test(tc, parameters);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,236 @@
+/*
+ * A root verified by dm-verity on a real tree (bootcfg_verity.c and the entry's root hash): the
+ * initramfs hook and script written for it alone, the kernels' modules it needs, the entry
+ * written again with the root hash and nothing on the root touched.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "configure/bootcfg.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "recipe/partuuid.h"
+
+static char n_root[] = "root", n_boot[] = "boot", n_esp[] = "esp", p_boot[] = "boot",
+	    p_efi[] = "boot/efi", t_esp[] = "esp", t_root[] = "root", t_linux[] = "linux",
+	    name[] = "board", file[] = "board.cfg", arch[] = "amd64", cmd[] = "ro rootwait",
+	    con[] = "ttyS0,115200";
+static struct recipe_partition parts[4];
+static struct recipe rec;
+static char dir[64];
+
+static void put(const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, rel), *slash = strrchr(p, '/');
+
+	*slash = 0;
+	ck_assert_int_eq(fsutil_mkdirs(p), 0);
+	*slash = '/';
+	ck_assert_int_eq(fsutil_write_atomic(p, text, strlen(text)), 0);
+	free(p);
+}
+
+static char *get(const char *rel)
+{
+	char *p = xasprintf("%s/%s", dir, rel), *text = xcalloc(1, 65536);
+	int fd = open(p, O_RDONLY);
+
+	ck_assert_msg(fd >= 0, "'%s' missing", rel);
+	ck_assert_int_ge(read(fd, text, 65535), 0);
+	close(fd);
+	free(p);
+	return text;
+}
+
+/* A recipe: root, and with `boot` a /boot partition, with `esp` an ESP at /boot/efi. */
+static void setup(int loader, int boot, int esp)
+{
+	size_t n = 0;
+
+	snprintf(dir, sizeof(dir), "/tmp/test-bootcfg-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	memset(parts, 0, sizeof(parts));
+	memset(&rec, 0, sizeof(rec));
+	if (esp)
+		parts[n++] = (struct recipe_partition){ .name = n_esp, .type = t_esp, .path = p_efi,
+			.contents = PART_SUBTREE, .format = PART_FS_VFAT, .table_entry = 1 };
+	if (boot)
+		parts[n++] = (struct recipe_partition){ .name = n_boot, .type = t_linux,
+			.path = p_boot, .contents = PART_SUBTREE, .format = PART_FS_EXT4,
+			.table_entry = 1 };
+	parts[n++] = (struct recipe_partition){ .name = n_root, .type = t_root,
+		.contents = PART_ROOT, .format = PART_FS_EXT4, .table_entry = 1 };
+	rec.name = name;
+	rec.file = file;
+	rec.arch = arch;
+	rec.disk.set = 1;
+	rec.disk.bootloader = loader;
+	rec.disk.cmdline = cmd;
+	rec.disk.console = con;
+	rec.disk.partitions = parts;
+	rec.disk.n_partitions = n;
+	put("etc/os-release", "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n");
+	put("boot/vmlinuz-6.1.0-9-amd64", "old kernel");
+	put("boot/vmlinuz-6.1.0-13-amd64", "kernel");
+	put("boot/initrd.img-6.1.0-13-amd64", "initrd");
+	put("usr/lib/systemd/boot/efi/systemd-bootx64.efi", "MZ loader");
+}
+
+static int run(struct stage *s)
+{
+	struct settings st = { 0 };
+	int rootfd = open(dir, O_PATH | O_DIRECTORY), ret;
+
+	st.source_date_epoch = 1700000000;
+	ret = bootcfg_write(s, &rec, rootfd, &st);
+	close(rootfd);
+	return ret;
+}
+
+static void teardown(void)
+{
+	fsutil_remove_tree(dir);
+}
+
+/* setup's recipe with its root (the last partition) squashfs, verified by a partition after it. */
+static void add_verity(void)
+{
+	static char n_hash[] = "root-verity", t_hash[] = "root-verity";
+	size_t root = rec.disk.n_partitions - 1;
+
+	parts[root].format = PART_FS_SQUASHFS;
+	parts[root + 1] = (struct recipe_partition){ .name = n_hash, .type = t_hash,
+		.contents = PART_VERITY, .verity_of = root, .table_entry = 1 };
+	rec.disk.n_partitions++;
+}
+
+static int prepare(struct stage *s)
+{
+	int rootfd = open(dir, O_PATH | O_DIRECTORY), ret;
+
+	ret = bootcfg_prepare(s, &rec, rootfd, 1700000000);
+	close(rootfd);
+	return ret;
+}
+
+/* The initramfs hook and script: written for a verified root only, executable, recorded. */
+START_TEST(verity_prepare)
+{
+	struct stage s = { 0 };
+	char *p = NULL, *text;
+	struct stat sb;
+
+	setup(DISK_BOOT_EXTLINUX, 1, 0);
+	ck_assert_int_eq(prepare(&s), 0);
+	p = xasprintf("%s/etc/initramfs-tools", dir);
+	ck_assert_int_ne(access(p, F_OK), 0); /* not verified: nothing */
+	add_verity();
+	ck_assert_int_eq(prepare(&s), 0);
+	text = get("etc/initramfs-tools/hooks/mkimage-verity");
+	ck_assert_ptr_nonnull(strstr(text, "manual_add_modules dm-verity squashfs\n"));
+	free(text);
+	text = get("etc/initramfs-tools/scripts/local-top/mkimage-verity");
+	ck_assert_ptr_nonnull(strstr(text, "veritysetup open \"/dev/disk/by-partuuid/$data\" root"));
+	free(text);
+	free(p);
+	p = xasprintf("%s/etc/initramfs-tools/scripts/local-top/mkimage-verity", dir);
+	ck_assert_int_eq(stat(p, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 07777, 0755);
+	ck_assert_ptr_nonnull(manifest_get(&s.manifest, "etc/initramfs-tools/hooks/mkimage-verity"));
+	free(p);
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
+static int check_kernels(void)
+{
+	struct stage s = { 0 };
+
+	s.root = dir;
+	return bootcfg_check_kernels(&s, &rec);
+}
+
+/* Each kernel needs dm-verity and squashfs, as a module of any compression or built in. */
+START_TEST(verity_kernel_modules)
+{
+	static const char k[] = "usr/lib/modules/6.1.0-13-amd64";
+	char *p;
+
+	log_set_level(LOG_QUIET);
+	setup(DISK_BOOT_EXTLINUX, 1, 0);
+	p = xasprintf("%s/kernel/drivers/md/dm-verity.ko.xz", k);
+	put(p, "module");
+	free(p);
+	ck_assert_int_eq(check_kernels(), 0); /* not verified: not checked */
+	add_verity();
+	ck_assert_int_eq(check_kernels(), -MKI_E_IMAGE); /* no squashfs */
+	p = xasprintf("%s/modules.builtin", k);
+	put(p, "kernel/fs/squashfs/squashfs.ko.old\nkernel/fs/squashfs/squashfs.ko\n");
+	free(p);
+	ck_assert_int_eq(check_kernels(), 0);
+	p = xasprintf("%s/kernel/drivers/md/dm-verity-fec.ko", k);
+	put(p, "not the module");
+	free(p);
+	p = xasprintf("%s/%s/kernel/drivers/md/dm-verity.ko.xz", dir, k);
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	ck_assert_int_eq(check_kernels(), -MKI_E_IMAGE); /* dm-verity-fec is not dm-verity */
+	teardown();
+}
+END_TEST
+
+/* Once the root hash is known: the entry carries it, the root's own files are left as they were. */
+START_TEST(verity_roothash)
+{
+	struct settings st = { 0 };
+	struct stage s = { 0 };
+	char *text, root[37], hash[37];
+	int rootfd;
+
+	setup(DISK_BOOT_EXTLINUX, 1, 0);
+	add_verity();
+	ck_assert_int_eq(run(&s), 0);
+	partuuid_partition(&rec, 1700000000, 1, root);
+	partuuid_partition(&rec, 1700000000, 2, hash);
+	text = get("boot/extlinux/extlinux.conf");
+	ck_assert_ptr_null(strstr(text, "mkimage.roothash="));
+	free(text);
+	st.source_date_epoch = 1700000000;
+	rootfd = open(dir, O_PATH | O_DIRECTORY);
+	ck_assert_int_eq(bootcfg_write_roothash(&s, &rec, rootfd, &st, "ab12"), 0);
+	close(rootfd);
+	text = get("boot/extlinux/extlinux.conf");
+	ck_assert_ptr_nonnull(strstr(text, "append root=/dev/mapper/root rootfstype=squashfs "
+					   "mkimage.verity_data=PARTUUID="));
+	ck_assert_ptr_nonnull(strstr(text, root));
+	ck_assert_ptr_nonnull(strstr(text, hash));
+	ck_assert_ptr_nonnull(strstr(text, " mkimage.roothash=ab12 console=ttyS0,115200"));
+	ck_assert_int_eq(manifest_get(&s.manifest, "boot/extlinux/extlinux.conf")->size,
+			 strlen(text)); /* the manifest the disk writer reads has the new size */
+	free(text);
+	text = get("etc/default/u-boot");
+	ck_assert_ptr_null(strstr(text, "roothash")); /* on the root, which is hashed already */
+	free(text);
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
+Suite *bootcfg_verity_suite(void)
+{
+	Suite *s = suite_create("bootcfg_verity");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, verity_prepare);
+	tcase_add_test(tc, verity_kernel_modules);
+	tcase_add_test(tc, verity_roothash);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,5 +1,6 @@
 /* mkimage: wires the stages together; the only place that parses argv and calls exit(). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -601,17 +602,38 @@ static void plan_seed(const struct recipe *r, const struct plan *p, char *seed)
 	hash_final_hex(&h, seed);
 }
 
+/* What the disk writer calls back with a verified root's hash (disk.h, bootcfg.h). */
+struct entry_ctx {
+	struct stage *s;
+	const struct recipe *r;
+	const struct settings *st;
+};
+
+static int write_entry(void *ctx, const char *roothash)
+{
+	struct entry_ctx *e = ctx;
+	int rootfd = open(e->s->root, O_PATH | O_DIRECTORY | O_CLOEXEC), ret;
+
+	if (rootfd < 0)
+		return log_errno(-MKI_E_IMAGE, "cannot open the staging tree '%s': %m", e->s->root);
+	ret = bootcfg_write_roothash(e->s, e->r, rootfd, e->st, roothash);
+	close(rootfd);
+	return ret;
+}
+
 /*
  * The image, or with a disk section the whole disk at `output` (its root partition also at
  * b->root_image when asked, and the report's "disk" member into `report` when not NULL).
  */
 static int write_image(const struct options *o, const struct recipe *r, struct build *b,
-		       const struct stage *s, const struct image_params *ip, const char *output,
+		       struct stage *s, const struct image_params *ip, const char *output,
 		       struct buf *report)
 {
 	struct buf none = { 0 };
+	struct entry_ctx e = { s, r, &o->st };
 	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, b->bmap,
-				  b->compressed, &o->st.limits, report ? b->root_hash : NULL };
+				  b->compressed, &o->st.limits, report ? b->root_hash : NULL,
+				  bootcfg_entry_path(r), write_entry, &e };
 	int ret;
 
 	if (!r->disk.set)

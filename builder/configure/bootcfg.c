@@ -716,6 +716,13 @@ int bootcfg_write(struct stage *s, const struct recipe *r, int rootfd, const str
 	return write_all(&c, s, rootfd, st);
 }
 
+const char *bootcfg_entry_path(const struct recipe *r)
+{
+	if (!r->disk.set || recipe_disk_root_verity(r) < 0 || r->disk.bootloader == DISK_BOOT_NONE)
+		return NULL;
+	return r->disk.bootloader == DISK_BOOT_EXTLINUX ? "boot/extlinux" : esp(r)->path;
+}
+
 int bootcfg_write_roothash(struct stage *s, const struct recipe *r, int rootfd,
 			   const struct settings *st, const char *roothash)
 {

@@ -79,6 +79,13 @@ int bootcfg_check_kernels(const struct stage *s, const struct recipe *r);
 int bootcfg_write_roothash(struct stage *s, const struct recipe *r, int rootfd,
 			   const struct settings *st, const char *roothash);
 
+/**
+ * Where a verified root's boot entry lives in the tree, which the disk writer writes after the
+ * root (disk.h): "boot/extlinux", or the ESP's directory ("boot/efi"); NULL without a verified root
+ * or a boot loader.
+ */
+const char *bootcfg_entry_path(const struct recipe *r);
+
 /* The texts, apart from the tree (unit-tested byte for byte). */
 
 /**

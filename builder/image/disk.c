@@ -575,8 +575,46 @@ static void report_json(const struct disk_ctx *c, struct buf *b)
 	buf_adds(b, "    ] },\n");
 }
 
+/* The partition holding dp->entry_path: the deepest directory of the tree containing it. */
+static size_t entry_partition(const struct disk_ctx *c)
+{
+	const char *e = c->dp->entry_path;
+	size_t i, n, best = SIZE_MAX, len = 0;
+
+	for (i = 0; e && i < c->d->n_partitions; i++) {
+		const struct recipe_partition *p = &c->d->partitions[i];
+
+		if (p->contents != PART_SUBTREE)
+			continue;
+		n = strlen(p->path);
+		if (!strncmp(e, p->path, n) && (e[n] == '/' || !e[n]) && n >= len) {
+			best = i;
+			len = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * The partition holding a verified root's boot entry, placed in its turn at `cursor` (its size
+ * is fixed: recipe_disk.c), written now that the root hash is known.
+ */
+static int write_entry_partition(struct disk_ctx *c, size_t i, uint64_t cursor)
+{
+	uint64_t end = c->cursor;
+	int ret = c->dp->entry(c->dp->entry_ctx, c->roothash[c->root]);
+
+	c->cursor = cursor;
+	if (!ret)
+		ret = write_part(c, i);
+	c->cursor = end;
+	return ret;
+}
+
 static int write_all(struct disk_ctx *c)
 {
+	size_t late = c->dp->entry ? entry_partition(c) : SIZE_MAX;
+	uint64_t late_cursor = 0;
 	uint64_t max = runlimits_get(c->dp->lim, LIMIT_DISK_SIZE);
 	double t0 = log_now();
 	size_t i;
@@ -591,7 +629,12 @@ static int write_all(struct disk_ctx *c)
 	ret = sink_begin(&c->k, 0);
 
 	for (i = 0; !ret && i < c->d->n_partitions; i++) {
-		ret = write_part(c, i);
+		if (i == late) {
+			late_cursor = c->cursor;
+			ret = place(c, i, 0);
+		} else {
+			ret = write_part(c, i);
+		}
 		if (!ret && c->v[i].offset + c->v[i].size > c->cursor)
 			c->cursor = c->v[i].offset + c->v[i].size;
 		if (!ret && err_interrupted())
@@ -599,6 +642,8 @@ static int write_all(struct disk_ctx *c)
 		log_debug("disk: partition '%s' at %" PRIu64 ", %" PRIu64 " bytes (%.2fs)",
 			  c->d->partitions[i].name, c->v[i].offset, c->v[i].size, log_now() - t0);
 	}
+	if (!ret && late != SIZE_MAX)
+		ret = write_entry_partition(c, late, late_cursor);
 	if (!ret)
 		ret = disklayout_finish(c->d, c->v, c->dp->lim, &c->size);
 	if (!ret && ftruncate(c->k.fd, (off_t)c->size))

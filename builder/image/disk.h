@@ -23,6 +23,14 @@ struct disk_params {
 	const char *compressed;        /* what the report names as the compressed disk, or NULL */
 	const struct limits *lim;      /* disk-size */
 	char *root_hash;               /* 65 bytes or NULL: the root's dm-verity root hash, or "" */
+	/*
+	 * A verified root's boot entry carries its root hash: the tree path the entry lives under
+	 * ("boot/extlinux"), or NULL. The partition holding it is placed in its turn and written
+	 * last, after entry(entry_ctx, ROOTHASH) has written the entry into the stage.
+	 */
+	const char *entry_path;
+	int (*entry)(void *entry_ctx, const char *roothash);
+	void *entry_ctx;
 };
 
 /**

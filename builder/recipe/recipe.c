@@ -771,14 +771,18 @@ static void fmt_image_format(struct buf *b, const struct recipe_key *k, const vo
 static int parse_fstab(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
 		       void *base)
 {
+	const config_setting_t *top = g ? config_setting_parent(g) : NULL;
+	/* a disk's fstab names partitions by PARTUUID (bootcfg.h): no label needed */
+	int disk = top && config_setting_get_member(top, "disk");
 	struct recipe_image *im = base;
 	int ret;
 
-	im->fstab = im->labelled;
+	im->fstab = im->labelled || disk;
 	ret = recipe_get_bool(c, g, "fstab", &im->fstab);
-	if (!ret && im->fstab && !im->labelled)
+	if (!ret && im->fstab && !im->labelled && !disk)
 		ret = recipe_fail(c, recipe_member(g, "fstab"),
-			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\"");
+			   "'fstab = true' names the root by its ext4 label: it needs format = \"ext4\" "
+			   "(or a disk section, whose fstab names partitions by PARTUUID)");
 	return ret;
 }
 

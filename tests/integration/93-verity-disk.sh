@@ -120,6 +120,29 @@ check again "$T/b"
 [ "$SHA" = "$sha_a" ] || fail "a second build gave another disk"
 cmp -s "$T/a/ro.roothash" "$T/b/ro.roothash" || fail "a second build gave another root hash"
 
+# systemd-boot: the BLS entry on the ESP, written after the root, carries the root hash.
+native_recipe "$R/sdb.cfg" sdb ", \"perl-base\", \"systemd-boot-efi\"$ALL"
+cat >>"$R/sdb.cfg" <<R
+disk = {
+  bootloader = "systemd-boot";
+  partitions = (
+    { name = "esp"; type = "esp"; contents = "/boot/efi"; size = "64M"; },
+    { name = "root"; type = "root"; contents = "root"; format = "squashfs"; },
+    { name = "root-verity"; type = "root-verity"; contents = "verity:root"; }
+  );
+};
+R
+mkdir -p "$T/sdb"
+expect_ok "$MKIMAGE" --cache-dir "$T/cache" --output "$T/sdb/sdb.img" "$R/sdb.cfg"
+hash=$(cat "$T/sdb/sdb.roothash")
+partition "$T/sdb/sdb.img" esp "$T/esp.fat"
+fsck.vfat -n "$T/esp.fat" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "sdb: fsck.vfat of the ESP"; }
+MTOOLS_SKIP_CHECK=1 mtype -i "$T/esp.fat" ::/loader/entries/debian-6.1.0-99-test.conf >"$T/entry" ||
+	fail "sdb: no BLS entry on the ESP"
+grep -q "^options    root=/dev/mapper/root rootfstype=squashfs .* mkimage.roothash=$hash ro rootwait" "$T/entry" ||
+	{ cat "$T/entry" >&2; fail "sdb: the BLS entry does not carry the root hash"; }
+note "systemd-boot: the BLS entry on the ESP carries the root hash"
+
 # Errors before the long steps.
 recipe nocrypt ', "initramfs-tools", "linux-image-6.1.0-99-test"'
 recipe noinitramfs ', "cryptsetup-bin", "linux-image-6.1.0-99-test"'

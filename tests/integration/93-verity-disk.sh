@@ -1,3 +1,4 @@
+# test-cost: slow (five native builds of disks)
 # A verified read-only root, natively (issue 26, deliverables 2, 3 and 5; 94 boots the real one):
 # a disk with /boot, a squashfs root, its dm-verity hash partition and /var on a data partition,
 # from the native base set, real u-boot-menu and packages made here (a kernel with and without

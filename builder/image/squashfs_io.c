@@ -1,0 +1,161 @@
+/*
+ * libsquashfs writes through a sqfs_file_t: ours writes into a sink (a whole file or a region of
+ * a disk, never a path), reads back what it wrote (its block writer and fragment deduplication
+ * compare candidates byte by byte) and keeps a region's bytes past a truncation zero, so the
+ * partition hashes the same whatever the library wrote and took back.
+ */
+#include "squashfs_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/str.h"
+
+#define ZERO_CHUNK 65536u
+
+static int io_write(sqfs_file_t *f, sqfs_u64 off, const void *buf, size_t n)
+{
+	struct squashfs_io *io = (struct squashfs_io *)f;
+	int ret = sink_pwrite(io->k, buf, n, off);
+
+	if (ret == -EFBIG)
+		io->overflow = 1;
+	if (ret) {
+		if (!io->err)
+			io->err = ret;
+		return SQFS_ERROR_IO;
+	}
+	if (off + n > io->size)
+		io->size = off + n;
+	return 0;
+}
+
+static int io_read(sqfs_file_t *f, sqfs_u64 off, void *buf, size_t n)
+{
+	struct squashfs_io *io = (struct squashfs_io *)f;
+	size_t done = 0;
+	ssize_t got;
+
+	if (off > io->size || n > io->size - off)
+		return SQFS_ERROR_OUT_OF_BOUNDS;
+	while (done < n) {
+		got = pread(io->k->fd, (char *)buf + done, n - done,
+			    (off_t)(io->k->offset + off + done));
+		if (got <= 0) {
+			if (!io->err)
+				io->err = got ? -errno : -EIO;
+			return SQFS_ERROR_IO;
+		}
+		done += (size_t)got;
+	}
+	return 0;
+}
+
+static sqfs_u64 io_get_size(const sqfs_file_t *f)
+{
+	return ((const struct squashfs_io *)f)->size;
+}
+
+/* Bytes given back read as zeros again: a whole file is cut, a region's bytes are cleared. */
+static int io_truncate(sqfs_file_t *f, sqfs_u64 size)
+{
+	struct squashfs_io *io = (struct squashfs_io *)f;
+	static const uint8_t zero[ZERO_CHUNK];
+	uint64_t at = size;
+	int ret = 0;
+
+	if (io->k->output && size <= io->size) {
+		if (ftruncate(io->k->fd, (off_t)size))
+			ret = -errno;
+	} else {
+		for (; !ret && at < io->size; at += ZERO_CHUNK)
+			ret = sink_pwrite(io->k, zero, io->size - at < ZERO_CHUNK ?
+					  (size_t)(io->size - at) : ZERO_CHUNK, at);
+	}
+	if (ret) {
+		if (!io->err)
+			io->err = ret;
+		return SQFS_ERROR_IO;
+	}
+	io->size = size;
+	return 0;
+}
+
+static void io_destroy(sqfs_object_t *o)
+{
+	(void)o; /* embedded in its owner's state */
+}
+
+void squashfs_io_init(struct squashfs_io *io, struct sink *k)
+{
+	memset(io, 0, sizeof(*io));
+	io->base.base.destroy = io_destroy;
+	io->base.read_at = io_read;
+	io->base.write_at = io_write;
+	io->base.get_size = io_get_size;
+	io->base.truncate = io_truncate;
+	io->k = k;
+}
+
+/* ---- compression = "none" ------------------------------------------------------------------- */
+
+struct store {
+	sqfs_compressor_t base;
+	int uncompress;
+};
+
+static void store_get_configuration(const sqfs_compressor_t *c, sqfs_compressor_config_t *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->id = SQFS_COMP_GZIP;
+	cfg->block_size = SQFS_DEFAULT_BLOCK_SIZE;
+}
+
+static int store_options(sqfs_compressor_t *c, sqfs_file_t *f)
+{
+	return 0; /* none to write or read */
+}
+
+/* 0: "not smaller", so the caller stores the block as it is and flags it uncompressed. */
+static sqfs_s32 store_block(sqfs_compressor_t *c, const sqfs_u8 *in, sqfs_u32 size, sqfs_u8 *out,
+			    sqfs_u32 outsize)
+{
+	if (!((struct store *)c)->uncompress)
+		return 0;
+	if (size > outsize)
+		return SQFS_ERROR_OVERFLOW;
+	memcpy(out, in, size);
+	return (sqfs_s32)size;
+}
+
+static void store_destroy(sqfs_object_t *o)
+{
+	free(o);
+}
+
+static sqfs_object_t *store_copy(const sqfs_object_t *o)
+{
+	struct store *s = malloc(sizeof(*s));
+
+	if (s)
+		memcpy(s, o, sizeof(*s));
+	return (sqfs_object_t *)s;
+}
+
+sqfs_compressor_t *squashfs_io_store_create(int uncompress)
+{
+	struct store *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->base.base.destroy = store_destroy;
+	s->base.base.copy = store_copy;
+	s->base.get_configuration = store_get_configuration;
+	s->base.write_options = store_options;
+	s->base.read_options = store_options;
+	s->base.do_block = store_block;
+	s->uncompress = uncompress;
+	return &s->base;
+}

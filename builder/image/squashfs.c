@@ -90,20 +90,24 @@ static uint32_t clamp_time(int64_t t)
 static int open_compressors(struct sqw *w, int comp)
 {
 	sqfs_compressor_config_t cfg;
-	int ret;
+	sqfs_compressor_t *c = NULL, *u = NULL;
+	int ret = 0;
 
-	if (comp == FS_COMP_NONE) {
-		w->cmp = squashfs_io_store_create(0);
-		w->uncmp = squashfs_io_store_create(1);
-		return w->cmp && w->uncmp ? 0 : SQFS_ERROR_ALLOC;
+	if (comp != FS_COMP_NONE) {
+		ret = sqfs_compressor_config_init(&cfg, comps[comp].id, BLOCK_SIZE, 0);
+		if (!ret)
+			ret = sqfs_compressor_create(&cfg, &c);
+		cfg.flags |= SQFS_COMP_FLAG_UNCOMPRESS;
+		if (!ret)
+			ret = sqfs_compressor_create(&cfg, &u);
+		if (ret) {
+			sqfs_destroy(c);
+			return ret;
+		}
 	}
-	ret = sqfs_compressor_config_init(&cfg, comps[comp].id, BLOCK_SIZE, 0);
-	if (!ret)
-		ret = sqfs_compressor_create(&cfg, &w->cmp);
-	cfg.flags |= SQFS_COMP_FLAG_UNCOMPRESS;
-	if (!ret)
-		ret = sqfs_compressor_create(&cfg, &w->uncmp);
-	return ret;
+	w->cmp = squashfs_io_compressor(c, 0);
+	w->uncmp = squashfs_io_compressor(u, 1);
+	return w->cmp && w->uncmp ? 0 : SQFS_ERROR_ALLOC;
 }
 
 /* Everything up to the data: the superblock's place, the compressor's options, the writers. */

@@ -23,10 +23,11 @@ struct squashfs_io {
 /** Set up `io` to write into `k` (borrowed, begun). */
 void squashfs_io_init(struct squashfs_io *io, struct sink *k);
 /**
- * A compressor for compression = "none": every block it is given is stored as it is (its
- * do_block says "no smaller"), and with `uncompress` it copies blocks back. NULL when out of
- * memory. Its id in the superblock is gzip's, as mksquashfs writes an uncompressed image.
+ * `inner` (taken; NULL for compression = "none") behind a compressor that stores a block as it
+ * is unless it gets smaller (with `uncompress`, it only decompresses; with no `inner` it copies).
+ * NULL when out of memory. With no `inner` its id is gzip's, as mksquashfs writes an
+ * uncompressed image.
  */
-sqfs_compressor_t *squashfs_io_store_create(int uncompress);
+sqfs_compressor_t *squashfs_io_compressor(sqfs_compressor_t *inner, int uncompress);
 
 #endif

@@ -99,30 +99,58 @@ void squashfs_io_init(struct squashfs_io *io, struct sink *k)
 	io->k = k;
 }
 
-/* ---- compression = "none" ------------------------------------------------------------------- */
+/* ---- compressors ---------------------------------------------------------------------------- */
 
-struct store {
+/*
+ * Around libsquashfs's compressor (or none, for compression = "none"): a block that does not
+ * get smaller is stored as it is. libsquashfs 1.2's metadata writer keeps a "compressed" block
+ * that grew (lz4 makes 5 bytes of a 4-byte id table), which unsquashfs refuses to read.
+ */
+struct wrap {
 	sqfs_compressor_t base;
+	sqfs_compressor_t *inner; /* owned; NULL: store */
 	int uncompress;
 };
 
-static void store_get_configuration(const sqfs_compressor_t *c, sqfs_compressor_config_t *cfg)
+static void wrap_get_configuration(const sqfs_compressor_t *c, sqfs_compressor_config_t *cfg)
 {
+	const struct wrap *w = (const struct wrap *)c;
+
+	if (w->inner) {
+		w->inner->get_configuration(w->inner, cfg);
+		return;
+	}
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->id = SQFS_COMP_GZIP;
 	cfg->block_size = SQFS_DEFAULT_BLOCK_SIZE;
 }
 
-static int store_options(sqfs_compressor_t *c, sqfs_file_t *f)
+static int wrap_write_options(sqfs_compressor_t *c, sqfs_file_t *f)
 {
-	return 0; /* none to write or read */
+	struct wrap *w = (struct wrap *)c;
+
+	return w->inner ? w->inner->write_options(w->inner, f) : 0;
+}
+
+static int wrap_read_options(sqfs_compressor_t *c, sqfs_file_t *f)
+{
+	struct wrap *w = (struct wrap *)c;
+
+	return w->inner ? w->inner->read_options(w->inner, f) : 0;
 }
 
 /* 0: "not smaller", so the caller stores the block as it is and flags it uncompressed. */
-static sqfs_s32 store_block(sqfs_compressor_t *c, const sqfs_u8 *in, sqfs_u32 size, sqfs_u8 *out,
-			    sqfs_u32 outsize)
+static sqfs_s32 wrap_block(sqfs_compressor_t *c, const sqfs_u8 *in, sqfs_u32 size, sqfs_u8 *out,
+			   sqfs_u32 outsize)
 {
-	if (!((struct store *)c)->uncompress)
+	struct wrap *w = (struct wrap *)c;
+	sqfs_s32 ret;
+
+	if (w->inner) {
+		ret = w->inner->do_block(w->inner, in, size, out, outsize);
+		return !w->uncompress && ret >= (sqfs_s32)size ? 0 : ret;
+	}
+	if (!w->uncompress)
 		return 0;
 	if (size > outsize)
 		return SQFS_ERROR_OVERFLOW;
@@ -130,32 +158,45 @@ static sqfs_s32 store_block(sqfs_compressor_t *c, const sqfs_u8 *in, sqfs_u32 si
 	return (sqfs_s32)size;
 }
 
-static void store_destroy(sqfs_object_t *o)
+static void wrap_destroy(sqfs_object_t *o)
 {
-	free(o);
+	struct wrap *w = (struct wrap *)o;
+
+	sqfs_destroy(w->inner);
+	free(w);
 }
 
-static sqfs_object_t *store_copy(const sqfs_object_t *o)
+static sqfs_object_t *wrap_copy(const sqfs_object_t *o)
 {
-	struct store *s = malloc(sizeof(*s));
+	const struct wrap *w = (const struct wrap *)o;
+	struct wrap *c = malloc(sizeof(*c));
 
-	if (s)
-		memcpy(s, o, sizeof(*s));
-	return (sqfs_object_t *)s;
-}
-
-sqfs_compressor_t *squashfs_io_store_create(int uncompress)
-{
-	struct store *s = calloc(1, sizeof(*s));
-
-	if (!s)
+	if (!c)
 		return NULL;
-	s->base.base.destroy = store_destroy;
-	s->base.base.copy = store_copy;
-	s->base.get_configuration = store_get_configuration;
-	s->base.write_options = store_options;
-	s->base.read_options = store_options;
-	s->base.do_block = store_block;
-	s->uncompress = uncompress;
-	return &s->base;
+	memcpy(c, w, sizeof(*c));
+	c->inner = w->inner ? sqfs_copy(w->inner) : NULL;
+	if (w->inner && !c->inner) {
+		free(c);
+		return NULL;
+	}
+	return (sqfs_object_t *)c;
+}
+
+sqfs_compressor_t *squashfs_io_compressor(sqfs_compressor_t *inner, int uncompress)
+{
+	struct wrap *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		sqfs_destroy(inner);
+		return NULL;
+	}
+	w->base.base.destroy = wrap_destroy;
+	w->base.base.copy = wrap_copy;
+	w->base.get_configuration = wrap_get_configuration;
+	w->base.write_options = wrap_write_options;
+	w->base.read_options = wrap_read_options;
+	w->base.do_block = wrap_block;
+	w->inner = inner;
+	w->uncompress = uncompress;
+	return &w->base;
 }

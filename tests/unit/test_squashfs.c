@@ -7,7 +7,6 @@
 #include <errno.h>
 
 #include "image/squashfs.h"
-#include "image/squashfs_internal.h"
 #include "image_fixture.h"
 #include "lib/err.h"
 
@@ -147,32 +146,6 @@ START_TEST(region_too_small)
 }
 END_TEST
 
-/* The "none" compressor stores; its uncompressing twin copies; a wrapped one never grows. */
-START_TEST(store_compressor)
-{
-	sqfs_compressor_t *c = squashfs_io_compressor(NULL, 0), *u = squashfs_io_compressor(NULL, 1);
-	sqfs_compressor_t *cp = sqfs_copy(c);
-	sqfs_compressor_config_t cfg;
-	sqfs_u8 in[4] = { 1, 2, 3, 4 }, out[8] = { 0 };
-
-	ck_assert_int_eq(c->do_block(c, in, 4, out, 8), 0);
-	ck_assert_int_eq(cp->do_block(cp, in, 4, out, 8), 0);
-	ck_assert_int_eq(u->do_block(u, in, 4, out, 8), 4);
-	ck_assert_int_eq(memcmp(in, out, 4), 0);
-	ck_assert_int_eq(u->do_block(u, in, 4, out, 2), SQFS_ERROR_OVERFLOW);
-	c->get_configuration(c, &cfg);
-	ck_assert_int_eq(cfg.id, SQFS_COMP_GZIP);
-	sqfs_destroy(cp);
-	sqfs_destroy(c);
-	sqfs_destroy(u);
-	ck_assert_int_eq(sqfs_compressor_config_init(&cfg, SQFS_COMP_LZ4, 131072, 0), 0);
-	ck_assert_int_eq(sqfs_compressor_create(&cfg, &cp), 0);
-	c = squashfs_io_compressor(cp, 0);
-	ck_assert_int_eq(c->do_block(c, in, 4, out, 8), 0); /* lz4 makes 5 bytes of these 4 */
-	sqfs_destroy(c);
-}
-END_TEST
-
 START_TEST(estimate_bounds_image)
 {
 	uint64_t est = 0;
@@ -199,7 +172,6 @@ Suite *squashfs_suite(void)
 	tcase_add_test(tc, threads_and_padding);
 	tcase_add_test(tc, compressions);
 	tcase_add_test(tc, region_too_small);
-	tcase_add_test(tc, store_compressor);
 	tcase_add_test(tc, estimate_bounds_image);
 	suite_add_tcase(s, tc);
 	return s;

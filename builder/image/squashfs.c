@@ -291,9 +291,9 @@ static int set_xattrs(struct sqw *w, size_t i, uint32_t *idx)
 		ret = sqfs_xattr_writer_add(w->xw, e->xattrs[k].name, e->xattrs[k].value,
 					    e->xattrs[k].len);
 		if (ret == SQFS_ERROR_UNSUPPORTED) {
-			log_error("'/%s' has the extended attribute '%s', which squashfs cannot hold "
-				  "(only user., trusted. and security.): remove it in a hook or write "
-				  "ext4", e->path, e->xattrs[k].name);
+			log_error("'/%s' has the extended attribute '%s', which squashfs "
+				  "cannot hold (only user., trusted. and security.): remove it "
+				  "in a hook or write ext4", e->path, e->xattrs[k].name);
 			return -MKI_E_IMAGE;
 		}
 	}
@@ -442,13 +442,15 @@ static int write_dir(struct sqw *w, size_t d, const struct kids *c)
 	sqfs_inode_generic_t *in;
 	uint32_t subdirs = 0;
 	size_t i, o;
+	uint16_t mode;
 	int ret = sqfs_dir_writer_begin(w->dw, 0);
 
 	for (i = c->head[d]; !ret && i != NONE; i = c->next[i]) {
 		o = t->v[i].e->type == MF_HARDLINK ? t->v[i].link : i;
 		subdirs += t->v[i].e->type == MF_DIR;
+		mode = type_bits(t->v[o].e->type) | (t->v[o].e->mode & 07777);
 		ret = sqfs_dir_writer_add_entry(w->dw, imgtree_name(t, i), w->num[o], w->ref[o],
-						type_bits(t->v[o].e->type) | (t->v[o].e->mode & 07777));
+						mode);
 	}
 	if (!ret)
 		ret = sqfs_dir_writer_end(w->dw);

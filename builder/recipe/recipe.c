@@ -775,8 +775,9 @@ static int check_image_compression(struct recipe_ctx *c, const config_setting_t 
 	const config_setting_t *m = recipe_member(g, "compression");
 
 	if (m && strcmp(im->format, "squashfs"))
-		return recipe_fail(c, m, "image 'compression' applies to format = \"squashfs\" only, "
-				   "not \"%s\": remove it or set format = \"squashfs\"", im->format);
+		return recipe_fail(c, m, "image 'compression' applies to format = \"squashfs\" "
+				   "only, not \"%s\": remove it or set format = \"squashfs\"",
+				   im->format);
 	return 0;
 }
 
@@ -1002,7 +1003,8 @@ static const char *const machine_ids[] = { "uninitialized", "empty", NULL };
 static const char *const disk_tables[] = { "gpt", "mbr", NULL };
 static const char *const disk_compressions[] = { "none", "zstd", "xz", NULL };
 static const char *const disk_bootloaders[] = { "none", "extlinux", "systemd-boot", NULL };
-static const char *const part_formats[] = { "none", "ext4", "vfat", "squashfs", NULL }; /* partition_format */
+/* enum partition_format */
+static const char *const part_formats[] = { "none", "ext4", "vfat", "squashfs", NULL };
 /* enum fs_compression */
 static const char *const fs_compressions[] = { "zstd", "xz", "lz4", "gzip", "none", NULL };
 

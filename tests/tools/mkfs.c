@@ -198,8 +198,8 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	fputs("usage: mkfs TREE OUTPUT [--manifest FILE] [--format ext4|tar|squashfs] [--size N|auto]\n"
-	      "  [--compression zstd|xz|lz4|gzip|none]\n"
+	fputs("usage: mkfs TREE OUTPUT [--manifest FILE] [--format ext4|tar|squashfs]\n"
+	      "  [--compression zstd|xz|lz4|gzip|none] [--size N|auto]\n"
 	      "  [--margin PCT] [--label L] [--reserved PCT] [--sde N] [--seed HEX] [--uuid U]\n"
 	      "  [--hash-seed U] [--device PATH:TYPE:MAJ:MIN:MODE:UID:GID] [--save-manifest F]\n",
 	      stderr);

@@ -43,6 +43,12 @@ static int out_has(char *cmd, const char *re)
 	return fx_sh(full) == 0;
 }
 
+/* unsquashfs -lln of `image` has a line matching `re`. */
+static int listed(const char *image, const char *re)
+{
+	return out_has(xasprintf("unsquashfs -lln '%s'", image), re);
+}
+
 START_TEST(entries)
 {
 	char *o;
@@ -51,25 +57,30 @@ START_TEST(entries)
 	ck_assert_int_eq(write_file(fx.out, 2), 0);
 	o = fx.out;
 	ck_assert_int_eq(fx_sh(xasprintf("unsquashfs -d '%s/x' '%s' >/dev/null", fx.top, o)), 0);
-	ck_assert(out_has(xasprintf("unsquashfs -lln '%s'", o),
-			  "^-rw-r----- 1000/0 +10000 1970-01-01 00:00 squashfs-root/etc/data$"));
-	ck_assert(out_has(xasprintf("unsquashfs -lln '%s'", o), "^drwxr-xr-x 7/0 .* squashfs-root/etc$"));
-	ck_assert(out_has(xasprintf("unsquashfs -lln '%s'", o), "^lrwxrwxrwx .* squashfs-root/etc/link -> data$"));
-	ck_assert(out_has(xasprintf("unsquashfs -lln '%s'", o), "^crw-rw-rw- 0/0 +1, +3 .* squashfs-root/var/null$"));
+	ck_assert(listed(o, "^-rw-r----- 1000/0 +10000 1970-01-01 00:00 squashfs-root/etc/data$"));
+	ck_assert(listed(o, "^drwxr-xr-x 7/0 .* squashfs-root/etc$"));
+	ck_assert(listed(o, "^lrwxrwxrwx .* squashfs-root/etc/link -> data$"));
+	ck_assert(listed(o, "^crw-rw-rw- 0/0 +1, +3 .* squashfs-root/var/null$"));
 	/* unsquashfs 4.5 shows a minor above 255 wrongly: rdsquashfs and the kernel decode it */
-	ck_assert(out_has(xasprintf("rdsquashfs -s /var/big '%s'", o), "^Device number: 259:70000 "));
-	ck_assert(out_has(xasprintf("unsquashfs -lln '%s'", o), "^prw------- .* squashfs-root/etc/fifo$"));
-	ck_assert(out_has(xasprintf("unsquashfs -lln '%s'", o), "^srw------- .* squashfs-root/etc/sock$"));
+	ck_assert(out_has(xasprintf("rdsquashfs -s /var/big '%s'", o),
+			  "^Device number: 259:70000 "));
+	ck_assert(listed(o, "^prw------- .* squashfs-root/etc/fifo$"));
+	ck_assert(listed(o, "^srw------- .* squashfs-root/etc/sock$"));
 	/* the mtime clamped to the epoch; the hard link one inode of two links; the xattr */
-	ck_assert(out_has(xasprintf("rdsquashfs -s /var/sparse '%s'", o), "^Last modified: .*\\(1000\\)$"));
-	ck_assert(out_has(xasprintf("rdsquashfs -s /etc/data2 '%s'", o), "^Hard link count: 2$"));
+	ck_assert(out_has(xasprintf("rdsquashfs -s /var/sparse '%s'", o),
+			  "^Last modified: .*\\(1000\\)$"));
+	ck_assert(out_has(xasprintf("rdsquashfs -s /etc/data2 '%s'", o),
+			  "^Hard link count: 2$"));
 	ck_assert(out_has(xasprintf("rdsquashfs -s /etc/data2 '%s'", o), "^Inode number: 1$"));
 	ck_assert(out_has(xasprintf("rdsquashfs -s /etc/data '%s'", o), "^Inode number: 1$"));
 	ck_assert(out_has(xasprintf("rdsquashfs -x /etc/data '%s'", o), "^user.k=v1$"));
 	/* the superblock's time is the epoch; the sparse file's hole is a sparse block */
-	ck_assert(out_has(xasprintf("unsquashfs -s '%s'", o), "^Creation or last append time Thu Jan  1 00:16:40 1970$"));
-	ck_assert_int_eq(fx_sh(xasprintf("cmp '%s/x/var/sparse' '%s/var/sparse'", fx.top, fx.st.root)), 0);
-	ck_assert_int_eq(fx_sh(xasprintf("cmp '%s/x/etc/data' '%s/etc/data'", fx.top, fx.st.root)), 0);
+	ck_assert(out_has(xasprintf("unsquashfs -s '%s'", o),
+			  "^Creation or last append time Thu Jan  1 00:16:40 1970$"));
+	ck_assert_int_eq(fx_sh(xasprintf("cmp '%s/x/var/sparse' '%s/var/sparse'", fx.top,
+					 fx.st.root)), 0);
+	ck_assert_int_eq(fx_sh(xasprintf("cmp '%s/x/etc/data' '%s/etc/data'", fx.top,
+					 fx.st.root)), 0);
 	fx_teardown(&fx);
 }
 END_TEST

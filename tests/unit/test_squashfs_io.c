@@ -15,7 +15,8 @@
 /* The "none" compressor stores; its uncompressing twin copies; a wrapped one never grows. */
 START_TEST(store_compressor)
 {
-	sqfs_compressor_t *c = squashfs_io_compressor(NULL, 0), *u = squashfs_io_compressor(NULL, 1);
+	sqfs_compressor_t *c = squashfs_io_compressor(NULL, 0);
+	sqfs_compressor_t *u = squashfs_io_compressor(NULL, 1);
 	sqfs_compressor_t *cp = sqfs_copy(c);
 	sqfs_compressor_config_t cfg;
 	sqfs_u8 in[4] = { 1, 2, 3, 4 }, out[8] = { 0 };

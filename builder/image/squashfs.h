@@ -21,7 +21,7 @@ int squashfs_estimate(const struct imgtree *t, const struct image_params *p, uin
  * -MKI_E_NOSPACE when it outgrows a region, or another logged negative code.
  */
 int squashfs_write(const struct imgtree *t, const struct image_params *p, struct sink *k);
-/** squashfs_write with `threads` worker threads (0: the calling thread alone); same bytes. */
+/** squashfs_write with `threads` worker threads (libsquashfs runs at least one); same bytes. */
 int squashfs_write_threads(const struct imgtree *t, const struct image_params *p, struct sink *k,
 			   unsigned threads);
 /**

@@ -3,7 +3,8 @@
 # a setuid file, a hard link, a sparse file, device nodes of the device table and an empty
 # directory; its root partition (format = "squashfs", size auto, xz) extracted from the disk
 # (sfdisk --verify), read by rdsquashfs and unsquashfs and compared entry by entry with mkimage's
-# tar of the same recipe; --verify-reproducible; the same disk as an ordinary user, byte for
+# tar of the same recipe; --verify-reproducible; image.format = "squashfs" of the same recipe
+# (lz4) against the same tar; the same disk as an ordinary user, byte for
 # byte; a fixed squashfs partition too small for its tree (exit 8, the partition, its size and
 # what to raise, nothing left at the output path).
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +41,7 @@ recipe "$R/sq.cfg" sq '' 'bmap = false;' \
 '{ name = "root"; type = "root"; contents = "root"; format = "squashfs"; compression = "xz"; },
 { name = "data"; type = "linux"; format = "ext4"; size = "8M"; }'
 recipe "$R/tar.cfg" sq 'format = "tar";'
+recipe "$R/img.cfg" sq 'format = "squashfs"; compression = "lz4";'
 
 field() { # JSON NAME FIELD: a partition's field from `sfdisk --json`
 	python3 -c 'import json,sys
@@ -82,6 +84,16 @@ sqfs2tar "$S" >"$T/sq-root.tar" 2>"$T/err" || { cat "$T/err"; fail "sqfs2tar"; }
 python3 "$(dirname "$0")/sqfs_compare.py" "$T/t/sq.tar" "$T/sq-root.tar" etc/fstab >"$T/cmp" ||
 	{ cat "$T/cmp"; fail "the squashfs root differs from the tar of the same recipe"; }
 grep -qE '^[0-9]{3,} entries compared' "$T/cmp" || { cat "$T/cmp"; fail "too few entries compared"; }
+
+# image.format = "squashfs": the standalone image of the same recipe, reproducible, the same tree
+mkdir -p "$T/i/tmp"
+(cd "$T/i" && TMPDIR=$T/i/tmp expect_ok "$MKIMAGE" --cache-dir "$T/a/cache" --verify-reproducible \
+	-o "$T/i/sq.squashfs" "$R/img.cfg")
+unsquashfs -s "$T/i/sq.squashfs" | grep -qx 'Compression lz4' || fail "image: not lz4"
+[ $(($(stat -c %s "$T/i/sq.squashfs") % 4096)) = 0 ] || fail "image: not padded to 4096 bytes"
+sqfs2tar "$T/i/sq.squashfs" >"$T/sq-image.tar" 2>"$T/err" || { cat "$T/err"; fail "sqfs2tar image"; }
+python3 "$(dirname "$0")/sqfs_compare.py" "$T/t/sq.tar" "$T/sq-image.tar" >"$T/cmp" ||
+	{ cat "$T/cmp"; fail "the squashfs image differs from the tar of the same recipe"; }
 
 # As an ordinary user: the same bytes.
 if test_user mki47user 2>/dev/null; then

@@ -78,6 +78,13 @@ unsquashfs -s "$T/img/zstd.sqfs" | grep -qx 'Compression zstd' || fail "zstd: co
 [ "$(sha256sum <"$T/img/again.sqfs")" = "$(sha256sum <"$T/img/zstd.sqfs")" ] ||
 	fail "two builds of the same tree differ"
 
+# an extended attribute squashfs cannot hold (only user., trusted., security.): exit 8, named
+sed 's|^\(etc/empty\t.*\t\)-$|\1system.posix_acl_access=0200000001000600ffffffff|' "$T/manifest" >"$T/acl"
+grep -q posix_acl "$T/acl" || fail "the ACL fixture was not made"
+expect_fail 8 "'/etc/empty' has the extended attribute 'system.posix_acl_access', which squashfs cannot hold" \
+	"$MKFS" "$tree" "$T/img/acl.sqfs" --manifest "$T/acl" --sde $SDE --format squashfs
+[ -e "$T/img/acl.sqfs" ] && fail "a refused image was left at its output path"
+
 # recipe keys: compression on another format, a bad value, a label on a squashfs partition
 recipe() {
 	cat >"$T/r.cfg" <<R

@@ -725,8 +725,14 @@ static void disk_outputs(const struct options *o, const struct recipe *r, struct
 		const char *slash = strrchr(o->output, '/'), *dot = strrchr(o->output, '.');
 		int stem = (int)(dot && (!slash || dot > slash + 1) ? dot - o->output
 								      : (long)strlen(o->output));
+		const char *ext = "ext4";
+		size_t i;
 
-		b->root_image = xasprintf("%.*s.ext4", stem, o->output);
+		for (i = 0; i < r->disk.n_partitions; i++)
+			if (r->disk.partitions[i].contents == PART_ROOT &&
+			    r->disk.partitions[i].format == PART_FS_SQUASHFS)
+				ext = "squashfs"; /* x.squashfs, as image.format names it */
+		b->root_image = xasprintf("%.*s.%s", stem, o->output, ext);
 	}
 }
 

@@ -2,7 +2,7 @@
 # A squashfs root partition in a disk (deliverable 1 of issue 26): a native build whose tree has
 # a setuid file, a hard link, a sparse file, device nodes of the device table and an empty
 # directory; its root partition (format = "squashfs", size auto, xz) extracted from the disk
-# (sfdisk --verify), read by rdsquashfs and unsquashfs and compared entry by entry with mkimage's
+# (sfdisk --verify) and root_image's NAME.squashfs the same bytes, read by rdsquashfs and unsquashfs and compared entry by entry with mkimage's
 # tar of the same recipe; --verify-reproducible; image.format = "squashfs" of the same recipe
 # (lz4) against the same tar; the same disk as an ordinary user, byte for
 # byte; a fixed squashfs partition too small for its tree (exit 8, the partition, its size and
@@ -37,7 +37,7 @@ recipe() {
 	printf 'image = {\n%s\n%s\n};\n' "$DEVICES" "$3" >>"$1"
 	[ -z "${5:-}" ] || printf 'disk = {\n%s\npartitions = (\n%s\n);\n};\n' "$4" "$5" >>"$1"
 }
-recipe "$R/sq.cfg" sq '' 'bmap = false;' \
+recipe "$R/sq.cfg" sq '' 'bmap = false; root_image = true;' \
 '{ name = "root"; type = "root"; contents = "root"; format = "squashfs"; compression = "xz"; },
 { name = "data"; type = "linux"; format = "ext4"; size = "8M"; }'
 recipe "$R/tar.cfg" sq 'format = "tar";'
@@ -61,6 +61,7 @@ build() { # WHO OUTDIR [as_user USER]
 }
 build root "$T/a"
 S=$T/root-root.sqfs
+cmp "$T/a/sq.squashfs" "$S" || fail "root_image (sq.squashfs beside the disk) is not the root partition"
 unsquashfs -s "$S" | grep -qx 'Compression xz' || fail "root: not xz"
 python3 -c 'import json,sys; p=[p for p in json.load(open(sys.argv[1]))["disk"]["partitions"] if p["name"]=="root"][0]; assert p["format"]=="squashfs" and p["label"] is None, p' \
 	"$T/a/sq.report.json" || fail "the report's root partition"

@@ -88,7 +88,7 @@ static int open_writers(struct squashfs_ctx *w, int comp, unsigned threads)
 		ret = 0;
 	}
 	if (ret)
-		return squashfs_fail(w, ret, comp == FS_COMP_NONE ? "start" : "start the compressor");
+		return squashfs_fail(w, ret, "start the compressor");
 	if (comp == FS_COMP_NONE)
 		w->super.flags |= SQFS_FLAG_UNCOMPRESSED_INODES | SQFS_FLAG_UNCOMPRESSED_DATA |
 				  SQFS_FLAG_UNCOMPRESSED_FRAGMENTS | SQFS_FLAG_UNCOMPRESSED_IDS |
@@ -126,7 +126,8 @@ static int append(struct squashfs_ctx *w, const void *data, size_t n)
  * [from, to) of the file: data as read; a hole as zeros from memory, which the block processor
  * stores as sparse blocks like the zero blocks it finds in the data.
  */
-static int feed_range(struct squashfs_ctx *w, int fd, off_t from, off_t to, int hole, const char *path)
+static int feed_range(struct squashfs_ctx *w, int fd, off_t from, off_t to, int hole,
+		      const char *path)
 {
 	ssize_t got;
 	size_t want;
@@ -229,9 +230,9 @@ static void ctx_release(struct squashfs_ctx *w)
 {
 	size_t i;
 
+	sqfs_destroy(w->proc); /* first: it may still hold the file inodes and feed the writers */
 	for (i = 0; w->file && i < w->t->n; i++)
 		free(w->file[i]);
-	sqfs_destroy(w->proc); /* before the writers and the table it feeds */
 	sqfs_destroy(w->dw);
 	sqfs_destroy(w->dm);
 	sqfs_destroy(w->im);

@@ -198,16 +198,18 @@ out:
 static int write_data(struct squashfs_ctx *w)
 {
 	size_t i;
-	int ret = 0;
+	int ret = 0, fin;
 
-	for (i = 0; !ret && i < w->t->n; i++) {
+	for (i = 0; !ret && !w->io.overflow && i < w->t->n; i++) {
 		if (w->t->v[i].e->type == MF_REG)
 			ret = add_data(w, i);
 		if (!ret && err_interrupted())
 			ret = -MKI_E_INTERRUPTED;
 	}
-	if (!ret && (ret = sqfs_block_processor_finish(w->proc)))
-		ret = squashfs_fail(w, ret, "write the data blocks");
+	/* the blocks in flight are drained whatever happened: libsquashfs frees them only so */
+	fin = sqfs_block_processor_finish(w->proc);
+	if (!ret && (fin || w->io.overflow))
+		ret = squashfs_fail(w, fin, "write the data blocks");
 	return ret;
 }
 
@@ -223,7 +225,7 @@ static int finish(struct squashfs_ctx *w)
 	pad = (DEV_BLOCK - w->io.size % DEV_BLOCK) % DEV_BLOCK;
 	if (!ret && pad)
 		ret = w->io.base.write_at(&w->io.base, w->io.size, zero, (size_t)pad);
-	return ret ? squashfs_fail(w, ret, "finish") : 0;
+	return ret || w->io.overflow ? squashfs_fail(w, ret, "finish") : 0;
 }
 
 static void ctx_release(struct squashfs_ctx *w)

@@ -16,7 +16,7 @@ struct squashfs_io {
 	sqfs_file_t base;
 	struct sink *k;
 	uint64_t size;  /* bytes written so far, from the sink's start */
-	int overflow;   /* a write went past the sink's region */
+	int overflow;   /* a write went past the sink's region (and was dropped) */
 	int err;        /* the first negative errno of a write or read, else 0 */
 };
 

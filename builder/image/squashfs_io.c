@@ -15,13 +15,20 @@
 
 #define ZERO_CHUNK 65536u
 
+/*
+ * A write past a region's end is counted, not failed: libsquashfs 1.2 leaks the blocks in flight
+ * when a write fails, so the writer lets it finish (nothing lands past the region) and then
+ * refuses the image, which its overflow flag says does not fit.
+ */
 static int io_write(sqfs_file_t *f, sqfs_u64 off, const void *buf, size_t n)
 {
 	struct squashfs_io *io = (struct squashfs_io *)f;
 	int ret = sink_pwrite(io->k, buf, n, off);
 
-	if (ret == -EFBIG)
+	if (ret == -EFBIG) {
 		io->overflow = 1;
+		ret = 0;
+	}
 	if (ret) {
 		if (!io->err)
 			io->err = ret;
@@ -32,14 +39,22 @@ static int io_write(sqfs_file_t *f, sqfs_u64 off, const void *buf, size_t n)
 	return 0;
 }
 
+/* What was written; past a region's end (written nowhere, see io_write) zeros. */
 static int io_read(sqfs_file_t *f, sqfs_u64 off, void *buf, size_t n)
 {
 	struct squashfs_io *io = (struct squashfs_io *)f;
+	uint64_t len = io->k->length;
 	size_t done = 0;
 	ssize_t got;
 
 	if (off > io->size || n > io->size - off)
 		return SQFS_ERROR_OUT_OF_BOUNDS;
+	if (len && off + n > len) {
+		size_t keep = off < len ? (size_t)(len - off) : 0;
+
+		memset((char *)buf + keep, 0, n - keep);
+		n = keep;
+	}
 	while (done < n) {
 		got = pread(io->k->fd, (char *)buf + done, n - done,
 			    (off_t)(io->k->offset + off + done));
@@ -70,9 +85,11 @@ static int io_truncate(sqfs_file_t *f, sqfs_u64 size)
 		if (ftruncate(io->k->fd, (off_t)size))
 			ret = -errno;
 	} else {
-		for (; !ret && at < io->size; at += ZERO_CHUNK)
-			ret = sink_pwrite(io->k, zero, io->size - at < ZERO_CHUNK ?
-					  (size_t)(io->size - at) : ZERO_CHUNK, at);
+		uint64_t end = io->k->length && io->k->length < io->size ? io->k->length : io->size;
+
+		for (; !ret && at < end; at += ZERO_CHUNK)
+			ret = sink_pwrite(io->k, zero, end - at < ZERO_CHUNK ?
+					  (size_t)(end - at) : ZERO_CHUNK, at);
 	}
 	if (ret) {
 		if (!io->err)

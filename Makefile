@@ -9,7 +9,8 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
-LIBS_PC := libconfig libcurl libarchive liblzma libzstd ext2fs fdisk com_err libsolv libsolvext libcrypto
+LIBS_PC := libconfig libcurl libarchive liblzma libzstd ext2fs fdisk com_err libsolv libsolvext libcrypto \
+	libsquashfs1
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla -Wundef -Wwrite-strings
 CFLAGS ?= -O2 -g
@@ -156,12 +157,13 @@ deb: mkimage mkimage-exec
 
 # Build, test and run-time packages. Bench-only peers are in BENCH_DEPS.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
-	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev libfdisk-dev check gpg gpgv dpkg-dev apt-utils apt \
+	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev libfdisk-dev libsquashfs-dev check gpg gpgv dpkg-dev apt-utils apt \
 	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
 	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
 	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 bmap-tools \
-	fdisk dosfstools mtools u-boot-qemu ovmf qemu-efi-aarch64 cryptsetup-bin
-BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin
+	fdisk dosfstools mtools u-boot-qemu ovmf qemu-efi-aarch64 cryptsetup-bin squashfs-tools \
+	squashfs-tools-ng
+BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin squashfs-tools
 
 deps:
 	@$(call apt_install,$(DEB_DEPS))

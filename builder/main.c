@@ -775,7 +775,14 @@ static void disk_outputs(const struct options *o, const struct recipe *r, struct
 	if (r->disk.root_image && r->image.output) {
 		b->root_image = xstrdup(r->image.output);
 	} else if (r->disk.root_image) { /* beside the disk, as the lock: images/x.img -> x.ext4 */
-		b->root_image = xasprintf("%.*s.ext4", output_stem(o->output), o->output);
+		const char *ext = "ext4";
+		size_t i;
+
+		for (i = 0; i < r->disk.n_partitions; i++)
+			if (r->disk.partitions[i].contents == PART_ROOT &&
+			    r->disk.partitions[i].format == PART_FS_SQUASHFS)
+				ext = "squashfs"; /* x.squashfs, as image.format names it */
+		b->root_image = xasprintf("%.*s.%s", output_stem(o->output), o->output, ext);
 	}
 }
 

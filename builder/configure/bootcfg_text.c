@@ -96,14 +96,15 @@ void bootcfg_fstab(const struct recipe *r, int64_t sde, struct buf *out)
 	for (i = 0; i < n; i++)
 		tmp |= !strcmp(sub[i]->path, "tmp");
 	for (i = 0; i < n; i++) {
-		int vfat = sub[i]->format == PART_FS_VFAT, ro = sub[i]->format == PART_FS_SQUASHFS;
+		int vfat = sub[i]->format == PART_FS_VFAT, sq = sub[i]->format == PART_FS_SQUASHFS;
 
 		partuuid_partition(r, sde, (size_t)(sub[i] - r->disk.partitions), id);
 		buf_addf(out, "PARTUUID=%s\t/", id);
 		fstab_field(out, sub[i]->path);
-		/* vfat has no owners: umask=0077 keeps the ESP root's, as Debian's installer */
-		buf_addf(out, "\t%s\t%s\t0\t%d\n", vfat ? "vfat" : ro ? "squashfs" : "ext4",
-			 vfat ? "umask=0077" : ro ? "ro" : "defaults", ro ? 0 : 2);
+		/* vfat has no owners: umask=0077 keeps the ESP root's, as Debian's installer; */
+		/* squashfs is read-only and has no fsck */
+		buf_addf(out, "\t%s\t%s\t0\t%d\n", vfat ? "vfat" : sq ? "squashfs" : "ext4",
+			 vfat ? "umask=0077" : sq ? "ro" : "defaults", sq ? 0 : 2);
 	}
 	/* a read-only root has no writable /tmp of its own (Debian does not mount one) */
 	if (r->disk.partitions[root_index(r)].format == PART_FS_SQUASHFS && !tmp)

@@ -29,6 +29,7 @@
 #include "parttable.h"
 #include "recipe/partuuid.h"
 #include "sink.h"
+#include "squashfs.h"
 #include "verity.h"
 
 #define COPY_CHUNK (1u << 20)
@@ -46,7 +47,7 @@ struct disk_ctx {
 	size_t root;                   /* index of the root partition */
 };
 
-static const char *const fs_names[] = { "none", "ext4", "vfat" };
+static const char *const fs_names[] = { "none", "ext4", "vfat", "squashfs" };
 
 /* ---- checks before configuring -------------------------------------------------------------- */
 
@@ -214,6 +215,7 @@ static void part_image(const struct disk_ctx *c, size_t i, struct recipe_image *
 	const struct recipe_partition *p = &c->d->partitions[i];
 
 	*im = *c->dp->ip->im;
+	im->compression = p->compression;
 	if (i != c->root) {
 		im->size = 0;
 		im->uuid = NULL;
@@ -258,6 +260,53 @@ static int write_ext4(struct disk_ctx *c, size_t i, struct imgtree *t, struct im
 		ret = over_limit(c, p->name);
 	if (!ret && !fixed)
 		ret = ext4_size(c, c->v[i].offset, &fs);
+	if (!ret && !fixed)
+		ret = place(c, i, fs);
+	sink_release(&rk);
+	free(name);
+	return ret;
+}
+
+/* The size of the squashfs just written at `offset`: its bytes_used, padded as it was written. */
+static int squashfs_bytes(const struct disk_ctx *c, uint64_t offset, uint64_t *bytes)
+{
+	uint8_t sb[96];
+
+	if (pread(c->k.fd, sb, sizeof(sb), (off_t)offset) != (ssize_t)sizeof(sb) ||
+	    squashfs_size(sb, bytes))
+		return log_errno(-MKI_E_IMAGE, "cannot read back the squashfs in '%s'", c->k.tmp);
+	return 0;
+}
+
+/*
+ * As write_ext4: a fixed or growing partition is written into its region, an "auto" one into a
+ * region that reaches as far as the disk may and is then placed at the size it took.
+ */
+static int write_squashfs(struct disk_ctx *c, size_t i, struct imgtree *t,
+			  const struct image_params *pp)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+	char *name = region_name(c, i);
+	uint64_t len, fs = 0;
+	struct sink rk;
+	int fixed = p->size || p->grow, ret;
+
+	ret = place(c, i, 0);
+	len = fixed ? c->v[i].size : reach(c, c->v[i].offset);
+	sink_init_region(&rk, c->k.fd, c->v[i].offset, len, name);
+	if (!ret)
+		ret = squashfs_write(t, pp, &rk);
+	if (ret == -MKI_E_NOSPACE && fixed)
+		log_error("partition '%s' (%" PRIu64 " MiB) cannot hold its squashfs: raise its "
+			  "size, or choose a stronger compression", p->name, c->v[i].size >> 20);
+	else if (ret == -MKI_E_NOSPACE && c->d->size)
+		log_error("partition '%s' needs more than the %" PRIu64 " MiB from its start at %"
+			  PRIu64 " MiB to the disk's end: raise disk.size", p->name, len >> 20,
+			  c->v[i].offset >> 20);
+	else if (ret == -MKI_E_NOSPACE)
+		ret = over_limit(c, p->name);
+	if (!ret && !fixed)
+		ret = squashfs_bytes(c, c->v[i].offset, &fs);
 	if (!ret && !fixed)
 		ret = place(c, i, fs);
 	sink_release(&rk);
@@ -399,7 +448,12 @@ static int write_part(struct disk_ctx *c, size_t i)
 	ret = build_view(c, i, &pp, &t);
 	if (ret)
 		return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
-	ret = p->format == PART_FS_VFAT ? write_vfat(c, i, &t) : write_ext4(c, i, &t, &pp, &im);
+	if (p->format == PART_FS_VFAT)
+		ret = write_vfat(c, i, &t);
+	else if (p->format == PART_FS_SQUASHFS)
+		ret = write_squashfs(c, i, &t, &pp);
+	else
+		ret = write_ext4(c, i, &t, &pp, &im);
 	imgtree_release(&t);
 	return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
 }
@@ -538,7 +592,8 @@ static void report_part(const struct disk_ctx *c, size_t i, struct buf *b)
 	json_str_or_null(b, p->table_entry ? uuid : NULL);
 	buf_addf(b, ", \"offset\": %" PRIu64 ", \"size\": %" PRIu64 ", \"format\": \"%s\", "
 		 "\"label\": ", c->v[i].offset, c->v[i].size, fs_names[p->format]);
-	json_str_or_null(b, p->format == PART_FS_NONE ? NULL : i == c->root && !p->label ?
+	json_str_or_null(b, p->format == PART_FS_NONE || p->format == PART_FS_SQUASHFS ? NULL :
+			 i == c->root && !p->label ?
 			 c->dp->ip->im->label : p->label);
 	buf_adds(b, ", \"sha256\": ");
 	json_str(b, c->sha[i]);

@@ -5,16 +5,18 @@
 
 #include "ext4w.h"
 #include "lib/err.h"
+#include "squashfs.h"
 #include "tarout.h"
 
 /* The first is the default: what a recipe without image.format gets. */
 static const struct format formats[] = {
 	{ "ext4", "image", 1, ext4w_estimate, ext4w_write },
 	{ "tar", "archive", 0, tarout_estimate, tarout_write },
+	{ "squashfs", "image", 0, squashfs_estimate, squashfs_write },
 };
 
 /* How messages list the formats; the table above in words. */
-#define FORMAT_NAMES "\"ext4\" or \"tar\""
+#define FORMAT_NAMES "\"ext4\", \"tar\" or \"squashfs\""
 
 const struct format *format_find(const char *name)
 {

@@ -767,6 +767,20 @@ static void fmt_image_format(struct buf *b, const struct recipe_key *k, const vo
 	buf_addf(b, "\"%s\"", im->format);
 }
 
+/* compression: how a squashfs image is compressed; on another format a mistake, not ignored. */
+static int check_image_compression(struct recipe_ctx *c, const config_setting_t *g,
+				   const struct recipe_key *k, void *base)
+{
+	const struct recipe_image *im = base;
+	const config_setting_t *m = recipe_member(g, "compression");
+
+	if (m && strcmp(im->format, "squashfs"))
+		return recipe_fail(c, m, "image 'compression' applies to format = \"squashfs\" "
+				   "only, not \"%s\": remove it or set format = \"squashfs\"",
+				   im->format);
+	return 0;
+}
+
 /* fstab: by default for formats with a label, by which it names the root. */
 static int parse_fstab(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
 		       void *base)
@@ -993,7 +1007,10 @@ static const char *const machine_ids[] = { "uninitialized", "empty", NULL };
 static const char *const disk_tables[] = { "gpt", "mbr", NULL };
 static const char *const disk_compressions[] = { "none", "zstd", "xz", NULL };
 static const char *const disk_bootloaders[] = { "none", "extlinux", "systemd-boot", NULL };
-static const char *const part_formats[] = { "none", "ext4", "vfat", NULL }; /* partition_format */
+/* enum partition_format */
+static const char *const part_formats[] = { "none", "ext4", "vfat", "squashfs", NULL };
+/* enum fs_compression */
+static const char *const fs_compressions[] = { "zstd", "xz", "lz4", "gzip", "none", NULL };
 
 #define TOP(f) offsetof(struct recipe, f)
 #define SRC(f) offsetof(struct recipe_source, f)
@@ -1125,6 +1142,10 @@ const struct recipe_key recipe_keys[] = {
 	{ RECIPE_IN_IMAGE, "format", RECIPE_STRING, "ext4", .offset = IMG(format),
 	  .parse = parse_image_format, .format = fmt_image_format,
 	  .doc = "the image format, by its name" },
+	{ RECIPE_IN_IMAGE, "compression", RECIPE_ENUM, "zstd", .offset = IMG(compression),
+	  .choices = fs_compressions, .hint = "\"zstd\", \"xz\", \"lz4\", \"gzip\" or \"none\"",
+	  .check = check_image_compression, .shown = shown_if_set,
+	  .doc = "format = \"squashfs\": how its blocks are compressed" },
 	{ RECIPE_IN_IMAGE, "output", RECIPE_STRING, .def_doc = "images/NAME.FORMAT",
 	  .offset = IMG(output), .parse = parse_output, .shown = shown_output,
 	  .doc = "where the image is written, relative to the recipe" },
@@ -1218,7 +1239,11 @@ const struct recipe_key recipe_keys[] = {
 	{ RECIPE_IN_PARTITIONS, "format", RECIPE_ENUM, .def_doc = "by type and contents",
 	  .offset = PART(format), .choices = part_formats, .parse = recipe_disk_parse_format,
 	  .format = recipe_disk_fmt_format,
-	  .doc = "\"ext4\", \"vfat\" or \"none\" (raw bytes)" },
+	  .doc = "\"ext4\", \"vfat\", \"squashfs\" or \"none\" (raw bytes)" },
+	{ RECIPE_IN_PARTITIONS, "compression", RECIPE_ENUM, "zstd", .offset = PART(compression),
+	  .choices = fs_compressions, .hint = "\"zstd\", \"xz\", \"lz4\", \"gzip\" or \"none\"",
+	  .check = recipe_disk_check_compression, .shown = shown_if_set,
+	  .doc = "format = \"squashfs\": how its blocks are compressed" },
 	{ RECIPE_IN_PARTITIONS, "label", RECIPE_STRING, .def_doc = "the name (root: image.label)",
 	  .offset = PART(label), .shown = shown_if_set, .doc = "its filesystem's label" },
 	{ RECIPE_IN_PARTITIONS, "legacy_boot", RECIPE_BOOL, "false", .offset = PART(legacy_boot),

@@ -74,6 +74,7 @@ struct recipe_image {
 	int fstab;             /* write /etc/fstab with the root by LABEL= (default: `labelled`) */
 	int export_boot;       /* kernel, initrd, device trees beside the image (bootexport.h) */
 	char *kernel;          /* which /boot/vmlinuz-VERSION to export; NULL: the only one */
+	int compression;       /* enum fs_compression: format = "squashfs" only */
 };
 
 /*
@@ -91,6 +92,8 @@ enum partition_contents {
 	PART_VERITY,  /* the dm-verity hash tree of partition `path` (index `verity_of`) */
 };
 enum partition_format { PART_FS_NONE, PART_FS_EXT4, PART_FS_VFAT, PART_FS_SQUASHFS };
+/* image.compression and a partition's compression: how a squashfs is compressed */
+enum fs_compression { FS_COMP_ZSTD, FS_COMP_XZ, FS_COMP_LZ4, FS_COMP_GZIP, FS_COMP_NONE };
 
 struct recipe_partition {
 	char *name;            /* the GPT partition name; what messages and the report call it */
@@ -107,6 +110,7 @@ struct recipe_partition {
 	size_t verity_of;      /* PART_VERITY: the data partition's index (before this one) */
 	enum partition_format format;
 	char *label;           /* the filesystem's label (default: derived from name) */
+	int compression;       /* enum fs_compression: format = "squashfs" only */
 	int legacy_boot;       /* GPT attribute 2 / MBR active flag: where U-Boot looks */
 	int read_only;         /* GPT attribute 60 */
 	int table_entry;       /* 0: bytes at `offset` outside the table (a boot loader's SPL) */

@@ -267,7 +267,7 @@ void recipe_disk_fmt_contents(struct buf *b, const struct recipe_key *k, const v
 	}
 }
 
-static const char *const format_names[] = { "none", "ext4", "vfat", NULL };
+static const char *const format_names[] = { "none", "ext4", "vfat", "squashfs", NULL };
 
 /* format: given, or what the type and contents call for. Read after type and contents. */
 int recipe_disk_parse_format(struct recipe_ctx *c, const config_setting_t *g,
@@ -296,9 +296,23 @@ int recipe_disk_parse_format(struct recipe_ctx *c, const config_setting_t *g,
 		p->format = (enum partition_format)i;
 	else
 		ret = recipe_fail(c, recipe_member(g, "format"), "partition 'format' must be "
-				  "\"ext4\", \"vfat\" or \"none\", not '%s'", text);
+				  "\"ext4\", \"vfat\", \"squashfs\" or \"none\", not '%s'", text);
 	free(text);
 	return ret;
+}
+
+/* compression: read after format; a squashfs partition's only. */
+int recipe_disk_check_compression(struct recipe_ctx *c, const config_setting_t *g,
+				  const struct recipe_key *k, void *base)
+{
+	const struct recipe_partition *p = base;
+	const config_setting_t *m = recipe_member(g, "compression");
+
+	if (m && p->format != PART_FS_SQUASHFS)
+		return recipe_fail(c, m, "partition '%s' has 'compression' but format \"%s\": it "
+				   "applies to format = \"squashfs\" only (remove it or change the "
+				   "format)", p->name ? p->name : "", format_names[p->format]);
+	return 0;
 }
 
 void recipe_disk_fmt_format(struct buf *b, const struct recipe_key *k, const void *base,
@@ -363,6 +377,13 @@ static int check_label(struct recipe_ctx *c, const config_setting_t *g, struct r
 	size_t max = p->format == PART_FS_VFAT ? 11 : 16;
 	const char *s;
 
+	if (p->format == PART_FS_SQUASHFS && p->label)
+		return recipe_fail(c, recipe_member(g, "label"), "partition '%s' is squashfs, which "
+				   "has no label: remove 'label' (name it by its partition name or "
+				   "PARTUUID)", p->name);
+	if (p->format == PART_FS_SQUASHFS)
+		return 0;
+
 	if (!p->label && p->contents != PART_ROOT && p->format != PART_FS_NONE) {
 		p->label = xstrdup(p->name);
 		if (strlen(p->label) > max)
@@ -398,10 +419,11 @@ static int check_contents(struct recipe_ctx *c, const config_setting_t *g,
 				   "(leave 'format' out or set \"none\")", p->name);
 	if ((p->contents == PART_ROOT || p->contents == PART_SUBTREE) && p->format == PART_FS_NONE)
 		return recipe_fail(c, s, "partition '%s' holds a tree: it needs a filesystem "
-				   "(format = \"ext4\" or \"vfat\")", p->name);
-	if (p->contents == PART_ROOT && p->format != PART_FS_EXT4)
+				   "(format = \"ext4\", \"vfat\" or \"squashfs\")", p->name);
+	if (p->contents == PART_ROOT && p->format == PART_FS_VFAT)
 		return recipe_fail(c, recipe_member(g, "format"), "the root partition '%s' must be "
-				   "ext4: FAT holds no owners, modes or symbolic links", p->name);
+				   "ext4 or squashfs: FAT holds no owners, modes or symbolic links",
+				   p->name);
 	if (!strcmp(p->type, "swap") && p->contents != PART_EMPTY)
 		return recipe_fail(c, s, "swap partition '%s' cannot hold contents", p->name);
 	return 0;

@@ -40,6 +40,8 @@ int recipe_disk_parse_contents(struct recipe_ctx *c, const config_setting_t *g,
 			       const struct recipe_key *k, void *base);
 int recipe_disk_parse_format(struct recipe_ctx *c, const config_setting_t *g,
 			     const struct recipe_key *k, void *base);
+int recipe_disk_check_compression(struct recipe_ctx *c, const config_setting_t *g,
+				  const struct recipe_key *k, void *base);
 void recipe_disk_fmt_size(struct buf *b, const struct recipe_key *k, const void *base, int digest);
 void recipe_disk_fmt_contents(struct buf *b, const struct recipe_key *k, const void *base,
 			      int digest);

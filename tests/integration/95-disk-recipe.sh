@@ -32,7 +32,7 @@ disk_case '{ name = "r"; type = "rot"; contents = "root"; }' '' \
 disk_case '{ name = "r"; type = "root"; contents = "root"; format = "vfat"; }' '' \
 	"r.cfg:7: the root partition 'r' must be ext4"
 disk_case '{ name = "r"; type = "root"; contents = "root"; format = "xfs"; }' '' \
-	"r.cfg:7: partition 'format' must be \"ext4\", \"vfat\" or \"none\", not 'xfs'"
+	"r.cfg:7: partition 'format' must be \"ext4\", \"vfat\", \"squashfs\" or \"none\", not 'xfs'"
 disk_case "{ name = \"b\"; type = \"esp\"; contents = \"/boot/../etc\"; }, $ROOT" '' \
 	"r.cfg:7: partition contents must be \"root\", a directory of the tree"
 disk_case "{ name = \"b\"; type = \"linux\"; contents = \"file:/x\"; format = \"ext4\"; }, $ROOT" '' \

@@ -1,6 +1,7 @@
 /*
  * Drive the image writer alone:
- *   mkfs TREE OUTPUT [--manifest FILE] [--format ext4|tar] [--size N|auto] [--margin PCT]
+ *   mkfs TREE OUTPUT [--manifest FILE] [--format ext4|tar|squashfs] [--size N|auto] [--margin PCT]
+ *        [--compression zstd|xz|lz4|gzip|none]
  *        [--label L] [--reserved PCT] [--sde N] [--seed HEX] [--uuid U] [--hash-seed U]
  *        [--device PATH:TYPE:MAJOR:MINOR:MODE:UID:GID]... [--save-manifest FILE]
  * Without --manifest the manifest is built from lstat() of TREE (owners as seen; the first
@@ -197,7 +198,8 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	fputs("usage: mkfs TREE OUTPUT [--manifest FILE] [--format ext4|tar] [--size N|auto]\n"
+	fputs("usage: mkfs TREE OUTPUT [--manifest FILE] [--format ext4|tar|squashfs]\n"
+	      "  [--compression zstd|xz|lz4|gzip|none] [--size N|auto]\n"
 	      "  [--margin PCT] [--label L] [--reserved PCT] [--sde N] [--seed HEX] [--uuid U]\n"
 	      "  [--hash-seed U] [--device PATH:TYPE:MAJ:MIN:MODE:UID:GID] [--save-manifest F]\n",
 	      stderr);
@@ -211,8 +213,9 @@ int main(int argc, char **argv)
 		{ "margin", 1, 0, 'M' }, { "label", 1, 0, 'L' }, { "reserved", 1, 0, 'r' },
 		{ "sde", 1, 0, 'S' }, { "seed", 1, 0, 'x' }, { "uuid", 1, 0, 'U' },
 		{ "hash-seed", 1, 0, 'H' }, { "device", 1, 0, 'd' }, { "save-manifest", 1, 0, 'w' },
-		{ "verbose", 0, 0, 'v' }, { 0, 0, 0, 0 } };
-	static char ext4[] = "ext4", tar[] = "tar";
+		{ "verbose", 0, 0, 'v' }, { "compression", 1, 0, 'c' }, { 0, 0, 0, 0 } };
+	static char ext4[] = "ext4", tar[] = "tar", squashfs[] = "squashfs";
+	static const char *const comps[] = { "zstd", "xz", "lz4", "gzip", "none" };
 	struct recipe_image im = { .format = ext4, .margin = 20, .reserved = 5 };
 	struct image_params p = { .im = &im, .source_date_epoch = -1 };
 	struct stage s = { 0 };
@@ -226,7 +229,17 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': mfile = optarg; break;
-		case 'f': im.format = !strcmp(optarg, "tar") ? tar : ext4; break;
+		case 'f':
+			im.format = !strcmp(optarg, "tar") ? tar : !strcmp(optarg, "squashfs") ?
+				    squashfs : ext4;
+			break;
+		case 'c':
+			for (im.compression = 0; im.compression < 5 &&
+			     strcmp(comps[im.compression], optarg); im.compression++)
+				;
+			if (im.compression == 5)
+				usage();
+			break;
 		case 's':
 			if (strcmp(optarg, "auto") && recipe_parse_size(optarg, &im.size))
 				usage();

@@ -183,7 +183,8 @@ START_TEST(versions)
 END_TEST
 
 static char n_root[] = "root", n_boot[] = "boot", n_esp[] = "esp", n_b[] = "rootB",
-	    p_boot[] = "boot", p_efi[] = "boot/efi", t_esp[] = "esp", t_root[] = "root";
+	    p_boot[] = "boot", p_efi[] = "boot/efi", p_opt[] = "opt", t_esp[] = "esp",
+	    t_root[] = "root";
 
 START_TEST(fstab)
 {
@@ -196,22 +197,26 @@ START_TEST(fstab)
 		{ .name = n_root, .type = t_root, .contents = PART_ROOT, .format = PART_FS_EXT4,
 		  .table_entry = 1 },
 		{ .name = n_b, .type = t_root, .contents = PART_EMPTY, .table_entry = 1 },
+		{ .name = n_b, .type = t_root, .contents = PART_SUBTREE, .path = p_opt,
+		  .format = PART_FS_SQUASHFS, .table_entry = 1 },
 	};
 	struct recipe r = { .name = name };
-	char want[600], a[37], b[37], c[37];
+	char want[700], a[37], b[37], c[37], d[37];
 	struct buf out = { 0 };
 
 	r.disk.set = 1;
 	r.disk.partitions = parts;
-	r.disk.n_partitions = 4;
+	r.disk.n_partitions = 5;
 	partuuid_partition(&r, 7, 2, a);
 	partuuid_partition(&r, 7, 1, b);
 	partuuid_partition(&r, 7, 0, c);
+	partuuid_partition(&r, 7, 4, d);
 	snprintf(want, sizeof(want), "# /etc/fstab: static file system information (written by "
 		 "mkimage).\n# <file system>\t<mount point>\t<type>\t<options>\t<dump>\t<pass>\n"
 		 "PARTUUID=%s\t/\text4\terrors=remount-ro\t0\t1\n"
 		 "PARTUUID=%s\t/boot\text4\tdefaults\t0\t2\n"
-		 "PARTUUID=%s\t/boot/efi\tvfat\tumask=0077\t0\t2\n", a, b, c);
+		 "PARTUUID=%s\t/boot/efi\tvfat\tumask=0077\t0\t2\n"
+		 "PARTUUID=%s\t/opt\tsquashfs\tro\t0\t0\n", a, b, c, d);
 	bootcfg_fstab(&r, 7, &out);
 	ck_assert_str_eq(out.p, want);
 	buf_release(&out);

@@ -682,6 +682,28 @@ static int check_verified_boot(struct recipe_ctx *c, const config_setting_t *g,
 	return 0;
 }
 
+/*
+ * The image section describes the root partition's filesystem: image.format is its format, or
+ * "ext4" (the default) when the partition says squashfs.
+ */
+static int check_image_format(struct recipe_ctx *c, const config_setting_t *g,
+			      const struct recipe_disk *d)
+{
+	const char *f = c->r->image.format;
+	size_t i;
+
+	for (i = 0; i < d->n_partitions; i++)
+		if (d->partitions[i].contents == PART_ROOT &&
+		    d->partitions[i].format == PART_FS_SQUASHFS)
+			return !strcmp(f, "ext4") || !strcmp(f, "squashfs") ? 0 :
+			       recipe_fail(c, g, "the disk's root partition is squashfs: image.format "
+					   "must be \"squashfs\", not '%s'", f);
+	if (strcmp(f, "ext4"))
+		return recipe_fail(c, g, "a disk's root partition is ext4 unless its 'format' says "
+				   "\"squashfs\": image.format must be \"ext4\", not '%s'", f);
+	return 0;
+}
+
 int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *base)
 {
 	struct recipe_disk *d = base;
@@ -693,9 +715,9 @@ int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *ba
 	if (!d->n_partitions)
 		return recipe_fail(c, g, "'disk' needs 'partitions': ( { name = \"root\"; type = "
 				   "\"root\"; contents = \"root\"; } )");
-	if (strcmp(c->r->image.format, "ext4"))
-		return recipe_fail(c, g, "a disk's root partition is ext4: image.format must be "
-				   "\"ext4\", not '%s'", c->r->image.format);
+	ret = check_image_format(c, g, d);
+	if (ret)
+		return ret;
 	if (d->size % MIB)
 		return recipe_fail(c, recipe_member(g, "size"), "the disk's 'size' must be a "
 				   "multiple of 1 MiB");

@@ -42,6 +42,7 @@ struct disk_ctx {
 	struct disklayout_part *v;     /* per partition */
 	char (*sha)[65];               /* per partition: sha256 of its region */
 	char (*roothash)[65];          /* per partition: its dm-verity root hash, or "" */
+	uint64_t *used;                /* per partition: the bytes its squashfs takes, or 0 */
 	uint64_t cursor;               /* the end of the partitions placed so far */
 	uint64_t size;                 /* the disk's, once every partition is placed */
 	size_t root;                   /* index of the root partition */
@@ -305,10 +306,11 @@ static int write_squashfs(struct disk_ctx *c, size_t i, struct imgtree *t,
 			  c->v[i].offset >> 20);
 	else if (ret == -MKI_E_NOSPACE)
 		ret = over_limit(c, p->name);
-	if (!ret && !fixed)
+	if (!ret)
 		ret = squashfs_bytes(c, c->v[i].offset, &fs);
 	if (!ret && !fixed)
 		ret = place(c, i, fs);
+	c->used[i] = fs; /* what a hash tree covers: the rest of the partition is no filesystem */
 	sink_release(&rk);
 	free(name);
 	return ret;
@@ -399,30 +401,32 @@ static int write_file(struct disk_ctx *c, size_t i)
 
 /*
  * Partition i holds the hash tree of an earlier partition, already written in the temporary:
- * hashed from there into i's region (auto: as large as the tree), its root hash kept.
+ * hashed from there into i's region (auto: as large as the tree), its root hash kept. A squashfs
+ * is hashed as far as it reaches: the rest of its partition is no filesystem.
  */
 static int write_verity(struct disk_ctx *c, size_t i)
 {
 	const struct recipe_partition *p = &c->d->partitions[i];
 	size_t d = p->verity_of;
 	struct verity_params vp = { .name = c->d->partitions[d].name };
+	uint64_t data = c->used[d] ? c->used[d] : c->v[d].size;
 	char *name = region_name(c, i);
 	struct sink rk;
 	int ret;
 
 	partuuid_verity(c->dp->r, c->dp->ip->source_date_epoch, vp.name, vp.salt, vp.uuid);
-	if (p->size && p->size < verity_hash_size(c->v[d].size)) {
+	if (p->size && p->size < verity_hash_size(data)) {
 		log_error("partition '%s' (%" PRIu64 " MiB) is too small for the hash tree of "
 			  "'%s' (%" PRIu64 " bytes for its %" PRIu64 " MiB): raise its size or use "
 			  "\"auto\"", p->name, p->size >> 20, vp.name,
-			  verity_hash_size(c->v[d].size), c->v[d].size >> 20);
+			  verity_hash_size(data), data >> 20);
 		free(name);
 		return -MKI_E_NOSPACE;
 	}
-	ret = place(c, i, verity_hash_size(c->v[d].size));
+	ret = place(c, i, verity_hash_size(data));
 	sink_init_region(&rk, c->k.fd, c->v[i].offset, c->v[i].size, name);
 	if (!ret)
-		ret = verity_write(c->k.fd, c->v[d].offset, c->v[d].size, &vp, &rk, c->roothash[d]);
+		ret = verity_write(c->k.fd, c->v[d].offset, data, &vp, &rk, c->roothash[d]);
 	sink_release(&rk);
 	free(name);
 	return ret;
@@ -747,6 +751,7 @@ int disk_write(const struct stage *s, const struct disk_params *dp, struct buf *
 	c.v = xcalloc(c.d->n_partitions, sizeof(*c.v));
 	c.sha = xcalloc(c.d->n_partitions, sizeof(*c.sha));
 	c.roothash = xcalloc(c.d->n_partitions, sizeof(*c.roothash));
+	c.used = xcalloc(c.d->n_partitions, sizeof(*c.used));
 	sink_init_file(&c.k, dp->output);
 	ret = write_all(&c);
 	if (!ret && dp->root_hash)
@@ -763,5 +768,6 @@ int disk_write(const struct stage *s, const struct disk_params *dp, struct buf *
 	free(c.v);
 	free(c.sha);
 	free(c.roothash);
+	free(c.used);
 	return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
 }

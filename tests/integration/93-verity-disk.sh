@@ -40,15 +40,16 @@ native_repo
 
 R=$T/r
 mkdir -p "$R"
-# recipe NAME EXTRA-PACKAGES [BOOT-SIZE-KEY]
+# recipe NAME EXTRA-PACKAGES [BOOT-SIZE-KEY (default: size = "64M";)]
 recipe() {
+	local size=${3-'size = "64M";'}
 	native_recipe "$R/$1.cfg" "$1" ", \"perl-base\", \"u-boot-menu\"$2"
 	cat >>"$R/$1.cfg" <<R
 disk = {
   bootloader = "extlinux";
   console = "ttyS0,115200";
   partitions = (
-    { name = "boot"; type = "linux"; contents = "/boot"; ${3-size = "64M";} },
+    { name = "boot"; type = "linux"; contents = "/boot"; $size },
     { name = "root"; type = "root"; contents = "root"; format = "squashfs"; },
     { name = "root-verity"; type = "root-verity"; contents = "verity:root"; },
     { name = "data"; type = "linux"; contents = "/var"; format = "ext4"; size = "64M"; }

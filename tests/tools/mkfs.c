@@ -4,6 +4,9 @@
  *        [--compression zstd|xz|lz4|gzip|none]
  *        [--label L] [--reserved PCT] [--sde N] [--seed HEX] [--uuid U] [--hash-seed U]
  *        [--device PATH:TYPE:MAJOR:MINOR:MODE:UID:GID]... [--save-manifest FILE]
+ *        [--verity HASHFILE]
+ * --verity writes OUTPUT's dm-verity hash tree (image/verity.h; salt and UUID from --seed's
+ * first bytes, zeros without) into HASHFILE and prints the root hash.
  * Without --manifest the manifest is built from lstat() of TREE (owners as seen; the first
  * name of a multiply-linked inode in sorted order is the file, the others hard links to it).
  */
@@ -19,7 +22,11 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include "image/image.h"
+#include "image/sink.h"
+#include "image/verity.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/manifest.h"
@@ -201,9 +208,40 @@ static void usage(void)
 	fputs("usage: mkfs TREE OUTPUT [--manifest FILE] [--format ext4|tar|squashfs]\n"
 	      "  [--compression zstd|xz|lz4|gzip|none] [--size N|auto]\n"
 	      "  [--margin PCT] [--label L] [--reserved PCT] [--sde N] [--seed HEX] [--uuid U]\n"
-	      "  [--hash-seed U] [--device PATH:TYPE:MAJ:MIN:MODE:UID:GID] [--save-manifest F]\n",
+	      "  [--hash-seed U] [--device PATH:TYPE:MAJ:MIN:MODE:UID:GID] [--save-manifest F]\n"
+	      "  [--verity HASHFILE]\n",
 	      stderr);
 	exit(2);
+}
+
+/* IMAGE's hash tree into HASHFILE, as a disk's verity partition holds it; prints the root hash. */
+static int write_verity(const char *image, const char *hashfile, const char *seed)
+{
+	struct verity_params vp = { .name = image };
+	int fd = open(image, O_RDONLY | O_CLOEXEC), ret;
+	char root[65];
+	struct sink k;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; seed[i] && seed[i + 1] && i / 2 < sizeof(vp.salt); i += 2)
+		sscanf(seed + i, "%2hhx", &vp.salt[i / 2]);
+	memcpy(vp.uuid, vp.salt, sizeof(vp.uuid));
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "mkfs: %s: %s\n", image, strerror(errno));
+		return -MKI_E_IMAGE;
+	}
+	sink_init_file(&k, hashfile);
+	ret = sink_begin(&k, verity_hash_size((uint64_t)st.st_size));
+	if (!ret)
+		ret = verity_write(fd, 0, (uint64_t)st.st_size, &vp, &k, root);
+	if (!ret)
+		ret = sink_commit(&k);
+	if (!ret)
+		printf("%s\n", root);
+	sink_release(&k);
+	close(fd);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -213,13 +251,14 @@ int main(int argc, char **argv)
 		{ "margin", 1, 0, 'M' }, { "label", 1, 0, 'L' }, { "reserved", 1, 0, 'r' },
 		{ "sde", 1, 0, 'S' }, { "seed", 1, 0, 'x' }, { "uuid", 1, 0, 'U' },
 		{ "hash-seed", 1, 0, 'H' }, { "device", 1, 0, 'd' }, { "save-manifest", 1, 0, 'w' },
-		{ "verbose", 0, 0, 'v' }, { "compression", 1, 0, 'c' }, { 0, 0, 0, 0 } };
+		{ "verbose", 0, 0, 'v' }, { "compression", 1, 0, 'c' }, { "verity", 1, 0, 'V' },
+		{ 0, 0, 0, 0 } };
 	static char ext4[] = "ext4", tar[] = "tar", squashfs[] = "squashfs";
 	static const char *const comps[] = { "zstd", "xz", "lz4", "gzip", "none" };
 	struct recipe_image im = { .format = ext4, .margin = 20, .reserved = 5 };
 	struct image_params p = { .im = &im, .source_date_epoch = -1 };
 	struct stage s = { 0 };
-	const char *mfile = NULL, *save = NULL;
+	const char *mfile = NULL, *save = NULL, *verity = NULL;
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	int c, ret;
 
@@ -253,6 +292,7 @@ int main(int argc, char **argv)
 		case 'H': im.hash_seed = optarg; break;
 		case 'd': if (parse_device(&im, optarg)) usage(); break;
 		case 'w': save = optarg; break;
+		case 'V': verity = optarg; break;
 		case 'v': log_set_level(LOG_DEBUG); break;
 		default: usage();
 		}
@@ -273,6 +313,8 @@ int main(int argc, char **argv)
 		ret = manifest_save(&s.manifest, save);
 	if (!ret)
 		ret = image_write(&s, &p);
+	if (!ret && verity)
+		ret = write_verity(p.output, verity, p.seed);
 	manifest_release(&s.manifest);
 	free(s.root);
 	for (size_t i = 0; i < im.n_devices; i++)

@@ -231,6 +231,26 @@ static void part_image(const struct disk_ctx *c, size_t i, struct recipe_image *
 		im->size = 0; /* set from the layout */
 }
 
+/*
+ * A filesystem that outgrew its region of `len` bytes: a fixed partition too small for `what`,
+ * a disk too small, or the disk-size limit (exit 7). Logged; returns the code.
+ */
+static int no_space(struct disk_ctx *c, size_t i, uint64_t len, const char *what)
+{
+	const struct recipe_partition *p = &c->d->partitions[i];
+
+	if (p->size || p->grow)
+		log_error("partition '%s' (%" PRIu64 " MiB) cannot hold %s", p->name,
+			  c->v[i].size >> 20, what);
+	else if (c->d->size)
+		log_error("partition '%s' needs more than the %" PRIu64 " MiB from its start at %"
+			  PRIu64 " MiB to the disk's end: raise disk.size", p->name, len >> 20,
+			  c->v[i].offset >> 20);
+	else
+		return over_limit(c, p->name);
+	return -MKI_E_NOSPACE;
+}
+
 static int write_ext4(struct disk_ctx *c, size_t i, struct imgtree *t, struct image_params *pp,
 		      struct recipe_image *im)
 {
@@ -250,15 +270,8 @@ static int write_ext4(struct disk_ctx *c, size_t i, struct imgtree *t, struct im
 	sink_init_region(&rk, c->k.fd, c->v[i].offset, len, name);
 	if (!ret)
 		ret = ext4w_write(t, pp, &rk);
-	if (ret == -MKI_E_NOSPACE && fixed)
-		log_error("partition '%s' (%" PRIu64 " MiB) cannot hold its tree: raise its size",
-			  p->name, c->v[i].size >> 20);
-	else if (ret == -MKI_E_NOSPACE && c->d->size)
-		log_error("partition '%s' needs more than the %" PRIu64 " MiB from its start at %"
-			  PRIu64 " MiB to the disk's end: raise disk.size", p->name, len >> 20,
-			  c->v[i].offset >> 20);
-	else if (ret == -MKI_E_NOSPACE)
-		ret = over_limit(c, p->name);
+	if (ret == -MKI_E_NOSPACE)
+		ret = no_space(c, i, len, "its tree: raise its size");
 	if (!ret && !fixed)
 		ret = ext4_size(c, c->v[i].offset, &fs);
 	if (!ret && !fixed)
@@ -297,15 +310,9 @@ static int write_squashfs(struct disk_ctx *c, size_t i, struct imgtree *t,
 	sink_init_region(&rk, c->k.fd, c->v[i].offset, len, name);
 	if (!ret)
 		ret = squashfs_write(t, pp, &rk);
-	if (ret == -MKI_E_NOSPACE && fixed)
-		log_error("partition '%s' (%" PRIu64 " MiB) cannot hold its squashfs: raise its "
-			  "size, or choose a stronger compression", p->name, c->v[i].size >> 20);
-	else if (ret == -MKI_E_NOSPACE && c->d->size)
-		log_error("partition '%s' needs more than the %" PRIu64 " MiB from its start at %"
-			  PRIu64 " MiB to the disk's end: raise disk.size", p->name, len >> 20,
-			  c->v[i].offset >> 20);
-	else if (ret == -MKI_E_NOSPACE)
-		ret = over_limit(c, p->name);
+	if (ret == -MKI_E_NOSPACE)
+		ret = no_space(c, i, len, "its squashfs: raise its size, or choose a stronger "
+					  "compression");
 	if (!ret)
 		ret = squashfs_bytes(c, c->v[i].offset, &fs);
 	if (!ret && !fixed)

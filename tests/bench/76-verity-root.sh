@@ -53,7 +53,7 @@ for i in $(seq "$REPS"); do
 	/usr/bin/time -f %e -a -o "$W/mki" "$MKFS" "$W/tree" "$W/a.sqfs" --manifest "$W/m" \
 		--sde "$SOURCE_DATE_EPOCH" --format squashfs --verity "$W/a.verity" >/dev/null
 	/usr/bin/time -f %e -a -o "$W/usual" sh -c '
-		mksquashfs "$1/tree" "$1/b.sqfs" -comp zstd -b 131072 -no-progress -quiet -noappend \
+		env -u SOURCE_DATE_EPOCH mksquashfs "$1/tree" "$1/b.sqfs" -comp zstd -b 131072 -no-progress -quiet -noappend \
 			-mkfs-time "$2" -all-time "$2" >/dev/null &&
 		veritysetup format "$1/b.sqfs" "$1/b.verity" >/dev/null' sh "$W" "$SOURCE_DATE_EPOCH"
 done

@@ -65,8 +65,8 @@ int bootcfg_prepare(struct stage *s, const struct recipe *r, int rootfd, int64_t
 
 /**
  * Right after unpacking, before the long configure step: with a verified root, every kernel in
- * /usr/lib/modules has dm-verity and squashfs, as modules or built in. 0 or -MKI_E_IMAGE (exit
- * 8) logged with the kernel and the module.
+ * /usr/lib/modules (/lib/modules) has dm-verity and squashfs, as modules or built in. 0 or
+ * -MKI_E_IMAGE (exit 8) logged with the kernel and the module.
  */
 int bootcfg_check_kernels(const struct stage *s, const struct recipe *r);
 

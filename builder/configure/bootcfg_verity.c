@@ -149,37 +149,48 @@ static const struct {
 	{ "fs/squashfs", "squashfs" },
 };
 
-/* Each kernel in usr/lib/modules has what the initramfs needs to open and mount the root. */
+/* Kernel `version`'s modules below `base`: each of needed[], shipped or built in. */
+static int check_kernel(int rootfd, const char *base, const char *version,
+			const struct recipe *r)
+{
+	char *kdir = xasprintf("%s/%s", base, version), *path;
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; !ret && i < sizeof(needed) / sizeof(*needed); i++) {
+		path = xasprintf("kernel/%s/%s.ko", needed[i].dir, needed[i].name);
+		if (!shipped(rootfd, kdir, needed[i].dir, needed[i].name) &&
+		    !builtin(rootfd, kdir, path)) {
+			log_error("%s: the root partition is verified by dm-verity, and kernel '%s' "
+				  "has no '%s' module (neither /%s/%s* nor in its modules.builtin): "
+				  "install a kernel built with it", r->file, version, needed[i].name,
+				  kdir, path);
+			ret = -MKI_E_IMAGE;
+		}
+		free(path);
+	}
+	free(kdir);
+	return ret;
+}
+
+/* Each kernel's modules, in /usr/lib/modules (merged /usr) or else /lib/modules. */
 int bootcfg_check_kernels(const struct stage *s, const struct recipe *r)
 {
-	int rootfd, fd, ret = 0;
-	DIR *d;
+	static const char *const bases[] = { "usr/lib/modules", "lib/modules" };
+	int rootfd, fd = -1, ret = 0;
 	struct dirent *de;
+	DIR *d = NULL;
 	size_t i;
 
 	if (bootcfg_verity_root(r) < 0)
 		return 0;
 	rootfd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	fd = rootfd < 0 ? -1 : beneath_open(rootfd, "usr/lib/modules", O_RDONLY | O_DIRECTORY, 0);
+	for (i = 0; rootfd >= 0 && fd < 0 && i < sizeof(bases) / sizeof(*bases); i++)
+		fd = beneath_open_canonical(rootfd, bases[i], O_RDONLY | O_DIRECTORY);
 	d = fd < 0 ? NULL : fdopendir(fd);
-	while (d && !ret && (de = readdir(d))) {
-		char *kdir = xasprintf("usr/lib/modules/%s", de->d_name), *path;
-
-		for (i = 0; de->d_name[0] != '.' && !ret && i < sizeof(needed) / sizeof(*needed);
-		     i++) {
-			path = xasprintf("kernel/%s/%s.ko", needed[i].dir, needed[i].name);
-			if (!shipped(rootfd, kdir, needed[i].dir, needed[i].name) &&
-			    !builtin(rootfd, kdir, path)) {
-				log_error("%s: the root partition is verified by dm-verity, and kernel "
-					  "'%s' has no '%s' module (neither /%s/%s* nor in its "
-					  "modules.builtin): install a kernel built with it", r->file,
-					  de->d_name, needed[i].name, kdir, path);
-				ret = -MKI_E_IMAGE;
-			}
-			free(path);
-		}
-		free(kdir);
-	}
+	while (d && !ret && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			ret = check_kernel(rootfd, bases[i - 1], de->d_name, r);
 	if (d)
 		closedir(d);
 	else if (fd >= 0)

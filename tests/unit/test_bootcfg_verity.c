@@ -103,6 +103,14 @@ START_TEST(verity_kernel_modules)
 	ck_assert_int_eq(unlink(p), 0);
 	free(p);
 	ck_assert_int_eq(check_kernels(), -MKI_E_IMAGE); /* dm-verity-fec is not dm-verity */
+	/* without merged /usr: /lib/modules */
+	p = xasprintf("%s/usr", dir);
+	ck_assert_int_eq(fsutil_remove_tree(p), 0);
+	free(p);
+	put("lib/modules/6.1.0-13-amd64/kernel/fs/squashfs/squashfs.ko", "module");
+	ck_assert_int_eq(check_kernels(), -MKI_E_IMAGE);
+	put("lib/modules/6.1.0-13-amd64/kernel/drivers/md/dm-verity.ko", "module");
+	ck_assert_int_eq(check_kernels(), 0);
 	teardown();
 }
 END_TEST

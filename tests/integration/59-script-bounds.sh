@@ -46,8 +46,21 @@ run_all() {
 
 	recipe 600
 	with_postinst 'i=0; while [ $i -lt 4000 ]; do sleep 300 & i=$((i+1)); done; wait'
-	expect_fail 7 "'dpkg --configure -a' \(the postinst of package 'hello'\) reached the process limit: [0-9]+ processes were running.*limit 'processes' is 150; raise it with --limit processes=" \
-		timeout 300 "${run[@]}" --recipe "$T/r.cfg" --limit processes=150 "$T/tree"
+	# Debian 12's qemu-user (7.2) can abort under this many forks on its own TCG assertion
+	# ("cpu_exec: assertion failed: (cpu == current_cpu)") before the limit is reached: the
+	# emulator's crash, not the build's. The bomb then runs once more; a second crash fails.
+	bomb() { timeout 300 "${run[@]}" --recipe "$T/r.cfg" --limit processes=150 "$T/tree"; }
+	rc=0
+	bomb >"$T/out" 2>"$T/err" || rc=$?
+	if grep -q 'cpu_exec: assertion failed' "$T/err"; then
+		note "qemu-user aborted on its own TCG assertion (a QEMU bug); the bomb runs again"
+		nothing_left
+		rc=0
+		bomb >"$T/out" 2>"$T/err" || rc=$?
+	fi
+	[ "$rc" = 7 ] || { cat "$T/err" >&2; fail "the process bomb exited $rc, expected 7"; }
+	grep -Eq "'dpkg --configure -a' \(the postinst of package 'hello'\) reached the process limit: [0-9]+ processes were running.*limit 'processes' is 150; raise it with --limit processes=" "$T/err" ||
+		{ cat "$T/err" >&2; fail "the process limit is not reported as it should be"; }
 	[ "$(grep -c 'process limit' "$T/err")" = 1 ] || fail "the process limit is not said exactly once"
 	grep -q 'left .* running' "$T/err" && fail "the leftover warning repeats the bomb's processes"
 	nothing_left

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +15,7 @@
 
 #include "lib/err.h"
 #include "lib/log.h"
+#include "lib/workpool.h"
 #include "lib/str.h"
 #include "squashfs_ctx.h"
 
@@ -281,20 +281,10 @@ int squashfs_write_threads(const struct imgtree *t, const struct image_params *p
 	return ret;
 }
 
-static unsigned threads_online(void)
-{
-	cpu_set_t set;
-	int n;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	n = CPU_COUNT(&set);
-	return n < 1 ? 1 : n > (int)MAX_THREADS ? MAX_THREADS : (unsigned)n;
-}
-
+/* Every usable CPU, up to MAX_THREADS: the bytes do not depend on it. */
 int squashfs_write(const struct imgtree *t, const struct image_params *p, struct sink *k)
 {
-	return squashfs_write_threads(t, p, k, threads_online());
+	return squashfs_write_threads(t, p, k, workpool_threads(MAX_THREADS, MAX_THREADS));
 }
 
 /*

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -55,9 +56,19 @@ static void *worker(void *arg)
 	}
 }
 
+/* The CPUs this process may run on (its affinity, as a container or taskset limits it). */
+static long cpus_usable(void)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 unsigned workpool_threads(unsigned jobs, size_t n)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = cpus_usable();
 	unsigned w = jobs ? jobs : 1;
 
 	if (cpus > 0 && w > (unsigned long)cpus)

@@ -23,7 +23,7 @@ struct workpool_spec {
 	void *arg;
 };
 
-/** Workers for `jobs` requested (0: one) and `n` items: at most one per online CPU, at least 1. */
+/** Workers for `jobs` requested (0: one) and `n` items: at most one per usable CPU, at least 1. */
 unsigned workpool_threads(unsigned jobs, size_t n);
 /**
  * Start the pool (spec is copied). Returns the number of workers started (> 0) with `*out` set,

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
+#include "lib/workpool.h"
 #include "lib/x.h"
 
 #define CHUNK (1u << 20)
@@ -306,19 +306,9 @@ out:
 	return ret;
 }
 
-/* Every CPU this process may run on, up to COMPRESS_MAX_THREADS: the bytes do not depend on it. */
-static unsigned threads_online(void)
-{
-	cpu_set_t set;
-	int n;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	n = CPU_COUNT(&set);
-	return n < 1 ? 1 : n > COMPRESS_MAX_THREADS ? COMPRESS_MAX_THREADS : (unsigned)n;
-}
-
+/* Every usable CPU, up to COMPRESS_MAX_THREADS: the bytes do not depend on it. */
 int compress_file(const char *in, const char *out, enum compress_kind k)
 {
-	return compress_file_threads(in, out, k, threads_online());
+	return compress_file_threads(in, out, k,
+				     workpool_threads(COMPRESS_MAX_THREADS, COMPRESS_MAX_THREADS));
 }

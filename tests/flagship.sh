@@ -33,3 +33,15 @@ flagship_lean() {
 	grep -Ev '^ *("(linux-image-[a-z0-9]+|systemd-sysv|u-boot-menu|systemd-boot-efi)",|export_boot = true;)' \
 		"$TOP/recipes/$1.cfg" | sed '/^disk = {/,/^};/d' >"$2/recipes/$1.cfg"
 }
+
+# flagship_serve NAME: flagship_mirror NAME, served on a free loopback port (benches). Sets SRC
+# (a --source argument for the mirror) and SERVER_PID, which the caller kills when done.
+flagship_serve() {
+	local port
+	flagship_mirror "$1"
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
+	SERVER_PID=$!
+	sleep 0.5
+	SRC="http://127.0.0.1:$port bookworm main signed-by=$MIRROR/key.gpg"
+}

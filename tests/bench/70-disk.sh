@@ -13,14 +13,8 @@ W=$(mktemp -d /var/tmp/mkimage-bench-disk.XXXXXX)
 export XDG_CACHE_HOME=${BENCH_CACHE:-/var/tmp/mkimage-bench-cache}
 export SOURCE_DATE_EPOCH=1700000000
 . "$TOP/tests/flagship.sh"
-flagship_mirror arm-board
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null || true; rm -rf "$W"' EXIT
-sleep 0.5
-SRC="http://127.0.0.1:$port bookworm main signed-by=$MIRROR/key.gpg"
+flagship_serve arm-board
+trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$W"' EXIT
 
 # The recipe as it is (disk) and without its disk section (the ext4 image alone): one tree.
 mkdir -p "$W/r/recipes" "$W/r/hooks" "$W/o"

@@ -18,14 +18,8 @@ W=$(mktemp -d /var/tmp/mkimage-bench-verity-root.XXXXXX)
 export XDG_CACHE_HOME=${BENCH_CACHE:-/var/tmp/mkimage-bench-cache}
 export SOURCE_DATE_EPOCH=1700000000
 . "$TOP/tests/flagship.sh"
-flagship_mirror arm-board-verity
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null || true; rm -rf "$W"' EXIT
-sleep 0.5
-SRC="http://127.0.0.1:$port bookworm main signed-by=$MIRROR/key.gpg"
+flagship_serve arm-board-verity
+trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$W"' EXIT
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 

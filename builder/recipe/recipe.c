@@ -23,6 +23,7 @@
 #include "lib/log.h"
 #include "lib/manifest.h"
 #include "lib/readfile.h"
+#include "recipe_lint.h"
 #include "recipe_parse.h"
 
 #define RECIPE_MAX (1u << 20) /* a recipe or an @include file */
@@ -135,6 +136,9 @@ static int get_strv(struct recipe_ctx *c, const config_setting_t *g, const char 
 	for (i = 0; i < config_setting_length(s); i++) {
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 
+		if (config_setting_type(e) == CONFIG_TYPE_GROUP)
+			return recipe_fail(c, e, "'%s' is a list of strings: write [ \"a\", \"b\" ], "
+					   "not ( { ... } )", key);
 		if (config_setting_type(e) != CONFIG_TYPE_STRING)
 			return recipe_fail(c, e, "'%s' must hold only strings", key);
 		strv_push(out, config_setting_get_string(e));
@@ -303,6 +307,10 @@ static int check_arch(struct recipe_ctx *c, const config_setting_t *s, const cha
 
 	if (arch_find(name))
 		return 0;
+	hint = arch_debian_name(name);
+	if (hint)
+		return recipe_fail(c, s, "'%s' is not a Debian architecture name: Debian calls it "
+				   "'%s'", name, hint);
 	hint = arch_suggest(name);
 	if (hint)
 		return recipe_fail(c, s, "unknown architecture '%s' (did you mean '%s'?)", name, hint);
@@ -540,7 +548,11 @@ static int parse_install(struct recipe_ctx *c, const config_setting_t *g,
 		}
 		r->n_packages++;
 		p->line = config_setting_source_line(s);
-		if (p->arch && !is_recipe_arch(r, p->arch))
+		if (p->arch && !is_recipe_arch(r, p->arch) && arch_debian_name(p->arch))
+			ret = recipe_fail(c, s, "package '%s': '%s' is not a Debian architecture name: "
+					  "Debian calls it '%s'", specs.v[i], p->arch,
+					  arch_debian_name(p->arch));
+		else if (p->arch && !is_recipe_arch(r, p->arch))
 			ret = recipe_fail(c, s, "package '%s' asks for architecture '%s', which is not in "
 				   "'architecture' or 'auxiliary_architectures'", specs.v[i], p->arch);
 	}
@@ -1759,6 +1771,8 @@ static int check_includes(const char *file, const char *text, const char *dir, i
 		else if (r)
 			log_error("%s:%u: cannot read @include '%s' ('%s'): %s", file, line, inc, path,
 				  r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+		if (!r)
+			r = recipe_lint_text(path, b.p);
 		ret = r ? (r == -MKI_E_INTERRUPTED ? r : -MKI_E_RECIPE)
 			: check_includes(path, b.p, dir, depth + 1);
 		buf_release(&b);
@@ -1784,6 +1798,8 @@ int recipe_load(struct recipe *r, const char *path, const struct recipe_checks *
 		log_error("cannot read recipe '%s': %s", path,
 			  ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret));
 	if (!ret)
+		ret = recipe_lint_text(path, text.p);
+	if (!ret)
 		ret = check_includes(path, text.p, r->dir, 0);
 	if (ret) {
 		buf_release(&text);
@@ -1804,6 +1820,11 @@ int recipe_parse_text(struct recipe *r, const char *text, const char *name, cons
 
 	start_load(r, &cfg, name);
 	r->dir = xstrdup(dir);
+	if (recipe_lint_text(name, text)) {
+		config_destroy(&cfg);
+		recipe_release(r);
+		return -MKI_E_RECIPE;
+	}
 	return finish_load(r, &cfg, config_read_string(&cfg, text), checks);
 }
 

@@ -1,5 +1,6 @@
 #include "arch.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "arch_internal.h"
@@ -104,6 +105,76 @@ int arch_runs_natively(const struct arch *a)
 	if (!strcmp(host, "arm64") && (!strcmp(a->name, "armhf") || !strcmp(a->name, "armel")))
 		return 0; /* many arm64 cores lack AArch32: emulate rather than guess */
 	return 0;
+}
+
+/*
+ * Names other tools give Debian's architectures: uname -m, rpm, Android ABIs, GNU triplets. Only
+ * unambiguous ones: "arm" could be armel or armhf, so it is not here. Debian's armhf needs ARMv7,
+ * so an ARMv6 (Raspberry Pi 1, Zero) runs armel; Debian's i386 needs an i686 since bookworm,
+ * older names still mean that architecture.
+ */
+static const struct { const char *alias, *debian; } aliases[] = {
+	{ "armv7", "armhf" },	   { "armv7l", "armhf" },	 { "armv7hl", "armhf" },
+	{ "armv7a", "armhf" },	   { "armv7-a", "armhf" },	 { "armv7hf", "armhf" },
+	{ "armv8l", "armhf" },	   { "armeabi-v7a", "armhf" },	 { "armhfp", "armhf" },
+	{ "armv5", "armel" },	   { "armv5l", "armel" },	 { "armv5te", "armel" },
+	{ "armv5tel", "armel" },   { "armv5tejl", "armel" },	 { "armv6", "armel" },
+	{ "armv6l", "armel" },	   { "armeabi", "armel" },	 { "aarch64", "arm64" },
+	{ "arm64-v8a", "arm64" },  { "armv8", "arm64" },	 { "armv8a", "arm64" },
+	{ "armv8-a", "arm64" },	   { "x86_64", "amd64" },	 { "x86-64", "amd64" },
+	{ "x64", "amd64" },	   { "i486", "i386" },		 { "i586", "i386" },
+	{ "i686", "i386" },	   { "x86", "i386" },		 { "ia32", "i386" },
+	{ "ppc64le", "ppc64el" },  { "powerpc64le", "ppc64el" }, { "ppc", "powerpc" },
+	{ "loongarch64", "loong64" }, { "i486-linux-gnu", "i386" }, { "i586-linux-gnu", "i386" },
+	{ "i686-linux-gnu", "i386" },
+};
+
+/* "armv7-unknown-linux-gnueabihf" -> "armv7-linux-gnueabihf": a vendor field dropped. */
+static const char *without_vendor(const char *name, char *out, size_t n)
+{
+	const char *v = strchr(name, '-'), *rest = v ? strchr(v + 1, '-') : NULL;
+
+	if (!rest || strncmp(rest, "-linux-", 7) || (size_t)(v - name) + strlen(rest) >= n)
+		return NULL;
+	snprintf(out, n, "%.*s%s", (int)(v - name), name, rest);
+	return out;
+}
+
+static const char *alias_of(const char *name)
+{
+	const struct arch *a = arch_by_triplet(name);
+	size_t i;
+	char cpu[64];
+
+	if (a)
+		return a->name;
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(aliases[i].alias, name))
+			return aliases[i].debian;
+	/* A GNU triplet whose CPU field is an alias: "armv7l-linux-gnueabihf"; for ARM the ABI
+	 * field, not the CPU, says which float ABI the binaries use. */
+	if (strlen(name) >= sizeof(cpu) || !strstr(name, "-linux-"))
+		return NULL;
+	snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(name, "-"), name);
+	if (!strncmp(cpu, "arm", 3) && !strncmp(strstr(name, "-linux-"), "-linux-gnueabi", 14))
+		return str_ends_with(name, "hf") ? "armhf" : "armel";
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(aliases[i].alias, cpu))
+			return aliases[i].debian;
+	return NULL;
+}
+
+const char *arch_debian_name(const char *name)
+{
+	char buf[128];
+	const char *shorter;
+
+	if (arch_find(name))
+		return NULL;
+	if (alias_of(name))
+		return alias_of(name);
+	shorter = without_vendor(name, buf, sizeof(buf));
+	return shorter ? alias_of(shorter) : NULL;
 }
 
 const char *arch_suggest(const char *name)

@@ -29,6 +29,12 @@ const char *arch_host(void);
  * handler for such an arch.
  */
 int arch_runs_natively(const struct arch *a);
+/**
+ * The Debian name another tool gives an architecture ("armv7" and "arm-linux-gnueabihf" are
+ * "armhf", "aarch64" is "arm64", "x86_64" is "amd64", "i686" is "i386"): a static string, or
+ * NULL when `name` is already Debian's or no known alias. Callers say so, never substitute it.
+ */
+const char *arch_debian_name(const char *name);
 /** Suggest the closest known name for a typo, or NULL. */
 const char *arch_suggest(const char *name);
 

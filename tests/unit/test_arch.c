@@ -56,6 +56,41 @@ START_TEST(lookup_and_suggest)
 }
 END_TEST
 
+/* Other tools' names map to Debian's, each to one that exists; Debian's own names map to none. */
+START_TEST(other_tools_names)
+{
+	static const char *const pairs[][2] = {
+		{ "armv7", "armhf" },	    { "armv7l", "armhf" },
+		{ "armv7hl", "armhf" },	    { "arm-linux-gnueabihf", "armhf" },
+		{ "armv7l-linux-gnueabihf", "armhf" }, { "armv7-unknown-linux-gnueabihf", "armhf" },
+		{ "armv5", "armel" },	    { "armv5tel", "armel" },
+		{ "arm-linux-gnueabi", "armel" }, { "armv7-linux-gnueabi", "armel" },
+		{ "aarch64", "arm64" },	    { "arm64-v8a", "arm64" },
+		{ "aarch64-linux-gnu", "arm64" }, { "aarch64-unknown-linux-gnu", "arm64" },
+		{ "x86_64", "amd64" },	    { "x86-64", "amd64" },
+		{ "x86_64-linux-gnu", "amd64" }, { "x86_64-pc-linux-gnu", "amd64" },
+		{ "i686", "i386" },	    { "i586", "i386" },
+		{ "i686-linux-gnu", "i386" }, { "i386-linux-gnu", "i386" },
+		{ "riscv64-linux-gnu", "riscv64" }, { "ppc64le", "ppc64el" },
+		{ "x86_64-linux-gnux32", "x32" },
+	};
+	const struct arch *a;
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		ck_assert_msg(arch_debian_name(pairs[i][0]) != NULL, "%s", pairs[i][0]);
+		ck_assert_str_eq(arch_debian_name(pairs[i][0]), pairs[i][1]);
+		ck_assert_ptr_nonnull(arch_find(arch_debian_name(pairs[i][0])));
+	}
+	for (a = arch_table(); a->name; a++)
+		ck_assert_ptr_null(arch_debian_name(a->name));
+	ck_assert_ptr_null(arch_debian_name("arm"));
+	ck_assert_ptr_null(arch_debian_name("armhff"));
+	ck_assert_ptr_null(arch_debian_name("sparc99-linux-gnu"));
+	ck_assert_ptr_null(arch_debian_name(""));
+}
+END_TEST
+
 START_TEST(armel_armhf_differ_only_in_float_abi)
 {
 	const struct arch *hf = arch_find("armhf"), *el = arch_find("armel");
@@ -86,6 +121,7 @@ Suite *arch_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, table_matches_dpkg);
 	tcase_add_test(tc, lookup_and_suggest);
+	tcase_add_test(tc, other_tools_names);
 	tcase_add_test(tc, armel_armhf_differ_only_in_float_abi);
 	tcase_add_test(tc, host_is_native);
 	suite_add_tcase(s, tc);

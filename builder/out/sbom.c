@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,15 +16,24 @@
 #include "lib/log.h"
 #include "lib/readfile.h"
 
-/* SPDX ids allow letters, digits, '.' and '-' only. */
-static void spdx_id(struct buf *b, const struct plan_entry *e, size_t i)
+/*
+ * SPDX ids allow letters, digits, '.' and '-' only. An id is the package's name, architecture and
+ * version, nothing positional, so the same package keeps its id from one image or release to
+ * the next. Debian names hold [a-z0-9.+-]: '+' becomes "plus" (two names never meet); a version
+ * is unique per name and architecture in a plan, so its other characters become '-'.
+ */
+static void spdx_id(struct buf *b, const struct plan_entry *e)
 {
 	const char *s;
 
 	buf_adds(b, "\"SPDXRef-Package-");
 	for (s = e->name; *s; s++)
-		buf_addf(b, "%c", (*s == '+' || *s == '_') ? '-' : *s);
-	buf_addf(b, "-%s-%zu\"", e->arch, i);
+		buf_addf(b, *s == '+' ? "plus" : "%c", *s == '_' ? '-' : *s);
+	buf_addf(b, "-%s-", e->arch);
+	for (s = e->version; *s; s++)
+		buf_addf(b, "%c", (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+				  (*s >= '0' && *s <= '9') || *s == '.' ? *s : '-');
+	buf_adds(b, "\"");
 }
 
 /*
@@ -52,34 +62,123 @@ static void purl(struct buf *b, const struct plan_entry *e, const char *suite)
 	buf_release(&v);
 }
 
-/* "Name <mail>" -> "Organization: Name (mail)" as SPDX wants a supplier. */
+/* Words that make a Maintainer a team rather than a person (Debian's teams and companies). */
+static const char *const org_words[] = {
+	"team", "group", "maintainers", "developers", "project", "packagers", "debian", "ubuntu",
+	"foundation", "inc", "inc.", "ltd", "ltd.", "llc", "gmbh", "corp", "corporation", "company",
+	"ag", "bv", NULL,
+};
+
+/* Whether the name part of a Maintainer field names an organization (a word of org_words). */
+static int is_organization(const char *name, size_t n, const char *mail, size_t mail_n)
+{
+	size_t i, w;
+
+	if (mail && (memmem(mail, mail_n, "@lists.", 7) || memmem(mail, mail_n, "-devel@", 7)))
+		return 1;
+	for (i = 0; i < n; i += w ? w : 1) {
+		const char *const *o;
+
+		w = strcspn(name + i, " ,()/&");
+		if (w > n - i)
+			w = n - i;
+		for (o = org_words; w && *o; o++)
+			if (strlen(*o) == w && !strncasecmp(name + i, *o, w))
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * "Name <mail>" -> "Person: Name (mail)" or "Organization: Name (mail)", SPDX's two supplier
+ * forms: an organization when the name holds a team's or company's word (org_words) or the
+ * mail is a list's, a person otherwise.
+ */
 static void supplier(struct buf *b, const char *maint)
 {
 	struct buf s = { 0 };
 	const char *lt = maint ? strchr(maint, '<') : NULL, *gt = lt ? strchr(lt, '>') : NULL;
+	size_t n = lt && gt ? (size_t)(lt - maint) : maint ? strlen(maint) : 0;
 
-	if (!maint || !*maint) {
+	while (n && maint[n - 1] == ' ')
+		n--;
+	if (!n) {
 		json_str(b, "NOASSERTION");
 		return;
 	}
-	if (lt && gt) {
-		size_t n = (size_t)(lt - maint);
-
-		while (n && maint[n - 1] == ' ')
-			n--;
-		buf_addf(&s, "Organization: %.*s (%.*s)", (int)n, maint, (int)(gt - lt - 1), lt + 1);
-	} else {
-		buf_addf(&s, "Organization: %s", maint);
-	}
+	buf_adds(&s, is_organization(maint, n, lt && gt ? lt + 1 : NULL,
+				     lt && gt ? (size_t)(gt - lt - 1) : 0) ?
+			     "Organization: " : "Person: ");
+	if (lt && gt)
+		buf_addf(&s, "%.*s (%.*s)", (int)n, maint, (int)(gt - lt - 1), lt + 1);
+	else
+		buf_addf(&s, "%.*s", (int)n, maint);
 	json_str(b, s.p);
 	buf_release(&s);
 }
 
-static void package(struct buf *b, const struct plan_entry *e, size_t i, const char *suite,
+/* The Section without its archive area: "non-free-firmware/kernel" -> "kernel". */
+static const char *section_of(const struct plan_entry *e)
+{
+	const char *slash = e->section ? strrchr(e->section, '/') : NULL;
+
+	return slash ? slash + 1 : e->section ? e->section : "";
+}
+
+/*
+ * What a package is, by one rule (mkimage(1), FILES): FIRMWARE for firmware-* and
+ * Section firmware, LIBRARY for Section libs, oldlibs or libdevel (or, without a Section, a
+ * lib* name), OPERATING_SYSTEM for a kernel image (linux-image-*), APPLICATION otherwise.
+ * The image itself is OPERATING_SYSTEM.
+ */
+const char *sbom_purpose(const struct plan_entry *e)
+{
+	const char *sec = section_of(e);
+
+	if (!strncmp(e->name, "firmware-", 9) || !strcmp(sec, "firmware"))
+		return "FIRMWARE";
+	if (!strcmp(sec, "libs") || !strcmp(sec, "oldlibs") || !strcmp(sec, "libdevel") ||
+	    (!*sec && !strncmp(e->name, "lib", 3)))
+		return "LIBRARY";
+	if (!strncmp(e->name, "linux-image-", 12))
+		return "OPERATING_SYSTEM";
+	return "APPLICATION";
+}
+
+/* Where a package came from: Debian's source package, or a local .deb the recipe names. */
+static void provenance(struct buf *b, const struct plan_entry *e, const char *suite)
+{
+	const char *base = e->path ? strrchr(e->path, '/') : NULL;
+	char *src;
+
+	if (e->url)
+		src = xasprintf("built from Debian source package %s %s",
+				e->source ? e->source : e->name,
+				e->source_version ? e->source_version : e->version);
+	else
+		src = xasprintf("local package file '%s' named by the recipe (packages.local), "
+				"source package %s %s", base ? base + 1 : e->path ? e->path : e->name,
+				e->source ? e->source : e->name,
+				e->source_version ? e->source_version : e->version);
+	buf_adds(b, ",\n      \"sourceInfo\": ");
+	json_str(b, src);
+	free(src);
+	buf_addf(b, ",\n      \"primaryPackagePurpose\": \"%s\"", sbom_purpose(e));
+	if (!e->url)
+		return; /* a vendor's .deb is no Debian package: no Debian purl */
+	buf_adds(b, ",\n      \"externalRefs\": [ { \"referenceCategory\": \"PACKAGE-MANAGER\", "
+		    "\"referenceType\": \"purl\", \"referenceLocator\": ");
+	purl(b, e, suite);
+	buf_adds(b, " } ]");
+}
+
+static void package(struct buf *b, const struct plan_entry *e, const char *suite,
 		    const char *license)
 {
+	char *c;
+
 	buf_adds(b, "    {\n      \"SPDXID\": ");
-	spdx_id(b, e, i);
+	spdx_id(b, e);
 	buf_adds(b, ",\n      \"name\": ");
 	json_str(b, e->name);
 	buf_adds(b, ",\n      \"versionInfo\": ");
@@ -91,24 +190,12 @@ static void package(struct buf *b, const struct plan_entry *e, size_t i, const c
 	buf_adds(b, ",\n      \"filesAnalyzed\": false,\n      \"checksums\": [ { \"algorithm\": "
 		    "\"SHA256\", \"checksumValue\": ");
 	json_str(b, e->sha256);
-	buf_adds(b, " } ],\n      \"sourceInfo\": ");
-	{
-		char *src = xasprintf("built from Debian source package %s %s",
-				      e->source ? e->source : e->name,
-				      e->source_version ? e->source_version : e->version);
-		json_str(b, src);
-		free(src);
-	}
-	buf_adds(b, ",\n      \"primaryPackagePurpose\": \"LIBRARY\",\n      \"externalRefs\": [ { "
-		    "\"referenceCategory\": \"PACKAGE-MANAGER\", \"referenceType\": \"purl\", "
-		    "\"referenceLocator\": ");
-	purl(b, e, suite);
-	buf_adds(b, " } ],\n      \"comment\": ");
-	{
-		char *c = xasprintf("architecture %s", e->arch);
-		json_str(b, c);
-		free(c);
-	}
+	buf_adds(b, " } ]");
+	provenance(b, e, suite);
+	buf_adds(b, ",\n      \"comment\": ");
+	c = xasprintf("architecture %s", e->arch);
+	json_str(b, c);
+	free(c);
 	buf_adds(b, ",\n      \"licenseConcluded\": \"NOASSERTION\",\n      \"licenseDeclared\": ");
 	json_str(b, license ? license : "NOASSERTION");
 	buf_adds(b, ",\n      \"copyrightText\": \"NOASSERTION\"\n    }");
@@ -117,17 +204,22 @@ static void package(struct buf *b, const struct plan_entry *e, size_t i, const c
 static void header(struct buf *b, const struct recipe *r, const char *image_name,
 		   const char *image_sha256, int64_t sde)
 {
+	const char *base = r->sbom_namespace ? r->sbom_namespace : RECIPE_SBOM_NAMESPACE;
 	time_t t = (time_t)(sde < 0 ? 0 : sde);
 	struct tm tm;
-	char when[32];
+	char when[32], *ns;
 
 	gmtime_r(&t, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	buf_adds(b, "{\n  \"spdxVersion\": \"SPDX-2.3\",\n  \"dataLicense\": \"CC0-1.0\",\n"
 		    "  \"SPDXID\": \"SPDXRef-DOCUMENT\",\n  \"name\": ");
 	json_str(b, r->name);
-	buf_addf(b, ",\n  \"documentNamespace\": \"https://example.org/spdx/mkimage/%s-%s\",\n",
-		 r->name, image_sha256);
+	buf_adds(b, ",\n  \"documentNamespace\": ");
+	ns = xasprintf("%.*s/%s-%s", (int)(strlen(base) - (base[strlen(base) - 1] == '/')), base,
+		       r->name, image_sha256);
+	json_str(b, ns);
+	free(ns);
+	buf_adds(b, ",\n");
 	buf_addf(b, "  \"creationInfo\": { \"created\": \"%s\", \"creators\": [ \"Tool: mkimage-%s\" ] },\n",
 		 when, MKI_VERSION);
 	buf_adds(b, "  \"documentDescribes\": [ \"SPDXRef-Image\" ],\n  \"packages\": [\n"
@@ -162,9 +254,9 @@ static void depends_on(struct buf *b, const struct plan *p)
 			if (j < k || d == i || d >= p->n)
 				continue;
 			buf_adds(b, ",\n    { \"spdxElementId\": ");
-			spdx_id(b, e, i);
+			spdx_id(b, e);
 			buf_adds(b, ", \"relationshipType\": \"DEPENDS_ON\", \"relatedSpdxElement\": ");
-			spdx_id(b, &p->v[d], d);
+			spdx_id(b, &p->v[d]);
 			buf_adds(b, " }");
 		}
 	}
@@ -283,7 +375,7 @@ int sbom_write(const struct plan *p, const struct recipe *r, const struct dep5_t
 	header(&b, r, image_name, image_sha256, sde);
 	for (i = 0; i < p->n; i++) {
 		buf_adds(&b, ",\n");
-		package(&b, &p->v[i], i, r->suite, lic[i]);
+		package(&b, &p->v[i], r->suite, lic[i]);
 	}
 	buf_adds(&b, "\n  ],\n");
 	extracted(&b, &refs);
@@ -292,7 +384,7 @@ int sbom_write(const struct plan *p, const struct recipe *r, const struct dep5_t
 	for (i = 0; i < p->n; i++) {
 		buf_adds(&b, ",\n    { \"spdxElementId\": \"SPDXRef-Image\", \"relationshipType\": "
 			     "\"CONTAINS\", \"relatedSpdxElement\": ");
-		spdx_id(&b, &p->v[i], i);
+		spdx_id(&b, &p->v[i]);
 		buf_adds(&b, " }");
 	}
 	depends_on(&b, p);

@@ -17,8 +17,15 @@
 int sbom_capture(struct dep5_texts *t, const struct plan *p, const char *root);
 
 /**
+ * What package `e` is, as SPDX's primaryPackagePurpose (a static string): FIRMWARE, LIBRARY,
+ * OPERATING_SYSTEM (a kernel image) or APPLICATION, by the rule documented in mkimage(1).
+ */
+const char *sbom_purpose(const struct plan_entry *e);
+
+/**
  * Write the SPDX 2.3 document for the image built from `p` to `file` (atomically). The document
- * is deterministic: its creation time is `sde` and its namespace derives from `image_sha256`.
+ * is deterministic: its creation time is `sde` and its namespace is the recipe's sbom_namespace (default
+ * RECIPE_SBOM_NAMESPACE) followed by /NAME-`image_sha256`.
  * Each package's licenseDeclared comes from its DEP-5 copyright file (dep5.h): as `shipped`
  * holds it (sbom_capture()) or, when `shipped` is NULL (a tree restored from the layer cache),
  * from the staging tree `root` (NULL: no tree, every licence NOASSERTION). Returns 0,

@@ -390,6 +390,35 @@ static int check_hostname(struct recipe_ctx *c, const config_setting_t *g,
 	return 0;
 }
 
+/*
+ * A URI with a scheme ("https://...", "urn:..."), printable, without '#' (SPDX's rule for a
+ * namespace) or a space, so SPDX readers accept the document.
+ */
+static int check_sbom_namespace(struct recipe_ctx *c, const config_setting_t *g,
+				const struct recipe_key *k, void *base)
+{
+	const char *u = c->r->sbom_namespace, *p;
+	size_t scheme = u ? strspn(u, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				      "0123456789+.-") : 0;
+	int ok = u && scheme && ((u[0] | 0x20) >= 'a' && (u[0] | 0x20) <= 'z') && u[scheme] == ':' &&
+		 u[scheme + 1] && strlen(u) <= 1024;
+
+	for (p = u; ok && *p; p++)
+		ok = *p > ' ' && *p < 0x7f && *p != '#';
+	if (u && !ok)
+		return recipe_fail(c, recipe_member(g, k->name),
+				   "'sbom_namespace' must be a URI such as \"https://sbom.example.com/"
+				   "images\" (a scheme, no spaces or '#', at most 1024 characters), "
+				   "not '%s'", u);
+	return 0;
+}
+
+/* A key that only names what lands beside the image: in --check, not in the digest. */
+static int shown_outside_digest(const struct recipe_key *k, const void *base, int digest)
+{
+	return !digest && *(char *const *)cfield(base, k->offset) != NULL;
+}
+
 static int parse_list(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
 		      void *base);
 
@@ -1070,6 +1099,10 @@ const struct recipe_key recipe_keys[] = {
 	{ RECIPE_IN_TOP, "hostname", RECIPE_STRING, .def_doc = "/etc/hostname left alone",
 	  .offset = TOP(hostname), .check = check_hostname, .shown = shown_if_set,
 	  .doc = "the image's /etc/hostname and its 127.0.1.1 line in /etc/hosts" },
+	{ RECIPE_IN_TOP, "sbom_namespace", RECIPE_STRING, .def_doc = RECIPE_SBOM_NAMESPACE,
+	  .offset = TOP(sbom_namespace), .check = check_sbom_namespace,
+	  .shown = shown_outside_digest,
+	  .doc = "the SBOM's documentNamespace, followed by /NAME-SHA256 of the image" },
 	{ RECIPE_IN_TOP, "machine_id", RECIPE_ENUM, "uninitialized", .offset = TOP(machine_id),
 	  .choices = machine_ids, .shown = shown_if_set,
 	  .hint = "\"uninitialized\" (first boot semantics) or \"empty\" (read-only root)",

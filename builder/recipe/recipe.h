@@ -8,6 +8,12 @@
  */
 #define RECIPE_SCRIPT_TIMEOUT 600
 
+/*
+ * Default base of the SBOM's documentNamespace, as SPDX's own tools name theirs: an identifier,
+ * never fetched; a team publishing SBOMs sets its own domain with the recipe's sbom_namespace.
+ */
+#define RECIPE_SBOM_NAMESPACE "https://spdx.org/spdxdocs/mkimage"
+
 #include <stdint.h>
 
 #include "lib/str.h"
@@ -161,6 +167,7 @@ struct recipe {
 	struct recipe_overlay *overlays;
 	size_t n_overlays;
 	char *hostname;         /* NULL: /etc/hostname is left alone */
+	char *sbom_namespace;   /* the SBOM's namespace base URI; NULL: RECIPE_SBOM_NAMESPACE */
 	enum machine_id_mode machine_id;
 	struct recipe_image image;
 	struct recipe_disk disk;

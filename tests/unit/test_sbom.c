@@ -59,9 +59,10 @@ START_TEST(spdx_document)
 	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, "board.ext4", "0123", 1700000000, file), 0);
 	text = slurp(file);
 	{
-		const char *rel = "{ \"spdxElementId\": \"SPDXRef-Package-libstdc--6-armel-0\", "
+		const char *rel = "{ \"spdxElementId\": "
+				  "\"SPDXRef-Package-libstdcplusplus6-armel-12.2.0-14\", "
 				  "\"relationshipType\": \"DEPENDS_ON\", \"relatedSpdxElement\": "
-				  "\"SPDXRef-Package-zlib1g-armhf-1\" }";
+				  "\"SPDXRef-Package-zlib1g-armhf-1-1.2.13.dfsg-1\" }";
 		const char *first = strstr(text, rel);
 
 		ck_assert_ptr_nonnull(first);
@@ -70,10 +71,14 @@ START_TEST(spdx_document)
 	}
 	ck_assert_ptr_nonnull(strstr(text, "\"spdxVersion\": \"SPDX-2.3\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"created\": \"2023-11-14T22:13:20Z\""));
-	ck_assert_ptr_nonnull(strstr(text, "SPDXRef-Package-libstdc--6-armel-0"));
+	ck_assert_ptr_nonnull(strstr(text, "\"documentNamespace\": "
+				     "\"https://spdx.org/spdxdocs/mkimage/board-0123\""));
+	ck_assert_ptr_null(strstr(text, "example.org"));
 	ck_assert_ptr_nonnull(strstr(text, "pkg:deb/debian/libstdc%2B%2B6@12.2.0-14?arch=armel"));
 	ck_assert_ptr_nonnull(strstr(text, "pkg:deb/debian/zlib1g@1%3A1.2.13.dfsg-1?arch=armhf"));
 	ck_assert_ptr_nonnull(strstr(text, "Organization: Debian GCC Maintainers (debian-gcc@lists.debian.org)"));
+	ck_assert_ptr_nonnull(strstr(text, "\"built from Debian source package zlib1g "
+				     "1:1.2.13.dfsg-1\""));
 	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", file);
 	ck_assert_int_eq(system(cmd), 0);
 	free(text);
@@ -189,6 +194,79 @@ START_TEST(licenses_as_shipped)
 }
 END_TEST
 
+/* A vendor's local .deb: its own supplier, no Debian purl or source; a namespace of its own. */
+START_TEST(local_vendor_package)
+{
+	struct plan p = { 0 };
+	struct recipe r = { 0 };
+	char file[] = "/tmp/mkimage-sbomlocal-XXXXXX", *text, *vendor, cmd[128];
+	char name[] = "gw", ns[] = "https://sbom.acme.test/fleet/";
+	int fd = mkstemp(file);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	r.name = name;
+	r.sbom_namespace = ns;
+	add(&p, "acme-agent", "armhf", "2.1+acme1", "Jane Doe <jane@acme.test>");
+	free(p.v[0].url);
+	p.v[0].url = NULL;
+	p.v[0].path = xstrdup("/home/jane/recipes/vendor/acme-agent_2.1+acme1_armhf.deb");
+	add(&p, "hello", "armhf", "2.10-3", "Santiago Vila <sanvila@debian.org>");
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, "gw.ext4", "0123", 0, file), 0);
+	text = slurp(file);
+	vendor = strstr(text, "\"SPDXID\": \"SPDXRef-Package-acme-agent-armhf-2.1-acme1\"");
+	ck_assert_ptr_nonnull(vendor);
+	*strstr(vendor, "\n    }") = 0; /* the vendor's package alone */
+	ck_assert_ptr_nonnull(strstr(vendor, "\"supplier\": \"Person: Jane Doe (jane@acme.test)\""));
+	ck_assert_ptr_nonnull(strstr(vendor, "\"downloadLocation\": \"NOASSERTION\""));
+	ck_assert_ptr_nonnull(strstr(vendor, "local package file 'acme-agent_2.1+acme1_armhf.deb'"));
+	ck_assert_ptr_null(strstr(vendor, "/home/jane"));
+	ck_assert_ptr_null(strstr(vendor, "pkg:deb"));
+	ck_assert_ptr_null(strstr(vendor, "Debian"));
+	ck_assert_ptr_nonnull(strstr(vendor, "\"primaryPackagePurpose\": \"APPLICATION\""));
+	free(text);
+	text = slurp(file);
+	ck_assert_ptr_nonnull(strstr(text, "\"documentNamespace\": "
+				     "\"https://sbom.acme.test/fleet/gw-0123\""));
+	ck_assert_ptr_nonnull(strstr(text, "Person: Santiago Vila (sanvila@debian.org)"));
+	ck_assert_ptr_nonnull(strstr(text, "pkg:deb/debian/hello@2.10-3?arch=armhf"));
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", file);
+	ck_assert_int_eq(system(cmd), 0);
+	free(text);
+	unlink(file);
+	plan_release(&p);
+}
+END_TEST
+
+/* One rule says what a package is: by its name and Section, the area stripped. */
+START_TEST(purposes)
+{
+	static const char *const rows[][3] = {
+		{ "libc6", "libs", "LIBRARY" },
+		{ "libssl-dev", "libdevel", "LIBRARY" },
+		{ "libfoo1", NULL, "LIBRARY" },
+		{ "libreoffice-core", "editors", "APPLICATION" },
+		{ "firmware-brcm80211", "non-free-firmware/kernel", "FIRMWARE" },
+		{ "raspi-firmware", "non-free-firmware/firmware", "FIRMWARE" },
+		{ "linux-image-6.1.0-13-armmp", "kernel", "OPERATING_SYSTEM" },
+		{ "busybox", "utils", "APPLICATION" },
+		{ "tzdata", "localization", "APPLICATION" },
+		{ "acme-agent", NULL, "APPLICATION" },
+	};
+	struct plan_entry e = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		e.name = xstrdup(rows[i][0]);
+		e.section = rows[i][1] ? xstrdup(rows[i][1]) : NULL;
+		ck_assert_msg(!strcmp(sbom_purpose(&e), rows[i][2]), "%s: %s", rows[i][0],
+			      sbom_purpose(&e));
+		free(e.name);
+		free(e.section);
+	}
+}
+END_TEST
+
 START_TEST(report_counts_per_arch)
 {
 	struct plan p = { 0 };
@@ -229,6 +307,8 @@ Suite *sbom_suite(void)
 	tcase_add_test(tc, spdx_document);
 	tcase_add_test(tc, licenses_from_tree);
 	tcase_add_test(tc, licenses_as_shipped);
+	tcase_add_test(tc, local_vendor_package);
+	tcase_add_test(tc, purposes);
 	tcase_add_test(tc, report_counts_per_arch);
 	suite_add_tcase(s, tc);
 	return s;

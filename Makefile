@@ -7,7 +7,18 @@ MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+DATADIR ?= $(PREFIX)/share
+# One version string, computed here alone, for --version, the .deb (mkdeb.sh asks `make -s
+# version`), the report, the SBOM's creator, the download User-Agent and the layer key: a valid
+# Debian version. A tag v1.2 is 1.2, three commits after it 1.2+git3.abc1234; without a tag
+# 0.0~gitCOUNT.HASH (sorts before any release); +dirty with uncommitted changes. Outside git: the
+# VERSION file of a release tarball, else 0.0. `make VERSION=...` overrides it.
+GIT_HASH := $(shell git rev-parse --short HEAD 2>/dev/null)
+GIT_DESC := $(subst -, ,$(patsubst v%,%,$(shell git describe --tags --match 'v[0-9]*' 2>/dev/null)))
+VERSION := $(strip $(if $(GIT_DESC),\
+	$(word 1,$(GIT_DESC))$(if $(word 3,$(GIT_DESC)),+git$(word 2,$(GIT_DESC)).$(patsubst g%,%,$(word 3,$(GIT_DESC)))),\
+	$(if $(GIT_HASH),0.0~git$(shell git rev-list --count HEAD).$(GIT_HASH),\
+	$(or $(shell cat VERSION 2>/dev/null),0.0)))$(if $(GIT_HASH),$(shell git diff --quiet HEAD -- 2>/dev/null || echo +dirty)))
 
 LIBS_PC := libconfig libcurl libarchive liblzma libzstd ext2fs fdisk com_err libsolv libsolvext libcrypto \
 	libsquashfs1
@@ -60,6 +71,14 @@ mkimage-exec: $(EXEC_SRCS) builder/configure/execprof.h builder/configure/execsh
 $(OUT)/%.o: builder/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -iquote builder -c -o $@ $<
+
+# The files that use MKI_VERSION are compiled again when the version changes (a commit, an edit
+# making it +dirty), so a binary never says another version than the package it goes into.
+$(OUT)/version: FORCE
+	@mkdir -p $(@D)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(VERSION)" ] || echo "$(VERSION)" >$@
+$(patsubst builder/%.c,$(OUT)/%.o,$(shell grep -l MKI_VERSION $(SRCS) builder/main.c)): $(OUT)/version
+FORCE:
 
 $(OUT)/unit/%.o: tests/unit/%.c | $(OUT)/unit
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -iquote builder -I$(OUT)/unit $(shell $(PKG_CONFIG) --cflags check) -c -o $@ $<
@@ -116,7 +135,8 @@ integration: mkimage mkimage-exec tools
 lint: $(LIB_OBJS)
 	@rc=0; for t in tests/lint/*; do [ -x "$$t" ] || continue; "$$t" $(OUT) || rc=1; done; exit $$rc
 
-check: lint unit integration
+check: test-deps
+	$(MAKE) lint unit integration
 
 # mkimage built with ASan + UBSan (build-san/mkimage) run over a fast subset of the integration
 # suite: the paths where bad input meets the parsers and the error handling. A sanitizer report
@@ -144,33 +164,54 @@ boot:
 	@[ -n "$(IMAGE)$(RECIPE)" ] || { echo "make boot: say RECIPE=NAME (images/NAME.img or .ext4) or IMAGE=FILE" >&2; exit 2; }
 	tests/bootvm.sh $(or $(IMAGE),$(firstword $(wildcard $(addprefix images/$(basename $(notdir $(RECIPE))),.img .ext4))),images/$(basename $(notdir $(RECIPE))).img)
 
+# The program is mkimage-debian: Debian's u-boot-tools owns /usr/bin/mkimage and mkimage(1).
+# `mkimage` and its manual are links to ours unless MKIMAGE_LINK=0 (the .deb makes them with
+# update-alternatives instead, mkimage(1) FILES). Examples (recipes beside their hooks, as the
+# recipes name them) and the bash completion go where Debian keeps them.
+MKIMAGE_LINK ?= 1
+EXAMPLESDIR ?= $(DATADIR)/doc/mkimage/examples
+COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
 install: mkimage mkimage-exec
-	install -D -m 0755 mkimage $(DESTDIR)$(BINDIR)/mkimage
+	install -D -m 0755 mkimage $(DESTDIR)$(BINDIR)/mkimage-debian
 	install -D -m 0755 mkimage-exec $(DESTDIR)$(PREFIX)/lib/mkimage/mkimage-exec
-	install -D -m 0644 builder/man/mkimage.1 $(DESTDIR)$(MANDIR)/man1/mkimage.1
+	install -D -m 0644 builder/man/mkimage.1 $(DESTDIR)$(MANDIR)/man1/mkimage-debian.1
 	install -D -m 0644 builder/man/mkimage.cfg.5 $(DESTDIR)$(MANDIR)/man5/mkimage.cfg.5
 	install -D -m 0644 builder/man/mkimage.7 $(DESTDIR)$(MANDIR)/man7/mkimage.7
-
+	install -D -m 0644 builder/packaging/bash-completion $(DESTDIR)$(COMPLETIONDIR)/mkimage-debian
+	ln -sfn mkimage-debian $(DESTDIR)$(COMPLETIONDIR)/mkimage
+	mkdir -p $(DESTDIR)$(EXAMPLESDIR)
+	cp -R recipes hooks $(DESTDIR)$(EXAMPLESDIR)/
+ifeq ($(MKIMAGE_LINK),1)
+	ln -sfn mkimage-debian $(DESTDIR)$(BINDIR)/mkimage
+	ln -sfn mkimage-debian.1 $(DESTDIR)$(MANDIR)/man1/mkimage.1
+endif
+version:
+	@echo $(VERSION)
 # mkimage_VERSION_ARCH.deb in the top directory, then lintian on it (builder/packaging/mkdeb.sh).
 deb: mkimage mkimage-exec
 	deb=$$(builder/packaging/mkdeb.sh .) && lintian --fail-on error,warning "$$deb"
 
-# Build, test and run-time packages. Bench-only peers are in BENCH_DEPS.
+# What building and running mkimage need (`make deps`): the compiler and libraries, apt's and
+# dpkg's tools, gpgv for signatures, QEMU user emulation and uidmap for the sandbox, e2fsprogs.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
-	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev libfdisk-dev libsquashfs-dev check gpg gpgv dpkg-dev apt-utils apt \
-	e2fsprogs python3 qemu-user-static uidmap zstd xz-utils bzip2 ca-certificates clang \
-	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
-	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 bmap-tools \
-	fdisk dosfstools mtools u-boot-qemu ovmf qemu-efi-aarch64 cryptsetup-bin squashfs-tools \
-	squashfs-tools-ng
+	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev libfdisk-dev \
+	libsquashfs-dev gpg gpgv dpkg-dev apt apt-utils e2fsprogs qemu-user-static uidmap \
+	ca-certificates git
+# What the tests add (`make check`, `make test-deps`): the unit framework, clang for the fuzzers,
+# the independent checkers, the manual page tools, lintian, a proxy, firmware and qemu-system to
+# boot the images, and the archivers and filesystem tools the tests compare against.
+TEST_DEPS := check clang libclang-rt-14-dev python3 python3-jsonschema python3-license-expression \
+	zstd xz-utils bzip2 libcap2-bin file man-db groff-base lintian apt-cacher-ng \
+	qemu-system-arm qemu-system-x86 bmap-tools fdisk dosfstools mtools u-boot-qemu ovmf \
+	qemu-efi-aarch64 cryptsetup-bin squashfs-tools squashfs-tools-ng
+# The peers `make bench` measures against.
 BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin squashfs-tools
-
 deps:
 	@$(call apt_install,$(DEB_DEPS))
-
+test-deps:
+	@$(call apt_install,$(DEB_DEPS) $(TEST_DEPS))
 bench-deps:
-	@$(call apt_install,$(DEB_DEPS) $(BENCH_DEPS))
-
+	@$(call apt_install,$(DEB_DEPS) $(TEST_DEPS) $(BENCH_DEPS))
 # Installs only what is missing, so it is idempotent and quiet on a ready machine.
 define apt_install
 missing=$$(for p in $(1); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \
@@ -186,5 +227,6 @@ endef
 clean:
 	rm -rf build build-san build-fuzz mkimage mkimage-exec mkimage_*.deb
 
-.PHONY: all lint tools fuzzers fuzz unit integration check check-san bench bench-deps boot install deb deps clean
+.PHONY: all lint tools fuzzers fuzz unit integration check check-san bench bench-deps boot install deb deps \
+	test-deps version clean FORCE
 -include $(wildcard $(OUT)/*.d $(OUT)/*/*.d)

@@ -50,7 +50,7 @@ disk_arch() {
 }
 
 firmware() {
-	[ -f "$1" ] || die "no firmware '$1' for $arch: install $2 (make deps)"
+	[ -f "$1" ] || die "no firmware '$1' for $arch: install $2 (make test-deps)"
 	echo "$1"
 }
 
@@ -136,7 +136,7 @@ if sfdisk --dump "$img" >/dev/null 2>&1; then
 else
 	image_machine
 fi
-command -v "${qemu[0]}" >/dev/null || die "'${qemu[0]}' is not installed (make deps)"
+command -v "${qemu[0]}" >/dev/null || die "'${qemu[0]}' is not installed (make test-deps)"
 
 log=${BOOT_LOG:-$W/console.log}
 : >"$log"

@@ -11,7 +11,7 @@ MKFS=${MKFS:-$TOP/build/tools/mkfs}
 RUNS=${RUNS:-5}
 [ -x "$FATW" ] || make -C "$TOP" -s tools >/dev/null
 command -v mkfs.vfat >/dev/null && command -v mcopy >/dev/null ||
-	{ echo "41-fat: dosfstools or mtools missing (make deps)"; exit 0; }
+	{ echo "41-fat: dosfstools or mtools missing (make test-deps)"; exit 0; }
 T=$(mktemp -d "${TMPDIR:-/var/tmp}/mki-bench-fat.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 

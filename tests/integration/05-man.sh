@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 RECIPE_KEYS=${RECIPE_KEYS:-$TOP/build/tools/recipe-keys}
 
-command -v lexgrog >/dev/null && command -v groff >/dev/null || skip "man-db or groff missing (make deps)"
+command -v lexgrog >/dev/null && command -v groff >/dev/null || skip "man-db or groff missing (make test-deps)"
 for page in "$TOP/builder/man/mkimage.1" "$TOP/builder/man/mkimage.cfg.5" "$TOP/builder/man/mkimage.7"; do
 	warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null) || fail "man cannot render '$page'"
 	[ -z "$warnings" ] || { echo "$warnings" >&2; fail "groff warns about '$page'"; }

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib-native.sh"
 
 for t in sfdisk rdsquashfs unsquashfs sqfs2tar; do
-	command -v $t >/dev/null || skip "$t missing (make deps)"
+	command -v $t >/dev/null || skip "$t missing (make test-deps)"
 done
 export SOURCE_DATE_EPOCH=1700000000
 

@@ -8,8 +8,8 @@ FATW=$TOP/build/tools/fat-write
 MKFS=$TOP/build/tools/mkfs
 SDE=1700000000
 
-command -v fsck.vfat >/dev/null || skip "dosfstools missing (make deps)"
-command -v mcopy >/dev/null || skip "mtools missing (make deps)"
+command -v fsck.vfat >/dev/null || skip "dosfstools missing (make test-deps)"
+command -v mcopy >/dev/null || skip "mtools missing (make test-deps)"
 [ -x "$FATW" ] || fail "build/tools/fat-write missing (make tools)"
 
 # make_tree DIR: an ESP under boot/efi (nested directories, long, colliding and non-ASCII names,

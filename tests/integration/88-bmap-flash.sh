@@ -11,7 +11,7 @@
 TOOL=${BMAP_TOOL:-$TOP/build/tools/bmap-tool}
 [ -x "$TOOL" ] || fail "test driver $TOOL missing: run make tools"
 for c in bmaptool sfdisk mkfs.vfat fsck.vfat mcopy mdir mke2fs e2fsck zstd xz; do
-	command -v "$c" >/dev/null || skip "'$c' missing (make deps)"
+	command -v "$c" >/dev/null || skip "'$c' missing (make test-deps)"
 done
 PY=/usr/bin/python3
 MiB=1048576

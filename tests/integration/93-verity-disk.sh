@@ -13,7 +13,7 @@
 
 export SOURCE_DATE_EPOCH=1700000000
 for tool in veritysetup:cryptsetup-bin rdsquashfs:squashfs-tools-ng sfdisk:fdisk; do
-	command -v "${tool%%:*}" >/dev/null || skip "no ${tool%%:*} (${tool#*:}: make deps installs it)"
+	command -v "${tool%%:*}" >/dev/null || skip "no ${tool%%:*} (${tool#*:}: make test-deps installs it)"
 done
 
 fixture_debs bootcfg amd64 amd64 u-boot-menu systemd-boot-efi perl-base

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib-e2e.sh"
 
 for tool in veritysetup:cryptsetup-bin rdsquashfs:squashfs-tools-ng unsquashfs:squashfs-tools; do
-	command -v "${tool%%:*}" >/dev/null || skip "no ${tool%%:*} (${tool#*:}: make deps installs it)"
+	command -v "${tool%%:*}" >/dev/null || skip "no ${tool%%:*} (${tool#*:}: make test-deps installs it)"
 done
 e2e_serve arm-board-verity
 export SOURCE_DATE_EPOCH=1700000000

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 for t in sfdisk veritysetup; do
-	command -v $t >/dev/null || skip "$t missing (make deps)"
+	command -v $t >/dev/null || skip "$t missing (make test-deps)"
 done
 export SOURCE_DATE_EPOCH=1700000000
 

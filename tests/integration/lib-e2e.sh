@@ -114,7 +114,7 @@ e2e_kernel() {
 e2e_boot() {
 	local qemu=$1 arch=$2 t0=$SECONDS
 	command -v "$qemu" >/dev/null ||
-		{ skip_part "booting: no $qemu (make deps installs it)"; return 0; }
+		{ skip_part "booting: no $qemu (make test-deps installs it)"; return 0; }
 	[ "${MKIMAGE_TEST_BOOT:-1}" != 0 ] || { skip_part "booting: MKIMAGE_TEST_BOOT=0"; return 0; }
 	BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "${DISK:-$IMG}" "${BOOT_TIMEOUT:-1200}" \
 		2>"$T/boot.err" ||

@@ -39,7 +39,7 @@ skip() { echo "SKIP: $TEST_NAME: $*" >&2; exit 77; }
 skip_part() { echo "SKIP-PART: $TEST_NAME: $*" >&2; }
 
 # sbom_validate FILE: FILE is valid against the official SPDX 2.3 JSON schema (tests/data/spdx)
-# and its licence expressions are valid SPDX. Debian's python3, where `make deps` installs
+# and its licence expressions are valid SPDX. Debian's python3, where `make test-deps` installs
 # python3-jsonschema and python3-license-expression.
 sbom_validate() {
 	/usr/bin/python3 "$TOP/tests/integration/spdx_validate.py" \

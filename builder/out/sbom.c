@@ -126,7 +126,7 @@ static const char *section_of(const struct plan_entry *e)
 }
 
 /*
- * What a package is, by one rule (mkimage(1), FILES): FIRMWARE for firmware-* and
+ * What a package is, by one rule (mkimage(7), "Outputs"): FIRMWARE for firmware-* and
  * Section firmware, LIBRARY for Section libs, oldlibs or libdevel (or, without a Section, a
  * lib* name), OPERATING_SYSTEM for a kernel image (linux-image-*), APPLICATION otherwise.
  * The image itself is OPERATING_SYSTEM.

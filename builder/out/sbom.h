@@ -18,7 +18,7 @@ int sbom_capture(struct dep5_texts *t, const struct plan *p, const char *root);
 
 /**
  * What package `e` is, as SPDX's primaryPackagePurpose (a static string): FIRMWARE, LIBRARY,
- * OPERATING_SYSTEM (a kernel image) or APPLICATION, by the rule documented in mkimage(1).
+ * OPERATING_SYSTEM (a kernel image) or APPLICATION, by the rule documented in mkimage(7), "Outputs".
  */
 const char *sbom_purpose(const struct plan_entry *e);
 

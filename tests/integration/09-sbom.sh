@@ -2,8 +2,8 @@
 # own provenance (its Maintainer as supplier, no Debian purl, no Debian source package), every
 # package a purpose by one rule (LIBRARY, APPLICATION; the image OPERATING_SYSTEM), the document
 # namespace under the recipe's sbom_namespace, SPDX ids from name, architecture and version (no
-# ordinal); valid SPDX 2.3; a rebuild from the lock writes the same bytes. A bad sbom_namespace is
-# a recipe error.
+# ordinal); valid SPDX 2.3; a rebuild from the lock writes the same bytes, also as an ordinary
+# user. A bad sbom_namespace is a recipe error.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-native.sh"
 
@@ -55,6 +55,20 @@ PY
 cp "$T/img/t.spdx.json" "$T/first.spdx.json"
 expect_ok "$MKIMAGE" --no-layer-cache --locked="$T/img/t.lock" -o "$T/img/t.ext4" "$T/r/t.cfg"
 cmp "$T/first.spdx.json" "$T/img/t.spdx.json" || fail "the SBOM differs between two builds of one lock"
+if [ "$(id -u)" = 0 ]; then
+	test_user mkisbom09
+	mkdir -p "$T/u/tmp" "$T/u/img" "$T/u/cache"
+	cp "$T/img/t.lock" "$T/u/t.lock"
+	chown -R mkisbom09 "$T/u"
+	chmod 755 "$T"
+	chmod -R a+rX "$T/r" "$T/keys"
+	TMPDIR=$T/u/tmp expect_ok as_user mkisbom09 "$MKIMAGE" --no-layer-cache --cache-dir "$T/u/cache" \
+		--locked="$T/u/t.lock" -o "$T/u/img/t.ext4" "$T/r/t.cfg"
+	cmp "$T/first.spdx.json" "$T/u/img/t.spdx.json" ||
+		fail "the SBOM an ordinary user's build of the lock writes differs from root's"
+else
+	skip_part "not root: the ordinary-user run needs a throwaway user"
+fi
 
 # A namespace that is no URI is a recipe error, before any work.
 for bad in 'sbom.acme.test/fleet' 'https://sbom.acme.test/a b' 'https://sbom.acme.test/#x' ''; do

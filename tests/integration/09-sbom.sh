@@ -20,9 +20,12 @@ echo 'sbom_namespace = "https://sbom.acme.test/fleet/";' >>"$T/r/t.cfg"
 mkdir -p "$T/img"
 expect_ok "$MKIMAGE" --no-layer-cache -o "$T/img/t.ext4" "$T/r/t.cfg"
 sbom_validate "$T/img/t.spdx.json"
-python3 - "$T/img/t.spdx.json" <<'PY' || fail "SBOM check failed"
+python3 - "$T/img/t.spdx.json" "$("$MKIMAGE" --version)" <<'PY' || fail "SBOM check failed"
 import json, re, sys
 doc = json.load(open(sys.argv[1]))
+# one version string: the creator is what --version says
+assert doc["creationInfo"]["creators"] == ["Tool: " + sys.argv[2].replace(" ", "-")], \
+    (doc["creationInfo"]["creators"], sys.argv[2])
 assert re.fullmatch(r"https://sbom\.acme\.test/fleet/t-[0-9a-f]{64}", doc["documentNamespace"]), \
     doc["documentNamespace"]
 pk = {p["name"]: p for p in doc["packages"] if p["SPDXID"] != "SPDXRef-Image"}
@@ -69,6 +72,16 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip_part "not root: the ordinary-user run needs a throwaway user"
 fi
+
+# --check shows the namespace; it is not part of the recipe's digest (the lock and image keep theirs).
+expect_ok "$MKIMAGE" --check "$T/r/t.cfg"
+grep -q '^sbom_namespace = "https://sbom.acme.test/fleet/";' "$T/out" ||
+	fail "--check does not show sbom_namespace"
+sed "s|^sbom_namespace = .*|sbom_namespace = \"urn:acme:fleet\";|" "$T/r/t.cfg" >"$T/r/other.cfg"
+expect_ok "$MKIMAGE" --no-layer-cache --locked="$T/img/t.lock" -o "$T/img/o.ext4" "$T/r/other.cfg"
+cmp "$T/img/t.ext4" "$T/img/o.ext4" || fail "another sbom_namespace changed the image"
+grep -q '"documentNamespace": "urn:acme:fleet/t-' "$T/img/o.spdx.json" || fail "urn: namespace not used"
+sbom_validate "$T/img/o.spdx.json"
 
 # A namespace that is no URI is a recipe error, before any work.
 for bad in 'sbom.acme.test/fleet' 'https://sbom.acme.test/a b' 'https://sbom.acme.test/#x' ''; do

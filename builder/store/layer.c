@@ -285,6 +285,9 @@ void layer_save(struct layer *l, const struct stage *s, int rootfd)
 	struct stat sb;
 	int lock, ret;
 
+	/* a layer this machine had before it shared them seeds the registry */
+	if (l && l->restored && !l->pulled)
+		layerreg_push(l->reg, l->key, l->path, 1);
 	if (!l || l->restored || !l->path || !l->claimed)
 		return;
 	lock = cache_lock(l->cache_dir, l->key, 0);
@@ -315,7 +318,7 @@ void layer_save(struct layer *l, const struct stage *s, int rootfd)
 	log_info("layer cache: configured tree stored as layer %.12s (%.1f MiB) in %.2f s",
 		 l->key, stat(l->path, &sb) ? 0.0 : (double)sb.st_size / (1 << 20),
 		 log_now() - t0);
-	layerreg_push(l->reg, l->key, l->path);
+	layerreg_push(l->reg, l->key, l->path, 0);
 }
 
 const char *layer_outcome(const struct layer *l)

@@ -154,7 +154,7 @@ int layerreg_pull(struct layerreg *lr, const char *cache_dir, const char *key, c
 	return ret >= 0;
 }
 
-void layerreg_push(struct layerreg *lr, const char *key, const char *path)
+void layerreg_push(struct layerreg *lr, const char *key, const char *path, int if_missing)
 {
 	struct registry_layer l = { 0 };
 	char tag[REGISTRY_TAG_LEN + 1], hex[SHA256_HEX_LEN + 1];
@@ -166,6 +166,14 @@ void layerreg_push(struct layerreg *lr, const char *key, const char *path)
 
 	if (!lr || !layersign_can_sign(lr->keys))
 		return;
+	registry_tag(key, tag);
+	if (if_missing && (ret = registry_has_manifest(lr->g, tag, &why))) {
+		if (ret < 0)
+			log_warn("layer registry: cannot tell whether '%s' has layer %.12s: %s",
+				 registry_url(lr->g), key, why.p);
+		buf_release(&why);
+		return;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	ret = fd < 0 ? -errno : fstat(fd, &sb) ? -errno : hash_file_hex(path, HASH_SHA256, hex);
 	if (!ret) {
@@ -177,7 +185,6 @@ void layerreg_push(struct layerreg *lr, const char *key, const char *path)
 	if (!ret) {
 		l.signature = buf_detach(&sig);
 		l.signer = xstrdup(signer);
-		registry_tag(key, tag);
 		ret = registry_push(lr->g, tag, fd, &l, &why);
 	}
 	if (fd >= 0)

@@ -32,7 +32,11 @@ void layerreg_free(struct layerreg *lr);
 int layerreg_pull(struct layerreg *lr, const char *cache_dir, const char *key, const char *path,
 		  uint64_t max);
 
-/** Push the layer file `path` of `key`, signed; a failure is a warning. `lr` may be NULL. */
-void layerreg_push(struct layerreg *lr, const char *key, const char *path);
+/**
+ * Push the layer file `path` of `key`, signed; with `if_missing` only when the registry has no
+ * layer of `key` yet (a layer this machine had before it shared them). A failure is a warning.
+ * `lr` may be NULL.
+ */
+void layerreg_push(struct layerreg *lr, const char *key, const char *path, int if_missing);
 
 #endif

@@ -702,6 +702,21 @@ int registry_get_blob(struct registry *g, const struct registry_layer *l, int fd
 
 /* ---- push ---- */
 
+int registry_has_manifest(struct registry *g, const char *tag, struct buf *why)
+{
+	struct resp rs = { .fd = -1, .body_max = REGISTRY_MANIFEST_MAX };
+	char *url = api_url(g, "manifests", tag);
+	int ret = call(g, "HEAD", url, REGISTRY_MANIFEST_TYPE, NULL, NULL, &rs, why);
+
+	if (!ret && rs.status != 200 && rs.status != 404)
+		ret = bad_status(g, url, rs.status, why);
+	else if (!ret)
+		ret = rs.status == 200;
+	resp_release(&rs);
+	free(url);
+	return ret;
+}
+
 static int has_blob(struct registry *g, const char *digest, struct buf *why)
 {
 	struct resp rs = { .fd = -1, .body_max = REGISTRY_MANIFEST_MAX };

@@ -73,6 +73,9 @@ int registry_auth_lookup(const char *json, size_t len, const char *host, char **
 int registry_get_manifest(struct registry *g, const char *tag, struct registry_layer *l,
 			  struct buf *why);
 
+/** 1 when the registry has a manifest tagged `tag`, 0 when not, or a code with `why`. */
+int registry_has_manifest(struct registry *g, const char *tag, struct buf *why);
+
 /**
  * The blob of `l` into the empty file `fd`: at most l->size bytes are accepted, and it must be
  * exactly that long and hash to l->digest. 0 or a negative code with the reason in `why`.

@@ -23,8 +23,8 @@ native_recipe "$T/r/a.cfg" a ''
 cat >>"$T/r/a.cfg" <<'R'
 layers = { trusted_keys = [ "keys/farm.pub" ]; };
 R
-# b: another package set, another layer key
-sed 's|name = "a";|name = "b";|; s|"libc-bin"|"libc-bin", "hello:i386"|' "$T/r/a.cfg" >"$T/r/b.cfg"
+# b: a path filter, another layer key
+sed 's|name = "a";|name = "b";|; s|install = \[|path_exclude = [ "/usr/share/doc/*" ]; install = [|' "$T/r/a.cfg" >"$T/r/b.cfg"
 for k in farm rogue; do
 	openssl genpkey -algorithm ed25519 -out "$T/keys/$k.key" 2>/dev/null
 	openssl pkey -in "$T/keys/$k.key" -pubout -out "$T/r/keys/$k.pub"
@@ -92,8 +92,7 @@ expect_refused() {
 	[ "$n" = 1 ] || { cat "$T/out/$1.err" >&2; fail "build '$1': $n registry warnings, expected one"; }
 	grep -q "warning: layer registry: .*$2" "$T/out/$1.err" ||
 		{ cat "$T/out/$1.err" >&2; fail "build '$1': the warning does not say '$2'"; }
-	expect_outcome "$1" "${3:-not stored}"
-	grep -q "dpkg --configure\|configur" "$T/out/$1.err" || true
+	expect_outcome "$1" stored
 	cmp -s "$T/out/first.ext4" "$T/out/$1.ext4" || fail "build '$1': the image differs from the first"
 }
 manifest() { # REPO_URL TAG
@@ -143,3 +142,157 @@ cmp "$T/c/first/layers/$KA" "$T/c/second/layers/$KA" || fail "the pulled layer d
 no_temp_files "$T/c/second/layers"
 note "a second machine pulls the signed layer and makes the byte-identical image"
 
+
+# --offline: the registry is not contacted (a machine with the packages but not the layer)
+cp -a "$T/c/first" "$T/c/offline"
+rm -f "$T/c/offline/layers/$KA"
+build offline a --layer-registry "$REG" --offline
+expect_outcome offline stored
+grep -q "layer registry: --offline, '$REG' is not contacted" "$T/out/offline.err" ||
+	{ cat "$T/out/offline.err" >&2; fail "--offline did not say the registry is not contacted"; }
+cmp -s "$T/out/first.ext4" "$T/out/offline.ext4" || fail "the offline image differs"
+
+# --- two machines push one key at once: both succeed, one blob ---------------------------------
+# Both have the layer from before they shared layers (two configurations of one key may differ
+# in a byte of ld.so's aux-cache): each seeds the registry with it.
+build b0 b
+KB=$(report b0 key)
+cp -a "$T/c/b0" "$T/c/b1"
+cp -a "$T/c/b0" "$T/c/b2"
+build b1 b --layer-registry "$REG" --layer-sign-key "$T/keys/farm.key" &
+p1=$!
+build b2 b --layer-registry "$REG" --layer-sign-key "$T/keys/farm.key" &
+p2=$!
+wait $p1 || fail "the first of two pushers failed"
+wait $p2 || fail "the second of two pushers failed"
+for n in b1 b2; do
+	grep -q "layer registry: layer .* pushed to" "$T/out/$n.err" ||
+		{ cat "$T/out/$n.err" >&2; fail "build '$n' did not push"; }
+done
+[ "$KB" != "$KA" ] || fail "recipe b has the layer key of recipe a: the test tests nothing"
+expect_outcome b1 reused
+manifest "$REG" "layer-$KB" >"$T/mb.json" || fail "no manifest for layer-$KB"
+n=$(find "$T/reg/storage/docker/registry/v2/blobs/sha256" -name data -size +1M | wc -l)
+[ "$n" = 2 ] || fail "the registry holds $n layer blobs for two layers, expected 2"
+note "two machines pushing one key at once both succeed; one blob"
+
+# --- refused: each a warning naming the reason, then configured; the image of 'first' ----------
+# A layer signed by a key the recipe does not trust.
+build rogue a --layer-registry "$REG_BASE/rogue/layers" --layer-sign-key "$T/keys/rogue.key"
+expect_outcome rogue stored
+build unknown a --layer-registry "$REG_BASE/rogue/layers"
+expect_refused unknown "no key the recipe trusts"
+
+# Another layer's manifest under the tag (re-tagged through the API, blob and all).
+put_manifest() { # REPO_URL TAG FILE
+	curl -sf -X PUT -H 'Content-Type: application/vnd.oci.image.manifest.v1+json' \
+		--data-binary "@$3" "${1/\/mkimage/\/v2\/mkimage}/manifests/$2" >/dev/null ||
+		fail "cannot put the manifest '$3' as '$2'"
+}
+put_manifest "$REG" "layer-$KA" "$T/mb.json"
+build retag a --layer-registry "$REG"
+expect_refused retag "names layer ${KB:0:12}, not this one"
+# The same, its key annotation rewritten: the signature no longer verifies.
+sed "s/$KB/$KA/g" "$T/mb.json" >"$T/mforged.json"
+put_manifest "$REG" "layer-$KA" "$T/mforged.json"
+build forged a --layer-registry "$REG"
+expect_refused forged "signature by key .* does not verify"
+put_manifest "$REG" "layer-$KA" "$T/ma.json"
+
+# A hostile server: manifests signed with the farm's own key (the builder's key is not the
+# question here), serving the real layer or not quite.
+SAVED_URL=$SERVER_URL
+mkdir -p "$T/evil/v2/mkimage/layers/manifests" "$T/evil/v2/mkimage/layers/blobs"
+fault_serve "$T/evil" evil
+EVIL=$SERVER_URL/mkimage/layers
+RULES_EVIL=$RULES
+SERVER_URL=$SAVED_URL
+FPR=$(openssl pkey -in "$T/keys/farm.key" -pubout -outform DER | tail -c 32 | sha256sum | cut -d' ' -f1)
+# evil BLOBFILE SIZE: serve BLOBFILE for layer a, its manifest claiming SIZE bytes, signed
+evil() {
+	local digest
+	digest=sha256:$(sha256sum <"$1" | cut -d' ' -f1)
+	cp "$1" "$T/evil/v2/mkimage/layers/blobs/$digest"
+	printf 'mkimage layer signature 1\nlayer %s\nblob %s\nsize %s\n' "$KA" "$digest" "$2" >"$T/msg"
+	openssl pkeyutl -sign -inkey "$T/keys/farm.key" -rawin -in "$T/msg" -out "$T/sig"
+	python3 - "$T/ma.json" "$digest" "$2" "$(base64 -w0 <"$T/sig")" "$FPR" \
+		>"$T/evil/v2/mkimage/layers/manifests/layer-$KA" <<'P'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["layers"][0]["digest"], m["layers"][0]["size"] = sys.argv[2], int(sys.argv[3])
+m["annotations"]["org.mkimage.layer.signature"] = sys.argv[4]
+m["annotations"]["org.mkimage.layer.signer"] = sys.argv[5]
+print(json.dumps(m), end="")
+P
+}
+LAYER=$T/c/first/layers/$KA
+SIZE=$(stat -c %s "$LAYER")
+# First the real layer from the hostile server: the forged manifests below differ only in one way.
+evil "$LAYER" "$SIZE"
+build evil-ok a --layer-registry "$EVIL"
+expect_outcome evil-ok pulled
+cmp -s "$T/out/first.ext4" "$T/out/evil-ok.ext4" || fail "the image from the hostile server's real layer differs"
+evil "$LAYER" 1125899906842624
+n=$(wc -l <"$SRVLOG")
+build huge a --layer-registry "$EVIL"
+expect_refused huge "its blob has 1125899906842624 bytes, more than"
+tail -n +$((n + 1)) "$SRVLOG" | grep -q "GET /v2/mkimage/layers/blobs" && fail "the huge blob was downloaded"
+evil "$LAYER" $((SIZE - 4096))
+build longer a --layer-registry "$EVIL"
+expect_refused longer "is longer than its manifest says"
+cp "$LAYER" "$T/flipped"
+printf 'X' | dd of="$T/flipped" bs=1 seek=1000 conv=notrunc 2>/dev/null
+evil "$LAYER" "$SIZE"
+cp "$T/flipped" "$T/evil/v2/mkimage/layers/blobs/sha256:$(sha256sum <"$LAYER" | cut -d' ' -f1)"
+build flipped a --layer-registry "$EVIL"
+expect_refused flipped "has SHA-256 .*, not the digest its manifest names"
+# A signed blob that is no layer: its own trailer refuses it.
+head -c "$SIZE" /dev/zero >"$T/zeros"
+evil "$T/zeros" "$SIZE"
+build zeros a --layer-registry "$EVIL"
+expect_refused zeros "the blob is no intact layer"
+evil "$LAYER" "$SIZE"
+echo "*/blobs/* reset 1000000" >"$RULES_EVIL"
+build cut a --layer-registry "$EVIL"
+expect_refused cut "blobs/sha256:"
+echo "*/blobs/* stall 1000000" >"$RULES_EVIL"
+MKIMAGE_STALL_TIMEOUT=2 build stall a --layer-registry "$EVIL"
+expect_refused stall "blobs/sha256:"
+echo "*/manifests/* status 500" >"$RULES_EVIL"
+build e500 a --layer-registry "$EVIL"
+expect_refused e500 "HTTP 500"
+: >"$RULES_EVIL"
+note "refused with one warning each, configured, the same image: unknown key, another layer under the tag, a rewritten key, a huge size, a longer blob, another digest, no layer, a cut and a stalled transfer, HTTP 500"
+
+# A registry that is down: connection refused.
+DOWN=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+build down a --layer-registry "http://127.0.0.1:$DOWN/mkimage/layers"
+expect_refused down "127.0.0.1"
+
+# --- basic auth: refused without credentials, pulled with them ---------------------------------
+registry auth htpasswd
+AUTH=http://127.0.0.1:$REG_PORT/mkimage/layers
+MKIMAGE_REGISTRY_AUTH="farm:s3cret pass" build apush a --layer-registry "$AUTH" \
+	--layer-sign-key "$T/keys/farm.key"
+grep -q "pushed to '$AUTH'" "$T/out/apush.err" || { cat "$T/out/apush.err" >&2; fail "no push with basic auth"; }
+grep -q "s3cret" "$T/out/apush.err" && fail "the password was logged"
+build anon a --layer-registry "$AUTH"
+expect_refused anon "HTTP 401 (no credentials"
+printf '{"auths": {"127.0.0.1:%s": {"auth": "%s"}}}\n' "$REG_PORT" \
+	"$(printf 'farm:s3cret pass' | base64 -w0)" >"$T/auth.json"
+REGISTRY_AUTH_FILE=$T/auth.json build authfile a --layer-registry "$AUTH"
+expect_outcome authfile pulled
+cmp -s "$T/out/first.ext4" "$T/out/authfile.ext4" || fail "the image pulled with basic auth differs"
+note "basic auth: 401 without credentials (a warning), pulled with an auth file"
+
+# --- an ordinary user's machine pulls what root pushed -----------------------------------------
+if [ "$(id -u)" = 0 ]; then
+	test_user mkireg104
+	mkdir -p "$T/c/user" && chown mkireg104 "$T/c/user" "$T/out"
+	RUNNER="as_user mkireg104" build user a --layer-registry "$REG"
+	expect_outcome user pulled
+	cmp "$T/out/first.ext4" "$T/out/user.ext4" || fail "the ordinary user's image from the layer differs"
+	note "an ordinary user's build pulls root's layer: the same image"
+else
+	skip_part "not root: the ordinary user's build needs a throwaway user"
+fi

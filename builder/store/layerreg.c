@@ -104,9 +104,8 @@ static int fetch(struct layerreg *lr, const struct registry_layer *l, const char
 		goto out;
 	}
 	ret = registry_get_blob(lr->g, l, fd, why);
-	/* layerfile_check warns itself, naming the blob */
-	if (!ret && (ret = layerfile_check(fd, name)) && ret != -MKI_E_INTERRUPTED)
-		buf_addf(why, "the blob is no intact layer");
+	if (!ret)
+		ret = layerfile_check(fd, name); /* warns itself, naming the blob: said */
 	if (close(fd) && !ret)
 		ret = -errno;
 	ret = ret ? ret : cache_publish(tmp, path);
@@ -140,6 +139,9 @@ int layerreg_pull(struct layerreg *lr, const char *cache_dir, const char *key, c
 	cache_unlock(lock);
 	if (ret == -ENOENT)
 		log_info("layer registry: no layer %.12s in '%s'", key, registry_url(lr->g));
+	else if ((ret == -EBADMSG || ret == -EPROTO) && !why.len)
+		log_info("layer registry: layer %.12s from '%s' not used: unpacking and configuring "
+			 "instead", key, registry_url(lr->g));
 	else if (ret < 0 && ret != -MKI_E_INTERRUPTED)
 		log_warn("layer registry: layer %.12s from '%s' not used: %s; unpacking and "
 			 "configuring instead", key, registry_url(lr->g),

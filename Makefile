@@ -162,7 +162,7 @@ DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarc
 	libclang-rt-14-dev git libcap2-bin file python3-jsonschema python3-license-expression \
 	man-db groff-base lintian apt-cacher-ng qemu-system-arm qemu-system-x86 bmap-tools \
 	fdisk dosfstools mtools u-boot-qemu ovmf qemu-efi-aarch64 cryptsetup-bin squashfs-tools \
-	squashfs-tools-ng
+	squashfs-tools-ng docker-registry apache2-utils skopeo
 BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin squashfs-tools
 
 deps:

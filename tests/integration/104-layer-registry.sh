@@ -32,6 +32,17 @@ done
 chmod -R a+rX "$T/r" "$T/keys"
 chmod 755 "$T"
 
+# The recipe's layers group and the options: each mistake a FILE:LINE or usage error (exit 2).
+sed 's|layers = { |layers = { registry = "ftp://127.0.0.1/x"; |' "$T/r/a.cfg" >"$T/r/badurl.cfg"
+expect_fail 2 "badurl.cfg:[0-9]+: 'registry' must be http\(s\)://HOST" "$MKIMAGE" --check "$T/r/badurl.cfg"
+sed 's|keys/farm.pub|keys/missing.pub|' "$T/r/a.cfg" >"$T/r/nokey.cfg"
+expect_fail 2 "nokey.cfg:[0-9]+: trusted layer key 'keys/missing.pub' not found" \
+	"$MKIMAGE" --check "$T/r/nokey.cfg"
+expect_fail 2 "--layer-registry: 'http://h/Up' is no registry repository" \
+	"$MKIMAGE" --layer-registry http://h/Up "$T/r/a.cfg"
+expect_ok "$MKIMAGE" --check "$T/r/a.cfg"
+grep -q 'trusted_keys = \[ ".*/keys/farm.pub" \]' "$T/out" || fail "--check does not show the layers group"
+
 # registry NAME [htpasswd]: docker-registry on a free port with its own storage; sets REG_PORT.
 registry() {
 	local name=$1 i

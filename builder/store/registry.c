@@ -85,10 +85,9 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *data)
 		rs->too_big = 1;
 		return 0;
 	}
-	if (fsutil_write_all(rs->fd, p, n)) {
-		rs->write_err = errno ? -errno : -EIO;
+	rs->write_err = fsutil_write_all(rs->fd, p, n);
+	if (rs->write_err)
 		return 0;
-	}
 	if (rs->hashing)
 		hash_update(&rs->h, p, n);
 	rs->got += n;
@@ -127,6 +126,13 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *data)
 		rs->www_auth = v;
 	}
 	return n;
+}
+
+/* SIGINT/SIGTERM ends a transfer at once, not when the blob is in. */
+static int on_progress(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	return err_interrupted() ? 1 : 0;
 }
 
 static size_t on_read(char *p, size_t size, size_t nmemb, void *data)
@@ -220,6 +226,8 @@ static int request(struct registry *g, const char *method, const char *url, cons
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, rs);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, rs);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	if (accept) {
 		line = xasprintf("Accept: %s", accept);
 		hdrs = curl_slist_append(hdrs, line);
@@ -235,6 +243,8 @@ static int request(struct registry *g, const char *method, const char *url, cons
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &rs->status);
 	curl_easy_cleanup(h);
 	curl_slist_free_all(hdrs);
+	if (rc == CURLE_ABORTED_BY_CALLBACK && err_interrupted())
+		return -MKI_E_INTERRUPTED;
 	if (rs->write_err)
 		return rs->write_err;
 	if (rs->too_big) {

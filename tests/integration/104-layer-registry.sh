@@ -8,7 +8,8 @@
 # whose key was rewritten (its signature fails), and from a hostile server (faultserver.py): a
 # huge size, a blob longer than its manifest, a blob with another digest, a cut transfer, a
 # stalled one, HTTP 500; a registry that is down; a registry with basic auth without and with
-# credentials (environment, auth file); --offline contacts nobody. As root and as an ordinary user.
+# credentials (environment, auth file), one that wants a bearer token (tokenserver.py) without and
+# with credentials; --offline contacts nobody. As root and as an ordinary user.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-native.sh"
 
@@ -83,28 +84,28 @@ REG_BASE=http://127.0.0.1:$REG_PORT
 build() {
 	local name=$1 recipe=$2
 	shift 2
-	mkdir -p "$T/out" "${CACHE:-$T/c/$name}"
-	${RUNNER:-} "$MKIMAGE" --cache-dir "${CACHE:-$T/c/$name}" -o "$T/out/$name.ext4" "$@" \
-		"$T/r/$recipe.cfg" 2>"$T/out/$name.err" ||
-		{ cat "$T/out/$name.err" >&2; fail "build '$name' failed"; }
+	mkdir -p "$T/img" "${CACHE:-$T/c/$name}"
+	${RUNNER:-} "$MKIMAGE" --cache-dir "${CACHE:-$T/c/$name}" -o "$T/img/$name.ext4" "$@" \
+		"$T/r/$recipe.cfg" 2>"$T/img/$name.err" ||
+		{ cat "$T/img/$name.err" >&2; fail "build '$name' failed"; }
 }
 report() {
 	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["layer_cache"][sys.argv[2]])' \
-		"$T/out/$1.report.json" "$2"
+		"$T/img/$1.report.json" "$2"
 }
 expect_outcome() {
 	[ "$(report "$1" outcome)" = "$2" ] ||
-		{ cat "$T/out/$1.err" >&2; fail "build '$1': layer '$(report "$1" outcome)', expected '$2'"; }
+		{ cat "$T/img/$1.err" >&2; fail "build '$1': layer '$(report "$1" outcome)', expected '$2'"; }
 }
 # expect_refused NAME PATTERN: one warning naming the reason, configured, the image of 'first'
 expect_refused() {
 	local n
-	n=$(grep -c "warning: " "$T/out/$1.err" || true)
-	[ "$n" = 1 ] || { cat "$T/out/$1.err" >&2; fail "build '$1': $n warnings, expected one"; }
-	grep -q "warning: .*$2" "$T/out/$1.err" ||
-		{ cat "$T/out/$1.err" >&2; fail "build '$1': the warning does not say '$2'"; }
+	n=$(grep -c "warning: " "$T/img/$1.err" || true)
+	[ "$n" = 1 ] || { cat "$T/img/$1.err" >&2; fail "build '$1': $n warnings, expected one"; }
+	grep -q "warning: .*$2" "$T/img/$1.err" ||
+		{ cat "$T/img/$1.err" >&2; fail "build '$1': the warning does not say '$2'"; }
 	expect_outcome "$1" stored
-	cmp -s "$T/out/first.ext4" "$T/out/$1.ext4" || fail "build '$1': the image differs from the first"
+	cmp -s "$T/img/first.ext4" "$T/img/$1.ext4" || fail "build '$1': the image differs from the first"
 }
 manifest() { # REPO_URL TAG
 	curl -sf -H 'Accept: application/vnd.oci.image.manifest.v1+json' "${1/\/mkimage/\/v2\/mkimage}/manifests/$2"
@@ -113,8 +114,8 @@ manifest() { # REPO_URL TAG
 # --- one machine pushes, another pulls ---------------------------------------------------------
 build first a --layer-registry "$REG" --layer-sign-key "$T/keys/farm.key"
 expect_outcome first stored
-grep -q "layer registry: layer .* pushed to '$REG' as 'layer-" "$T/out/first.err" ||
-	{ cat "$T/out/first.err" >&2; fail "the first build pushed nothing"; }
+grep -q "layer registry: layer .* pushed to '$REG' as 'layer-" "$T/img/first.err" ||
+	{ cat "$T/img/first.err" >&2; fail "the first build pushed nothing"; }
 KA=$(report first key)
 manifest "$REG" "layer-$KA" >"$T/ma.json" || fail "no manifest tagged layer-$KA in the registry"
 python3 - "$T/ma.json" "$KA" "$T/c/first/layers/$KA" <<'P' || fail "the manifest is not what it should be"
@@ -144,11 +145,11 @@ fi
 
 build second a --layer-registry "$REG"
 expect_outcome second pulled
-grep -q "layer registry: layer ${KA:0:12} pulled from '$REG'" "$T/out/second.err" ||
-	{ cat "$T/out/second.err" >&2; fail "the second machine does not say it pulled the layer"; }
-grep -q "configured tree restored from layer" "$T/out/second.err" || fail "no restore"
-grep -q "dpkg --configure" "$T/out/second.err" && fail "the second machine configured the packages"
-cmp "$T/out/first.ext4" "$T/out/second.ext4" || fail "the image from the pulled layer differs"
+grep -q "layer registry: layer ${KA:0:12} pulled from '$REG'" "$T/img/second.err" ||
+	{ cat "$T/img/second.err" >&2; fail "the second machine does not say it pulled the layer"; }
+grep -q "configured tree restored from layer" "$T/img/second.err" || fail "no restore"
+grep -q "dpkg --configure" "$T/img/second.err" && fail "the second machine configured the packages"
+cmp "$T/img/first.ext4" "$T/img/second.ext4" || fail "the image from the pulled layer differs"
 cmp "$T/c/first/layers/$KA" "$T/c/second/layers/$KA" || fail "the pulled layer differs"
 no_temp_files "$T/c/second/layers"
 note "a second machine pulls the signed layer and makes the byte-identical image"
@@ -159,9 +160,9 @@ cp -a "$T/c/first" "$T/c/offline"
 rm -f "$T/c/offline/layers/$KA"
 build offline a --layer-registry "$REG" --offline
 expect_outcome offline stored
-grep -q "layer registry: --offline, '$REG' is not contacted" "$T/out/offline.err" ||
-	{ cat "$T/out/offline.err" >&2; fail "--offline did not say the registry is not contacted"; }
-cmp -s "$T/out/first.ext4" "$T/out/offline.ext4" || fail "the offline image differs"
+grep -q "layer registry: --offline, '$REG' is not contacted" "$T/img/offline.err" ||
+	{ cat "$T/img/offline.err" >&2; fail "--offline did not say the registry is not contacted"; }
+cmp -s "$T/img/first.ext4" "$T/img/offline.ext4" || fail "the offline image differs"
 
 # --- two machines push one key at once: both succeed, one blob ---------------------------------
 # Both have the layer from before they shared layers (two configurations of one key may differ
@@ -177,8 +178,8 @@ p2=$!
 wait $p1 || fail "the first of two pushers failed"
 wait $p2 || fail "the second of two pushers failed"
 for n in b1 b2; do
-	grep -q "layer registry: layer .* pushed to" "$T/out/$n.err" ||
-		{ cat "$T/out/$n.err" >&2; fail "build '$n' did not push"; }
+	grep -q "layer registry: layer .* pushed to" "$T/img/$n.err" ||
+		{ cat "$T/img/$n.err" >&2; fail "build '$n' did not push"; }
 done
 [ "$KB" != "$KA" ] || fail "recipe b has the layer key of recipe a: the test tests nothing"
 expect_outcome b1 reused
@@ -242,7 +243,7 @@ SIZE=$(stat -c %s "$LAYER")
 evil "$LAYER" "$SIZE"
 build evil-ok a --layer-registry "$EVIL"
 expect_outcome evil-ok pulled
-cmp -s "$T/out/first.ext4" "$T/out/evil-ok.ext4" || fail "the image from the hostile server's real layer differs"
+cmp -s "$T/img/first.ext4" "$T/img/evil-ok.ext4" || fail "the image from the hostile server's real layer differs"
 evil "$LAYER" 1125899906842624
 n=$(wc -l <"$SRVLOG")
 build huge a --layer-registry "$EVIL"
@@ -285,24 +286,38 @@ registry auth htpasswd
 AUTH=http://127.0.0.1:$REG_PORT/mkimage/layers
 MKIMAGE_REGISTRY_AUTH="farm:s3cret pass" build apush a --layer-registry "$AUTH" \
 	--layer-sign-key "$T/keys/farm.key"
-grep -q "pushed to '$AUTH'" "$T/out/apush.err" || { cat "$T/out/apush.err" >&2; fail "no push with basic auth"; }
-grep -q "s3cret" "$T/out/apush.err" && fail "the password was logged"
+grep -q "pushed to '$AUTH'" "$T/img/apush.err" || { cat "$T/img/apush.err" >&2; fail "no push with basic auth"; }
+grep -q "s3cret" "$T/img/apush.err" && fail "the password was logged"
 build anon a --layer-registry "$AUTH"
 expect_refused anon "HTTP 401 (no credentials"
 printf '{"auths": {"127.0.0.1:%s": {"auth": "%s"}}}\n' "$REG_PORT" \
 	"$(printf 'farm:s3cret pass' | base64 -w0)" >"$T/auth.json"
 REGISTRY_AUTH_FILE=$T/auth.json build authfile a --layer-registry "$AUTH"
 expect_outcome authfile pulled
-cmp -s "$T/out/first.ext4" "$T/out/authfile.ext4" || fail "the image pulled with basic auth differs"
+cmp -s "$T/img/first.ext4" "$T/img/authfile.ext4" || fail "the image pulled with basic auth differs"
 note "basic auth: 401 without credentials (a warning), pulled with an auth file"
+
+# A registry that wants a bearer token (tokenserver.py, the real layer of the hostile server's
+# last case): the token is fetched with the credentials, then the layer pulled.
+python3 "$TOP/tests/integration/tokenserver.py" "$T/evil" "$T/token.port" "farm:tok pass" \
+	2>"$T/token.err" &
+_PIDS="$_PIDS $!"
+for i in $(seq 1 100); do [ -s "$T/token.port" ] && break; sleep 0.1; done
+TOKREG=http://127.0.0.1:$(cat "$T/token.port")/mkimage/layers
+build tanon a --layer-registry "$TOKREG"
+expect_refused tanon "token service .* answered 401"
+MKIMAGE_REGISTRY_AUTH="farm:tok pass" build token a --layer-registry "$TOKREG"
+expect_outcome token pulled
+cmp -s "$T/img/first.ext4" "$T/img/token.ext4" || fail "the image pulled with a bearer token differs"
+note "bearer token: refused without credentials, pulled with them"
 
 # --- an ordinary user's machine pulls what root pushed -----------------------------------------
 if [ "$(id -u)" = 0 ]; then
 	test_user mkireg104
-	mkdir -p "$T/c/user" && chown mkireg104 "$T/c/user" "$T/out"
+	mkdir -p "$T/c/user" && chown mkireg104 "$T/c/user" "$T/img"
 	RUNNER="as_user mkireg104" build user a --layer-registry "$REG"
 	expect_outcome user pulled
-	cmp "$T/out/first.ext4" "$T/out/user.ext4" || fail "the ordinary user's image from the layer differs"
+	cmp "$T/img/first.ext4" "$T/img/user.ext4" || fail "the ordinary user's image from the layer differs"
 	note "an ordinary user's build pulls root's layer: the same image"
 else
 	skip_part "not root: the ordinary user's build needs a throwaway user"

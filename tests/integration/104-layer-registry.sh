@@ -79,8 +79,8 @@ registry reg
 REG=http://127.0.0.1:$REG_PORT/mkimage/layers
 REG_BASE=http://127.0.0.1:$REG_PORT
 
-# build NAME RECIPE [OPTIONS]: $T/out/NAME.ext4 from $T/r/RECIPE.cfg with the cache $T/c/NAME
-# (a machine of its own unless CACHE says which); stderr in $T/out/NAME.err.
+# build NAME RECIPE [OPTIONS]: $T/img/NAME.ext4 from $T/r/RECIPE.cfg with the cache $T/c/NAME
+# (a machine of its own unless CACHE says which); stderr in $T/img/NAME.err.
 build() {
 	local name=$1 recipe=$2
 	shift 2

@@ -203,7 +203,8 @@ DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarc
 TEST_DEPS := check clang libclang-rt-14-dev python3 python3-jsonschema python3-license-expression \
 	zstd xz-utils bzip2 libcap2-bin file man-db groff-base lintian apt-cacher-ng \
 	qemu-system-arm qemu-system-x86 bmap-tools fdisk dosfstools mtools u-boot-qemu ovmf \
-	qemu-efi-aarch64 cryptsetup-bin squashfs-tools squashfs-tools-ng
+	qemu-efi-aarch64 cryptsetup-bin squashfs-tools squashfs-tools-ng \
+	docker-registry apache2-utils skopeo
 # The peers `make bench` measures against.
 BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin squashfs-tools
 deps:

@@ -42,6 +42,7 @@
 #include "store/cachegc.h"
 #include "store/fetch.h"
 #include "store/layer.h"
+#include "store/registry.h"
 #include "unpack/unpack.h"
 
 enum stage_id { ST_SOURCES, ST_INDEXES, ST_RESOLVE, ST_FETCH, ST_UNPACK, ST_HOOKS, ST_IMAGE };
@@ -67,7 +68,7 @@ struct options {
 
 enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED, O_PLAN,
        O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF, O_CACHE_GC,
-       O_NO_HOST_TWINS, O_NO_LAYER };
+       O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY };
 
 /*
  * The options, in --help's order: getopt's tables and --help are made from this one, and
@@ -115,6 +116,11 @@ static const struct opt {
 	  "architecture, emulate rather than take native tools\nfrom the host's own apt sources" },
 	{ "no-layer-cache", O_NO_LAYER, no_argument, NULL,
 	  "neither reuse nor store the configured tree in the cache" },
+	{ "layer-registry", O_LAYER_REGISTRY, required_argument, "URL",
+	  "share configured trees through the OCI registry\n"
+	  "repository http(s)://HOST[:PORT]/REPO (recipe: layers)" },
+	{ "layer-sign-key", O_LAYER_SIGN_KEY, required_argument, "FILE",
+	  "sign the layers pushed with this Ed25519 key (PEM)" },
 	{ "verify-reproducible", O_VERIFY, no_argument, NULL,
 	  "build a second time from the same plan and fail,\n"
 	  "naming the first difference, unless the images are identical" },
@@ -239,6 +245,20 @@ static char *default_cache_dir(void)
 	return xasprintf("/var/tmp/mkimage-cache-%d", (int)getuid());
 }
 
+/* --layer-registry's URL has the shape the registry module takes; -1 (logged) if not. */
+static int check_registry(const char *url)
+{
+	struct registry *g = NULL;
+	struct buf why = { 0 };
+	int ret = registry_open(&g, url, NULL, NULL, 0, &why);
+
+	if (ret)
+		log_error("--layer-registry: %s", why.p);
+	registry_free(g);
+	buf_release(&why);
+	return ret ? -1 : 0;
+}
+
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	struct option longopts[N_OPTS + 1];
@@ -295,6 +315,14 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_NO_NATIVE: o->st.no_native_tools = 1; break;
 		case O_NO_HOST_TWINS: o->st.no_host_twins = 1; break;
 		case O_NO_LAYER: o->st.no_layer_cache = 1; break;
+		case O_LAYER_REGISTRY:
+			free(o->st.layer_registry);
+			o->st.layer_registry = xstrdup(optarg);
+			break;
+		case O_LAYER_SIGN_KEY:
+			free(o->st.layer_sign_key);
+			o->st.layer_sign_key = xstrdup(optarg);
+			break;
 		case O_VERIFY: o->verify = 1; break;
 		case O_LIMIT:
 			if (runlimits_set(&o->st.limits, optarg))
@@ -308,6 +336,8 @@ static int parse_args(struct options *o, int argc, char **argv)
 		}
 	}
 	log_set_level(verbosity < 0 ? LOG_ERROR : verbosity > 0 ? LOG_DEBUG : LOG_INFO);
+	if (o->st.layer_registry && check_registry(o->st.layer_registry))
+		return -MKI_E_USAGE;
 	if (o->cachegc_run && optind < argc) {
 		log_error("--cache-gc works on the cache alone and takes no recipe (got '%s')",
 			  argv[optind]);
@@ -901,6 +931,8 @@ static void options_release(struct options *o)
 	free(o->st.work_dir);
 	free(o->tmp_dir);
 	free(o->st.lock_file);
+	free(o->st.layer_registry);
+	free(o->st.layer_sign_key);
 	strv_release(&o->st.sources);
 	cachegc_user_close(o->st.cache_user);
 	settings_release_env(&o->st);

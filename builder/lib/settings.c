@@ -26,8 +26,29 @@ static long stall_timeout(void)
 	return v;
 }
 
+/* Where podman, skopeo and docker keep registry credentials, in the order they look. */
+static void auth_files(struct strv *v)
+{
+	const char *file = getenv("REGISTRY_AUTH_FILE"), *run = getenv("XDG_RUNTIME_DIR");
+	const char *home = getenv("HOME");
+	char *p;
+
+	if (file && *file)
+		strv_push(v, file);
+	if (run && *run) {
+		p = xasprintf("%s/containers/auth.json", run);
+		strv_push_take(v, p);
+	}
+	if (home && *home) {
+		p = xasprintf("%s/.docker/config.json", home);
+		strv_push_take(v, p);
+	}
+}
+
 void settings_read_env(struct settings *st)
 {
+	const char *auth = getenv("MKIMAGE_REGISTRY_AUTH");
+
 	const char *root = getenv("MKIMAGE_APT_ROOT"), *stream = getenv("MKI_TEST_STREAM_BYTES");
 
 	free(st->apt_root);
@@ -35,10 +56,17 @@ void settings_read_env(struct settings *st)
 	st->stall_timeout = stall_timeout();
 	/* The test suite lowers the threshold to stream every package. */
 	st->stream_over = stream && *stream ? strtoull(stream, NULL, 10) : STREAM_OVER_DEFAULT;
+	free(st->registry_auth);
+	st->registry_auth = auth && *auth ? xstrdup(auth) : NULL;
+	strv_release(&st->registry_auth_files);
+	auth_files(&st->registry_auth_files);
 }
 
 void settings_release_env(struct settings *st)
 {
 	free(st->apt_root);
 	st->apt_root = NULL;
+	free(st->registry_auth);
+	st->registry_auth = NULL;
+	strv_release(&st->registry_auth_files);
 }

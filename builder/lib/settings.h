@@ -25,12 +25,16 @@ struct settings {
 	int no_host_twins;        /* native tools' twins never from the host's apt sources (twinsrc.h) */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
 	int no_layer_cache;       /* --no-layer-cache: never restore or store a configured tree */
+	char *layer_registry;     /* --layer-registry URL: the remote layer cache (registry.h); NULL: the recipe's */
+	char *layer_sign_key;     /* --layer-sign-key FILE: signs pushed layers; NULL: the recipe's */
 	struct limits limits;     /* --limit NAME=VALUE; zero-initialised means every default */
 	struct cache_user *cache_user; /* this build's claims on cache objects (cachegc.h); may be NULL */
 	/* From the environment, read once by settings_read_env(): */
 	char *apt_root;           /* MKIMAGE_APT_ROOT: the host's apt configuration, or "/etc/apt" */
 	long stall_timeout;       /* MKIMAGE_STALL_TIMEOUT: seconds below 1 byte/s = stalled */
 	uint64_t stream_over;     /* MKI_TEST_STREAM_BYTES: unpack streams packages decoding to more */
+	char *registry_auth;      /* MKIMAGE_REGISTRY_AUTH: "user:password" for the layer registry */
+	struct strv registry_auth_files; /* docker/podman auth files, in the order they are tried */
 };
 
 /**

@@ -1004,6 +1004,74 @@ static int shown_if_set(const struct recipe_key *k, const void *base, int digest
 	}
 }
 
+/* ---- layers: where configured trees are shared, never what the image is ------------------ */
+
+static int shown_layers(const struct recipe_key *k, const void *base, int digest)
+{
+	const struct recipe_layers *l = &((const struct recipe *)base)->layers;
+
+	return !digest && (l->registry || l->sign_key || l->trusted_keys.n);
+}
+
+static int shown_layer_key(const struct recipe_key *k, const void *base, int digest)
+{
+	return !digest && shown_if_set(k, base, digest);
+}
+
+/* http(s)://HOST[:PORT]/REPO: the registry module says more when it is contacted. */
+static int check_layer_registry(struct recipe_ctx *c, const config_setting_t *g,
+				const struct recipe_key *k, void *base)
+{
+	const char *u = ((const struct recipe_layers *)base)->registry, *host;
+
+	if (!u)
+		return 0;
+	host = str_starts_with(u, "http://") ? u + 7 : str_starts_with(u, "https://") ? u + 8 : NULL;
+	if (!host || *host == '/' || !strchr(host, '/') || !strchr(host, '/')[1] ||
+	    strpbrk(u, "?#@ \t"))
+		return recipe_fail(c, recipe_member(g, k->name), "'registry' must be "
+			"http(s)://HOST[:PORT]/REPO, such as \"http://127.0.0.1:5000/mkimage/layers\"; "
+			"not '%s'", u);
+	return 0;
+}
+
+static int parse_layer_key(struct recipe_ctx *c, const config_setting_t *g,
+			   const struct recipe_key *k, void *base)
+{
+	const config_setting_t *s = recipe_member(g, k->name);
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return recipe_fail(c, s, "'%s' must be a string: the private key's file", k->name);
+	return get_path(c, s, "layer signing key", field(base, k->offset));
+}
+
+static int parse_trusted_keys(struct recipe_ctx *c, const config_setting_t *g,
+			      const struct recipe_key *k, void *base)
+{
+	const config_setting_t *s = recipe_member(g, k->name);
+	struct strv *v = field(base, k->offset);
+	char *path;
+	int i, ret = 0;
+
+	if (s && config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
+		return recipe_fail(c, s, "'%s' must be a list of public key files", k->name);
+	for (i = 0; !ret && s && i < config_setting_length(s); i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+		if (config_setting_type(e) != CONFIG_TYPE_STRING)
+			return recipe_fail(c, e, "'%s' must hold only strings", k->name);
+		path = NULL;
+		ret = get_path(c, e, "trusted layer key", &path);
+		if (ret)
+			free(path);
+		else
+			strv_push_take(v, path);
+	}
+	return ret;
+}
+
 static int shown_if_not_default(const struct recipe_key *k, const void *base, int digest)
 {
 	return *(const unsigned *)cfield(base, k->offset) != strtoul(k->def, NULL, 10);
@@ -1034,6 +1102,7 @@ static const struct section sections[RECIPE_N_SECTIONS] = {
 				sizeof(struct recipe_device), offsetof(struct recipe_device, line),
 				NULL },
 	[RECIPE_IN_DISK] = { "disk", "'disk'", NULL, 0, 0, recipe_disk_finish },
+	[RECIPE_IN_LAYERS] = { "layers", "'layers'", NULL, 0, 0, NULL },
 	[RECIPE_IN_PARTITIONS] = { "disk.partitions", "a partition",
 				   "each partition must be a group: { name = \"root\"; "
 				   "type = \"root\"; ... }",
@@ -1061,6 +1130,7 @@ static const char *const fs_compressions[] = { "zstd", "xz", "lz4", "gzip", "non
 #define DEV(f) offsetof(struct recipe_device, f)
 #define DISK(f) offsetof(struct recipe_disk, f)
 #define PART(f) offsetof(struct recipe_partition, f)
+#define LAY(f) offsetof(struct recipe_layers, f)
 #define LIST_OF "( { ... }, { ... } )"
 
 /*
@@ -1113,6 +1183,10 @@ const struct recipe_key recipe_keys[] = {
 	  .shown = recipe_disk_shown, .def_doc = "no disk: the image alone",
 	  .hint = "disk = { partitions = ( { name = \"root\"; type = \"root\"; contents = \"root\"; } ); };",
 	  .doc = "a whole disk: partition table, boot loader, the image in a partition" },
+	{ RECIPE_IN_TOP, "layers", RECIPE_GROUP, .offset = TOP(layers), .sub = RECIPE_IN_LAYERS,
+	  .shown = shown_layers, .def_doc = "configured trees cached on this machine only",
+	  .hint = "layers = { registry = \"http://HOST:PORT/REPO\"; trusted_keys = [ ... ]; };",
+	  .doc = "a registry sharing configured trees between machines (not in the digest)" },
 
 	{ RECIPE_IN_SOURCES, "host", RECIPE_BOOL, "false", .offset = SRC(host),
 	  .shown = shown_if_host, .doc = "the host's own apt sources instead of a uri" },
@@ -1297,6 +1371,16 @@ const struct recipe_key recipe_keys[] = {
 	  .shown = shown_if_set, .doc = "the GPT read-only attribute" },
 	{ RECIPE_IN_PARTITIONS, "in_table", RECIPE_BOOL, "true", .offset = PART(table_entry),
 	  .doc = "false: raw bytes at a fixed offset, outside the table (a boot loader's SPL)" },
+
+	{ RECIPE_IN_LAYERS, "registry", RECIPE_STRING, .def_doc = "none (--layer-registry)",
+	  .offset = LAY(registry), .check = check_layer_registry, .shown = shown_layer_key,
+	  .doc = "the OCI registry repository, http(s)://HOST[:PORT]/REPO" },
+	{ RECIPE_IN_LAYERS, "sign_key", RECIPE_PATH, .def_doc = "none: nothing is pushed",
+	  .offset = LAY(sign_key), .parse = parse_layer_key, .shown = shown_layer_key,
+	  .doc = "the Ed25519 private key (PEM) pushed layers are signed with" },
+	{ RECIPE_IN_LAYERS, "trusted_keys", RECIPE_PATHS, .def_doc = "none: nothing is pulled",
+	  .offset = LAY(trusted_keys), .parse = parse_trusted_keys, .shown = shown_layer_key,
+	  .doc = "public keys (PEM) a pulled layer must be signed by" },
 	{ 0 }
 };
 

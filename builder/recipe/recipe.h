@@ -140,6 +140,13 @@ struct recipe_disk {
 
 enum machine_id_mode { MACHINE_ID_UNINITIALIZED, MACHINE_ID_EMPTY };
 
+/* Where configured trees are shared (recipe section `layers`, store/registry.h): never the image. */
+struct recipe_layers {
+	char *registry;           /* http(s)://HOST[:PORT]/REPO; NULL: none */
+	char *sign_key;           /* absolute path of the Ed25519 private key; NULL: layers unsigned */
+	struct strv trusted_keys; /* absolute paths of the public keys a pulled layer may be signed by */
+};
+
 struct recipe {
 	char *file;  /* as given */
 	char *dir;   /* absolute directory of the recipe: relative paths are resolved against it */
@@ -171,6 +178,7 @@ struct recipe {
 	enum machine_id_mode machine_id;
 	struct recipe_image image;
 	struct recipe_disk disk;
+	struct recipe_layers layers;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };
 

@@ -17,6 +17,7 @@ enum recipe_section {
 	RECIPE_IN_DEVICES,  /* each element of image.devices: struct recipe_device */
 	RECIPE_IN_DISK,     /* the disk group: struct recipe_disk */
 	RECIPE_IN_PARTITIONS, /* each element of disk.partitions: struct recipe_partition */
+	RECIPE_IN_LAYERS,   /* the layers group: struct recipe_layers */
 	RECIPE_N_SECTIONS
 };
 

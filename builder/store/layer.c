@@ -12,6 +12,7 @@
 #include "cache.h"
 #include "cachegc.h"
 #include "layerfile.h"
+#include "layerreg.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/hash.h"
@@ -34,6 +35,9 @@ struct layer {
 	uint64_t max_entries; /* staging-entries: a larger tree is refused after the hooks */
 	const struct dep5_texts *keep; /* the copyright texts stored with it (borrowed) */
 	struct dep5_texts texts;       /* those restored with it, until taken */
+	struct layerreg *reg;          /* the registry a miss is looked up in; NULL: none */
+	int pulled;                    /* the layer came from the registry */
+	uint64_t max_pull;             /* bytes a pulled layer may have */
 };
 
 static void key_plan(struct buf *out, const char *what, const struct plan *p)
@@ -149,6 +153,14 @@ static int lookup(struct layer *l, struct stage *s, const struct plan *p,
 	int fd, ret;
 
 	fd = open(l->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOENT && l->reg) {
+		ret = layerreg_pull(l->reg, l->cache_dir, l->key, l->path, l->max_pull);
+		if (ret < 0)
+			return ret;
+		l->pulled = ret;
+		fd = ret ? open(l->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+		errno = ret ? errno : ENOENT;
+	}
 	if (fd < 0) {
 		if (errno != ENOENT)
 			log_warn("cannot open the layer '%s': %s", l->path, strerror(errno));
@@ -190,13 +202,16 @@ int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
 		l->outcome = "not stored";
 		l->cache_dir = xstrdup(st->cache_dir);
 		l->path = cache_layer_path(st->cache_dir, l->key);
+		l->reg = layerreg_open(r, st);
+		/* the tree is bounded by staging-size; the records by far less than 256 MiB */
+		l->max_pull = runlimits_get(&st->limits, LIMIT_STAGING_SIZE) + (256ull << 20);
 		/* Claimed before it is looked up: a collection cannot remove it under us. */
 		l->claimed = !cachegc_claim(st->cache_user, l->key);
 		ret = l->claimed ? lookup(l, s, p, st) : 0;
 	}
 	if (ret == 1) {
 		l->restored = 1;
-		l->outcome = "reused";
+		l->outcome = l->pulled ? "pulled" : "reused";
 		ret = 0;
 	} else if (!ret) {
 		ret = unpack(s, p, r, st);
@@ -270,6 +285,9 @@ void layer_save(struct layer *l, const struct stage *s, int rootfd)
 	struct stat sb;
 	int lock, ret;
 
+	/* a layer this machine had before it shared them seeds the registry */
+	if (l && l->restored && !l->pulled)
+		layerreg_push(l->reg, l->key, l->path, 1);
 	if (!l || l->restored || !l->path || !l->claimed)
 		return;
 	lock = cache_lock(l->cache_dir, l->key, 0);
@@ -300,6 +318,7 @@ void layer_save(struct layer *l, const struct stage *s, int rootfd)
 	log_info("layer cache: configured tree stored as layer %.12s (%.1f MiB) in %.2f s",
 		 l->key, stat(l->path, &sb) ? 0.0 : (double)sb.st_size / (1 << 20),
 		 log_now() - t0);
+	layerreg_push(l->reg, l->key, l->path, 0);
 }
 
 const char *layer_outcome(const struct layer *l)
@@ -317,6 +336,7 @@ void layer_free(struct layer *l)
 	if (!l)
 		return;
 	dep5_texts_release(&l->texts);
+	layerreg_free(l->reg);
 	free(l->path);
 	free(l->cache_dir);
 	free(l);

@@ -64,7 +64,8 @@ void layer_take_texts(struct layer *l, struct dep5_texts *out);
 void layer_save(struct layer *l, const struct stage *s, int rootfd);
 
 /**
- * For the build report: "reused", "stored", "present" (another build stored it meanwhile),
+ * For the build report: "reused", "pulled" (from the layer registry, layerreg.h), "stored",
+ * "present" (another build stored it meanwhile),
  * "not stored" or "off"; and the key (64 hex digits). NULL when `l` is NULL.
  */
 const char *layer_outcome(const struct layer *l);

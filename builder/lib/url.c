@@ -29,3 +29,31 @@ char *url_join(const char *base, const char *path)
 	}
 	return buf_detach(&b);
 }
+
+/*
+ * Only the authority's host and port ever reach a message or a record: a path may carry a token
+ * and the userinfo a password.
+ */
+int url_host(const char *url, char *out, size_t n)
+{
+	const char *p = strstr(url, "://"), *end, *at;
+	size_t len;
+
+	if (!p || !n)
+		return -1;
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	at = memchr(p, '@', (size_t)(end - p));
+	while (at) { /* the last '@' ends the userinfo */
+		const char *next = memchr(at + 1, '@', (size_t)(end - at - 1));
+
+		p = at + 1;
+		at = next;
+	}
+	len = (size_t)(end - p);
+	if (!len || len >= n)
+		return -1;
+	memcpy(out, p, len);
+	out[len] = 0;
+	return 0;
+}

@@ -140,7 +140,7 @@ int resolve_lock_changed(const struct resolve_ctx *c, const struct plan *p, cons
 	resolve_lock_fields_changed(&c->lock.fields, &now, &keys);
 	if (p)
 		resolve_lock_packages_changed(&c->lock, p, &pkgs);
-	log_error("the recipe changed since the lock '%s' was written: %s%s; resolved again over "
+	log_error("the recipe changed since '%s' was written: %s%s; resolved again over "
 		  "the lock's indexes, %s: run 'mkimage --lock' to accept the change, or undo it",
 		  file, !c->lock.fields.n ? "the lock predates the record of each key, so which "
 		  "keys changed is not known" : keys.len ? keys.p : "no key's value",

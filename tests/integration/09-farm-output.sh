@@ -137,4 +137,22 @@ expect_fail 4 "the lock predates the record of each key.*the package set stays t
 	"$MKIMAGE" --cache-dir "$T/cache" --locked="$T/old.lock" --plan "$T/farm.cfg"
 recipe "$T/farm.cfg" ""
 expect_ok "$MKIMAGE" --cache-dir "$T/cache" --locked="$T/old.lock" --plan "$T/farm.cfg"
+
+# An ordinary user's build: the same image, summary line and record of the servers.
+if [ "$(id -u)" = 0 ]; then
+	test_user mki09user
+	chmod 755 "$T"
+	chmod -R a+rX "$T/keys" "$T/apt" "$T/farm.cfg"
+	mkdir -p "$T/u/tmp" "$T/u/cache" "$T/u/img"
+	chown -R mki09user "$T/u"
+	TMPDIR=$T/u/tmp expect_ok as_user mki09user "$MKIMAGE" --cache-dir "$T/u/cache" \
+		-o "$T/u/img/farm.ext4" "$T/farm.cfg"
+	grep -Eqx "mkimage: ok $T/u/img/farm.ext4 sha256=$sha size=$size packages=[0-9]+ seconds=[0-9.]+" \
+		"$T/out" || { cat "$T/out" >&2; fail "user: the summary line is not root's image's"; }
+	grep -q "info: network: '$HOST' contacted for native tools" "$T/err" || fail "user: the host not named"
+	grep -q "^twins: host hosts=$HOST " "$T/u/img/farm.lock" || fail "user: the lock does not record the twins"
+	note "ordinary user: the same image as root's, the twins' server recorded"
+else
+	skip_part "not root: the ordinary-user run needs a throwaway user"
+fi
 exit 0

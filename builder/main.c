@@ -987,8 +987,8 @@ static int print_summary(const struct options *o, const struct build *b)
 	if (!ret && stat(path, &st))
 		ret = -errno;
 	if (ret)
-		return log_errno(-MKI_E_IMAGE, "cannot read '%s' back for the summary line: %s", path,
-				 strerror(-ret));
+		return log_errno(-MKI_E_IMAGE, "cannot read '%s' back for the summary line: %s",
+				 path, strerror(-ret));
 	printf("mkimage: ok %s sha256=%s size=%llu packages=%zu seconds=%.1f\n", path, sha,
 	       (unsigned long long)st.st_size, b->plan.n, log_now() - o->started);
 	return fflush(stdout) ? log_errno(-MKI_E_IMAGE, "cannot write the summary line: %m") : 0;

@@ -47,9 +47,9 @@ static int fs_uuid_of(const unsigned char *b, char out[37])
 	const unsigned char *u = b + 1024 + 104;
 
 	if (b[1024 + 56] == 0x53 && b[1024 + 57] == 0xef) {
-		snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-			 u[12], u[13], u[14], u[15]);
+		snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+			 "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
+			 u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 		return 0;
 	}
 	if (b[510] != 0x55 || b[511] != 0xaa)

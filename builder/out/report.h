@@ -31,7 +31,7 @@ struct report {
 	/* what a farm reads besides (report_write's "build facts", mkimage(1) BUILD REPORT) */
 	const char *version;                   /* mkimage's own */
 	int64_t source_date_epoch;             /* the effective epoch every timestamp is */
-	char fs_uuid[37];                      /* the image's file system; "": none (tar, squashfs) */
+	char fs_uuid[37];                      /* the image's file system; "": none (tar, disk) */
 	const char *network;                   /* the "network" member (main.c); NULL: none */
 	const char *native_tools;              /* the "native_tools" member (main.c); NULL: none */
 };

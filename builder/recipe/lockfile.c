@@ -366,7 +366,8 @@ static int parse_line(struct lockfile *lk, char *line, int *format)
 	if (!strcmp(line, "source"))
 		return parse_source(lk, v);
 	if (!strcmp(line, "package") || !strcmp(line, "local"))
-		return parse_pkg(&lk->pkgs, &lk->n_pkgs, &lk->alloc_pkgs, v, !strcmp(line, "local"));
+		return parse_pkg(&lk->pkgs, &lk->n_pkgs, &lk->alloc_pkgs, v,
+				 !strcmp(line, "local"));
 	if (!strcmp(line, "twin"))
 		return parse_pkg(&lk->twins, &lk->n_twins, &lk->alloc_twins, v, 0);
 	if (!strcmp(line, "field"))

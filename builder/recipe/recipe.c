@@ -1604,8 +1604,8 @@ int recipe_format_json(const struct recipe *r, struct buf *out)
 	config_init(&cfg);
 	recipe_format(r, &norm);
 	if (config_read_string(&cfg, norm.p ? norm.p : "") != CONFIG_TRUE)
-		ret = log_errno(-MKI_E_RECIPE, "cannot write '%s' as JSON: its normalized form does "
-				"not parse (line %d: %s); please report this", r->file,
+		ret = log_errno(-MKI_E_RECIPE, "cannot write '%s' as JSON: its normalized form "
+				"does not parse (line %d: %s); please report this", r->file,
 				config_error_line(&cfg), config_error_text(&cfg));
 	if (!ret) {
 		json_setting(out, config_root_setting(&cfg), "");

@@ -57,3 +57,23 @@ int url_host(const char *url, char *out, size_t n)
 	out[len] = 0;
 	return 0;
 }
+
+char *url_redact(const char *url)
+{
+	const char *p = strstr(url, "://"), *end, *at = NULL, *q;
+	struct buf b = { 0 };
+
+	if (!p)
+		return xstrdup(url);
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	for (q = p; q < end; q++)
+		if (*q == '@')
+			at = q;
+	if (!at)
+		return xstrdup(url);
+	buf_add(&b, url, (size_t)(p - url));
+	buf_adds(&b, "***");
+	buf_adds(&b, at);
+	return buf_detach(&b);
+}

@@ -19,4 +19,10 @@ char *url_join(const char *base, const char *path);
  */
 int url_host(const char *url, char *out, size_t n);
 
+/**
+ * `url` with its userinfo ("user:pass@") replaced by "***@", for messages that name a source;
+ * a new string (the same text when there is none).
+ */
+char *url_redact(const char *url);
+
 #endif

@@ -59,6 +59,21 @@ START_TEST(url_host_drops_userinfo_and_path)
 }
 END_TEST
 
+START_TEST(url_redact_hides_userinfo)
+{
+	char *s = url_redact("https://user:s3cret@mirror.example:8443/debian");
+
+	ck_assert_str_eq(s, "https://***@mirror.example:8443/debian");
+	free(s);
+	s = url_redact("http://127.0.0.1:8080/a@b");
+	ck_assert_str_eq(s, "http://127.0.0.1:8080/a@b");
+	free(s);
+	s = url_redact("file:///srv/repo");
+	ck_assert_str_eq(s, "file:///srv/repo");
+	free(s);
+}
+END_TEST
+
 Suite *url_suite(void)
 {
 	Suite *s = suite_create("url");
@@ -68,6 +83,7 @@ Suite *url_suite(void)
 	tcase_add_test(tc, url_join_one_slash);
 	tcase_add_test(tc, url_join_escapes_every_other_byte);
 	tcase_add_test(tc, url_host_drops_userinfo_and_path);
+	tcase_add_test(tc, url_redact_hides_userinfo);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -22,9 +22,11 @@
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/hash.h"
+#include "lib/json.h"
 #include "lib/log.h"
 #include "lib/runlimits.h"
 #include "lib/settings.h"
+#include "lib/url.h"
 #include "out/bmap.h"
 #include "out/bootexport.h"
 #include "out/compress.h"
@@ -60,6 +62,7 @@ struct options {
 	char *tmp_dir;    /* where work directories live (TMPDIR, else /var/tmp) */
 	int work_lock;    /* held while the work directory is ours (fsutil.h) */
 	int check, plan, lock_only, verify;
+	int json; /* --json: --plan and --check print JSON (mkimage(1)) */
 	const char *diff_old; /* --diff OLD.lock: RECIPE is then the new lock file */
 	int cachegc_run;         /* --cache-gc[=SIZE]: expire the cache down to gc_limit, then stop */
 	uint64_t gc_limit;
@@ -68,7 +71,7 @@ struct options {
 
 enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED, O_PLAN,
        O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF, O_CACHE_GC,
-       O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY };
+       O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY, O_JSON };
 
 /*
  * The options, in --help's order: getopt's tables and --help are made from this one, and
@@ -104,6 +107,8 @@ static const struct opt {
 	  "print the packages added, removed or changed from OLD.lock\n"
 	  "to the lock file given instead of RECIPE, then stop" },
 	{ "plan", O_PLAN, no_argument, NULL, "resolve and print the plan, then stop" },
+	{ "json", O_JSON, no_argument, NULL,
+	  "with --plan or --check: print JSON instead of text\n(the forms are in mkimage(1))" },
 	{ "until", O_UNTIL, required_argument, "STAGE",
 	  "stop after STAGE: sources, indexes, resolve, fetch,\nunpack, hooks or image" },
 	{ "keep-staging", O_KEEP, no_argument, NULL, "keep the staging tree and print where it is" },
@@ -302,6 +307,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 			}
 			break;
 		case O_PLAN: o->plan = 1; break;
+		case O_JSON: o->json = 1; break;
 		case O_UNTIL:
 			if (parse_until(optarg, &o->until)) {
 				log_error("--until takes one of sources, indexes, resolve, fetch, unpack, "
@@ -343,6 +349,10 @@ static int parse_args(struct options *o, int argc, char **argv)
 			  argv[optind]);
 		return -MKI_E_USAGE;
 	}
+	if (o->json && !o->plan && !o->check) {
+		log_error("--json changes what --plan and --check print: give one of them too");
+		return -MKI_E_USAGE;
+	}
 	if (o->cachegc_run)
 		return 0;
 	if (optind != argc - 1) {
@@ -353,6 +363,99 @@ static int parse_args(struct options *o, int argc, char **argv)
 	}
 	o->recipe = argv[optind];
 	return 0;
+}
+
+/*
+ * Which servers the build contacted and why: an info line the first time a server is contacted
+ * for a purpose, and the report's "network". The download functions main.c hands the stages
+ * take no context, so this record is the one piece of state main.c keeps of its own.
+ */
+#define NET_MAX 32
+#define NET_WHYS 4
+static struct net_use {
+	char host[sizeof(((struct fetch_stats *)0)->hosts[0])];
+	const char *why[NET_WHYS]; /* string literals */
+} net_use[NET_MAX];
+static size_t n_net_use;
+
+static void net_note_host(const char *host, const char *why)
+{
+	struct net_use *u = NULL;
+	size_t i;
+
+	for (i = 0; i < n_net_use && !u; i++)
+		u = !strcmp(net_use[i].host, host) ? &net_use[i] : NULL;
+	if (!u && n_net_use == NET_MAX)
+		return;
+	if (!u) {
+		u = &net_use[n_net_use++];
+		snprintf(u->host, sizeof(u->host), "%s", host);
+	}
+	for (i = 0; i < NET_WHYS && u->why[i]; i++)
+		if (!strcmp(u->why[i], why))
+			return;
+	if (i < NET_WHYS)
+		u->why[i] = why;
+	log_info("network: '%s' contacted for %s", host, why);
+}
+
+static void net_note(const struct fetch_stats *fs, const char *why)
+{
+	unsigned i;
+
+	for (i = 0; i < fs->n_hosts; i++)
+		net_note_host(fs->hosts[i], why);
+	if (fs->hosts_left_out)
+		log_info("network: %u more servers contacted for %s", fs->hosts_left_out, why);
+}
+
+/* The report's "network" member: each server and what it was contacted for. */
+static void net_json(struct buf *b)
+{
+	size_t i, k;
+
+	buf_adds(b, "  \"network\": [");
+	for (i = 0; i < n_net_use; i++) {
+		buf_adds(b, i ? ",\n    { \"host\": " : "\n    { \"host\": ");
+		json_str(b, net_use[i].host);
+		buf_adds(b, ", \"for\": [");
+		for (k = 0; k < NET_WHYS && net_use[i].why[k]; k++) {
+			buf_adds(b, k ? ", " : "");
+			json_str(b, net_use[i].why[k]);
+		}
+		buf_adds(b, "] }");
+	}
+	buf_adds(b, n_net_use ? "\n  ]" : "]");
+}
+
+/* fetch_items() for one purpose: the servers it contacted noted as contacted for `why`. */
+static int fetch_noted(struct fetch_item *items, size_t n, const struct settings *st,
+		       const char *step, struct fetch_stats *stats, const char *why)
+{
+	struct fetch_stats own = { 0 };
+	int ret = fetch_items(items, n, st, step, &own);
+
+	net_note(&own, why);
+	if (stats) {
+		stats->bytes_downloaded += own.bytes_downloaded;
+		stats->files_downloaded += own.files_downloaded;
+		stats->files_cached += own.files_cached;
+	}
+	return ret;
+}
+
+#define WHY_TWINS_HOST "native tools (the host's apt sources)"
+
+static int fetch_indexes(struct fetch_item *items, size_t n, const struct settings *st,
+			 const char *step, struct fetch_stats *stats)
+{
+	return fetch_noted(items, n, st, step, stats, "indexes");
+}
+
+static int fetch_twin_indexes(struct fetch_item *items, size_t n, const struct settings *st,
+			      const char *step, struct fetch_stats *stats)
+{
+	return fetch_noted(items, n, st, step, stats, WHY_TWINS_HOST);
 }
 
 static int64_t read_sde(void)
@@ -470,10 +573,43 @@ static void cleanup_work_dir(struct options *o)
 		close(o->work_lock);
 }
 
-static void print_plan(const struct plan *p)
+/* --plan --json: the same entries as the text, in the same order (mkimage(1)). */
+static void print_plan_json(const struct plan *p)
+{
+	struct buf b = { 0 };
+	size_t i;
+
+	buf_adds(&b, "{\n  \"architectures\": [");
+	for (i = 0; i < p->archs.n; i++) {
+		buf_adds(&b, i ? ", " : "");
+		json_str(&b, p->archs.v[i]);
+	}
+	buf_adds(&b, "],\n  \"packages\": [");
+	for (i = 0; i < p->n; i++) {
+		const struct plan_entry *e = &p->v[i];
+
+		buf_adds(&b, i ? ",\n    { \"name\": " : "\n    { \"name\": ");
+		json_str(&b, e->name);
+		buf_adds(&b, ", \"architecture\": ");
+		json_str(&b, e->arch);
+		buf_adds(&b, ", \"version\": ");
+		json_str(&b, e->version);
+		buf_addf(&b, ", \"size\": %llu, \"sha256\": \"%s\", \"local\": %s }",
+			 (unsigned long long)e->size, e->sha256, e->url ? "false" : "true");
+	}
+	buf_addf(&b, "%s],\n  \"total\": %zu\n}\n", p->n ? "\n  " : "", p->n);
+	fputs(b.p, stdout);
+	buf_release(&b);
+}
+
+static void print_plan(const struct plan *p, int json)
 {
 	size_t i;
 
+	if (json) {
+		print_plan_json(p);
+		return;
+	}
 	for (i = 0; i < p->n; i++) {
 		const struct plan_entry *e = &p->v[i];
 
@@ -553,11 +689,11 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 	int ret = resolve_plan(&b->plan, r, &b->indexes, &o->st);
 
 	if (!ret && o->plan) {
-		print_plan(&b->plan);
+		print_plan(&b->plan, o->json);
 		return BUILD_DONE;
 	}
 	if (!ret && o->lock_only) {
-		ret = resolve_write_lock(&b->plan, r, &b->indexes, o->st.lock_file);
+		ret = resolve_write_lock(&b->plan, r, &b->indexes, NULL, NULL, o->st.lock_file);
 		if (!ret)
 			log_info("lock written to '%s'", o->st.lock_file);
 		return ret ? ret : BUILD_DONE;
@@ -567,10 +703,42 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 	return ret;
 }
 
+/* The report's "native_tools" member: whether they ran, where their twins came from. */
+static void native_json(const struct options *o, const struct build *b, struct buf *out)
+{
+	const char *from = b->twins.n ? twinsrc_origin(&b->indexes) : NULL;
+	struct strv hosts = { 0 };
+	uint64_t bytes = 0;
+	char host[256];
+	size_t i;
+
+	for (i = 0; i < b->twins.n; i++) {
+		const struct plan_entry *e = &b->twins.v[i];
+
+		bytes += e->size;
+		if (e->url && !url_host(e->url, host, sizeof(host)) && !strv_contains(&hosts, host))
+			strv_push(&hosts, host);
+	}
+	buf_addf(out, "  \"native_tools\": { \"enabled\": %s, \"twins_from\": ",
+		 o->st.no_native_tools ? "false" : "true");
+	if (from)
+		json_str(out, !strcmp(from, "host") ? "host apt sources" : "recipe");
+	else
+		buf_adds(out, "null");
+	buf_addf(out, ", \"twin_packages\": %zu, \"twin_bytes\": %llu, \"hosts\": [", b->twins.n,
+		 (unsigned long long)bytes);
+	for (i = 0; i < hosts.n; i++) {
+		buf_adds(out, i ? ", " : "");
+		json_str(out, hosts.v[i]);
+	}
+	buf_adds(out, "] }");
+	strv_release(&hosts);
+}
+
 /* The image's companions: lock, SBOM and build report beside it. */
 static int write_outputs(struct options *o, const struct recipe *r, struct build *b)
 {
-	struct buf overlays = { 0 };
+	struct buf overlays = { 0 }, net = { 0 }, native = { 0 };
 	struct stat st;
 	const char *base;
 	int ret = hash_file_hex(o->output, HASH_SHA256, b->rep.image_sha256);
@@ -578,7 +746,8 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	if (!ret && stat(o->output, &st) == 0)
 		b->rep.image_bytes = (uint64_t)st.st_size;
 	if (!ret && !o->st.locked)
-		ret = resolve_write_lock(&b->plan, r, &b->indexes, o->st.lock_file);
+		ret = resolve_write_lock(&b->plan, r, &b->indexes, &b->twins,
+					 twinsrc_origin(&b->indexes), o->st.lock_file);
 	base = strrchr(o->output, '/');
 	if (!ret)
 		ret = sbom_write(&b->plan, r, b->shipped.v ? &b->shipped : NULL, b->stage.root,
@@ -604,10 +773,20 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.disk = b->disk.p;
 	b->rep.layer_outcome = layer_outcome(b->layer);
 	b->rep.layer_key = layer_key(b->layer);
+	b->rep.version = MKI_VERSION;
+	b->rep.source_date_epoch = o->st.source_date_epoch;
+	if (!r->disk.set)
+		image_fs_uuid(o->output, 0, b->rep.fs_uuid);
+	net_json(&net);
+	native_json(o, b, &native);
+	b->rep.network = net.p;
+	b->rep.native_tools = native.p;
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, o->report_file);
-	b->rep.overlays = NULL;
+	b->rep.overlays = b->rep.network = b->rep.native_tools = NULL;
 	buf_release(&overlays);
+	buf_release(&net);
+	buf_release(&native);
 	if (ret)
 		log_error("cannot write the build report '%s': %s", o->report_file, err_text(ret));
 	return ret;
@@ -720,15 +899,18 @@ static int fetch_stage(struct options *o, const struct recipe *r, struct build *
 	struct fetch_stats ts = { 0 };
 	int ret = fetch_plan(&b->plan, &o->st, &b->fetch);
 
+	net_note(&b->fetch, "packages");
 	if (ret || o->until < ST_HOOKS || o->st.no_native_tools)
 		return ret;
-	ret = twinsrc_select(&b->twins, &b->indexes, &b->plan, r, &o->st, fetch_items,
+	ret = twinsrc_select(&b->twins, &b->indexes, &b->plan, r, &o->st, fetch_twin_indexes,
 			     accel_select);
 	if (!ret && b->twins.n) {
 		enum log_level old = log_cap_severity(LOG_INFO); /* one warning below says it all */
 
 		ret = fetch_plan(&b->twins, &o->st, &ts);
 		log_cap_severity(old);
+		net_note(&ts, strcmp(twinsrc_origin(&b->indexes), "host") ? "native tools"
+									   : WHY_TWINS_HOST);
 	}
 	b->fetch.bytes_downloaded += ts.bytes_downloaded;
 	b->fetch.files_downloaded += ts.files_downloaded;
@@ -816,6 +998,32 @@ static void disk_outputs(const struct options *o, const struct recipe *r, struct
 	}
 }
 
+/*
+ * The one line a build prints on stdout, last, for a farm to parse (mkimage(1), "SUMMARY LINE"):
+ * the file that stays (the compressed one when asked), its sha256 and size, the package count and
+ * the wall time. Everything else goes to stderr.
+ */
+static int print_summary(const struct options *o, const struct build *b)
+{
+	const char *path = b->compressed ? b->compressed : o->output;
+	char sha[65];
+	struct stat st;
+	int ret = 0;
+
+	if (b->compressed)
+		ret = hash_file_hex(path, HASH_SHA256, sha);
+	else
+		memcpy(sha, b->rep.image_sha256, sizeof(sha));
+	if (!ret && stat(path, &st))
+		ret = -errno;
+	if (ret)
+		return log_errno(-MKI_E_IMAGE, "cannot read '%s' back for the summary line: %s",
+				 path, strerror(-ret));
+	printf("mkimage: ok %s sha256=%s size=%llu packages=%zu seconds=%.1f\n", path, sha,
+	       (unsigned long long)st.st_size, b->plan.n, log_now() - o->started);
+	return fflush(stdout) ? log_errno(-MKI_E_IMAGE, "cannot write the summary line: %m") : 0;
+}
+
 static int build_image(struct options *o, const struct recipe *r, struct build *b)
 {
 	struct image_params ip = { 0 };
@@ -830,7 +1038,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	if (!ret)
 		ret = stop_after(o, ST_INDEXES,
 				 timed(b, ST_INDEXES, indexes_fetch(&b->indexes, &b->sources, r,
-								    &o->st, fetch_items)));
+								    &o->st, fetch_indexes)));
 	if (!ret)
 		default_sde(o, &b->indexes);
 	if (!ret)
@@ -902,6 +1110,8 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	if (!ret)
 		log_info("%s written to '%s' (lock, SBOM and report beside it)",
 			 r->disk.set ? "disk" : "image", b->compressed ? b->compressed : o->output);
+	if (!ret)
+		ret = print_summary(o, b);
 	return ret;
 }
 
@@ -971,8 +1181,12 @@ int main(int argc, char **argv)
 	if (!ret && o.check) {
 		struct buf out = { 0 };
 
-		recipe_format(&r, &out);
-		fputs(out.p, stdout);
+		if (o.json)
+			ret = recipe_format_json(&r, &out);
+		else
+			recipe_format(&r, &out);
+		if (!ret)
+			fputs(out.p, stdout);
 		buf_release(&out);
 		goto out;
 	}

@@ -19,6 +19,7 @@
 #include "disklayout.h"
 #include "ext4w.h"
 #include "fat.h"
+#include "image.h"
 #include "imgtree.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
@@ -606,6 +607,8 @@ static void report_part(const struct disk_ctx *c, size_t i, struct buf *b)
 	json_str_or_null(b, p->format == PART_FS_NONE || p->format == PART_FS_SQUASHFS ? NULL :
 			 i == c->root && !p->label ?
 			 c->dp->ip->im->label : p->label);
+	buf_adds(b, ", \"fs_uuid\": ");
+	json_str_or_null(b, image_fs_uuid(c->dp->output, c->v[i].offset, uuid) ? NULL : uuid);
 	buf_adds(b, ", \"sha256\": ");
 	json_str(b, c->sha[i]);
 	if (c->roothash[i][0]) {

@@ -4,6 +4,11 @@
  */
 #include "image.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "format.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -29,4 +34,44 @@ int image_write(const struct stage *s, const struct image_params *p)
 		log_error("interrupted: the unfinished %s '%s' is removed", f->noun, k.name);
 	sink_release(&k);
 	return ret;
+}
+
+static unsigned le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (unsigned)p[3] << 24;
+}
+
+/* The superblock's UUID (ext2/3/4) or the boot sector's volume id (FAT), as blkid prints them. */
+static int fs_uuid_of(const unsigned char *b, char out[37])
+{
+	const unsigned char *u = b + 1024 + 104;
+
+	if (b[1024 + 56] == 0x53 && b[1024 + 57] == 0xef) {
+		snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+			 "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
+			 u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+		return 0;
+	}
+	if (b[510] != 0x55 || b[511] != 0xaa)
+		return -1;
+	if (!memcmp(b + 82, "FAT32", 5) && b[66] == 0x29)
+		u = b + 67;
+	else if (!memcmp(b + 54, "FAT", 3) && b[38] == 0x29)
+		u = b + 39;
+	else
+		return -1;
+	snprintf(out, 37, "%04X-%04X", le32(u) >> 16, le32(u) & 0xffff);
+	return 0;
+}
+
+int image_fs_uuid(const char *file, uint64_t offset, char out[37])
+{
+	unsigned char b[2048] = { 0 };
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, b, sizeof(b), (off_t)offset);
+
+	if (fd >= 0)
+		close(fd);
+	out[0] = 0;
+	return n < 512 ? -1 : fs_uuid_of(b, out);
 }

@@ -2,6 +2,8 @@
 #ifndef MKI_IMAGE_H
 #define MKI_IMAGE_H
 
+#include <stdint.h>
+
 #include "params.h"
 #include "tree/stage.h"
 
@@ -22,5 +24,12 @@
  * unreadable tree, library or I/O failure; logged with the path concerned).
  */
 int image_write(const struct stage *s, const struct image_params *p);
+
+/**
+ * The UUID of the file system that starts `offset` bytes into `file` (an image this process
+ * wrote), as blkid prints it: an ext4 superblock's UUID, a FAT volume id "ABCD-1234". 0, or -1
+ * (out = "") for another or no file system (squashfs and tar have none).
+ */
+int image_fs_uuid(const char *file, uint64_t offset, char out[37]);
 
 #endif

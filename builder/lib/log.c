@@ -42,6 +42,23 @@ unsigned log_warning_count(void)
 	return warnings;
 }
 
+/* The warnings' texts for the report, the first LOG_KEEP_WARNINGS; `lock` held. */
+#define LOG_KEEP_WARNINGS 64
+static char *kept[LOG_KEEP_WARNINGS];
+static size_t n_kept;
+
+static void keep_warning(const char *msg)
+{
+	if (n_kept < LOG_KEEP_WARNINGS)
+		kept[n_kept++] = xstrdup(msg);
+}
+
+size_t log_warning_texts(const char *const **texts)
+{
+	*texts = (const char *const *)kept;
+	return n_kept;
+}
+
 static int use_color(void)
 {
 	const char *nc = getenv("NO_COLOR");
@@ -94,14 +111,19 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
 	/* Callers log and then return -errno: isatty() and stdio must not change it (ENOTTY). */
 	int saved = errno, lv = effective_level(level);
+	int warn = (level < cap ? cap : level) == LOG_WARN; /* kept even under -q */
 	char *msg;
 
-	if (lv < -1)
+	if (lv < -1 && !warn)
 		return;
 	msg = xvasprintf(fmt, ap);
 	pthread_mutex_lock(&lock);
-	clear_bar();
-	emit((enum log_level)lv, msg, strlen(msg));
+	if (warn)
+		keep_warning(msg);
+	if (lv >= -1) {
+		clear_bar();
+		emit((enum log_level)lv, msg, strlen(msg));
+	}
 	pthread_mutex_unlock(&lock);
 	free(msg);
 	errno = saved;

@@ -53,6 +53,11 @@ enum log_level log_cap_severity(enum log_level level);
 
 /** Number of warnings logged so far (for the build report). */
 unsigned log_warning_count(void);
+/**
+ * The texts of the first 64 warnings logged so far (by log_msg and its wrappers, whatever the
+ * threshold), unescaped, in order: the build report's. `*texts` stays the log's.
+ */
+size_t log_warning_texts(const char *const **texts);
 
 /*
  * Progress of one step (e.g. "download"): a bar on a TTY, a line every few seconds and at the end

@@ -5,6 +5,7 @@
 #include "bootexport.h"
 #include "lib/fsutil.h"
 #include "lib/json.h"
+#include "lib/log.h"
 
 static void package_counts(struct buf *b, const struct plan *p)
 {
@@ -26,6 +27,40 @@ static void package_counts(struct buf *b, const struct plan *p)
 	}
 	buf_addf(b, "%s\"total\": %zu },\n", archs.n ? ", " : "", p->n);
 	strv_release(&archs);
+}
+
+/*
+ * What the build was, for a farm that reads the report alone: which mkimage, which epoch, which
+ * architectures, the file system's UUID, the warnings' texts, the network and native tools.
+ */
+static void build_facts(struct buf *b, const struct report *rep, const struct plan *p)
+{
+	const char *const *warn;
+	size_t i, n = log_warning_texts(&warn);
+
+	buf_adds(b, ",\n  \"mkimage_version\": ");
+	json_str(b, rep->version ? rep->version : "");
+	buf_addf(b, ",\n  \"source_date_epoch\": %lld,\n  \"architectures\": [",
+		 (long long)rep->source_date_epoch);
+	for (i = 0; i < p->archs.n; i++) {
+		buf_adds(b, i ? ", " : "");
+		json_str(b, p->archs.v[i]);
+	}
+	buf_adds(b, "],\n  \"filesystem_uuid\": ");
+	if (rep->fs_uuid[0])
+		json_str(b, rep->fs_uuid);
+	else
+		buf_adds(b, "null");
+	buf_adds(b, ",\n  \"warning_texts\": [");
+	for (i = 0; i < n; i++) {
+		buf_adds(b, i ? ",\n    " : "\n    ");
+		json_str(b, warn[i]);
+	}
+	buf_adds(b, n ? "\n  ]" : "]");
+	if (rep->network)
+		buf_addf(b, ",\n%s", rep->network);
+	if (rep->native_tools)
+		buf_addf(b, ",\n%s", rep->native_tools);
 }
 
 int report_write(const struct report *rep, const struct plan *p, const struct recipe *r,
@@ -76,7 +111,9 @@ int report_write(const struct report *rep, const struct plan *p, const struct re
 	json_str(&b, rep->lock);
 	buf_adds(&b, ",\n  \"sbom\": ");
 	json_str(&b, rep->sbom);
-	buf_addf(&b, ",\n  \"warnings\": %u\n}\n", rep->warnings);
+	buf_addf(&b, ",\n  \"warnings\": %u", rep->warnings);
+	build_facts(&b, rep, p);
+	buf_adds(&b, "\n}\n");
 	ret = fsutil_write_atomic(file, b.p, b.len);
 	buf_release(&b);
 	return ret;

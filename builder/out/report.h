@@ -27,6 +27,13 @@ struct report {
 	const char *disk;                      /* the disk's member (image/disk.h); NULL: none */
 	const struct bootexport *boot;         /* image.export_boot; reported once committed */
 	const char *layer_outcome, *layer_key; /* the layer cache (layer.h); NULL: not reached */
+
+	/* what a farm reads besides (report_write's "build facts", mkimage(1) BUILD REPORT) */
+	const char *version;                   /* mkimage's own */
+	int64_t source_date_epoch;             /* the effective epoch every timestamp is */
+	char fs_uuid[37];                      /* the image's file system; "": none (tar, disk) */
+	const char *network;                   /* the "network" member (main.c); NULL: none */
+	const char *native_tools;              /* the "native_tools" member (main.c); NULL: none */
 };
 
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */

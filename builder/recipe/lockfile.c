@@ -17,6 +17,19 @@
 
 #define LOCK_MAX_LINE 8192
 
+static void pkgs_release(struct lock_pkg *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].arch);
+		free(v[i].version);
+		free(v[i].source);
+	}
+	free(v);
+}
+
 void lockfile_release(struct lockfile *lk)
 {
 	size_t i;
@@ -28,15 +41,13 @@ void lockfile_release(struct lockfile *lk)
 		strv_release(&lk->sources[i].components);
 		strv_release(&lk->sources[i].keys);
 	}
-	for (i = 0; i < lk->n_pkgs; i++) {
-		free(lk->pkgs[i].name);
-		free(lk->pkgs[i].arch);
-		free(lk->pkgs[i].version);
-		free(lk->pkgs[i].source);
-	}
+	pkgs_release(lk->pkgs, lk->n_pkgs);
+	pkgs_release(lk->twins, lk->n_twins);
 	free(lk->sources);
-	free(lk->pkgs);
 	strv_release(&lk->archs);
+	strv_release(&lk->fields);
+	free(lk->twins_info.from);
+	strv_release(&lk->twins_info.hosts);
 	memset(lk, 0, sizeof(*lk));
 }
 
@@ -93,6 +104,18 @@ static int check_fields(const struct lockfile *lk, const char *file)
 		CHECK(p->version, 0, "version", p->name);
 		CHECK(p->source, 0, "source", p->name);
 	}
+	for (i = 0; i < lk->n_twins; i++) {
+		const struct lock_pkg *p = &lk->twins[i];
+
+		CHECK(p->name, 0, "name", p->name);
+		CHECK(p->arch, 0, "architecture", p->name);
+		CHECK(p->version, 0, "version", p->name);
+		CHECK(p->source, 0, "source", p->name);
+	}
+	for (i = 0; i < lk->twins_info.hosts.n; i++)
+		CHECK(lk->twins_info.hosts.v[i], 0, "host", "twins");
+	for (i = 0; i < lk->fields.n; i++)
+		CHECK(lk->fields.v[i], 1, "field", "recipe");
 #undef CHECK
 	if (!what)
 		return 0;
@@ -110,12 +133,29 @@ static void add_list(struct buf *b, const char *key, const struct strv *v)
 		buf_addf(b, "%s%s", i ? "," : key, v->v[i]);
 }
 
+/* Sorted "KIND: NAME:ARCH=VERSION ..." lines; KIND NULL: "local" or "package" by each entry. */
+static void format_pkgs(struct buf *b, struct lock_pkg *v, size_t n, const char *kind)
+{
+	size_t i;
+
+	if (n) /* qsort(NULL, 0, ...) is undefined */
+		qsort(v, n, sizeof(*v), pkg_cmp);
+	for (i = 0; i < n; i++) {
+		const struct lock_pkg *p = &v[i];
+
+		buf_addf(b, "%s: %s:%s=%s sha256=%s size=%" PRIu64,
+			 kind ? kind : p->local ? "local" : "package", p->name, p->arch, p->version,
+			 p->sha256, p->size);
+		if (p->source)
+			buf_addf(b, " source=%s", p->source);
+		buf_adds(b, "\n");
+	}
+}
+
 static void format_lock(struct lockfile *lk, struct buf *b)
 {
 	size_t i;
 
-	if (lk->n_pkgs) /* qsort(NULL, 0, ...) is undefined */
-		qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
 	buf_adds(b, "# mkimage lock file: the exact package set of a recipe (mkimage --lock).\n"
 		    "# Build it again with 'mkimage --locked'. Generated; do not edit.\n");
 	buf_addf(b, "format: %d\nrecipe: %s\narchitectures:", LOCKFILE_FORMAT, lk->recipe);
@@ -130,15 +170,17 @@ static void format_lock(struct lockfile *lk, struct buf *b)
 		add_list(b, " keys=", &s->keys);
 		buf_addf(b, " date=%s\n", s->date ? s->date : "-");
 	}
-	for (i = 0; i < lk->n_pkgs; i++) {
-		const struct lock_pkg *p = &lk->pkgs[i];
-
-		buf_addf(b, "%s: %s:%s=%s sha256=%s size=%" PRIu64, p->local ? "local" : "package",
-			 p->name, p->arch, p->version, p->sha256, p->size);
-		if (p->source)
-			buf_addf(b, " source=%s", p->source);
-		buf_adds(b, "\n");
+	format_pkgs(b, lk->pkgs, lk->n_pkgs, NULL);
+	for (i = 0; i < lk->fields.n; i++)
+		buf_addf(b, "field: %s\n", lk->fields.v[i]);
+	if (lk->twins_info.from) {
+		buf_addf(b, "twins: %s", lk->twins_info.from);
+		buf_adds(b, " hosts=");
+		add_list(b, "", &lk->twins_info.hosts);
+		buf_addf(b, " packages=%" PRIu64 " bytes=%" PRIu64 "\n", lk->twins_info.packages,
+			 lk->twins_info.bytes);
 	}
+	format_pkgs(b, lk->twins, lk->n_twins, "twin");
 }
 
 int lockfile_write(struct lockfile *lk, const char *file)
@@ -181,7 +223,7 @@ static int parse_nav(char *s, struct lock_pkg *p)
 	return 0;
 }
 
-static int parse_pkg(struct lockfile *lk, char *v, int local)
+static int parse_pkg(struct lock_pkg **pv, size_t *n, size_t *alloc, char *v, int local)
 {
 	char *nav = strtok_r(v, " ", &v), *sha = strtok_r(NULL, " ", &v);
 	char *size = strtok_r(NULL, " ", &v), *src = strtok_r(NULL, " ", &v), *end;
@@ -199,8 +241,8 @@ static int parse_pkg(struct lockfile *lk, char *v, int local)
 		goto bad;
 	memcpy(p.sha256, sha + 7, 65);
 	p.source = src ? xstrdup(src + 7) : NULL;
-	ALLOC_GROW(lk->pkgs, lk->n_pkgs + 1, lk->alloc_pkgs);
-	lk->pkgs[lk->n_pkgs++] = p;
+	ALLOC_GROW(*pv, *n + 1, *alloc);
+	(*pv)[(*n)++] = p;
 	return 0;
 bad:
 	free(p.name);
@@ -266,6 +308,40 @@ bad:
 	return -1;
 }
 
+/* "KEY SHA256": one word, one digest. */
+static int parse_field(struct lockfile *lk, char *v)
+{
+	char *sp = strchr(v, ' ');
+
+	if (!sp || sp == v || strchr(sp + 1, ' ') || !hash_sha256_hex_valid(sp + 1))
+		return -1;
+	strv_push(&lk->fields, v);
+	return 0;
+}
+
+/* "FROM hosts=H,H packages=N bytes=B" */
+static int parse_twins(struct lockfile *lk, char *v)
+{
+	struct lock_twins *t = &lk->twins_info;
+	char *from = strtok_r(v, " ", &v), *hosts = strtok_r(NULL, " ", &v);
+	char *pk = strtok_r(NULL, " ", &v), *by = strtok_r(NULL, " ", &v), *e1, *e2;
+
+	if (t->from || !from || !hosts || !pk || !by || strtok_r(NULL, " ", &v) ||
+	    (strcmp(from, "recipe") && strcmp(from, "host")) || strncmp(hosts, "hosts=", 6) ||
+	    strncmp(pk, "packages=", 9) || strncmp(by, "bytes=", 6))
+		return -1;
+	errno = 0;
+	t->packages = strtoull(pk + 9, &e1, 10);
+	t->bytes = strtoull(by + 6, &e2, 10);
+	if (errno || *e1 || *e2 || e1 == pk + 9 || e2 == by + 6 ||
+	    (hosts[6] && split_list(hosts + 6, &t->hosts))) {
+		strv_release(&t->hosts);
+		return -1;
+	}
+	t->from = xstrdup(from);
+	return 0;
+}
+
 static int parse_line(struct lockfile *lk, char *line, int *format)
 {
 	char *colon = strstr(line, ": "), *v, *a;
@@ -290,7 +366,14 @@ static int parse_line(struct lockfile *lk, char *line, int *format)
 	if (!strcmp(line, "source"))
 		return parse_source(lk, v);
 	if (!strcmp(line, "package") || !strcmp(line, "local"))
-		return parse_pkg(lk, v, !strcmp(line, "local"));
+		return parse_pkg(&lk->pkgs, &lk->n_pkgs, &lk->alloc_pkgs, v,
+				 !strcmp(line, "local"));
+	if (!strcmp(line, "twin"))
+		return parse_pkg(&lk->twins, &lk->n_twins, &lk->alloc_twins, v, 0);
+	if (!strcmp(line, "field"))
+		return parse_field(lk, v);
+	if (!strcmp(line, "twins"))
+		return parse_twins(lk, v);
 	return -1;
 }
 
@@ -345,6 +428,8 @@ int lockfile_read(struct lockfile *lk, const char *file)
 	fclose(f);
 	if (lk->n_pkgs)
 		qsort(lk->pkgs, lk->n_pkgs, sizeof(*lk->pkgs), pkg_cmp);
+	if (lk->n_twins)
+		qsort(lk->twins, lk->n_twins, sizeof(*lk->twins), pkg_cmp);
 	if (!ret && (!format || !lk->recipe[0] || !lk->archs.n)) {
 		log_error("'%s' is not a complete lock file (format, recipe or architectures missing)",
 			  file);

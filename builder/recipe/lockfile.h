@@ -12,6 +12,14 @@
  *   package: NAME:ARCH=VERSION sha256=HEX size=BYTES [source=SRC]   sorted by NAME, then ARCH;
  *                                      source= when the source package is not NAME
  *   local: NAME:ARCH=VERSION sha256=HEX size=BYTES     a local .deb from the recipe
+ *   field: KEY SHA256                  one per key of the normalized recipe (recipe_field_digests):
+ *                                      --locked names the keys that changed (absent in older locks)
+ *   twins: FROM hosts=H,H packages=N bytes=B     where native tools' twins came from (a build's
+ *                                      lock only): "recipe" or "host" (its apt sources), the
+ *                                      servers as host[:port], how many, how large
+ *   twin: NAME:ARCH=VERSION sha256=HEX size=BYTES [source=SRC]   each twin, sorted
+ *
+ * The twins are a record of where native tools came from, not a pin: --locked picks them again.
  */
 #ifndef MKI_LOCKFILE_H
 #define MKI_LOCKFILE_H
@@ -37,9 +45,19 @@ struct lock_source {
 	struct strv components, keys; /* empty when the lock predates them / trusted source */
 };
 
+struct lock_twins {
+	char *from;        /* "recipe" or "host"; NULL: no twins recorded */
+	struct strv hosts; /* host[:port] the twins were downloaded from */
+	uint64_t packages, bytes;
+};
+
 struct lockfile {
 	char recipe[65];
 	struct strv archs;
+	struct strv fields; /* "KEY SHA256" (recipe_field_digests); empty in older locks */
+	struct lock_twins twins_info;
+	struct lock_pkg *twins;
+	size_t n_twins, alloc_twins;
 	struct lock_source *sources;
 	size_t n_sources, alloc_sources;
 	struct lock_pkg *pkgs;

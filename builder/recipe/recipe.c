@@ -20,6 +20,7 @@
 #include "debian/pathfilter.h"
 #include "lib/err.h"
 #include "lib/hash.h"
+#include "lib/json.h"
 #include "lib/log.h"
 #include "lib/manifest.h"
 #include "lib/readfile.h"
@@ -248,6 +249,8 @@ static int get_owner(struct recipe_ctx *c, const config_setting_t *g, const char
 /* libconfig string literal with escapes, so the normalized form parses back. */
 static void fmt_str(struct buf *b, const char *s)
 {
+	if (!s) /* a recipe made by hand (the test drivers) may leave a string unset */
+		s = "";
 	buf_adds(b, "\"");
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
@@ -1077,6 +1080,12 @@ static int shown_if_not_default(const struct recipe_key *k, const void *base, in
 	return *(const unsigned *)cfield(base, k->offset) != strtoul(k->def, NULL, 10);
 }
 
+/* A boolean whose default is true, only when turned off: older recipes keep their digest. */
+static int shown_if_false(const struct recipe_key *k, const void *base, int digest)
+{
+	return !*(const int *)cfield(base, k->offset);
+}
+
 /* ---- the table ----------------------------------------------------------------------------- */
 
 static const struct section sections[RECIPE_N_SECTIONS] = {
@@ -1153,6 +1162,11 @@ const struct recipe_key recipe_keys[] = {
 	{ RECIPE_IN_TOP, "sources", RECIPE_LIST, .def_doc = "( { host = true; } )",
 	  .offset = TOP(sources), .count = TOP(n_sources), .sub = RECIPE_IN_SOURCES,
 	  .hint = LIST_OF, .parse = parse_sources, .doc = "the apt repositories packages come from" },
+	{ RECIPE_IN_TOP, "host_twins", RECIPE_BOOL, "true", .offset = TOP(host_twins),
+	  .shown = shown_if_false,
+	  .doc = "native tools' twins may come from the host's own apt sources when the recipe's "
+		 "lack the host's architecture (false: only the recipe's sources are contacted, "
+		 "as --no-host-twins)" },
 	{ RECIPE_IN_TOP, "packages", RECIPE_GROUP, .sub = RECIPE_IN_PACKAGES, .required = 1,
 	  .hint = "packages = { install = [ ... ]; };", .doc = "what is installed" },
 	{ RECIPE_IN_TOP, "hook_timeout", RECIPE_UINT, "600", .offset = TOP(hook_timeout),
@@ -1608,44 +1622,51 @@ static void fmt_element(struct buf *b, enum recipe_section sec, const void *base
 	buf_adds(b, "}");
 }
 
+static void fmt_section(struct buf *b, enum recipe_section sec, const void *base, int digest,
+			const char *indent);
+
+/* One key of a section: "KEY = VALUE;", a group or a list of groups over lines of their own. */
+static void fmt_key(struct buf *b, const struct recipe_key *k, const void *base, int digest,
+		    const char *indent)
+{
+	const void *sub = NULL;
+	size_t i, n;
+
+	buf_addf(b, "%s%s = ", indent, k->name);
+	if (k->type == RECIPE_GROUP) {
+		char *inner = xasprintf("%s  ", indent);
+
+		buf_adds(b, "{\n");
+		fmt_section(b, k->sub, cfield(base, k->offset), digest, inner);
+		buf_addf(b, "%s};\n", indent);
+		free(inner);
+		return;
+	}
+	if (k->type != RECIPE_LIST) {
+		fmt_value(b, k, base, digest);
+		buf_adds(b, ";\n");
+		return;
+	}
+	n = *(const size_t *)cfield(base, k->count);
+	sub = *(const void *const *)cfield(base, k->offset);
+	buf_adds(b, "(\n");
+	for (i = 0; i < n; i++) {
+		buf_addf(b, "%s  ", indent);
+		fmt_element(b, k->sub, (const char *)sub + i * sections[k->sub].size, digest);
+		buf_adds(b, i + 1 < n ? ",\n" : "\n");
+	}
+	buf_addf(b, "%s);\n", indent);
+}
+
 /* The keys of `sec`, one a line; groups and lists of groups spread over lines of their own. */
 static void fmt_section(struct buf *b, enum recipe_section sec, const void *base, int digest,
 			const char *indent)
 {
 	const struct recipe_key *k;
-	size_t i, n;
 
-	for (k = recipe_keys; k->name; k++) {
-		const void *sub = NULL;
-
-		if (k->section != sec || (k->shown && !k->shown(k, base, digest)))
-			continue;
-		buf_addf(b, "%s%s = ", indent, k->name);
-		if (k->type == RECIPE_GROUP) {
-			char *inner = xasprintf("%s  ", indent);
-
-			buf_adds(b, "{\n");
-			fmt_section(b, k->sub, cfield(base, k->offset), digest, inner);
-			buf_addf(b, "%s};\n", indent);
-			free(inner);
-			continue;
-		}
-		if (k->type != RECIPE_LIST) {
-			fmt_value(b, k, base, digest);
-			buf_adds(b, ";\n");
-			continue;
-		}
-		n = *(const size_t *)cfield(base, k->count);
-		sub = *(const void *const *)cfield(base, k->offset);
-		buf_adds(b, "(\n");
-		for (i = 0; i < n; i++) {
-			buf_addf(b, "%s  ", indent);
-			fmt_element(b, k->sub, (const char *)sub + i * sections[k->sub].size,
-				    digest);
-			buf_adds(b, i + 1 < n ? ",\n" : "\n");
-		}
-		buf_addf(b, "%s);\n", indent);
-	}
+	for (k = recipe_keys; k->name; k++)
+		if (k->section == sec && (!k->shown || k->shown(k, base, digest)))
+			fmt_key(b, k, base, digest, indent);
 }
 
 /*
@@ -1660,6 +1681,108 @@ static void fmt_recipe(const struct recipe *r, struct buf *b, int digest)
 void recipe_format(const struct recipe *r, struct buf *b)
 {
 	fmt_recipe(r, b, 0);
+}
+
+static void json_setting(struct buf *b, const config_setting_t *s, const char *indent);
+
+/* A group's members or a list's elements, one a line. */
+static void json_children(struct buf *b, const config_setting_t *s, const char *indent, int obj)
+{
+	char *inner = xasprintf("%s  ", indent);
+	int i, n = config_setting_length(s);
+
+	buf_adds(b, obj ? "{" : "[");
+	for (i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+		buf_addf(b, "%s\n%s", i ? "," : "", inner);
+		if (obj)
+			json_key(b, config_setting_name(e));
+		json_setting(b, e, inner);
+	}
+	buf_addf(b, "%s%s", n ? "\n" : "", n ? indent : "");
+	buf_adds(b, obj ? "}" : "]");
+	free(inner);
+}
+
+static void json_setting(struct buf *b, const config_setting_t *s, const char *indent)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_GROUP: json_children(b, s, indent, 1); break;
+	case CONFIG_TYPE_ARRAY:
+	case CONFIG_TYPE_LIST: json_children(b, s, indent, 0); break;
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64: buf_addf(b, "%lld", config_setting_get_int64(s)); break;
+	case CONFIG_TYPE_FLOAT: buf_addf(b, "%.17g", config_setting_get_float(s)); break;
+	case CONFIG_TYPE_BOOL: buf_adds(b, config_setting_get_bool(s) ? "true" : "false"); break;
+	case CONFIG_TYPE_STRING: json_str(b, config_setting_get_string(s)); break;
+	default: buf_adds(b, "null"); break;
+	}
+}
+
+/*
+ * The normalized form read back by libconfig and written as JSON: the one formatter stays the
+ * truth, and libconfig's own reading of it is what --check promises a recipe means.
+ */
+int recipe_format_json(const struct recipe *r, struct buf *out)
+{
+	struct buf norm = { 0 };
+	config_t cfg;
+	int ret = 0;
+
+	config_init(&cfg);
+	recipe_format(r, &norm);
+	if (config_read_string(&cfg, norm.p ? norm.p : "") != CONFIG_TRUE)
+		ret = log_errno(-MKI_E_RECIPE, "cannot write '%s' as JSON: its normalized form "
+				"does not parse (line %d: %s); please report this", r->file,
+				config_error_line(&cfg), config_error_text(&cfg));
+	if (!ret) {
+		json_setting(out, config_root_setting(&cfg), "");
+		buf_adds(out, "\n");
+	}
+	config_destroy(&cfg);
+	buf_release(&norm);
+	return ret;
+}
+
+/* "PATH SHA256" of one key's digest form into `out`. */
+static void field_digest(const struct recipe_key *k, const void *base, const char *path,
+			 struct strv *out)
+{
+	struct buf b = { 0 };
+	char hex[65];
+
+	fmt_key(&b, k, base, 1, "");
+	hash_sha256_hex(b.p, b.len, hex);
+	strv_push_take(out, xasprintf("%s%s %s", path, k->name, hex));
+	buf_release(&b);
+}
+
+/*
+ * A group's keys one by one (packages.install, image.size): what a person edits is a key, and
+ * the packages group alone is what most edits change. Lists and the disk stay whole.
+ */
+void recipe_field_digests(const struct recipe *r, struct strv *out)
+{
+	const struct recipe_key *k, *s;
+
+	for (k = recipe_keys; k->name; k++) {
+		const void *sub;
+		char *path;
+
+		if (k->section != RECIPE_IN_TOP || (k->shown && !k->shown(k, r, 1)))
+			continue;
+		if (k->type != RECIPE_GROUP || k->sub == RECIPE_IN_DISK) {
+			field_digest(k, r, "", out);
+			continue;
+		}
+		sub = cfield(r, k->offset);
+		path = xasprintf("%s.", k->name);
+		for (s = recipe_keys; s->name; s++)
+			if (s->section == k->sub && (!s->shown || s->shown(s, sub, 1)))
+				field_digest(s, sub, path, out);
+		free(path);
+	}
 }
 
 /* Every tree-affecting key under `sec`, "recipe PATH VALUE" a line, whether shown or not. */

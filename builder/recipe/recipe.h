@@ -155,6 +155,7 @@ struct recipe {
 	struct strv aux_archs;  /* auxiliary, in recipe order */
 	char *suite;
 	int merged_usr;
+	int host_twins;    /* native tools' twins may come from the host's apt sources */
 	struct recipe_source *sources;
 	size_t n_sources;
 	enum base_set base;
@@ -214,6 +215,17 @@ int recipe_load(struct recipe *r, const char *path, const struct recipe_checks *
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */
 void recipe_format(const struct recipe *r, struct buf *out);
+/**
+ * Append the normalized recipe as one JSON object (--check --json, mkimage(1)): keys as in
+ * recipe_format(), groups as objects, lists and arrays as arrays. 0, or -MKI_E_RECIPE (logged).
+ */
+int recipe_format_json(const struct recipe *r, struct buf *out);
+/**
+ * One "KEY SHA256" string per key of the normalized recipe's digest form, a group's keys one by
+ * one ("packages.install", "image.size"), the disk whole: what the lock records so that
+ * --locked can name the keys that changed. Appended to `out` in recipe_keys[] order.
+ */
+void recipe_field_digests(const struct recipe *r, struct strv *out);
 /**
  * Append what of `r` changes the configured tree (the keys marked so in recipe_keys[],
  * recipe_internal.h), one "recipe KEY VALUE" line each, normalized: the recipe's part of the

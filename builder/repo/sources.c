@@ -19,6 +19,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/readfile.h"
+#include "lib/url.h"
 #include "sources_internal.h"
 
 #define MAX_SOURCES_FILE (1u << 20)
@@ -778,9 +779,11 @@ static void log_summary(const struct sources *s)
 	for (i = 0; i < s->n; i++) {
 		const struct source *src = &s->v[i];
 		char *comps = strv_join(&src->components, " "), *archs = strv_join(&src->archs, " ");
+		char *uri = url_redact(src->uri); /* a password in the URI stays out of the log */
 
-		log_info("source: %s %s [%s] for %s, %s (%s)", src->uri, src->suite, comps, archs,
+		log_info("source: %s %s [%s] for %s, %s (%s)", uri, src->suite, comps, archs,
 			 src->trusted ? "NOT verified (trusted)" : "signed", src->origin);
+		free(uri);
 		free(comps);
 		free(archs);
 	}

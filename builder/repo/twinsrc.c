@@ -95,10 +95,16 @@ int twinsrc_select(struct plan *twins, const struct indexes *ix, const struct pl
 	memset(twins, 0, sizeof(*twins));
 	if (!arch || has_native_files(ix))
 		return pick_from(ix, p, twins, "the recipe's repositories", pick);
-	if (st->no_host_twins) {
-		log_info("native tools: the recipe's repositories lack '%s' and --no-host-twins "
-			 "leaves the host's apt sources out; every target program is emulated", arch);
+	if (st->no_host_twins || !r->host_twins) {
+		log_info("native tools: the recipe's repositories lack '%s' and %s leaves the "
+			 "host's apt sources out; every target program is emulated", arch,
+			 st->no_host_twins ? "--no-host-twins" : "'host_twins = false'");
 		return 0;
 	}
 	return from_host(twins, p, r, st, download, pick, arch);
+}
+
+const char *twinsrc_origin(const struct indexes *ix)
+{
+	return has_native_files(ix) ? "recipe" : "host";
 }

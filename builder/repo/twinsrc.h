@@ -24,7 +24,8 @@ typedef int twinsrc_pick_fn(const struct pkgindex *v, size_t n, const struct pla
 
 /**
  * The twins of plan `p`, chosen by `pick` (accel_select): from `ix` when it has
- * host-architecture files, else (unless st->no_host_twins) from the host's apt sources under
+ * host-architecture files, else (unless st->no_host_twins or the recipe's host_twins = false)
+ * from the host's apt sources under
  * st->apt_root, loaded for the host's architecture alone and verified with their own keys as
  * every index is. Nothing is selected
  * when no architecture is emulated or native tools are off. Host sources that are unreachable,
@@ -35,5 +36,11 @@ typedef int twinsrc_pick_fn(const struct pkgindex *v, size_t n, const struct pla
 int twinsrc_select(struct plan *twins, const struct indexes *ix, const struct plan *p,
 		   const struct recipe *r, const struct settings *st, fetch_items_fn *download,
 		   twinsrc_pick_fn *pick);
+
+/**
+ * Where twinsrc_select() takes the twins from for indexes `ix`: "recipe" when they carry the
+ * host's architecture, else "host" (its apt sources): the lock's and the report's record.
+ */
+const char *twinsrc_origin(const struct indexes *ix);
 
 #endif

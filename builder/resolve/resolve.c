@@ -379,11 +379,9 @@ static int open_lock(struct resolve_ctx *c, const struct settings *st)
 
 	if ((ret = lockfile_read(&c->lock, st->lock_file)))
 		return ret == -MKI_E_LOCK ? ret : -MKI_E_LOCK;
-	if (strcmp(c->lock.recipe, c->r->digest))
-		return log_errno(-MKI_E_LOCK, "the recipe changed since '%s' was written (digest "
-				 "%.12s, lock %.12s): run 'mkimage --lock' again", st->lock_file,
-				 c->r->digest, c->lock.recipe);
-	c->locked = 1;
+	/* resolved anew, to say what changed (resolve_lockchange.c) */
+	c->lock_changed = strcmp(c->lock.recipe, c->r->digest) != 0;
+	c->locked = !c->lock_changed;
 	return 0;
 }
 
@@ -433,15 +431,26 @@ int resolve_plan(struct plan *out, const struct recipe *r, const struct indexes 
 	if ((ret = check_archs(&c)) || (st && st->locked && (ret = open_lock(&c, st))))
 		goto out;
 	c.pool = resolve_pool_new(&c);
-	if ((ret = resolve_load_all(&c)) || (ret = resolve_choose_candidates(&c)))
+	if ((ret = resolve_load_all(&c)))
+		goto out;
+	if ((ret = resolve_choose_candidates(&c)) && c.lock_changed)
+		ret = resolve_lock_changed(&c, NULL, st->lock_file); /* a pin the indexes lack */
+	if (ret)
 		goto out;
 	pool_createwhatprovides(c.pool);
 	ret = c.locked ? resolve_build_locked_jobs(&c) : resolve_build_jobs(&c);
+	if (ret && c.lock_changed)
+		ret = resolve_lock_changed(&c, NULL, st->lock_file);
 	if (ret)
 		goto out;
 	log_debug("resolve: %d packages loaded, %d jobs, %.3f s", c.pool->nsolvables - 2,
 		  c.jobs.count / 2, log_now() - t0);
-	if ((ret = solve(&c, out)))
+	ret = solve(&c, out);
+	if (c.lock_changed) {
+		ret = resolve_lock_changed(&c, ret ? NULL : out, st->lock_file);
+		goto out;
+	}
+	if (ret)
 		goto out;
 	out->primary = xstrdup(c.archs.v[0]);
 	for (size_t i = 0; i < c.archs.n; i++)
@@ -473,14 +482,59 @@ static int lock_source_keys(struct lockfile *lk, const struct indexes *ix)
 	return ret;
 }
 
+/* The lock's entries for plan `p`: xcalloc'ed, `*n` of them. */
+static struct lock_pkg *lock_pkgs(const struct plan *p, size_t *n)
+{
+	struct lock_pkg *v = xcalloc(p->n + 1, sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		const struct plan_entry *e = &p->v[i];
+
+		v[i].name = xstrdup(e->name);
+		v[i].arch = xstrdup(e->arch);
+		v[i].version = xstrdup(e->version);
+		if (e->source && strcmp(e->source, e->name))
+			v[i].source = xstrdup(e->source);
+		memcpy(v[i].sha256, e->sha256, 65);
+		v[i].size = e->size;
+		v[i].local = !e->url;
+	}
+	*n = p->n;
+	return v;
+}
+
+/* Where the twins came from: the servers (host[:port] alone), how many, how many bytes. */
+static void lock_twins(struct lockfile *lk, const struct plan *twins, const char *from)
+{
+	size_t i;
+	char host[256];
+
+	if (!twins || !twins->n || !from)
+		return;
+	lk->twins_info.from = xstrdup(from);
+	for (i = 0; i < twins->n; i++) {
+		if (twins->v[i].url && !url_host(twins->v[i].url, host, sizeof(host)) &&
+		    !strv_contains(&lk->twins_info.hosts, host))
+			strv_push(&lk->twins_info.hosts, host);
+		lk->twins_info.bytes += twins->v[i].size;
+	}
+	lk->twins_info.packages = twins->n;
+	lk->twins = lock_pkgs(twins, &lk->n_twins);
+	lk->alloc_twins = lk->n_twins;
+}
+
 int resolve_write_lock(const struct plan *p, const struct recipe *r, const struct indexes *ix,
-		       const char *file)
+		       const struct plan *twins, const char *twins_from, const char *file)
 {
 	struct lockfile lk = { 0 };
 	size_t i;
 	int ret;
 
 	memcpy(lk.recipe, r->digest, sizeof(lk.recipe));
+	if (r->file) /* a recipe read from a file; the test driver's, made by hand, has no keys */
+		recipe_field_digests(r, &lk.fields);
+	lock_twins(&lk, twins, twins_from);
 	for (i = 0; i < p->archs.n; i++)
 		strv_push(&lk.archs, p->archs.v[i]);
 	lk.sources = xcalloc(ix->n_releases + 1, sizeof(*lk.sources));
@@ -498,20 +552,8 @@ int resolve_write_lock(const struct plan *p, const struct recipe *r, const struc
 		lockfile_release(&lk);
 		return ret;
 	}
-	lk.pkgs = xcalloc(p->n + 1, sizeof(*lk.pkgs));
-	for (i = 0; i < p->n; i++) {
-		const struct plan_entry *e = &p->v[i];
-
-		lk.pkgs[i].name = xstrdup(e->name);
-		lk.pkgs[i].arch = xstrdup(e->arch);
-		lk.pkgs[i].version = xstrdup(e->version);
-		if (e->source && strcmp(e->source, e->name))
-			lk.pkgs[i].source = xstrdup(e->source);
-		memcpy(lk.pkgs[i].sha256, e->sha256, 65);
-		lk.pkgs[i].size = e->size;
-		lk.pkgs[i].local = !e->url;
-	}
-	lk.n_pkgs = lk.alloc_pkgs = p->n;
+	lk.pkgs = lock_pkgs(p, &lk.n_pkgs);
+	lk.alloc_pkgs = lk.n_pkgs;
 	ret = lockfile_write(&lk, file);
 	lockfile_release(&lk);
 	return ret;

@@ -11,8 +11,12 @@
 int resolve_plan(struct plan *out, const struct recipe *r, const struct indexes *ix,
 		 const struct settings *st);
 
-/** Write the lock file for `p` (atomically). */
+/**
+ * Write the lock file for `p` (atomically), with the recipe's per-key digests; with `twins`
+ * (NULL or empty: none) a record of where native tools came from, `twins_from` being "recipe"
+ * or "host" (lockfile.h).
+ */
 int resolve_write_lock(const struct plan *p, const struct recipe *r, const struct indexes *ix,
-		       const char *file);
+		       const struct plan *twins, const char *twins_from, const char *file);
 
 #endif

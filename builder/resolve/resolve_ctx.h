@@ -14,6 +14,7 @@
 #include <solv/repo.h>
 #include <solv/solver.h>
 
+#include "debian/plan.h"
 #include "lib/runlimits.h"
 #include "lib/str.h"
 #include "recipe/lockfile.h"
@@ -59,6 +60,7 @@ struct resolve_ctx {
 	Id *best;               /* by solvable id: 1 if it is the candidate of its (name, arch) */
 	struct lockfile lock;
 	int locked;
+	int lock_changed; /* --locked, but the recipe's digest is not the lock's: resolved anew */
 };
 
 
@@ -99,6 +101,26 @@ int resolve_build_jobs(struct resolve_ctx *c);
 
 /** --locked: exactly the lock's packages as jobs; -MKI_E_LOCK (logged) for one no index lists. */
 int resolve_build_locked_jobs(struct resolve_ctx *c);
+
+/* ---- resolve_lockchange.c: --locked with a changed recipe --------------------------------- */
+
+/**
+ * Log, as one error, which keys of the recipe changed (the lock's field: lines against the
+ * recipe's) and what plan `p` (the changed recipe resolved anew; NULL when that failed) adds,
+ * removes or changes against the lock's packages. Returns -MKI_E_LOCK.
+ */
+int resolve_lock_changed(const struct resolve_ctx *c, const struct plan *p, const char *file);
+
+/** The keys whose "KEY SHA256" differ between `locked` and `now`, as "'k', 'k'" into `out`. */
+void resolve_lock_fields_changed(const struct strv *locked, const struct strv *now,
+				 struct buf *out);
+
+/**
+ * "the plan would add N (a:arch 1.0, ...), remove N (...), change N (b:arch 1 -> 2)" for `p`
+ * against the lock's packages, at most 8 named per kind, into `out`.
+ */
+void resolve_lock_packages_changed(const struct lockfile *lk, const struct plan *p,
+				   struct buf *out);
 
 /* ---- resolve_problems.c ------------------------------------------------------------------- */
 

@@ -22,6 +22,7 @@
 #include "lib/log.h"
 #include "lib/runlimits.h"
 #include "lib/str.h"
+#include "lib/url.h"
 
 #define MAX_ATTEMPTS 4
 #define BACKOFF_FIRST 0.5   /* seconds; doubled on each retry */
@@ -167,6 +168,24 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *data)
 	return n;
 }
 
+/* The server of a transfer about to start, for the caller's record of who was contacted. */
+static void note_host(struct fetch_stats *st, const char *url)
+{
+	char host[sizeof(st->hosts[0])];
+	unsigned i;
+
+	if (url_host(url, host, sizeof(host)))
+		return;
+	for (i = 0; i < st->n_hosts; i++)
+		if (!strcmp(st->hosts[i], host))
+			return;
+	if (st->n_hosts == FETCH_MAX_HOSTS) {
+		st->hosts_left_out++;
+		return;
+	}
+	memcpy(st->hosts[st->n_hosts++], host, sizeof(host));
+}
+
 static int start(struct fetcher *f, struct xfer *x)
 {
 	const struct fetch_item *it = x->it;
@@ -191,6 +210,7 @@ static int start(struct fetcher *f, struct xfer *x)
 	h = x->h = curl_easy_init();
 	if (!h)
 		return -ENOMEM;
+	note_host(f->stats, it->url);
 	x->checked = 0;
 	x->errbuf[0] = 0;
 	curl_easy_setopt(h, CURLOPT_URL, it->url);

@@ -12,9 +12,14 @@
 
 struct settings;
 
+#define FETCH_MAX_HOSTS 16
+
 struct fetch_stats {
 	uint64_t bytes_downloaded;
 	unsigned files_downloaded, files_cached;
+	/* the servers a transfer was started to, "host[:port]" (url_host), first seen first */
+	char hosts[FETCH_MAX_HOSTS][256];
+	unsigned n_hosts, hosts_left_out; /* beyond FETCH_MAX_HOSTS: counted only */
 };
 
 /*

@@ -98,6 +98,15 @@ check_gpt() { # WHO DISK REPORT
 		[ "$(cat "$T/sha")" = "$(sha256sum <"$T/x-$n.img" | cut -d' ' -f1)" ] ||
 			fail "$who: the report's sha256 of '$n' is not its bytes'"
 	done
+	# each file system's UUID in the report as the tools read it (blkid's forms)
+	for n in root data; do
+		u=$(debugfs -R stats "$T/x-$n.img" 2>/dev/null | sed -n 's/^Filesystem UUID: *//p')
+		python3 -c 'import json,sys; p=[p for p in json.load(open(sys.argv[1]))["disk"]["partitions"] if p["name"] == sys.argv[2]][0]; assert p["fs_uuid"] == sys.argv[3], p' \
+			"$rep" $n "$u" || fail "$who: the report's fs_uuid of '$n' is not '$u'"
+	done
+	u=$(MTOOLS_SKIP_CHECK=1 minfo -i "$T/x-esp.img" :: | sed -n 's/.*serial number: \(....\)\(....\)$/\1-\2/p')
+	python3 -c 'import json,sys; p={p["name"]: p for p in json.load(open(sys.argv[1]))["disk"]["partitions"]}; assert p["esp"]["fs_uuid"] == sys.argv[2] and p["slot"]["fs_uuid"] is None, p' \
+		"$rep" "$u" || fail "$who: the report's fs_uuid of the ESP is not '$u'"
 	python3 - "$rep" "$T/pt.json" <<'PY' || fail "$who: report"
 import json, sys
 r = json.load(open(sys.argv[1]))["disk"]

@@ -25,7 +25,7 @@ fi
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -j needs a positive number, not '$jobs'" >&2; exit 2; }
 pass=0 failed=0 skipped=0 failures=""
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=([0-9][0-9]-*.sh)
+[ ${#tests[@]} -gt 0 ] || tests=([0-9][0-9]-*.sh [0-9][0-9][0-9]-*.sh)
 # The slow tests first (their order among themselves kept), then the rest in name order.
 mapfile -t tests < <(for t in "${tests[@]}"; do
 	if grep -q '^# test-cost: slow' "$t" 2>/dev/null; then echo "0 $t"; else echo "1 $t"; fi

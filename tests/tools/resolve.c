@@ -205,7 +205,7 @@ int main(int argc, char **argv)
 		ret = resolve_plan(&plan, &o.r, &o.ix, &o.st);
 	}
 	if (!ret && o.lock)
-		ret = resolve_write_lock(&plan, &o.r, &o.ix, o.lock);
+		ret = resolve_write_lock(&plan, &o.r, &o.ix, NULL, NULL, o.lock);
 	if (!ret)
 		print_plan(&o, &plan);
 	plan_release(&plan);

@@ -205,6 +205,45 @@ START_TEST(fsck_clean)
 }
 END_TEST
 
+/* image_fs_uuid: an ext4 superblock's UUID, a FAT32 and a FAT16 volume id, nothing else. */
+START_TEST(fs_uuid_as_blkid)
+{
+	char file[] = "/tmp/mki-unit-fsuuid-XXXXXX", id[37];
+	unsigned char b[4096] = { 0 };
+	static const unsigned char u[16] = { 0x0a, 0x1b, 0x2c, 0x3d, 0, 0, 0x40, 0, 0x80, 0,
+					     0, 0x11, 0x22, 0x33, 0xaa, 0xbb };
+	int fd = mkstemp(file);
+
+	ck_assert_int_ge(fd, 0);
+	b[2048 + 1024 + 56] = 0x53; /* an ext4 superblock 2048 bytes in */
+	b[2048 + 1024 + 57] = 0xef;
+	memcpy(b + 2048 + 1024 + 104, u, 16);
+	b[510] = 0x55; /* a FAT32 boot sector at 0 */
+	b[511] = 0xaa;
+	memcpy(b + 82, "FAT32   ", 8);
+	b[66] = 0x29;
+	b[67] = 0x78; b[68] = 0x56; b[69] = 0x34; b[70] = 0x12;
+	ck_assert_int_eq(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
+	ck_assert_int_eq(image_fs_uuid(file, 2048, id), 0);
+	ck_assert_str_eq(id, "0a1b2c3d-0000-4000-8000-00112233aabb");
+	ck_assert_int_eq(image_fs_uuid(file, 0, id), 0);
+	ck_assert_str_eq(id, "1234-5678");
+	memset(b + 82, 0, 8); /* FAT16: the id at 39 */
+	memcpy(b + 54, "FAT16   ", 8);
+	b[38] = 0x29;
+	b[39] = 0xef; b[40] = 0xbe; b[41] = 0xad; b[42] = 0xde;
+	ck_assert_int_eq(pwrite(fd, b, 512, 0), 512);
+	ck_assert_int_eq(image_fs_uuid(file, 0, id), 0);
+	ck_assert_str_eq(id, "DEAD-BEEF");
+	ck_assert_int_eq(image_fs_uuid(file, 1024, id), -1); /* zeros */
+	ck_assert_str_eq(id, "");
+	ck_assert_int_eq(image_fs_uuid(file, 4000, id), -1); /* short */
+	ck_assert_int_eq(image_fs_uuid("/nonexistent", 0, id), -1);
+	close(fd);
+	unlink(file);
+}
+END_TEST
+
 Suite *image_suite(void)
 {
 	Suite *s = suite_create("image");
@@ -216,6 +255,7 @@ Suite *image_suite(void)
 	tcase_add_test(tc, inode_metadata);
 	tcase_add_test(tc, extents_keep_holes);
 	tcase_add_test(tc, fsck_clean);
+	tcase_add_test(tc, fs_uuid_as_blkid);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,6 +6,7 @@
 
 #include "lib/err.h"
 #include "lib/log.h"
+#include "lib/readfile.h"
 #include "lib/str.h"
 #include "recipe/lockfile.h"
 
@@ -48,6 +49,71 @@ START_TEST(source_fields_round_trip)
 	lockfile_release(&lk);
 	lockfile_release(&back);
 	unlink(file);
+}
+END_TEST
+
+/* field:, twins: and twin: lines read, written back in place and read again the same. */
+START_TEST(fields_and_twins_round_trip)
+{
+	struct lockfile lk, back;
+	char file[] = "/tmp/mkimage-lock-XXXXXX";
+	struct buf text = { 0 };
+	int fd = mkstemp(file);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(read_text(HEAD "package: sed:armhf=4.9 sha256=" SHA " size=10\n"
+				   "field: packages.install " SHA "\nfield: name " SHA "\n"
+				   "twins: host hosts=127.0.0.1:81,h.example packages=2 bytes=30\n"
+				   "twin: sed:amd64=4.9 sha256=" SHA " size=10\n"
+				   "twin: dash:amd64=0.5 sha256=" SHA " size=20\n", &lk), 0);
+	ck_assert_uint_eq(lk.fields.n, 2);
+	ck_assert_str_eq(lk.fields.v[0], "packages.install " SHA);
+	ck_assert_str_eq(lk.twins_info.from, "host");
+	ck_assert_uint_eq(lk.twins_info.hosts.n, 2);
+	ck_assert_str_eq(lk.twins_info.hosts.v[1], "h.example");
+	ck_assert_uint_eq(lk.twins_info.packages, 2);
+	ck_assert_uint_eq(lk.twins_info.bytes, 30);
+	ck_assert_uint_eq(lk.n_twins, 2);
+	ck_assert_str_eq(lk.twins[0].name, "dash"); /* sorted */
+	ck_assert_uint_eq(lk.n_pkgs, 1);
+	ck_assert_int_eq(lockfile_write(&lk, file), 0);
+	ck_assert_int_eq(readfile_read(file, 1 << 20, &text, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(text.p, "size=10\nfield: packages.install " SHA "\nfield: name "
+				     SHA "\ntwins: host hosts=127.0.0.1:81,h.example packages=2 "
+				     "bytes=30\ntwin: dash:amd64=0.5 "));
+	ck_assert_int_eq(lockfile_read(&back, file), 0);
+	ck_assert_uint_eq(back.n_twins, 2);
+	ck_assert_uint_eq(back.fields.n, 2);
+	ck_assert_str_eq(back.twins_info.hosts.v[0], "127.0.0.1:81");
+	buf_release(&text);
+	lockfile_release(&lk);
+	lockfile_release(&back);
+	unlink(file);
+}
+END_TEST
+
+/* Each malformed field: or twins: line is refused with its line number. */
+static const char *const bad_new_lines[] = {
+	"field: packages.install\n",
+	"field: packages.install nothex\n",
+	"field: a b " SHA "\n",
+	"twins: elsewhere hosts= packages=1 bytes=1\n",
+	"twins: host packages=1 bytes=1\n",
+	"twins: host hosts= packages=x bytes=1\n",
+	"twins: host hosts=,a packages=1 bytes=1\n",
+	"twins: host hosts= packages=1 bytes=1 more\n",
+	"twins: host hosts= packages=1 bytes=1\ntwins: host hosts= packages=1 bytes=1\n",
+	"twin: dash:amd64 sha256=" SHA " size=1\n",
+};
+
+START_TEST(bad_new_lines_refused)
+{
+	struct lockfile lk;
+	char *text = xasprintf(HEAD "%s", bad_new_lines[_i]);
+
+	ck_assert_int_eq(read_text(text, &lk), -MKI_E_LOCK);
+	free(text);
 }
 END_TEST
 
@@ -164,6 +230,9 @@ Suite *lockfile_suite(void)
 
 	tcase_add_test(tc, source_fields_round_trip);
 	tcase_add_test(tc, older_source_lines_still_read);
+	tcase_add_test(tc, fields_and_twins_round_trip);
+	tcase_add_loop_test(tc, bad_new_lines_refused, 0,
+			    sizeof(bad_new_lines) / sizeof(bad_new_lines[0]));
 	tcase_add_test(tc, bad_source_lists_refused);
 	tcase_add_test(tc, control_characters_rejected);
 	tcase_add_loop_test(tc, hostile_fields_refused, 0, sizeof(hostile) / sizeof(hostile[0]));

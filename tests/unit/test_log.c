@@ -140,6 +140,27 @@ START_TEST(log_block_one_line_each)
 }
 END_TEST
 
+/* The report's warning texts: every warning, printed or not, unescaped; a capped error too. */
+START_TEST(log_keeps_warning_texts)
+{
+	const char *const *v;
+	size_t n0 = log_warning_texts(&v), n;
+	enum log_level old;
+
+	log_set_level(LOG_ERROR); /* -q: not printed, still kept */
+	log_warn("disk %s\nlow", "space");
+	log_info("not a warning");
+	old = log_cap_severity(LOG_WARN);
+	log_error("a capped error");
+	log_cap_severity(old);
+	n = log_warning_texts(&v);
+	ck_assert_uint_eq(n, n0 + 2);
+	ck_assert_str_eq(v[n0], "disk space\nlow");
+	ck_assert_str_eq(v[n0 + 1], "a capped error");
+	log_set_level(LOG_INFO);
+}
+END_TEST
+
 Suite *log_suite(void)
 {
 	Suite *s = suite_create("log");
@@ -150,6 +171,7 @@ Suite *log_suite(void)
 	tcase_add_test(tc, log_cap_severity_demotes);
 	tcase_add_test(tc, log_escapes_every_message);
 	tcase_add_test(tc, log_block_one_line_each);
+	tcase_add_test(tc, log_keeps_warning_texts);
 	suite_add_tcase(s, tc);
 	return s;
 }

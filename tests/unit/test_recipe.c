@@ -336,6 +336,92 @@ START_TEST(table_defaults_are_the_parsers)
 }
 END_TEST
 
+/* host_twins: true by default and then not shown, so older recipes keep their digest. */
+START_TEST(host_twins_key)
+{
+	struct recipe r;
+	struct buf b = { 0 };
+	char digest[65], *p = write_recipe(MINIMAL);
+
+	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
+	free(p);
+	ck_assert_int_eq(r.host_twins, 1);
+	recipe_format(&r, &b);
+	ck_assert_ptr_null(strstr(b.p, "host_twins"));
+	memcpy(digest, r.digest, 65);
+	recipe_release(&r);
+	buf_release(&b);
+	p = write_recipe(MINIMAL "host_twins = false;\n");
+	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
+	free(p);
+	ck_assert_int_eq(r.host_twins, 0);
+	recipe_format(&r, &b);
+	ck_assert_ptr_nonnull(strstr(b.p, "\nhost_twins = false;\n"));
+	ck_assert_str_ne(r.digest, digest);
+	recipe_release(&r);
+	buf_release(&b);
+}
+END_TEST
+
+/* One digest per key, a group's keys one by one; only the edited key's changes. */
+START_TEST(field_digests)
+{
+	struct strv a = { 0 }, b = { 0 };
+	struct recipe r;
+	char *p = write_recipe(MINIMAL);
+	size_t i, differ = 0;
+
+	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
+	free(p);
+	recipe_field_digests(&r, &a);
+	recipe_release(&r);
+	p = write_recipe("name = \"t\"; architecture = \"armhf\"; "
+			 "packages = { install = [ \"hello\", \"sed\" ]; };\n");
+	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
+	free(p);
+	recipe_field_digests(&r, &b);
+	recipe_release(&r);
+	ck_assert_uint_eq(a.n, b.n);
+	ck_assert_str_eq(a.v[0], "name 84b757ae0c8acb9e83c2cae616572d3a9c6beab320f10bd0372047565496f56f");
+	for (i = 0; i < a.n; i++) {
+		ck_assert_uint_eq(strlen(a.v[i]) - strcspn(a.v[i], " "), 65);
+		if (strcmp(a.v[i], b.v[i])) {
+			ck_assert(!strncmp(a.v[i], "packages.install ", 17));
+			differ++;
+		}
+	}
+	ck_assert_uint_eq(differ, 1);
+	for (i = 0; i < a.n && strncmp(a.v[i], "image.size ", 11); i++)
+		;
+	ck_assert_uint_lt(i, a.n);
+	strv_release(&a);
+	strv_release(&b);
+}
+END_TEST
+
+/* --check --json: the normalized form as JSON, strings escaped, booleans and integers bare. */
+START_TEST(format_json)
+{
+	struct recipe r;
+	struct buf b = { 0 };
+	char *p = write_recipe("name = \"t\"; architecture = \"armhf\"; suite = \"a\\\"b\"; "
+			       "packages = { install = [ \"hello\" ]; };\n");
+
+	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
+	free(p);
+	ck_assert_int_eq(recipe_format_json(&r, &b), 0);
+	ck_assert_ptr_nonnull(strstr(b.p, "{\n  \"name\": \"t\",\n  \"architecture\": \"armhf\",\n"
+				  "  \"auxiliary_architectures\": [],\n"));
+	ck_assert_ptr_nonnull(strstr(b.p, "\"merged_usr\": true,"));
+	ck_assert_ptr_nonnull(strstr(b.p, "\"suite\": \"a\\\"b\","));
+	ck_assert_ptr_nonnull(strstr(b.p, "\"install\": [\n      \"hello\"\n    ],"));
+	ck_assert_ptr_nonnull(strstr(b.p, "\"hook_timeout\": 600,"));
+	ck_assert_str_eq(b.p + b.len - 4, "  }\n}\n" + 2);
+	recipe_release(&r);
+	buf_release(&b);
+}
+END_TEST
+
 Suite *recipe_suite(void)
 {
 	Suite *s = suite_create("recipe");
@@ -352,6 +438,9 @@ Suite *recipe_suite(void)
 	tcase_add_test(tc, layers_not_in_digest);
 	tcase_add_test(tc, path_filters_in_digest);
 	tcase_add_test(tc, appliance_defaults);
+	tcase_add_test(tc, host_twins_key);
+	tcase_add_test(tc, field_digests);
+	tcase_add_test(tc, format_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

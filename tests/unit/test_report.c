@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "lib/readfile.h"
 #include "lib/str.h"
 #include "out/report.h"
@@ -80,7 +81,17 @@ START_TEST(report_json)
 	char *got;
 
 	setup(&f);
+	f.rep.version = "1.2+git3.abc";
+	f.rep.source_date_epoch = 1700000000;
+	snprintf(f.rep.fs_uuid, sizeof(f.rep.fs_uuid), "0a1b2c3d-0000-4000-8000-00112233aabb");
+	f.rep.network = "  \"network\": []";
+	f.rep.native_tools = "  \"native_tools\": {}";
+	strv_push(&f.p.archs, "armhf");
+	strv_push(&f.p.archs, "armel");
+	log_set_level(LOG_ERROR);
+	log_warn("disk \"space\"\nlow"); /* kept although not printed */
 	ck_assert_int_eq(report_write(&f.rep, &f.p, &f.r, f.file), 0);
+	strv_release(&f.p.archs);
 	got = written(&f);
 	ck_assert_str_eq(got,
 		"{\n  \"recipe\": \"board\",\n  \"recipe_sha256\": \"" A64 "\",\n"
@@ -93,7 +104,12 @@ START_TEST(report_json)
 		"  \"image\": { \"path\": \"/out/board.img\", \"bytes\": 1073741824, \"sha256\": \""
 		B64 "\" },\n"
 		"  \"lock\": \"/out/board.lock\",\n  \"sbom\": \"/out/board.spdx.json\",\n"
-		"  \"warnings\": 1\n}\n");
+		"  \"warnings\": 1,\n"
+		"  \"mkimage_version\": \"1.2+git3.abc\",\n  \"source_date_epoch\": 1700000000,\n"
+		"  \"architectures\": [\"armhf\", \"armel\"],\n"
+		"  \"filesystem_uuid\": \"0a1b2c3d-0000-4000-8000-00112233aabb\",\n"
+		"  \"warning_texts\": [\n    \"disk \\\"space\\\"\\nlow\"\n  ],\n"
+		"  \"network\": [],\n  \"native_tools\": {}\n}\n");
 	free(got);
 	teardown(&f);
 }

@@ -83,6 +83,7 @@ static void setup(struct fixture *f)
 	f->r.arch = xstrdup(emulated());
 	f->r.suite = xstrdup("bookworm");
 	f->r.file = xstrdup("x.cfg");
+	f->r.host_twins = 1; /* the key's default */
 	f->st.apt_root = xasprintf("%s/apt", f->dir);
 	f->st.work_dir = xasprintf("%s/work", f->dir);
 	f->st.cache_dir = xasprintf("%s/cache", f->dir);
@@ -224,6 +225,14 @@ START_TEST(host_sources_not_used)
 	setup(&f);
 	host_sources(&f);
 	f.st.no_host_twins = 1;
+	ck_assert_int_eq(select_twins(&f), 0);
+	ck_assert_uint_eq(f.twins.n, 0);
+	ck_assert_int_eq(downloads, 0);
+	teardown(&f);
+
+	setup(&f); /* the recipe's host_twins = false does the same */
+	host_sources(&f);
+	f.r.host_twins = 0;
 	ck_assert_int_eq(select_twins(&f), 0);
 	ck_assert_uint_eq(f.twins.n, 0);
 	ck_assert_int_eq(downloads, 0);

@@ -40,6 +40,40 @@ START_TEST(url_join_escapes_every_other_byte)
 }
 END_TEST
 
+START_TEST(url_host_drops_userinfo_and_path)
+{
+	char h[64];
+
+	ck_assert_int_eq(url_host("http://127.0.0.1:8080/debian/dists", h, sizeof(h)), 0);
+	ck_assert_str_eq(h, "127.0.0.1:8080");
+	ck_assert_int_eq(url_host("https://user:s3cret@mirror.example:443/x?token=1", h, sizeof(h)),
+			 0);
+	ck_assert_str_eq(h, "mirror.example:443");
+	ck_assert_int_eq(url_host("https://a@b@[::1]:81", h, sizeof(h)), 0);
+	ck_assert_str_eq(h, "[::1]:81");
+	ck_assert_int_eq(url_host("http://host.example?q=a@b", h, sizeof(h)), 0);
+	ck_assert_str_eq(h, "host.example");
+	ck_assert_int_eq(url_host("file:///srv/repo", h, sizeof(h)), -1);
+	ck_assert_int_eq(url_host("no scheme", h, sizeof(h)), -1);
+	ck_assert_int_eq(url_host("http://a-very-long-host-name.example/", h, 8), -1);
+}
+END_TEST
+
+START_TEST(url_redact_hides_userinfo)
+{
+	char *s = url_redact("https://user:s3cret@mirror.example:8443/debian");
+
+	ck_assert_str_eq(s, "https://***@mirror.example:8443/debian");
+	free(s);
+	s = url_redact("http://127.0.0.1:8080/a@b");
+	ck_assert_str_eq(s, "http://127.0.0.1:8080/a@b");
+	free(s);
+	s = url_redact("file:///srv/repo");
+	ck_assert_str_eq(s, "file:///srv/repo");
+	free(s);
+}
+END_TEST
+
 Suite *url_suite(void)
 {
 	Suite *s = suite_create("url");
@@ -48,6 +82,8 @@ Suite *url_suite(void)
 	tcase_add_test(tc, url_join_encodes_like_apt);
 	tcase_add_test(tc, url_join_one_slash);
 	tcase_add_test(tc, url_join_escapes_every_other_byte);
+	tcase_add_test(tc, url_host_drops_userinfo_and_path);
+	tcase_add_test(tc, url_redact_hides_userinfo);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -313,9 +313,9 @@ note "bearer token: refused without credentials, pulled with them"
 
 # --- an ordinary user's machine pulls what root pushed -----------------------------------------
 if [ "$(id -u)" = 0 ]; then
-	test_user mkireg104
-	mkdir -p "$T/c/user" && chown mkireg104 "$T/c/user" "$T/img"
-	RUNNER="as_user mkireg104" build user a --layer-registry "$REG"
+	test_user mkireg101
+	mkdir -p "$T/c/user" && chown mkireg101 "$T/c/user" "$T/img"
+	RUNNER="as_user mkireg101" build user a --layer-registry "$REG"
 	expect_outcome user pulled
 	cmp "$T/img/first.ext4" "$T/img/user.ext4" || fail "the ordinary user's image from the layer differs"
 	note "an ordinary user's build pulls root's layer: the same image"

@@ -448,8 +448,8 @@ static int setup_outputs(struct options *o, const struct recipe *r)
 		o->output = r->image.output ? xstrdup(r->image.output)
 					    : xasprintf("images/%s.%s", r->name, r->image.format);
 	derive_outputs(o);
-	if (o->plan || o->lock_only)
-		return 0; /* nothing is written beside the image */
+	if (o->plan || o->lock_only || o->until < ST_IMAGE)
+		return 0; /* no image: nothing is written beside it (--until, --plan, --lock) */
 	ret = check_output_dir(o);
 	if (ret)
 		return ret;

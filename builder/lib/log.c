@@ -29,6 +29,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	int fd;              /* the temp file; -1: none (yet) */
 	char *tmp, *path;    /* path.tmp-PID, renamed to path by log_file_commit() */
+	int unnamed;         /* fd is an O_TMPFILE, linked to tmp only when committed */
 	uint64_t written, limit;
 	int full;            /* the limit was hit: said once, nothing more written */
 	struct buf pending;  /* lines from before the file was opened */
@@ -475,6 +476,25 @@ void log_file_start(void)
 	pthread_mutex_unlock(&lock);
 }
 
+/*
+ * The log's file, unnamed (O_TMPFILE) in the directory of `path` where the filesystem allows: a
+ * build killed with SIGKILL then leaves nothing beside its image. Else `path`.tmp-PID.
+ */
+static int open_unnamed(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xasprintf("%.*s", slash == path ? 1 : (int)(slash - path), path)
+			  : xstrdup(".");
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0644);
+
+	free(dir);
+	if (fd >= 0)
+		lf.unnamed = 1;
+	else
+		fd = open(lf.tmp, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	return fd;
+}
+
 int log_file_open(const char *path, uint64_t limit)
 {
 	int ret = 0;
@@ -483,7 +503,7 @@ int log_file_open(const char *path, uint64_t limit)
 	if (lf.fd >= 0)
 		goto out;
 	lf.tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
-	lf.fd = open(lf.tmp, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	lf.fd = open_unnamed(path);
 	if (lf.fd < 0) {
 		ret = -errno;
 		free(lf.tmp);
@@ -533,6 +553,17 @@ void log_output(const char *what, const char *text, size_t len)
 	pthread_mutex_unlock(&lock);
 }
 
+/* The lock held: give the unnamed file its temp name (linkat cannot replace a file). */
+static int name_file(void)
+{
+	char proc[64];
+
+	if (!lf.unnamed)
+		return 0;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", lf.fd);
+	return linkat(AT_FDCWD, proc, AT_FDCWD, lf.tmp, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+}
+
 int log_file_commit(void)
 {
 	int ret = 0;
@@ -542,6 +573,8 @@ int log_file_commit(void)
 		goto out;
 	if (fsync(lf.fd) < 0 && errno != EINVAL)
 		ret = -errno;
+	if (!ret)
+		ret = name_file();
 	if (close(lf.fd) < 0 && !ret)
 		ret = -errno;
 	lf.fd = -1;
@@ -567,7 +600,8 @@ void log_file_discard(void)
 	pthread_mutex_lock(&lock);
 	if (lf.fd >= 0) {
 		close(lf.fd);
-		unlink(lf.tmp);
+		if (!lf.unnamed)
+			unlink(lf.tmp);
 	}
 	lf.fd = -1;
 	free(lf.tmp);

@@ -106,8 +106,9 @@ void log_progress_clear(struct progress *p);
 /** Keep every line from now on for the log (in memory, at most 1 MiB, until log_file_open). */
 void log_file_start(void);
 /**
- * Open `path`.tmp-PID (exclusively) for the log, write what was kept, and write every line to it
- * from now on, at most `limit` bytes (then one line saying so). 0 or -errno.
+ * Open the log's file (unnamed in the directory of `path` where the filesystem allows, else
+ * `path`.tmp-PID), write what was kept, and write every line to it from now on, at most `limit`
+ * bytes (then one line saying so). 0 or -errno.
  */
 int log_file_open(const char *path, uint64_t limit);
 /**
@@ -115,7 +116,7 @@ int log_file_open(const char *path, uint64_t limit);
  * log only, as "output: WHAT | LINE" lines; `text` NULL: the command ended (its last line).
  */
 void log_output(const char *what, const char *text, size_t len);
-/** Rename the log's temp file to its path: 0 or -errno (the temp file is then removed). */
+/** Name the log's file `path` (via its temp name): 0 or -errno (nothing is then left). */
 int log_file_commit(void);
 /** In a child process that closed the log's fd: write no more to it (lines are kept in memory). */
 void log_file_forget(void);

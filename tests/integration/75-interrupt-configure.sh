@@ -57,7 +57,7 @@ interrupt() {
 	no_process 'sleep 750[123]' "$sig during $recipe"
 	no_process_under "$T/tmp" "$sig during $recipe"
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$sig during $recipe: work dir left: $(ls -A "$T/tmp")"
-	[ -z "$(ls -A "$T/img")" ] || fail "$sig during $recipe: output left: $(ls -A "$T/img")"
+	[ -z "$(left_beside "$T/img")" ] || fail "$sig during $recipe: output left: $(left_beside "$T/img")"
 	no_temp_files "$T/cache"
 	verify_cache "$T/cache" >/dev/null
 	note "$sig during $recipe (running: $running): exit 130, nothing left"

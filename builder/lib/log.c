@@ -28,7 +28,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* The build log (log_file_open): every line at debug level, timestamped; see log.h. */
 static struct {
 	int fd;              /* the temp file; -1: none (yet) */
-	char *tmp, *path;    /* path.tmp-PID, renamed to path by log_file_commit() */
+	int dirfd;           /* the directory of the log's path */
+	char *tmp, *base;    /* NAME.log.tmp-PID, renamed to NAME.log by log_file_commit() */
 	int unnamed;         /* fd is an O_TMPFILE, linked to tmp only when committed */
 	uint64_t written, limit;
 	int full;            /* the limit was hit: said once, nothing more written */
@@ -36,7 +37,7 @@ static struct {
 	struct buf partial;  /* a command's unfinished output line */
 	struct strv errors;  /* the first ERRORS_MAX error messages, for the report */
 	int started;
-} lf = { .fd = -1 };
+} lf = { .fd = -1, .dirfd = -1 };
 
 void log_set_level(enum log_level level)
 {
@@ -478,21 +479,40 @@ void log_file_start(void)
 
 /*
  * The log's file, unnamed (O_TMPFILE) in the directory of `path` where the filesystem allows: a
- * build killed with SIGKILL then leaves nothing beside its image. Else `path`.tmp-PID.
+ * build killed with SIGKILL then leaves nothing beside its image. Else `path`.tmp-PID. Names are
+ * given relative to lf.dirfd: after the build enters its mount namespace, a path names another
+ * mount of the same filesystem, and linkat() across mounts fails (EXDEV).
  */
-static int open_unnamed(const char *path)
+static int open_file(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? xasprintf("%.*s", slash == path ? 1 : (int)(slash - path), path)
 			  : xstrdup(".");
-	int fd = open(dir, O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0644);
+	int fd = -1;
 
+	lf.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	free(dir);
-	if (fd >= 0)
-		lf.unnamed = 1;
-	else
-		fd = open(lf.tmp, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	if (lf.dirfd < 0)
+		return -1;
+	lf.base = xstrdup(slash ? slash + 1 : path);
+	lf.tmp = xasprintf("%s.tmp-%d", lf.base, (int)getpid());
+	fd = openat(lf.dirfd, ".", O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0644);
+	lf.unnamed = fd >= 0;
+	if (fd < 0)
+		fd = openat(lf.dirfd, lf.tmp, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
+			    0644);
 	return fd;
+}
+
+/* The lock held: forget the file's names. */
+static void drop_names(void)
+{
+	if (lf.dirfd >= 0)
+		close(lf.dirfd);
+	lf.dirfd = -1;
+	free(lf.tmp);
+	free(lf.base);
+	lf.tmp = lf.base = NULL;
 }
 
 int log_file_open(const char *path, uint64_t limit)
@@ -502,15 +522,12 @@ int log_file_open(const char *path, uint64_t limit)
 	pthread_mutex_lock(&lock);
 	if (lf.fd >= 0)
 		goto out;
-	lf.tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
-	lf.fd = open_unnamed(path);
+	lf.fd = open_file(path);
 	if (lf.fd < 0) {
 		ret = -errno;
-		free(lf.tmp);
-		lf.tmp = NULL;
+		drop_names();
 		goto out;
 	}
-	lf.path = xstrdup(path);
 	lf.limit = limit;
 	file_put(lf.pending.p ? lf.pending.p : "", lf.pending.len);
 	buf_release(&lf.pending);
@@ -561,7 +578,7 @@ static int name_file(void)
 	if (!lf.unnamed)
 		return 0;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", lf.fd);
-	return linkat(AT_FDCWD, proc, AT_FDCWD, lf.tmp, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+	return linkat(AT_FDCWD, proc, lf.dirfd, lf.tmp, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
 }
 
 int log_file_commit(void)
@@ -578,13 +595,11 @@ int log_file_commit(void)
 	if (close(lf.fd) < 0 && !ret)
 		ret = -errno;
 	lf.fd = -1;
-	if (!ret && rename(lf.tmp, lf.path) < 0)
+	if (!ret && renameat(lf.dirfd, lf.tmp, lf.dirfd, lf.base) < 0)
 		ret = -errno;
 	if (ret)
-		unlink(lf.tmp);
-	free(lf.tmp);
-	free(lf.path);
-	lf.tmp = lf.path = NULL;
+		unlinkat(lf.dirfd, lf.tmp, 0);
+	drop_names();
 out:
 	pthread_mutex_unlock(&lock);
 	return ret;
@@ -601,12 +616,10 @@ void log_file_discard(void)
 	if (lf.fd >= 0) {
 		close(lf.fd);
 		if (!lf.unnamed)
-			unlink(lf.tmp);
+			unlinkat(lf.dirfd, lf.tmp, 0);
 	}
 	lf.fd = -1;
-	free(lf.tmp);
-	free(lf.path);
-	lf.tmp = lf.path = NULL;
+	drop_names();
 	lf.started = 0;
 	buf_release(&lf.pending);
 	buf_release(&lf.partial);

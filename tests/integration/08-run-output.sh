@@ -36,7 +36,8 @@ native_repo
 mkdir -p "$T/r/hooks"
 printf '#!/bin/sh\necho "useradd: unrecognized option '"'"'--sytem'"'"'"\ni=0\nwhile [ $i -lt 40 ]; do echo "Usage: useradd [options] LOGIN ($i)"; i=$((i + 1)); done\nexit 2\n' \
 	>"$T/r/hooks/bad.sh"
-printf '#!/bin/sh\necho quiet hook starts\nsleep 31\necho quiet hook ends\n' >"$T/r/hooks/quiet.sh"
+printf '#!/bin/sh\necho quiet hook starts\ntouch /var/tmp/mki08-quiet\nsleep 31\necho quiet hook ends\n' \
+	>"$T/r/hooks/quiet.sh"
 chmod -R a+rX "$T/r"
 chmod 755 "$T/r/hooks/"*.sh
 PKGS=', "slow-alpha", "slow-beta", "slow-gamma", "linux-image-6.1.0-99-amd64"'
@@ -59,7 +60,8 @@ for piece in re.split(r'[\r\n]', raw):
 PY
 }
 
-# run_all WHO DIR RUN...: the checks, building as RUN (mkimage itself or as_user).
+# run_all WHO DIR RUN...: the checks, building as RUN (mkimage itself, or through setpriv: RUN
+# is also run by script's shell, where lib.sh's functions do not exist).
 run_all() {
 	local who=$1 dir=$2 raw
 	shift 2
@@ -95,6 +97,7 @@ run_all() {
 		"$dir/img/good.report.json" || fail "$who: the report does not say ok"
 	ls "$dir/img" | grep -q 'tmp' && fail "$who: a temp file left: $(ls "$dir/img")"
 	cp "$dir/img/good.ext4" "$dir/first.ext4"
+	cp "$T/err" "$dir/good.err"
 
 	# A terminal 40 columns wide: bars repainted in place, none wider than the terminal.
 	rm -f "$dir/img/"*
@@ -132,7 +135,44 @@ PY
 	expect_ok env TMPDIR="$dir/tmp" "$@" --cache-dir "$dir/cache" -o "$dir/img/quiet.ext4" "$T/r/quiet.cfg"
 	grep -Eq "^mkimage: run: still running: hook 'quiet' .* after 3[0-9] s$" "$T/err" ||
 		{ cat "$T/err" >&2; fail "$who: no heartbeat during 31 s of silence"; }
-	note "$who: $(grep -c '^mkimage: configure: ' "$T/err") configure lines, log $(wc -l <"$dir/img/good.log") lines"
+
+	# Ctrl-C: the report says interrupted (stage, exit 130), the log is whole, nothing else.
+	rm -f "$dir/img/"*
+	env TMPDIR="$dir/tmp" "$@" --cache-dir "$dir/cache" -o "$dir/img/quiet.ext4" "$T/r/quiet.cfg" \
+		>/dev/null 2>"$T/err" & pid=$!
+	_PIDS="${_PIDS:-} $pid"
+	for i in $(seq 1 1200); do
+		compgen -G "$dir/tmp/*/root/var/tmp/mki08-quiet" >/dev/null && break
+		kill -0 $pid 2>/dev/null || { cat "$T/err" >&2; fail "$who: the build ended before its hook"; }
+		sleep 0.05
+	done
+	kill -INT $pid
+	rc=0
+	wait $pid || rc=$?
+	[ "$rc" = 130 ] || { cat "$T/err" >&2; fail "$who: interrupted: exit $rc"; }
+	python3 - "$dir/img/quiet.report.json" <<'PY' || fail "$who: the interrupted build's report is wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert (r["status"], r["stage"], r["exit_code"]) == ("interrupted", "hooks", 130), r
+assert any("interrupted by signal 2" in e for e in r["errors"]), r
+PY
+	grep -q "output: hook 'quiet'.* | quiet hook starts" "$dir/img/quiet.log" ||
+		fail "$who: the interrupted build's log lacks the hook's output"
+	[ "$(ls "$dir/img" | tr '\n' ' ')" = "quiet.log quiet.report.json " ] ||
+		fail "$who: interrupted: left $(ls "$dir/img")"
+	note "$who: $(grep -c '^mkimage: configure: ' "$dir/good.err") configure lines, log $(wc -l <"$dir/img/quiet.log") lines"
 }
 
 run_all root "$T/root" "$MKIMAGE"
+if [ "$(id -u)" = 0 ]; then
+	test_user mki08user
+	chmod 755 "$T"
+	chmod -R a+rX "$T/keys" "$T/r"
+	mkdir -p "$T/u"
+	chown mki08user "$T/u"
+	run_all user "$T/u" setpriv --reuid mki08user --regid mki08user --clear-groups \
+		env HOME=/nonexistent "$MKIMAGE"
+	cmp "$T/u/first.ext4" "$T/root/first.ext4" || fail "the ordinary user's image differs from root's"
+else
+	skip_part "not root: the ordinary-user run needs a throwaway user"
+fi

@@ -43,6 +43,8 @@ chmod 755 "$T/r/hooks/"*.sh
 PKGS=', "slow-alpha", "slow-beta", "slow-gamma", "linux-image-6.1.0-99-amd64"'
 native_recipe "$T/r/good.cfg" good "$PKGS"
 native_recipe "$T/r/bad.cfg" bad "" '{ name = "adduser"; script = "hooks/bad.sh"; where = "inside"; }'
+printf '#!/bin/sh\nyes "a hook printing forever" | head -c 8M\n' >"$T/r/hooks/flood.sh"
+native_recipe "$T/r/flood.cfg" flood "" '{ name = "flood"; script = "hooks/flood.sh"; where = "inside"; }'
 native_recipe "$T/r/quiet.cfg" quiet "" '{ name = "quiet"; script = "hooks/quiet.sh"; where = "inside"; }'
 chmod 644 "$T/r/"*.cfg
 
@@ -164,6 +166,15 @@ PY
 }
 
 run_all root "$T/root" "$MKIMAGE"
+
+# A script printing without end cannot fill the disk with the log: --limit log-size holds.
+expect_ok env TMPDIR="$T/root/tmp" "$MKIMAGE" --limit log-size=1M --cache-dir "$T/root/cache" \
+	-o "$T/root/img/flood.ext4" "$T/r/flood.cfg"
+size=$(stat -c %s "$T/root/img/flood.log")
+[ "$size" -le 1048576 ] || fail "the log has $size bytes, past --limit log-size=1M"
+[ "$size" -ge 1000000 ] || fail "the log has $size bytes: the flood did not reach it"
+tail -n 1 "$T/root/img/flood.log" | grep -q "^-- the log stops here: it reached its limit 'log-size'" ||
+	fail "the log does not say it was cut: $(tail -n 1 "$T/root/img/flood.log")"
 if [ "$(id -u)" = 0 ]; then
 	test_user mki08user
 	chmod 755 "$T"

@@ -56,7 +56,7 @@ struct options {
 	const char *recipe;
 	char *output;
 	char *sbom_file, *report_file; /* beside the output */
-	char *log_file;                /* beside the output, once it is open (log.h) */
+	char *log_file;                /* beside the output: NAME.log (log.h) */
 	int output_default;            /* the output is the default images/NAME.FORMAT */
 	int log_open;                  /* the log is being written: a report follows any outcome */
 	double started;

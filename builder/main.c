@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +59,9 @@ struct options {
 	const char *recipe;
 	char *output;
 	char *sbom_file, *report_file; /* beside the output */
+	char *log_file;                /* beside the output: NAME.log (log.h) */
+	int output_default;            /* the output is the default images/NAME.FORMAT */
+	int log_open;                  /* the log is being written: a report follows any outcome */
 	double started;
 	char *tmp_dir;    /* where work directories live (TMPDIR, else /var/tmp) */
 	int work_lock;    /* held while the work directory is ours (fsutil.h) */
@@ -485,6 +489,48 @@ static void derive_outputs(struct options *o)
 		o->st.lock_file = xasprintf("%.*s.lock", stem, o->output);
 	o->sbom_file = xasprintf("%.*s.spdx.json", stem, o->output);
 	o->report_file = xasprintf("%.*s.report.json", stem, o->output);
+	o->log_file = xasprintf("%.*s.log", stem, o->output);
+}
+
+/* The directory `path` is in: "images" for "images/x.ext4", "." for "x.ext4". */
+static char *parent_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	return slash == path ? xstrdup("/") : xasprintf("%.*s", (int)(slash - path), path);
+}
+
+/*
+ * The output's directory, before any work (issue: a build that ran to its end and then could
+ * not create its image): the default images/ is created; a directory the user named (-o,
+ * image.output, disk.output) must exist, and be a directory mkimage can write into.
+ */
+static int check_output_dir(const struct options *o)
+{
+	char *dir = parent_dir(o->output);
+	struct stat st;
+	int ret = 0;
+
+	if (stat(dir, &st) < 0 && errno == ENOENT && o->output_default) {
+		if ((ret = fsutil_mkdirs(dir)) < 0)
+			log_error("cannot create the output directory '%s': %s (choose an output with "
+				  "-o)", dir, strerror(-ret));
+		else
+			log_info("created the output directory '%s'", dir);
+	} else if (stat(dir, &st) < 0) {
+		ret = log_errno(-errno, "the output directory '%s' of '%s' cannot be used: %m "
+				"(create it, or choose another output with -o)", dir, o->output);
+	} else if (!S_ISDIR(st.st_mode)) {
+		ret = log_errno(-ENOTDIR, "the output directory '%s' of '%s' is not a directory "
+				"(choose another output with -o)", dir, o->output);
+	} else if (access(dir, W_OK | X_OK) < 0) {
+		ret = log_errno(-errno, "cannot write into the output directory '%s': %m (choose "
+				"another output with -o)", dir);
+	}
+	free(dir);
+	return ret ? -MKI_E_IMAGE : 0;
 }
 
 static double mib(uint64_t bytes)
@@ -519,6 +565,36 @@ static int run_cache_gc(struct options *o)
 	return 0;
 }
 
+/*
+ * The image's path and its companions', its directory checked (created when it is the default)
+ * and the build log opened beside it: from here on a failure has a report and a log.
+ */
+static int setup_outputs(struct options *o, const struct recipe *r)
+{
+	int ret;
+
+	o->output_default = !o->output && !(r->disk.set ? r->disk.output : r->image.output);
+	if (!o->output && r->disk.set)
+		o->output = r->disk.output ? xstrdup(r->disk.output)
+					   : xasprintf("images/%s.img", r->name);
+	if (!o->output)
+		o->output = r->image.output ? xstrdup(r->image.output)
+					    : xasprintf("images/%s.%s", r->name, r->image.format);
+	derive_outputs(o);
+	if (o->plan || o->lock_only || o->until < ST_IMAGE)
+		return 0; /* no image: nothing is written beside it (--until, --plan, --lock) */
+	ret = check_output_dir(o);
+	if (ret)
+		return ret;
+	ret = log_file_open(o->log_file, runlimits_get(&o->st.limits, LIMIT_LOG_SIZE));
+	if (ret < 0) {
+		log_error("cannot create the build log '%s': %s", o->log_file, strerror(-ret));
+		return -MKI_E_IMAGE;
+	}
+	o->log_open = 1;
+	return 0;
+}
+
 static int setup_settings(struct options *o, const struct recipe *r)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -526,6 +602,9 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	int ret;
 
 	settings_read_env(&o->st);
+	ret = setup_outputs(o, r);
+	if (ret)
+		return ret;
 	if (!o->st.cache_dir)
 		o->st.cache_dir = default_cache_dir();
 	if (fsutil_mkdirs(o->st.cache_dir) || !(abs = realpath(o->st.cache_dir, NULL))) {
@@ -538,13 +617,6 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	ret = cachegc_user_open(o->st.cache_dir, &o->st.cache_user);
 	if (ret)
 		return ret;
-	if (!o->output && r->disk.set)
-		o->output = r->disk.output ? xstrdup(r->disk.output)
-					   : xasprintf("images/%s.img", r->name);
-	if (!o->output)
-		o->output = r->image.output ? xstrdup(r->image.output)
-					    : xasprintf("images/%s.%s", r->name, r->image.format);
-	derive_outputs(o);
 	/* A lock rebuilds alone: its recorded sources, unless --source overrides them. */
 	if (o->st.locked && !o->st.sources.n &&
 	    (ret = locksrc_specs(o->st.lock_file, r, o->st.apt_root, &o->st.sources)))
@@ -652,6 +724,7 @@ struct build {
 	char *root_image, *bmap, *compressed; /* a disk's other outputs, or NULL */
 	char root_hash[65];        /* the root's dm-verity root hash (disk.h), or "" */
 	double t0;
+	const char *at;            /* the step running: the report's "stage" when it fails */
 };
 
 /* Record a stage's wall time (since b->t0) and pass its result through. */
@@ -1024,6 +1097,41 @@ static int print_summary(const struct options *o, const struct build *b)
 	return fflush(stdout) ? log_errno(-MKI_E_IMAGE, "cannot write the summary line: %m") : 0;
 }
 
+/*
+ * Free space for the image on the output's filesystem, before anything is downloaded: about the
+ * packages' Installed-Size plus a tenth (what the image's files take; a fixed size is written
+ * sparse). Not a promise, a guard against the hour-long build that cannot write its image.
+ */
+static int check_space(const struct options *o, const struct plan *p)
+{
+	char *dir = parent_dir(o->output);
+	uint64_t need = 0, avail;
+	struct statvfs vfs;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < p->n; i++) {
+		/* an index's number: at most a TiB a package, so the sum cannot wrap */
+		uint64_t kib = p->v[i].installed_size ? strtoull(p->v[i].installed_size, NULL, 10) : 0;
+
+		need += (kib < (1ULL << 30) ? kib : 1ULL << 30) * 1024;
+	}
+	need += need / 10;
+	if (statvfs(dir, &vfs) == 0) {
+		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		if (avail < need)
+			ret = log_errno(-MKI_E_NOSPACE, "not enough free space for the image in '%s': "
+					"about %.1f MiB needed (the packages' Installed-Size plus a "
+					"tenth), %.1f MiB free; free some space or choose another "
+					"output with -o", dir, mib(need), mib(avail));
+		else
+			log_debug("free space in '%s': %.1f MiB, about %.1f MiB needed", dir,
+				  mib(avail), mib(need));
+	}
+	free(dir);
+	return ret;
+}
+
 static int build_image(struct options *o, const struct recipe *r, struct build *b)
 {
 	struct image_params ip = { 0 };
@@ -1034,24 +1142,27 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		b->rep.stage_secs[i] = -1;
 	}
 	b->t0 = log_now();
+	b->at = stage_names[ST_SOURCES];
 	ret = stop_after(o, ST_SOURCES, timed(b, ST_SOURCES, sources_load(&b->sources, r, &o->st)));
-	if (!ret)
+	if (!ret && (b->at = stage_names[ST_INDEXES]))
 		ret = stop_after(o, ST_INDEXES,
 				 timed(b, ST_INDEXES, indexes_fetch(&b->indexes, &b->sources, r,
 								    &o->st, fetch_indexes)));
 	if (!ret)
 		default_sde(o, &b->indexes);
-	if (!ret)
+	if (!ret && (b->at = stage_names[ST_RESOLVE]))
 		ret = stop_after(o, ST_RESOLVE, timed(b, ST_RESOLVE, resolve_stage(o, r, b)));
-	if (!ret && o->until >= ST_UNPACK) {
+	if (!ret && o->until >= ST_IMAGE)
+		ret = check_space(o, &b->plan); /* before anything is downloaded */
+	if (!ret && o->until >= ST_UNPACK && (b->at = "sandbox")) {
 		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
 
 		ret = sandbox_check(&so); /* before downloading: no subordinate ids is said up front */
 	}
-	if (!ret)
+	if (!ret && (b->at = stage_names[ST_FETCH]))
 		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_stage(o, r, b)));
 	/* Unpack, hooks and the image writer run in one user namespace (sandbox.h). */
-	if (!ret) {
+	if (!ret && (b->at = "sandbox")) {
 		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
 
 		ret = sandbox_enter(&so);
@@ -1059,7 +1170,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	if (!ret)
 		sweep_work_dirs(o);
 	o->st.no_layer_cache |= o->until < ST_HOOKS; /* --until unpack: the unconfigured tree */
-	if (!ret)
+	if (!ret && (b->at = stage_names[ST_UNPACK]))
 		ret = stop_after(o, ST_UNPACK,
 				 timed(b, ST_UNPACK, layer_unpack(&b->stage, &b->layer, &b->plan,
 								  &b->twins, r, &o->st, unpack_plan)));
@@ -1076,7 +1187,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		layer_keep_texts(b->layer, &b->shipped);
 	else if (!ret)
 		layer_take_texts(b->layer, &b->shipped);
-	if (!ret)
+	if (!ret && (b->at = stage_names[ST_HOOKS]))
 		ret = stop_after(o, ST_HOOKS,
 				 timed(b, ST_HOOKS, hooks_run(&b->stage, b->layer, &b->plan, &b->twins, r,
 							      &o->st, &b->overlays)));
@@ -1084,6 +1195,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		return ret;
 	if (r->disk.set)
 		disk_outputs(o, r, b);
+	b->at = stage_names[ST_IMAGE];
 	ip.im = &r->image;
 	ip.output = o->output;
 	ip.source_date_epoch = o->st.source_date_epoch;
@@ -1103,7 +1215,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		ret = bmap_write(o->output, b->bmap);
 	if (!ret && b->compressed)
 		ret = compress_file(o->output, b->compressed, disk_compression(r));
-	if (!ret)
+	if (!ret && (b->at = "outputs"))
 		ret = write_outputs(o, r, b);
 	if (!ret && b->compressed && unlink(o->output))
 		ret = log_errno(-errno, "cannot remove '%s' after compressing it: %m", o->output);
@@ -1113,6 +1225,45 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	if (!ret)
 		ret = print_summary(o, b);
 	return ret;
+}
+
+/*
+ * A build that did not succeed still leaves NAME.report.json (status, the failing stage, exit
+ * code, the error messages) beside where the image would have been, and its log.
+ */
+static void write_failure(struct options *o, const struct recipe *r, struct build *b, int ret)
+{
+	struct report_failure f = { ret == -MKI_E_INTERRUPTED ? "interrupted" : "failed",
+				    b->at ? b->at : "setup", err_exit_code(ret), log_errors(),
+				    o->log_file };
+	int i;
+
+	if (!b->rep.stage_names[0])
+		for (i = 0; i < REPORT_STAGES; i++) {
+			b->rep.stage_names[i] = stage_names[i];
+			b->rep.stage_secs[i] = -1;
+		}
+	b->rep.total_secs = log_now() - o->started;
+	b->rep.warnings = log_warning_count();
+	if (report_write_failure(&f, &b->rep, r, o->report_file) == 0)
+		log_info("the build report is '%s' and its whole log '%s'", o->report_file,
+			 o->log_file);
+	else
+		log_warn("cannot write the build report '%s'", o->report_file);
+}
+
+/* The log's temp file renamed to NAME.log (it has every line up to here). */
+static void finish_log(struct options *o)
+{
+	int lr;
+
+	if (!o->log_open) {
+		log_file_discard();
+		return;
+	}
+	lr = log_file_commit();
+	if (lr)
+		log_warn("cannot write the build log '%s': %s", o->log_file, strerror(-lr));
 }
 
 static void build_release(struct build *b)
@@ -1137,6 +1288,7 @@ static void options_release(struct options *o)
 	free(o->output);
 	free(o->sbom_file);
 	free(o->report_file);
+	free(o->log_file);
 	free(o->st.cache_dir);
 	free(o->st.work_dir);
 	free(o->tmp_dir);
@@ -1166,6 +1318,7 @@ int main(int argc, char **argv)
 	umask(022);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	log_file_start(); /* NAME.log has every line from the start, once NAME is known */
 	ret = parse_args(&o, argc, argv);
 	if (!ret && o.cachegc_run) {
 		ret = run_cache_gc(&o);
@@ -1203,10 +1356,14 @@ int main(int argc, char **argv)
 	if (err_interrupted())
 		ret = -MKI_E_INTERRUPTED;
 	if (ret == -MKI_E_INTERRUPTED)
-		log_error("interrupted by signal %d; cleaned up, nothing was written", err_interrupted());
+		log_error("interrupted by signal %d; cleaned up, nothing was written%s",
+			  err_interrupted(), o.log_open ? " but the report and the log" : "");
+	if (ret < 0 && o.log_open)
+		write_failure(&o, &r, &b, ret);
 out:
 	build_release(&b);
 	cleanup_work_dir(&o);
+	finish_log(&o);
 	if (loaded)
 		recipe_release(&r);
 	options_release(&o);

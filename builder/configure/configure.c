@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dpkgprogress.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -23,7 +24,8 @@
 #define CONFIGURE_TIMEOUT_MIN 1800
 #define STATUS_FILE "var/lib/dpkg/status"
 
-static int run_preinst(const struct target *t, const struct recipe *r, const struct plan_entry *e)
+static int run_preinst(const struct target *t, const struct recipe *r, const struct plan_entry *e,
+		       size_t n)
 {
 	char *dn = plan_entry_dpkg_name(e), *script, *what, *ev[6];
 	const char *argv[3];
@@ -34,6 +36,7 @@ static int run_preinst(const struct target *t, const struct recipe *r, const str
 	script = xasprintf("/var/lib/dpkg/info/%s.preinst", dn);
 	if (beneath_lstat(t->rootfd, script, &sb) < 0)
 		goto out;
+	log_progress_set(t->progress, n, e->name);
 	argv[0] = script;
 	argv[1] = "install";
 	argv[2] = NULL;
@@ -56,18 +59,56 @@ out:
 	return ret;
 }
 
-/* dpkg runs `preinst install` at unpack; our unpack does not run scripts, so it happens here. */
+/*
+ * dpkg runs `preinst install` at unpack; our unpack does not run scripts, so it happens here,
+ * shown as the step "preinst" (package N of M).
+ */
 static int run_preinsts(const struct target *t, const struct plan *p, const struct recipe *r)
 {
-	size_t i;
+	struct target tp = *t;
+	struct progress bar;
+	size_t i, n = 0;
 	int ret = 0;
 
+	log_progress_begin(&bar, "preinst", p->n, 0);
+	tp.progress = &bar;
 	for (i = 0; !ret && i < p->n; i++)
 		if (!strcmp(p->v[i].name, "base-passwd"))
-			ret = run_preinst(t, r, &p->v[i]);
+			ret = run_preinst(&tp, r, &p->v[i], ++n);
 	for (i = 0; !ret && i < p->n; i++)
 		if (strcmp(p->v[i].name, "base-passwd"))
-			ret = run_preinst(t, r, &p->v[i]);
+			ret = run_preinst(&tp, r, &p->v[i], ++n);
+	log_progress_clear(&bar);
+	return ret;
+}
+
+/* A hang guard for the whole configuration: never shorter than half an hour under emulation. */
+static unsigned configure_timeout(const struct recipe *r)
+{
+	return r->hook_timeout > CONFIGURE_TIMEOUT_MIN ? r->hook_timeout : CONFIGURE_TIMEOUT_MIN;
+}
+
+/*
+ * `dpkg --configure -a` with its --status-fd on the sandbox's status pipe: package N of M and
+ * its name as the step "configure", a kernel's initramfs named (dpkgprogress.h).
+ */
+static int run_configure(const struct target *t, const struct plan *p, const struct recipe *r)
+{
+	static const char *const argv[] = { "dpkg", "--status-fd", "3", "--configure", "-a", NULL };
+	struct target tc = *t;
+	struct dpkgprogress d;
+	int ret;
+
+	dpkgprogress_init(&d, p);
+	tc.progress = &d.bar;
+	tc.on_status = dpkgprogress_status;
+	tc.status_ctx = &d;
+	ret = target_run(&tc, t->root, argv, NULL, configure_timeout(r), "'dpkg --configure -a'");
+	log_progress_clear(&d.bar);
+	if (!ret)
+		log_debug("dpkg --configure -a: %zu of %zu packages reported configured", d.configured,
+			  p->n);
+	dpkgprogress_release(&d);
 	return ret;
 }
 
@@ -149,15 +190,8 @@ static int audit(const struct target *t)
 	return ret;
 }
 
-/* A hang guard for the whole configuration: never shorter than half an hour under emulation. */
-static unsigned configure_timeout(const struct recipe *r)
-{
-	return r->hook_timeout > CONFIGURE_TIMEOUT_MIN ? r->hook_timeout : CONFIGURE_TIMEOUT_MIN;
-}
-
 int configure_packages(const struct target *t, const struct plan *p, const struct recipe *r)
 {
-	static const char *const argv[] = { "dpkg", "--configure", "-a", NULL };
 	double t0 = log_now();
 	int ret = run_preinsts(t, p, r);
 
@@ -165,7 +199,7 @@ int configure_packages(const struct target *t, const struct plan *p, const struc
 		log_info("preinst scripts: %.1f s", log_now() - t0);
 	t0 = log_now();
 	if (!ret)
-		ret = target_run(t, t->root, argv, NULL, configure_timeout(r), "'dpkg --configure -a'");
+		ret = run_configure(t, p, r);
 	if (!ret)
 		log_info("dpkg --configure -a: %.1f s", log_now() - t0);
 	return ret;

@@ -78,6 +78,49 @@ static void log_dpkg_errors(const char *out)
 	}
 }
 
+/* Whether an output line looks like the cause of a failure (case-insensitive words). */
+static int looks_like_error(const char *line, size_t len)
+{
+	static const char *const words[] = { "error", "unrecognized", "invalid", "denied",
+					     "not found", "cannot", "failed" };
+	char low[LOG_LINE_MAX];
+	size_t i, n = len < sizeof(low) - 1 ? len : sizeof(low) - 1;
+
+	for (i = 0; i < n; i++)
+		low[i] = (char)(line[i] >= 'A' && line[i] <= 'Z' ? line[i] - 'A' + 'a' : line[i]);
+	low[n] = 0;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(low, words[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The first lines before the tail that look like errors: a usage text printed after the cause
+ * (useradd's) would otherwise push the cause out of the last lines.
+ */
+static void log_cause(const char *out, const char *tail)
+{
+	struct buf hits = { 0 };
+	const char *p, *nl;
+	unsigned n = 0;
+
+	for (p = out; p && p < tail && n < TARGET_CAUSE_LINES; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(tail - p));
+		nl = nl ? nl : tail;
+		if (looks_like_error(p, (size_t)(nl - p))) {
+			buf_add(&hits, p, (size_t)(nl - p + (nl < tail)));
+			n++;
+		}
+		if (nl >= tail)
+			break;
+	}
+	if (n)
+		log_block(LOG_ERROR, hits.p, hits.len, "the first lines of its output that look "
+			  "like errors (the whole output is in the build log):");
+	buf_release(&hits);
+}
+
 /* Why the command failed, in the caller's words, with the last lines of its output. */
 static void log_failure(const char *what, int status, unsigned timeout,
 			const struct sandbox_report *rep, const struct buf *out)
@@ -96,20 +139,29 @@ static void log_failure(const char *what, int status, unsigned timeout,
 	else
 		log_block(LOG_ERROR, tail, len, "%s failed with exit status %d; %s", what, status,
 			  intro);
+	log_cause(out->p, tail);
 }
 
-/* target_run() with the bounds `watch` (NULL: none). */
+/* target_run() with the bounds `watch` (NULL: none); `step`: show progress as this step. */
 static int run_watched(const struct target *t, const char *root, const char *const *argv,
 		       const char *const *extra_env, unsigned timeout, const char *what,
-		       const struct watchdog_opts *watch)
+		       const struct watchdog_opts *watch, const char *step)
 {
 	struct strv env = { 0 };
 	struct buf out = { 0 };
 	struct sandbox_report rep = { 0 };
+	struct progress own;
 	struct sandbox_cmd cmd = { .root = root, .argv = argv, .timeout = timeout, .out = &out,
 				   .network = !root, .report = &rep,
-				   .watch = watch };
+				   .watch = watch, .log_as = what, .progress = t->progress,
+				   .on_status = t->on_status, .status_ctx = t->status_ctx };
 	int status = 0, ret;
+
+	if (step && !cmd.progress) {
+		log_progress_begin(&own, step, 0, 0);
+		log_progress_set(&own, 0, what);
+		cmd.progress = &own;
+	}
 
 	target_env(t, extra_env, &env);
 	cmd.env = (const char *const *)env.v;
@@ -120,8 +172,10 @@ static int run_watched(const struct target *t, const char *root, const char *con
 		cmd.bind_file_dst = t->bind_profile ? ACCEL_PROFILE : NULL;
 	}
 	ret = sandbox_run(&cmd, &status);
-	if (!ret && out.len)
-		log_block(LOG_DEBUG, out.p, out.len, "%s:", what);
+	if (cmd.progress == &own)
+		log_progress_clear(&own);
+	if (!ret && out.len) /* the log has it whole already */
+		log_block_terminal(LOG_DEBUG, out.p, out.len, "%s:", what);
 	if (!ret && rep.watch.verdict) {
 		watchdog_log(&rep.watch, what, t->limits);
 		ret = -MKI_E_HOOK;
@@ -147,7 +201,7 @@ static int run_watched(const struct target *t, const char *root, const char *con
 int target_run(const struct target *t, const char *root, const char *const *argv,
 	       const char *const *extra_env, unsigned timeout, const char *what)
 {
-	return run_watched(t, root, argv, extra_env, timeout, what, root ? &t->watch : NULL);
+	return run_watched(t, root, argv, extra_env, timeout, what, root ? &t->watch : NULL, NULL);
 }
 
 int target_run_hook(const struct target *t, const char *root, const char *const *argv,
@@ -162,7 +216,7 @@ int target_run_hook(const struct target *t, const char *root, const char *const 
 	if (!root)
 		w = (struct watchdog_opts){ .stall_timeout = t->watch.stall_timeout };
 	w.stall_any = 1;
-	return run_watched(t, root, argv, extra_env, timeout, what, &w);
+	return run_watched(t, root, argv, extra_env, timeout, what, &w, "run");
 }
 
 int target_setup_archs(const struct target *t, const struct strv *archs)

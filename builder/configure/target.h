@@ -10,6 +10,7 @@
 #include "sandbox/watchdog.h"
 
 #define TARGET_TAIL_LINES 20 /* lines of a failing command's output shown */
+#define TARGET_CAUSE_LINES 5 /* and of its first lines that look like errors */
 
 struct target {
 	const char *root;            /* the staging tree (borrowed) */
@@ -20,6 +21,10 @@ struct target {
 	struct watchdog_opts watch;  /* bounds on every command run in the tree */
 	const char *bind_src;        /* non-NULL: bound at ACCEL_MOUNT in the tree (native tools) */
 	const char *bind_profile;    /* non-NULL: bound writable at ACCEL_PROFILE (execprof.h) */
+	struct progress *progress;   /* non-NULL: ticked while a command runs (log.h) */
+	/* non-NULL: the command's fd 3 is a status pipe, each line passed here (sandbox.h) */
+	void (*on_status)(void *ctx, const char *line);
+	void *status_ctx;
 };
 
 /**
@@ -36,14 +41,16 @@ void target_env(const struct target *t, const char *const *extra, struct strv *o
  * Run `argv` as root in the tree (`root` != NULL: t->root) or on the host (`root` NULL, with
  * network), with t->env plus `extra_env`, killed after `timeout` seconds. A failure (exit status,
  * signal, timeout, a watchdog verdict) is logged once as `what` with the last lines of output
- * (dpkg's own error reports too): -MKI_E_HOOK; -MKI_E_INTERRUPTED; else 0.
+ * and the first ones that look like errors (dpkg's own error reports too): -MKI_E_HOOK;
+ * -MKI_E_INTERRUPTED; else 0. The whole output goes into the build log (log_output).
  */
 int target_run(const struct target *t, const char *root, const char *const *argv,
 	       const char *const *extra_env, unsigned timeout, const char *what);
 /**
  * target_run() for a recipe hook: besides its `timeout`, a hook that makes no progress (no CPU
  * time used, no process started or ended) for the stall bound (t->watch.stall_timeout) is ended
- * as stalled, inside or outside the tree. An outside hook gets only that bound.
+ * as stalled, inside or outside the tree. An outside hook gets only that bound. Its progress is
+ * shown as the step "hook" (a bar, or a heartbeat without a terminal).
  */
 int target_run_hook(const struct target *t, const char *root, const char *const *argv,
 		    const char *const *extra_env, unsigned timeout, const char *what);

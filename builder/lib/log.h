@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strv.h"
+
 enum log_level { LOG_QUIET = -1, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 /** Set the threshold; messages above it are dropped. Default LOG_INFO. */
@@ -36,6 +38,10 @@ void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(p
 void log_block(enum log_level level, const char *text, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/** log_block() on the terminal only: for text the log file has whole already (log_output()). */
+void log_block_terminal(enum log_level level, const char *text, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /**
  * Log an error and return `code` (a negative errno or -MKI_E_* code), so that logging where the
  * context is richest and failing take one statement:
@@ -60,21 +66,69 @@ unsigned log_warning_count(void);
 size_t log_warning_texts(const char *const **texts);
 
 /*
- * Progress of one step (e.g. "download"): a bar on a TTY, a line every few seconds and at the end
- * otherwise. Thread-safe. `total` may be 0 when unknown; units are whatever the caller counts
- * (bytes when `bytes` is set, so rate and ETA are shown in bytes).
+ * Progress of one step (e.g. "download"): a bar on a TTY, repainted in place and cut to the
+ * terminal's width (read at each repaint), a line every few seconds and at the end otherwise.
+ * Thread-safe. `total` may be 0 when unknown; units are whatever the caller counts (bytes when
+ * `bytes` is set, so rate and ETA are shown in bytes). A step may name what it is at (`item`).
  */
 struct progress {
 	const char *step;
 	uint64_t total, done;
 	int bytes;
-	double started, last_print;
+	double started, last_print, last_line;
+	char item[96]; /* what the step is at, printable ASCII; "" none */
 };
+
+#define LOG_HEARTBEAT 30 /* seconds without a line, without a terminal, before "still running" */
+#define LOG_LINE_MAX 4096 /* a command's output line longer than this is cut into several */
 
 void log_progress_begin(struct progress *p, const char *step, uint64_t total, int bytes);
 void log_progress_add(struct progress *p, uint64_t delta);
+/**
+ * Set the count and what the step is at (`item`, e.g. a package's name; bytes outside printable
+ * ASCII are shown as '?'). Without a terminal a line is printed each time the item changes, so a
+ * log shows each one (the caller bounds how many there are); on a terminal the bar is repainted
+ * (at most ten times a second).
+ */
+void log_progress_set(struct progress *p, uint64_t done, const char *item);
+/**
+ * For a long wait: on a terminal, the bar's elapsed time is repainted; without one a
+ * "still running" line names the item and the elapsed time after LOG_HEARTBEAT seconds
+ * without a line, so a CI log never stalls silently.
+ */
+void log_progress_tick(struct progress *p);
 /** Print the final line of the step with elapsed time. */
 void log_progress_end(struct progress *p);
+/** Take the bar off the terminal, printing nothing (the caller says how the step ended). */
+void log_progress_clear(struct progress *p);
+
+/*
+ * The build log (mkimage(1), FILES: NAME.log): every message at every level, whatever -v and -q
+ * say, each line with its UTC time, and the whole output of every command run in the tree
+ * (log_output), bounded by a size limit; written to a temp file beside it and renamed at the end.
+ */
+
+/** Keep every line from now on for the log (in memory, at most 1 MiB, until log_file_open). */
+void log_file_start(void);
+/**
+ * Open the log's file (unnamed in the directory of `path` where the filesystem allows, else
+ * `path`.tmp-PID), write what was kept, and write every line to it from now on, at most `limit`
+ * bytes (then one line saying so). 0 or -errno.
+ */
+int log_file_open(const char *path, uint64_t limit);
+/**
+ * `len` bytes of output of the command `what` (hostile: escaped, cut at LOG_LINE_MAX), into the
+ * log only, as "output: WHAT | LINE" lines; `text` NULL: the command ended (its last line).
+ */
+void log_output(const char *what, const char *text, size_t len);
+/** Name the log's file `path` (via its temp name): 0 or -errno (nothing is then left). */
+int log_file_commit(void);
+/** In a child process that closed the log's fd: write no more to it (lines are kept in memory). */
+void log_file_forget(void);
+/** Remove the log's temp file (if any) and stop keeping lines. */
+void log_file_discard(void);
+/** The first error messages logged (at most 16, each at most 4 KiB), for the build report. */
+const struct strv *log_errors(void);
 
 /** Monotonic seconds, for timing stages. */
 double log_now(void);

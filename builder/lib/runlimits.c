@@ -62,6 +62,8 @@ static const struct limit_def defs[LIMIT_N] = {
 			   "memory one build step holds: processes, /tmp, /run, /dev/shm, IPC" },
 	[LIMIT_DISK_SIZE] = { "disk-size", 1, 64 * GIB,
 			      "a whole disk (the recipe's disk section), holes included" },
+	[LIMIT_LOG_SIZE] = { "log-size", 1, 256 * MIB,
+			     "the build log NAME.log (scripts' output included)" },
 };
 
 void runlimits_init(struct limits *l)

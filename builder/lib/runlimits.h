@@ -36,6 +36,7 @@ enum limit_id {
 	LIMIT_PROCESSES,      /* processes one build step (script, hook) may run at once */
 	LIMIT_MEMORY,         /* memory one build step holds: resident, tmpfs, SysV shm */
 	LIMIT_DISK_SIZE,      /* a whole disk image (recipe section `disk`), holes included */
+	LIMIT_LOG_SIZE,       /* the build log NAME.log (then it says so and stops) */
 	LIMIT_N
 };
 

@@ -63,26 +63,71 @@ static void build_facts(struct buf *b, const struct report *rep, const struct pl
 		buf_addf(b, ",\n%s", rep->native_tools);
 }
 
+/* ",\n  "stages": { "sources": 0.123, ... },\n": the stages that ran. */
+static void stage_times(struct buf *b, const struct report *rep)
+{
+	int i, first = 1;
+
+	buf_adds(b, ",\n  \"stages\": { ");
+	for (i = 0; i < REPORT_STAGES; i++) {
+		if (rep->stage_secs[i] < 0 || !rep->stage_names[i])
+			continue;
+		buf_adds(b, first ? "" : ", ");
+		json_key(b, rep->stage_names[i]);
+		buf_addf(b, "%.3f", rep->stage_secs[i]);
+		first = 0;
+	}
+	buf_adds(b, " },\n");
+}
+
+int report_write_failure(const struct report_failure *f, const struct report *rep,
+			 const struct recipe *r, const char *file)
+{
+	struct buf b = { 0 };
+	size_t i;
+	int ret;
+
+	buf_adds(&b, "{\n  \"status\": ");
+	json_str(&b, f->status);
+	buf_adds(&b, ",\n  \"recipe\": ");
+	json_str(&b, r->name);
+	buf_adds(&b, ",\n  \"recipe_sha256\": ");
+	json_str(&b, r->digest);
+	buf_adds(&b, ",\n  \"stage\": ");
+	if (f->stage)
+		json_str(&b, f->stage);
+	else
+		buf_adds(&b, "null");
+	buf_addf(&b, ",\n  \"exit_code\": %d,\n  \"errors\": [", f->exit_code);
+	for (i = 0; f->errors && i < f->errors->n; i++) {
+		buf_adds(&b, i ? ",\n    " : "\n    ");
+		json_str(&b, f->errors->v[i]);
+	}
+	buf_adds(&b, f->errors && f->errors->n ? "\n  ]" : "]");
+	stage_times(&b, rep);
+	buf_addf(&b, "  \"total_seconds\": %.3f,\n  \"log\": ", rep->total_secs);
+	if (f->log)
+		json_str(&b, f->log);
+	else
+		buf_adds(&b, "null");
+	buf_addf(&b, ",\n  \"warnings\": %u\n}\n", rep->warnings);
+	ret = fsutil_write_atomic(file, b.p, b.len);
+	buf_release(&b);
+	return ret;
+}
+
 int report_write(const struct report *rep, const struct plan *p, const struct recipe *r,
 		 const char *file)
 {
 	struct buf b = { 0 };
-	int i, first = 1, ret;
+	int ret;
 
-	buf_adds(&b, "{\n  \"recipe\": ");
+	buf_adds(&b, "{\n  \"status\": \"ok\",\n  \"recipe\": ");
 	json_str(&b, r->name);
 	buf_adds(&b, ",\n  \"recipe_sha256\": ");
 	json_str(&b, r->digest);
-	buf_adds(&b, ",\n  \"stages\": { ");
-	for (i = 0; i < REPORT_STAGES; i++) {
-		if (rep->stage_secs[i] < 0 || !rep->stage_names[i])
-			continue;
-		buf_adds(&b, first ? "" : ", ");
-		json_key(&b, rep->stage_names[i]);
-		buf_addf(&b, "%.3f", rep->stage_secs[i]);
-		first = 0;
-	}
-	buf_addf(&b, " },\n  \"total_seconds\": %.3f,\n", rep->total_secs);
+	stage_times(&b, rep);
+	buf_addf(&b, "  \"total_seconds\": %.3f,\n", rep->total_secs);
 	buf_addf(&b, "  \"download\": { \"bytes\": %llu, \"files\": %u, \"cached\": %u },\n",
 		 (unsigned long long)rep->bytes_downloaded, rep->files_downloaded, rep->files_cached);
 	package_counts(&b, p);

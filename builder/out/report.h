@@ -36,6 +36,22 @@ struct report {
 	const char *native_tools;              /* the "native_tools" member (main.c); NULL: none */
 };
 
+/** How a build that did not succeed ended, for report_write_failure(). */
+struct report_failure {
+	const char *status;        /* "failed" or "interrupted" */
+	const char *stage;         /* the step that failed (main.c's names); NULL: not known */
+	int exit_code;             /* the process's exit status */
+	const struct strv *errors; /* the messages logged at error level (log_errors()) */
+	const char *log;           /* the build log's path; NULL: none */
+};
+
+/**
+ * Write the report of a build that failed or was interrupted to `file` atomically: status,
+ * stage, exit code, the error messages, the stages' times so far from `rep`, the log's path.
+ */
+int report_write_failure(const struct report_failure *f, const struct report *rep,
+			 const struct recipe *r, const char *file);
+
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */
 int report_write(const struct report *rep, const struct plan *p, const struct recipe *r,
 		 const char *file);

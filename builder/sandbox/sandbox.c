@@ -363,7 +363,7 @@ static int setup_mounts(const struct sandbox_cmd *c)
 }
 
 /* The command itself, root of its nested namespace (the tree is already "/"): never returns. */
-static void exec_command(const struct sandbox_cmd *c, int outfd)
+static void exec_command(const struct sandbox_cmd *c, int outfd, int statfd)
 {
 	extern char **environ;
 	const char *cwd = c->cwd ? c->cwd : c->root ? "/" : NULL;
@@ -376,8 +376,12 @@ static void exec_command(const struct sandbox_cmd *c, int outfd)
 	}
 	if (in < 0 || dup2(in, 0) < 0 || dup2(outfd, 1) < 0 || dup2(outfd, 2) < 0)
 		_exit(127);
+	/* The status pipe's write end: all the command can do with it is write lines to us. */
+	if (statfd >= 0 && (statfd == SANDBOX_STATUS_FD ? fcntl(statfd, F_SETFD, 0)
+							: dup2(statfd, SANDBOX_STATUS_FD)) < 0)
+		_exit(127);
 	/* Nothing of mkimage's (caches, locks, the image) may stay reachable from the command. */
-	if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
+	if (syscall(SYS_close_range, statfd >= 0 ? SANDBOX_STATUS_FD + 1U : 3U, ~0U, 0U) < 0)
 		_exit(127);
 	if (c->root && (ret = seccomp_lockdown()) < 0) {
 		dprintf(2, "mkimage: cannot lock the sandbox down: %s\n", strerror(-ret));
@@ -553,7 +557,24 @@ static void bound_ipc(unsigned long long mem)
  * pid 1 of the command's namespace: mount, start the command, reap everything, exit with it.
  * `rep` is shared with the parent (a MAP_SHARED page).
  */
-static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_report *rep)
+/* Close every fd from 3 on but `a` and `b` (-1: none). */
+static void close_all_but(int a, int b)
+{
+	int keep[2] = { a < b ? a : b, a < b ? b : a };
+	unsigned from = 3;
+
+	for (int i = 0; i < 2; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if (keep[i] > (int)from)
+			syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0U);
+		from = (unsigned)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0U);
+}
+
+static void ns_init(const struct sandbox_cmd *c, int outfd, int statfd,
+		    struct sandbox_report *rep)
 {
 	int wst = 0, status = 0;
 	sigset_t chld, old;
@@ -566,9 +587,8 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 	 * This init lives in the tree with the command, so it holds nothing of mkimage's either (the
 	 * command cannot open /proc/1/fd, being in a nested user namespace; this makes sure).
 	 */
-	if (outfd > 3)
-		syscall(SYS_close_range, 3U, (unsigned)outfd - 1, 0U);
-	syscall(SYS_close_range, (unsigned)outfd + 1, ~0U, 0U);
+	close_all_but(outfd, statfd);
+	log_file_forget(); /* its fd is closed: the number may be reused by what this opens */
 	if (!c->network)
 		loopback_up();
 	if (c->watch)
@@ -590,9 +610,11 @@ static void ns_init(const struct sandbox_cmd *c, int outfd, struct sandbox_repor
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (c->root && c->watch)
 			watchdog_limit_self(c->watch, sandbox_binfmt_emulates());
-		exec_command(c, outfd);
+		exec_command(c, outfd, statfd);
 	}
 	close(outfd);
+	if (statfd >= 0)
+		close(statfd);
 	wst = wait_command(c, cmd, &chld, rep);
 	if (wst >= 0) {
 		status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
@@ -629,33 +651,76 @@ static void tail_trim(struct buf *b, size_t limit)
 	}
 }
 
+/* The status pipe's reader: whole lines of at most SANDBOX_STATUS_LINE bytes, the rest dropped. */
+struct status_reader {
+	char line[SANDBOX_STATUS_LINE + 1];
+	size_t len;
+	int skipping; /* inside a line that was too long */
+};
+
+static void status_feed(const struct sandbox_cmd *c, struct status_reader *r, const char *p,
+			size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '\n') {
+			r->line[r->len] = 0;
+			if (!r->skipping)
+				c->on_status(c->status_ctx, r->line);
+			r->len = 0;
+			r->skipping = 0;
+		} else if (r->len < SANDBOX_STATUS_LINE) {
+			r->line[r->len++] = p[i];
+		} else {
+			r->skipping = 1;
+		}
+	}
+}
+
+/* Read what is there on `*fd` (output or status); close it at its end. */
+static void pump(const struct sandbox_cmd *c, int *fd, int is_status, struct buf *out,
+		 size_t limit, struct status_reader *sr)
+{
+	char chunk[8192];
+	ssize_t n = read(*fd, chunk, sizeof(chunk));
+
+	if (n > 0 && is_status) {
+		status_feed(c, sr, chunk, (size_t)n);
+	} else if (n > 0) {
+		tail_add(out, chunk, (size_t)n, limit);
+		if (c->log_as)
+			log_output(c->log_as, chunk, (size_t)n);
+	} else if (n == 0 || errno != EINTR) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
 /* Pump output until the namespace's init exits; kill it on timeout or interruption. */
-static int wait_ns(pid_t pid, int fd, const struct sandbox_cmd *c, int *status)
+static int wait_ns(pid_t pid, int fd, int statfd, const struct sandbox_cmd *c, int *status)
 {
 	struct buf sink = { 0 };
 	struct buf *out = c->out ? c->out : &sink;
+	struct status_reader *sr = statfd >= 0 ? xcalloc(1, sizeof(*sr)) : NULL;
 	size_t limit = c->limit ? c->limit : 65536;
 	double deadline = c->timeout ? log_now() + c->timeout : 0;
 	int wst = 0, timed_out = 0, interrupted = 0, done = 0;
-	char chunk[8192];
 
-	while (!done || fd >= 0) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t n;
+	while (!done || fd >= 0 || statfd >= 0) {
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+				       { .fd = statfd, .events = POLLIN } };
 
-		if (fd >= 0 && poll(&p, 1, 100) > 0) {
-			n = read(fd, chunk, sizeof(chunk));
-			if (n > 0)
-				tail_add(out, chunk, (size_t)n, limit);
-			else if (n == 0 || errno != EINTR) {
-				close(fd);
-				fd = -1;
-			}
-		} else if (fd < 0) {
+		if ((fd >= 0 || statfd >= 0) && poll(p, 2, 100) > 0) {
+			if (fd >= 0 && p[0].revents)
+				pump(c, &fd, 0, out, limit, sr);
+			if (statfd >= 0 && p[1].revents)
+				pump(c, &statfd, 1, out, limit, sr);
+		} else if (fd < 0 && statfd < 0) {
 			/* Output is closed: the namespace's init exits within moments. */
 			struct timespec ts = { 0, 1000 * 1000 };
 			nanosleep(&ts, NULL);
 		}
+		if (c->progress)
+			log_progress_tick(c->progress);
 		if (!done && waitpid(pid, &wst, WNOHANG) == pid)
 			done = 1;
 		if (!done && deadline && log_now() > deadline && !timed_out) {
@@ -667,8 +732,11 @@ static int wait_ns(pid_t pid, int fd, const struct sandbox_cmd *c, int *status)
 			kill(pid, SIGKILL);
 		}
 	}
+	if (c->log_as)
+		log_output(c->log_as, NULL, 0);
 	tail_trim(out, limit);
 	buf_release(&sink);
+	free(sr);
 	if (interrupted)
 		return -MKI_E_INTERRUPTED;
 	*status = timed_out ? 124 : WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
@@ -681,7 +749,7 @@ int sandbox_run(const struct sandbox_cmd *c, int *status)
 	struct clone_args_v0 ca = { .flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC,
 				    .exit_signal = SIGCHLD };
 	struct sandbox_report *rep;
-	int pipefd[2], ret;
+	int pipefd[2], statfd[2] = { -1, -1 }, ret;
 	long pid;
 
 	if (!c->network)
@@ -698,20 +766,34 @@ int sandbox_run(const struct sandbox_cmd *c, int *status)
 		ret = -errno;
 		goto out;
 	}
+	if (c->on_status && pipe2(statfd, O_CLOEXEC) < 0) {
+		ret = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		goto out;
+	}
 	pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid < 0) {
 		ret = -errno;
 		log_error("cannot create a pid namespace for '%s': %s", c->argv[0], strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
+		if (statfd[0] >= 0) {
+			close(statfd[0]);
+			close(statfd[1]);
+		}
 		goto out;
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		ns_init(c, pipefd[1], rep);
+		if (statfd[0] >= 0)
+			close(statfd[0]); /* the read end never enters the namespace */
+		ns_init(c, pipefd[1], statfd[1], rep);
 	}
 	close(pipefd[1]);
-	ret = wait_ns((pid_t)pid, pipefd[0], c, status);
+	if (statfd[1] >= 0)
+		close(statfd[1]);
+	ret = wait_ns((pid_t)pid, pipefd[0], statfd[0], c, status);
 	if (!ret && *status == 125)
 		log_debug("'%s' exited 125 (also what a failed sandbox set-up returns)", c->argv[0]);
 	if (!ret && c->report)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "lib/log.h"
 #include "lib/str.h"
 #include "userns.h"
 #include "watchdog.h"
@@ -76,7 +77,19 @@ struct sandbox_cmd {
 	struct sandbox_report *report; /* filled when the command ran to its end; NULL: not wanted */
 	const struct watchdog_opts *watch; /* bounds enforced while it runs; NULL: none. Without */
 					   /* a root: no tree walk, no rlimits (an outside hook) */
+	const char *log_as;            /* non-NULL: the whole output into the build log as this */
+	struct progress *progress;     /* non-NULL: ticked while the command runs (log.h) */
+	/*
+	 * Non-NULL: the write end of a pipe is the command's fd 3 (for `dpkg --status-fd 3`), and
+	 * each line read from it is passed here without its newline: at most SANDBOX_STATUS_LINE
+	 * bytes (a longer line is dropped whole), hostile (the tree's programs write it).
+	 */
+	void (*on_status)(void *ctx, const char *line);
+	void *status_ctx;
 };
+
+#define SANDBOX_STATUS_FD 3
+#define SANDBOX_STATUS_LINE 512
 
 /**
  * Run a command in a fresh pid + mount + IPC (+ network, unless `network`) namespace, stdin

@@ -1042,10 +1042,13 @@ static int write_lint(struct ctx *c, const char *file, const struct strv *archs)
 	buf_adds(&sum, "");
 	for (i = 0; i < archs->n; i++)
 		buf_addf(&sum, "%s%s %u", i ? ", " : "", archs->v[i], l.count[i]);
+	/* the work directory goes with the build: the list itself is in the build log */
 	if (!r)
 		log_info("multiarch lint: files of M-A same packages outside their triplet "
-			 "directories: %s (%u shared by several archs; listed in '%s')", sum.p,
-			 l.shared, file);
+			 "directories: %s (%u shared by several archs; listed in the build log)",
+			 sum.p, l.shared);
+	if (!r)
+		log_block(LOG_DEBUG, l.out.p, l.out.len, "multiarch lint:");
 	buf_release(&sum);
 	buf_release(&l.out);
 	free(l.count);

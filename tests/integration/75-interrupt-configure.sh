@@ -57,7 +57,9 @@ interrupt() {
 	no_process 'sleep 750[123]' "$sig during $recipe"
 	no_process_under "$T/tmp" "$sig during $recipe"
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$sig during $recipe: work dir left: $(ls -A "$T/tmp")"
-	[ -z "$(ls -A "$T/img")" ] || fail "$sig during $recipe: output left: $(ls -A "$T/img")"
+	[ -z "$(left_beside "$T/img")" ] || fail "$sig during $recipe: output left: $(left_beside "$T/img")"
+	grep -q '"status": "interrupted"' "$T/img/t.report.json" ||
+		fail "$sig during $recipe: the report does not say interrupted"
 	no_temp_files "$T/cache"
 	verify_cache "$T/cache" >/dev/null
 	note "$sig during $recipe (running: $running): exit 130, nothing left"
@@ -71,7 +73,8 @@ GROUP=1 interrupt INT configure mki75-configure-started "'dpkg --configure -a'"
 
 # SIGKILL cannot be handled: the work dir stays until the next build removes it (its lock is free),
 # but no step outlives mkimage (each step's pid 1 dies with it, PR_SET_PDEATHSIG) and the cache is
-# still consistent.
+# still consistent; nothing is left beside the image either (its log was an unnamed file).
+rm -f "$T"/img/*
 TMPDIR=$T/tmp "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/configure.cfg" \
 	>/dev/null 2>"$T/err" & pid=$!
 _PIDS="$_PIDS $pid"

@@ -87,7 +87,7 @@ grep -q "hook 'suicide' (inside, .*) was killed by signal 9 (Killed)" "$T/err" |
 	{ cat "$T/err" >&2; fail "the hook killed by a signal is not named"; }
 grep -q "about to go" "$T/err" || fail "the killed hook's output is not shown"
 grep -q "hook 'never'" "$T/err" && fail "a hook after the failing one ran"
-[ -z "$(ls -A "$T/img")" ] || fail "self: output left: $(ls -A "$T/img")"
+[ -z "$(left_beside "$T/img")" ] || fail "self: output left: $(left_beside "$T/img")"
 note "kill self: exit 7, $(grep -m1 "was killed by signal" "$T/err" | sed 's/;.*//')"
 
 # --- the daemons again, in an ordinary user's build (subordinate ids, no privilege) ---

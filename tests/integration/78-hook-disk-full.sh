@@ -37,7 +37,7 @@ full() {
 	TMPDIR=$T/tmp expect_fail "$2" "$3" "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" \
 		"$T/r/$1.cfg"
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$1: work dir left: $(ls -A "$T/tmp")"
-	[ -z "$(ls -A "$T/img")" ] || fail "$1: output left: $(ls -A "$T/img")"
+	[ -z "$(left_beside "$T/img")" ] || fail "$1: output left: $(left_beside "$T/img")"
 	no_process_under "$T/tmp" "$1"
 	note "$1: exit $2, $(grep -m1 "error:" "$T/err" | sed 's/;.*//')"
 }

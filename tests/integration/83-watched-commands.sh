@@ -73,14 +73,14 @@ fork_case() {
 }
 
 fork_case root "$T/tmp" "$T/cache" "$T/img"
-[ -z "$(ls -A "$T/img")" ] || fail "fork: output left: $(ls -A "$T/img")"
+[ -z "$(left_beside "$T/img")" ] || fail "fork: output left: $(left_beside "$T/img")"
 
 # writes: the tree's bound holds for the audit as for a script
 build write "$T/tmp" "$T/cache" "$T/img" -- --limit staging-size=300M
 [ "$RC" = 7 ] || { cat "$T/err" >&2; fail "write: exit $RC, expected 7"; }
 grep -Eq "'dpkg --audit' made the staging tree larger than its limit: [0-9.]+ MiB allocated.*limit 'staging-size' is 300M" "$T/err" ||
 	{ cat "$T/err" >&2; fail "write: the staging bound of 'dpkg --audit' is not named"; }
-[ -z "$(ls -A "$T/img")" ] || fail "write: output left: $(ls -A "$T/img")"
+[ -z "$(left_beside "$T/img")" ] || fail "write: output left: $(left_beside "$T/img")"
 note "write: exit 7, $(grep -o "larger than its limit: [0-9.]* MiB" "$T/err")"
 
 # a good build under the same limits is not disturbed by them
@@ -95,7 +95,7 @@ if [ "$(id -u)" = 0 ]; then
 	mkdir -p "$T/u/tmp" "$T/u/cache" "$T/u/img"
 	chown -R mkiwatch83 "$T/u"
 	fork_case user "$T/u/tmp" "$T/u/cache" "$T/u/img" as_user mkiwatch83
-	[ -z "$(ls -A "$T/u/img")" ] || fail "user fork: output left"
+	[ -z "$(left_beside "$T/u/img")" ] || fail "user fork: output left"
 else
 	skip_part "not root: the ordinary-user run needs a throwaway user"
 fi

@@ -95,7 +95,7 @@ over fill-tmp-last root "$postinst" "$T/tmp" "$T/cache" "$T/img"
 over alloc root "$postinst" "$T/tmp" "$T/cache" "$T/img"
 over shm-big root "the preinst of 'shm-big' \(1.0\)( \(the preinst of package 'shm-big'\))?" \
 	"$T/tmp" "$T/cache" "$T/img"
-[ -z "$(ls -A "$T/img")" ] || fail "output left: $(ls -A "$T/img")"
+[ -z "$(left_beside "$T/img")" ] || fail "output left: $(left_beside "$T/img")"
 left shm-left root "$T/tmp" "$T/cache" "$T/img"
 
 # Under emulation RLIMIT_AS leaves qemu-user its reservation (4.4 GiB for qemu-arm): an armhf

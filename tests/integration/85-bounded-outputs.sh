@@ -52,7 +52,7 @@ LIMITS=(--limit staging-size=1G --limit staging-entries=15000)
 
 # clean DIR WHAT: after a failure, nothing beside the image, no work dir, nothing running.
 clean() {
-	[ -z "$(ls -A "$1/img")" ] || fail "$2: left beside the image: $(ls -A "$1/img")"
+	[ -z "$(left_beside "$1/img")" ] || fail "$2: left beside the image: $(left_beside "$1/img")"
 	[ -z "$(ls -A "$1/tmp")" ] || fail "$2: work dir left: $(ls -A "$1/tmp")"
 	no_process_under "$1/tmp" "$2"
 }

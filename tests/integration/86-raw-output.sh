@@ -100,7 +100,7 @@ print(*[p.get("licenseDeclared") for p in d["packages"] if p.get("name") == "vic
 		"$T/err" || { cat -v "$T/err" >&2; fail "$who: O2: the package is not shown escaped"; }
 	no_process 'sleep 7862' "$who: O2"
 	no_process_under "$dir/tmp" "$who: O2"
-	[ -z "$(ls -A "$dir/img")" ] || fail "$who: O2: output left: $(ls -A "$dir/img")"
+	[ -z "$(left_beside "$dir/img")" ] || fail "$who: O2: output left: $(left_beside "$dir/img")"
 
 	# O3: the Source field is refused where it is read, before anything is written
 	TMPDIR=$dir/tmp expect_fail 3 "the Source field of 'evil-src' holds 'evil\\\\x1b\[2J\\\\n.*the index is malformed" \
@@ -109,7 +109,7 @@ print(*[p.get("licenseDeclared") for p in d["packages"] if p.get("name") == "vic
 	TMPDIR=$dir/tmp expect_fail 3 "the Source field of 'evil-src'" \
 		"$@" "$MKIMAGE" --cache-dir "$dir/cache" --lock -o "$dir/img/t.ext4" "$T/r/source.cfg"
 	clean_stderr "$who: O3 --lock"
-	[ -z "$(ls -A "$dir/img")" ] || fail "$who: O3: lock or output left: $(ls -A "$dir/img")"
+	[ -z "$(left_beside "$dir/img")" ] || fail "$who: O3: lock or output left: $(left_beside "$dir/img")"
 	[ -z "$(ls -A "$dir/tmp")" ] || fail "$who: work dir left: $(ls -A "$dir/tmp")"
 	note "$who: O2 timeout and O3 Source shown escaped, nothing forged, nothing left"
 }

@@ -77,7 +77,7 @@ run_all() {
 			-o "$dir/img/t.ext4" "$T/r/$p.cfg"
 		t=$(( $(date +%s) - t0 ))
 		[ "$t" -lt 120 ] || fail "$who: $p: the build took $t s"
-		[ -z "$(ls -A "$dir/img")" ] || fail "$who: $p: left beside the image: $(ls -A "$dir/img")"
+		[ -z "$(left_beside "$dir/img")" ] || fail "$who: $p: left beside the image: $(left_beside "$dir/img")"
 		[ -z "$(ls -A "$dir/tmp")" ] || fail "$who: $p: work dir left: $(ls -A "$dir/tmp")"
 		no_process_under "$dir/tmp" "$who: $p"
 		note "$who: $p: $(grep -m1 -o "error: .*" "$T/err" | cut -c1-160)"

@@ -137,7 +137,7 @@ interrupt() {
 	[ "$rc" = 130 ] || { cat "$T/err" >&2; fail "$who $sig $name: exit $rc, expected 130"; }
 	grep -q "interrupted" "$T/err" || { cat "$T/err" >&2; fail "$who $sig $name: no 'interrupted' message"; }
 	[ -z "$(ls -A "$dir/tmp")" ] || fail "$who $sig $name: work dir left: $(ls -A "$dir/tmp")"
-	[ -z "$(ls -A "$dir/img")" ] || fail "$who $sig $name: left beside the image: $(ls -A "$dir/img")"
+	[ -z "$(left_beside "$dir/img")" ] || fail "$who $sig $name: left beside the image: $(left_beside "$dir/img")"
 	no_process_under "$dir/tmp" "$who $sig $name"
 	no_process 'sleep 92(0[1-4]|99)' "$who $sig $name"
 	after=$(shmem)

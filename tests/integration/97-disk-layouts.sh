@@ -106,6 +106,6 @@ for sig in INT TERM; do
 	wait $pid || rc=$?
 	[ $rc = 130 ] || { cat "$T/err" >&2; fail "$sig during the disk: exit $rc, expected 130"; }
 	grep -q "interrupted" "$T/err" || fail "$sig: no message"
-	[ -z "$(ls -A "$T/i/out")" ] || fail "$sig during the disk: left $(ls -A "$T/i/out")"
+	[ -z "$(left_beside "$T/i/out")" ] || fail "$sig during the disk: left $(left_beside "$T/i/out")"
 	[ -z "$(ls -A "$T/i/tmp")" ] || fail "$sig during the disk: work dir left"
 done

@@ -63,6 +63,12 @@ expect_ok() {
 	[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "'$*' exited $rc"; }
 }
 
+# left_beside DIR: what DIR holds but build reports and logs (NAME.report.json, NAME.log), which
+# a build that fails or is interrupted leaves beside its image (mkimage(1), FILES).
+left_beside() {
+	ls -A "$1" | grep -Ev '\.(report\.json|log)$' || true
+}
+
 # --- packages -------------------------------------------------------------------------------
 
 # deb_new NAME VERSION ARCH [FIELD: VALUE]...: a package tree in $T/src/NAME_VERSION_ARCH; prints it.

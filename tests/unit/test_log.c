@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lib/err.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 /*
  * Callers log and then return -errno. With stderr on a file (not a terminal) isatty() sets errno
@@ -118,7 +120,7 @@ START_TEST(log_escapes_every_message)
 }
 END_TEST
 
-static void log_output(void)
+static void command_output(void)
 {
 	static const char out[] = "line one\n\x1b[2Jmkimage: info: forged\n";
 
@@ -131,7 +133,7 @@ START_TEST(log_block_one_line_each)
 {
 	unsigned warnings = log_warning_count();
 
-	ck_assert_str_eq(capture(log_output),
+	ck_assert_str_eq(capture(command_output),
 			 "mkimage: warning: 'cmd' failed; its output:\n"
 			 "mkimage: warning:   | line one\n"
 			 "mkimage: warning:   | \\x1b[2Jmkimage: info: forged\n"
@@ -161,6 +163,106 @@ START_TEST(log_keeps_warning_texts)
 }
 END_TEST
 
+/* The log's text: its temp file renamed to `path`, read back (static buffer). */
+static const char *log_text(const char *path)
+{
+	static char text[8192];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = 0;
+	return text;
+}
+
+static int matches(const char *text, const char *re)
+{
+	char *cmd = xasprintf("printf '%%s' '%s' | grep -Eq '%s'", text, re);
+	int r = system(cmd);
+
+	free(cmd);
+	return r == 0;
+}
+
+/*
+ * Every level goes into the log whatever the threshold, timestamped, lines from before the file
+ * was opened too; a command's output line by line, escaped, its last line without a newline
+ * too; the file appears only when committed. The first error messages are kept.
+ */
+START_TEST(log_file_every_line)
+{
+	char dir[] = "/tmp/mki-unit-logfile.XXXXXX", *path, *tmp;
+	const char *text;
+	int fd = open("/dev/null", O_WRONLY), saved = dup(2);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	path = xasprintf("%s/x.log", dir);
+	tmp = xasprintf("%s/x.log.tmp-%d", dir, (int)getpid());
+	dup2(fd, 2);
+	log_set_level(LOG_ERROR);
+	log_file_start();
+	log_debug("before the file");
+	ck_assert_int_eq(log_file_open(path, 1 << 20), 0);
+	ck_assert_int_ne(access(path, F_OK), 0); /* unnamed until committed (O_TMPFILE on /tmp) */
+	ck_assert_int_ne(access(tmp, F_OK), 0);
+	log_info("an info line");
+	log_error("it failed in '%s'", "here");
+	log_output("'cmd'", "one\ntw", 6);
+	log_output("'cmd'", "o\x1b[2J\nthree", 11);
+	log_output("'cmd'", NULL, 0);
+	ck_assert_int_eq(log_file_commit(), 0);
+	dup2(saved, 2);
+	text = log_text(path);
+	ck_assert_int_ne(access(tmp, F_OK), 0);
+	ck_assert(matches(text, "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z "
+			       "debug: before the file$"));
+	ck_assert_ptr_nonnull(strstr(text, "Z info: an info line\n"));
+	ck_assert_ptr_nonnull(strstr(text, "Z error: it failed in 'here'\n"));
+	ck_assert_ptr_nonnull(strstr(text, "Z output: 'cmd' | one\n"));
+	ck_assert_ptr_nonnull(strstr(text, "Z output: 'cmd' | two\\x1b[2J\n"));
+	ck_assert_ptr_nonnull(strstr(text, "Z output: 'cmd' | three\n"));
+	ck_assert_uint_eq(log_errors()->n, 1);
+	ck_assert_str_eq(log_errors()->v[0], "it failed in 'here'");
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(tmp);
+	close(fd);
+	close(saved);
+}
+END_TEST
+
+/* A log past its limit says so once and stops; a discarded log leaves nothing. */
+START_TEST(log_file_bounded)
+{
+	char dir[] = "/tmp/mki-unit-logfile.XXXXXX", *path;
+	const char *text;
+	int fd = open("/dev/null", O_WRONLY), saved = dup(2), i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	path = xasprintf("%s/x.log", dir);
+	dup2(fd, 2);
+	ck_assert_int_eq(log_file_open(path, 1000), 0);
+	for (i = 0; i < 1000; i++)
+		log_output("'flood'", "yes\n", 4);
+	ck_assert_int_eq(log_file_commit(), 0);
+	text = log_text(path);
+	ck_assert_uint_le(strlen(text), 1100);
+	ck_assert_ptr_nonnull(strstr(text, "-- the log stops here: it reached its limit 'log-size'"));
+	unlink(path);
+	ck_assert_int_eq(log_file_open(path, 1000), 0);
+	log_error("never kept");
+	log_file_discard();
+	dup2(saved, 2);
+	ck_assert_int_ne(rmdir(dir), -1); /* empty: no temp file left */
+	free(path);
+	close(fd);
+	close(saved);
+}
+END_TEST
+
 Suite *log_suite(void)
 {
 	Suite *s = suite_create("log");
@@ -172,6 +274,8 @@ Suite *log_suite(void)
 	tcase_add_test(tc, log_escapes_every_message);
 	tcase_add_test(tc, log_block_one_line_each);
 	tcase_add_test(tc, log_keeps_warning_texts);
+	tcase_add_test(tc, log_file_every_line);
+	tcase_add_test(tc, log_file_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -94,7 +94,7 @@ START_TEST(report_json)
 	strv_release(&f.p.archs);
 	got = written(&f);
 	ck_assert_str_eq(got,
-		"{\n  \"recipe\": \"board\",\n  \"recipe_sha256\": \"" A64 "\",\n"
+		"{\n  \"status\": \"ok\",\n  \"recipe\": \"board\",\n  \"recipe_sha256\": \"" A64 "\",\n"
 		"  \"stages\": { \"fetch\": 0.000, \"resolve\": 0.500, \"unpack\": 1.500, "
 		"\"image\": 2.500, \"outputs\": 3.000 },\n"
 		"  \"total_seconds\": 12.346,\n"
@@ -156,6 +156,41 @@ START_TEST(unwritable)
 }
 END_TEST
 
+/* A failure: status, stage, exit code, every error escaped, the stages that ran, the log. */
+START_TEST(failure_json)
+{
+	struct fixture f;
+	struct strv errors = { 0 };
+	struct report_failure fl = { "failed", "hooks", 7, &errors, "/out/board.log" };
+	char *got;
+
+	setup(&f);
+	strv_push(&errors, "hook 'x' failed with exit status 2; last lines of its output:");
+	strv_push(&errors, "a \"quoted\"\nname");
+	ck_assert_int_eq(report_write_failure(&fl, &f.rep, &f.r, f.file), 0);
+	got = written(&f);
+	ck_assert_str_eq(got,
+		"{\n  \"status\": \"failed\",\n  \"recipe\": \"board\",\n  \"recipe_sha256\": \""
+		A64 "\",\n  \"stage\": \"hooks\",\n  \"exit_code\": 7,\n  \"errors\": [\n"
+		"    \"hook 'x' failed with exit status 2; last lines of its output:\",\n"
+		"    \"a \\\"quoted\\\"\\nname\"\n  ],\n"
+		"  \"stages\": { \"fetch\": 0.000, \"resolve\": 0.500, \"unpack\": 1.500, "
+		"\"image\": 2.500, \"outputs\": 3.000 },\n"
+		"  \"total_seconds\": 12.346,\n  \"log\": \"/out/board.log\",\n"
+		"  \"warnings\": 1\n}\n");
+	free(got);
+	fl = (struct report_failure){ "interrupted", NULL, 130, NULL, NULL };
+	ck_assert_int_eq(report_write_failure(&fl, &f.rep, &f.r, f.file), 0);
+	got = written(&f);
+	ck_assert_ptr_nonnull(strstr(got, "\"status\": \"interrupted\""));
+	ck_assert_ptr_nonnull(strstr(got, "\"stage\": null,\n  \"exit_code\": 130,\n  \"errors\": [],"));
+	ck_assert_ptr_nonnull(strstr(got, "\"log\": null,"));
+	free(got);
+	strv_release(&errors);
+	teardown(&f);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -164,6 +199,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, report_json);
 	tcase_add_test(tc, layer_cache_and_escaping);
 	tcase_add_test(tc, unwritable);
+	tcase_add_test(tc, failure_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -59,13 +59,13 @@ cp "$T/img/t.spdx.json" "$T/first.spdx.json"
 expect_ok "$MKIMAGE" --no-layer-cache --locked="$T/img/t.lock" -o "$T/img/t.ext4" "$T/r/t.cfg"
 cmp "$T/first.spdx.json" "$T/img/t.spdx.json" || fail "the SBOM differs between two builds of one lock"
 if [ "$(id -u)" = 0 ]; then
-	test_user mkisbom09
+	test_user mkisbom102
 	mkdir -p "$T/u/tmp" "$T/u/img" "$T/u/cache"
 	cp "$T/img/t.lock" "$T/u/t.lock"
-	chown -R mkisbom09 "$T/u"
+	chown -R mkisbom102 "$T/u"
 	chmod 755 "$T"
 	chmod -R a+rX "$T/r" "$T/keys"
-	TMPDIR=$T/u/tmp expect_ok as_user mkisbom09 "$MKIMAGE" --no-layer-cache --cache-dir "$T/u/cache" \
+	TMPDIR=$T/u/tmp expect_ok as_user mkisbom102 "$MKIMAGE" --no-layer-cache --cache-dir "$T/u/cache" \
 		--locked="$T/u/t.lock" -o "$T/u/img/t.ext4" "$T/r/t.cfg"
 	cmp "$T/first.spdx.json" "$T/u/img/t.spdx.json" ||
 		fail "the SBOM an ordinary user's build of the lock writes differs from root's"

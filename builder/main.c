@@ -1245,6 +1245,7 @@ static void write_failure(struct options *o, const struct recipe *r, struct buil
 		}
 	b->rep.total_secs = log_now() - o->started;
 	b->rep.warnings = log_warning_count();
+	b->rep.version = MKI_VERSION;
 	if (report_write_failure(&f, &b->rep, r, o->report_file) == 0)
 		log_info("the build report is '%s' and its whole log '%s'", o->report_file,
 			 o->log_file);

@@ -93,6 +93,10 @@ int report_write_failure(const struct report_failure *f, const struct report *re
 	json_str(&b, r->name);
 	buf_adds(&b, ",\n  \"recipe_sha256\": ");
 	json_str(&b, r->digest);
+	if (rep->version) { /* which mkimage failed: a farm files the report with it */
+		buf_adds(&b, ",\n  \"mkimage_version\": ");
+		json_str(&b, rep->version);
+	}
 	buf_adds(&b, ",\n  \"stage\": ");
 	if (f->stage)
 		json_str(&b, f->stage);

@@ -171,7 +171,7 @@ START_TEST(failure_json)
 	got = written(&f);
 	ck_assert_str_eq(got,
 		"{\n  \"status\": \"failed\",\n  \"recipe\": \"board\",\n  \"recipe_sha256\": \""
-		A64 "\",\n  \"stage\": \"hooks\",\n  \"exit_code\": 7,\n  \"errors\": [\n"
+		A64 "\",\n  \"mkimage_version\": \"1.2+git3.abc\",\n  \"stage\": \"hooks\",\n  \"exit_code\": 7,\n  \"errors\": [\n"
 		"    \"hook 'x' failed with exit status 2; last lines of its output:\",\n"
 		"    \"a \\\"quoted\\\"\\nname\"\n  ],\n"
 		"  \"stages\": { \"fetch\": 0.000, \"resolve\": 0.500, \"unpack\": 1.500, "

@@ -165,6 +165,7 @@ START_TEST(failure_json)
 	char *got;
 
 	setup(&f);
+	f.rep.version = "1.2+git3.abc";
 	strv_push(&errors, "hook 'x' failed with exit status 2; last lines of its output:");
 	strv_push(&errors, "a \"quoted\"\nname");
 	ck_assert_int_eq(report_write_failure(&fl, &f.rep, &f.r, f.file), 0);

@@ -57,10 +57,17 @@ mkimage: $(OUT)/main.o $(LIB_OBJS)
 # IRELATIVE relocations, tunables) costs about 1 ms more per exec on a virtual machine, musl's
 # almost nothing. EXEC_CC=$(CC) builds it with glibc; both behave the same.
 EXEC_CC ?= $(or $(shell command -v musl-gcc 2>/dev/null),$(CC))
-mkimage-exec: $(EXEC_SRCS) builder/configure/execprof.h builder/configure/execshim.h \
-	      builder/configure/accel.h builder/debian/plan.h builder/lib/str.h
-	$(EXEC_CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static -iquote builder \
-		-DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"' -o $@ $(filter %.c,$^)
+EXEC_DEPS := $(EXEC_SRCS) builder/configure/execprof.h builder/configure/execshim.h \
+	builder/configure/accel.h builder/debian/plan.h builder/lib/str.h
+EXEC_BUILD = -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static -iquote builder \
+	-DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"' -o $@ $(filter %.c,$^)
+mkimage-exec: $(EXEC_DEPS)
+	$(EXEC_CC) $(EXEC_BUILD)
+
+# The same program linked with glibc: test 65 builds an image with each and compares them.
+$(OUT)/glibc/mkimage-exec: $(EXEC_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EXEC_BUILD)
 
 $(OUT)/%.o: builder/%.c
 	@mkdir -p $(@D)
@@ -87,7 +94,7 @@ TOOLS := $(patsubst tests/tools/%.c,$(OUT)/tools/%,$(TOOL_SRCS))
 $(OUT)/tools/%: tests/tools/%.c $(LIB_OBJS) | $(OUT)/tools
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -iquote builder $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
-tools: $(TOOLS)
+tools: $(TOOLS) $(OUT)/glibc/mkimage-exec
 
 # Fuzz harnesses: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput.
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)

@@ -5,7 +5,9 @@
 # and arm-board-verity share arm-board's, which holds cryptsetup-bin for the verified root.
 # What the large set adds to the bootable arm-board (60-build.sh SET=large, fixed here so that
 # the bench and its mirror agree).
-LARGE_EXTRA="python3 perl network-manager openssh-server curl ca-certificates iptables"
+LARGE_EXTRA="python3 perl network-manager openssh-server curl ca-certificates iptables build-essential git
+	python3-pip python3-numpy samba cups rsyslog sudo vim avahi-daemon bluez wpasupplicant nginx
+	postgresql gstreamer1.0-plugins-good weston php-fpm"
 flagship_mirror() {
 	local archs pkgs set=$1
 	case $1 in

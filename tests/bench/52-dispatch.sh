@@ -28,13 +28,11 @@ with open(sys.argv[1], "w") as f:
     f.write(f"native {ident(st.st_ino)} any /usr/bin/realpath\n")
     f.write("qemu 40 1 /usr/bin/qemu-arm-static\n")
 PY
-srcs="$TOP/builder/configure/mkimage-exec.c $TOP/builder/configure/execshim.c $TOP/builder/configure/execprof_run.c"
-flags="-std=gnu11 -O2 -static -iquote $TOP/builder -DMKI_HOST_MULTIARCH=\"$fake\""
-# shellcheck disable=SC2086
-cc $flags -o "$W/glibc" $srcs
+srcs=("$TOP"/builder/configure/{mkimage-exec,execshim,execprof_run}.c)
+flags=(-std=gnu11 -O2 -static -iquote "$TOP/builder" "-DMKI_HOST_MULTIARCH=\"$fake\"")
+cc "${flags[@]}" -o "$W/glibc" "${srcs[@]}"
 if command -v musl-gcc >/dev/null; then
-	# shellcheck disable=SC2086
-	musl-gcc $flags -o "$W/musl" $srcs
+	musl-gcc "${flags[@]}" -o "$W/musl" "${srcs[@]}"
 fi
 cat >"$W/loop.c" <<'C'
 #include <spawn.h>
@@ -66,7 +64,7 @@ cc -O2 -o "$W/loop" "$W/loop.c"
 echo "$N execs of 'realpath /' per run, $REPS runs alternating; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 ways="plain glibc"
 [ ! -x "$W/musl" ] || ways="plain musl glibc"
-for i in $(seq 1 "$REPS"); do
+for _ in $(seq 1 "$REPS"); do
 	for w in $ways; do
 		case $w in
 		plain) "$W/loop" "$N" "$loader" --inhibit-cache --argv0 realpath /usr/bin/realpath / ;;

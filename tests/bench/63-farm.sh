@@ -60,7 +60,7 @@ echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 same=1 rss_sum=0
 printf '%-18s %10s %12s %14s  %s\n' recipe "serial s" "parallel s" "peak RSS MiB" "same bytes"
 for r in $RECIPES; do
-	read -r sw srss <"$W/serial/$r.time" || sw=- srss=0
+	read -r sw _ <"$W/serial/$r.time" || sw=-
 	read -r pw prss <"$W/parallel/$r.time" || pw=- prss=0
 	if cmp -s "$W/serial/$r.img" "$W/parallel/$r.img"; then s=yes; else s=NO same=0; fi
 	rss_sum=$((rss_sum + prss))

@@ -3,12 +3,23 @@
 # The package lists name what the recipe installs besides Essential + required; the directory is
 # named after the set, so a branch still building an older set never rebuilds it. arm-board-ab
 # and arm-board-verity share arm-board's, which holds cryptsetup-bin for the verified root.
+# What the large set adds to the bootable arm-board (60-build.sh SET=large, fixed here so that
+# the bench and its mirror agree): some 510 packages. Not samba: samba-common's postinst runs ucf,
+# which calls awk, and dpkg --configure -a may reach it before mawk's postinst made the awk
+# alternative (ucf does not depend on mawk), so the build fails.
+LARGE_EXTRA="python3 perl network-manager openssh-server curl ca-certificates iptables build-essential git
+	python3-pip python3-numpy cups rsyslog sudo vim avahi-daemon bluez wpasupplicant nginx
+	postgresql gstreamer1.0-plugins-good weston php-fpm"
 flagship_mirror() {
 	local archs pkgs set=$1
 	case $1 in
 	arm-board | arm-board-ab | arm-board-verity)
 		set=arm-board-verity
 		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu cryptsetup-bin hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
+	# The bench's large appliance (60-build.sh SET=large): arm-board plus an interpreter stack
+	# and a network manager, some 500-700 packages.
+	arm-board-large)
+		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu hello:armel libc6:armel libstdc++6:armel zlib1g:armel $LARGE_EXTRA" ;;
 	pc-legacy) archs=amd64,i386 pkgs="linux-image-amd64 systemd-boot-efi hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386" ;;
 	arm64-armhf) archs=arm64,armhf pkgs="linux-image-arm64 u-boot-menu hello:armhf libc6:armhf libstdc++6:armhf zlib1g:armhf" ;;
 	*) echo "flagship_mirror: no recipe '$1'" >&2; return 2 ;;

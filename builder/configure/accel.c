@@ -677,17 +677,22 @@ static char *find_dispatcher(void)
 	return NULL;
 }
 
+static int emulated_any(const struct prep *x)
+{
+	for (size_t i = 0; i < x->p->archs.n; i++)
+		if (sandbox_arch_emulated(x->p->archs.v[i]))
+			return 1;
+	return 0;
+}
+
 /* Why nothing can be accelerated, or NULL when something might. */
 static const char *unusable(struct prep *x, const struct plan *twins)
 {
 	const struct sandbox_info *si = sandbox_get();
 	struct stat sb;
 	size_t i;
-	int emulated = 0;
 
-	for (i = 0; i < x->p->archs.n; i++)
-		emulated |= sandbox_arch_emulated(x->p->archs.v[i]);
-	if (!emulated)
+	if (!emulated_any(x))
 		return "no architecture is emulated";
 	if (!twins || !twins->n)
 		return "the repositories have none of the plan's programs in the host's architecture";
@@ -805,7 +810,10 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 	}
 	if (!ret && !why)
 		ret = activate(&x, dispatcher);
-	if (why)
+	/* With nothing emulated every program is native anyway: no word about emulation. */
+	if (why && !emulated_any(&x))
+		log_debug("native tools: none needed (%s)", why);
+	else if (why)
 		log_info("native tools: none (%s); every target program is emulated", why);
 	else if (!ret)
 		log_info("native tools: %zu target programs run as their host-architecture build of "

@@ -5,9 +5,11 @@
  */
 #include "execshim.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int execshim_elf_machine(const char *file, unsigned *machine, unsigned *cls)
 {
@@ -26,38 +28,111 @@ int execshim_elf_machine(const char *file, unsigned *machine, unsigned *cls)
 	return 0;
 }
 
+/*
+ * Whether the "native DEV INO SIZE SEC NSEC FLAGS PATH" line `line` is the file of identity `id`
+ * (dev, ino, size, mtime sec, nsec); then its flags and path are copied to `hit`. The numbers are
+ * compared as they are read: the table has a line per native program and is read at every exec,
+ * so another file's line is left at its first mismatch (the inode) instead of being parsed whole.
+ */
+static int native_line(const char *line, const unsigned long long id[5], struct execshim_hit *hit)
+{
+	const char *p = line + strlen("native "), *path;
+	size_t flags_len;
+
+	for (int i = 0; i < 5; i++) {
+		unsigned long long v = 0;
+		const char *digits = p;
+
+		/* by hand: musl's strtoull is a scanf in disguise, ten times slower */
+		for (; *p >= '0' && *p <= '9' && p - digits < 20; p++)
+			v = v * 10 + (unsigned)(*p - '0');
+		if (p == digits || *p != ' ' || v != id[i])
+			return 0;
+		p++;
+	}
+	/* FLAGS PATH, each one word; a path too long for `hit` is no match, never a shorter one */
+	flags_len = strcspn(p, " ");
+	path = p + flags_len + (p[flags_len] == ' ');
+	if (!flags_len || !*path || strchr(path, ' ') || strlen(path) >= sizeof(hit->native))
+		return 0;
+	memcpy(hit->native, path, strlen(path) + 1);
+	hit->versions_only = flags_len == strlen("versions") && !strncmp(p, "versions", flags_len);
+	return 1;
+}
+
+static void table_line(const char *line, unsigned machine, unsigned cls,
+		       const unsigned long long id[5], struct execshim_hit *hit)
+{
+	char path[512];
+	unsigned m, c;
+
+	if (!strncmp(line, "native ", strlen("native ")))
+		native_line(line, id, hit);
+	else if (sscanf(line, "loader %511s", path) == 1)
+		snprintf(hit->loader, sizeof(hit->loader), "%s", path);
+	else if (sscanf(line, "profile %511s", path) == 1)
+		snprintf(hit->profile, sizeof(hit->profile), "%s", path);
+	else if (sscanf(line, "qemu %u %u %511s", &m, &c, path) == 3 && m == machine && c == cls)
+		snprintf(hit->qemu, sizeof(hit->qemu), "%s", path);
+}
+
+/*
+ * Each line of the table through table_line(), read in large chunks: every syscall costs on a
+ * virtual machine, and stdio would read the table a kilobyte at a time. A line of
+ * TABLE_LINE_MAX or more is skipped whole (mkimage writes none): never half of it read as a line.
+ */
+#define TABLE_CHUNK (64 * 1024)
+#define TABLE_LINE_MAX 1200
+static void read_table(int fd, unsigned machine, unsigned cls, const unsigned long long id[5],
+		       struct execshim_hit *hit)
+{
+	static char buf[TABLE_CHUNK + TABLE_LINE_MAX + 1];
+	size_t have = 0, skip = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf + have, TABLE_CHUNK)) > 0) {
+		char *line = buf, *nl;
+
+		have += (size_t)n;
+		buf[have] = 0;
+		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+			*nl = 0;
+			if (!skip && nl - line < TABLE_LINE_MAX)
+				table_line(line, machine, cls, id, hit);
+			skip = 0;
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		if (have > TABLE_LINE_MAX) {
+			skip = 1;
+			have = 0;
+		}
+		memmove(buf, line, have);
+	}
+	buf[have] = 0;
+	if (have && !skip && have < TABLE_LINE_MAX)
+		table_line(buf, machine, cls, id, hit);
+}
+
 int execshim_lookup(const char *table, const char *file, struct execshim_hit *hit)
 {
-	unsigned machine = 0, cls = 0, m, c;
-	unsigned long long dev, ino, size, sec, nsec;
-	char line[1200], flags[16], path[512];
+	unsigned machine = 0, cls = 0;
+	unsigned long long id[5];
 	struct stat sb;
-	FILE *t;
+	int fd;
 
 	if (stat(file, &sb) < 0 || execshim_elf_machine(file, &machine, &cls) < 0)
 		return -1;
-	t = fopen(table, "re");
-	if (!t)
+	fd = open(table, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	while (fgets(line, sizeof(line), t)) {
-		if (sscanf(line, "loader %511s", path) == 1)
-			snprintf(hit->loader, sizeof(hit->loader), "%s", path);
-		else if (sscanf(line, "profile %511s", path) == 1)
-			snprintf(hit->profile, sizeof(hit->profile), "%s", path);
-		else if (sscanf(line, "qemu %u %u %511s", &m, &c, path) == 3 && m == machine &&
-			 c == cls)
-			snprintf(hit->qemu, sizeof(hit->qemu), "%s", path);
-		else if (sscanf(line, "native %llu %llu %llu %llu %llu %15s %511s", &dev, &ino, &size,
-				&sec, &nsec, flags, path) == 7 &&
-			 dev == (unsigned long long)sb.st_dev && ino == (unsigned long long)sb.st_ino &&
-			 size == (unsigned long long)sb.st_size &&
-			 sec == (unsigned long long)sb.st_mtim.tv_sec &&
-			 nsec == (unsigned long long)sb.st_mtim.tv_nsec) {
-			snprintf(hit->native, sizeof(hit->native), "%s", path);
-			hit->versions_only = !strcmp(flags, "versions");
-		}
-	}
-	fclose(t);
+	id[0] = (unsigned long long)sb.st_dev;
+	id[1] = (unsigned long long)sb.st_ino;
+	id[2] = (unsigned long long)sb.st_size;
+	id[3] = (unsigned long long)sb.st_mtim.tv_sec;
+	id[4] = (unsigned long long)sb.st_mtim.tv_nsec;
+	read_table(fd, machine, cls, id, hit);
+	close(fd);
 	return 0;
 }
 

@@ -4,7 +4,8 @@
 # Prints medians of REPS runs (default 3), per-stage medians for mkimage, peak RSS and ratios.
 # SET=lean (default) builds the recipe without kernel and systemd (tests/flagship.sh), the set
 # earlier figures were taken with; SET=bootable the whole recipe, kernel and initramfs included
-# (61-build-bootable.sh). TWINS=0 serves a mirror without the host's architecture (mkimage then
+# (61-build-bootable.sh); SET=large the whole recipe plus $LARGE_EXTRA (tests/flagship.sh: python3,
+# perl, network-manager, ...), some 500-700 packages from their own mirror. TWINS=0 serves a mirror without the host's architecture (mkimage then
 # takes its native tools from the host's apt sources). REBUILD=1 changes one hook before each
 # measured mkimage run (the rebuild case); PEER=0 leaves the peer out (62-cases.sh reuses the
 # peer figure of the same set). The load average is printed before and after: the machine is
@@ -17,13 +18,17 @@ REBUILD=${REBUILD:-0}
 PEER=${PEER:-1}
 W=$(mktemp -d /var/tmp/mkimage-bench.XXXXXX)
 . "$TOP/tests/flagship.sh"
-flagship_mirror arm-board
+if [ "$SET" = large ]; then flagship_mirror arm-board-large; else flagship_mirror arm-board; fi
 # A copy of the recipe beside copies of its overlays and hooks: the rebuild case edits a hook.
 flagship_lean arm-board "$W/lean"
 case $SET in
 lean) RECIPE=$W/lean/recipes/arm-board.cfg ;;
 bootable) cp "$TOP/recipes/arm-board.cfg" "$W/lean/recipes/" && RECIPE=$W/lean/recipes/arm-board.cfg ;;
-*) echo "60-build: SET is lean or bootable, not '$SET'" >&2; exit 2 ;;
+large)
+	RECIPE=$W/lean/recipes/arm-board.cfg
+	sed "s|^\( *\)install = \[|\1install = [ $(printf '"%s", ' $LARGE_EXTRA)|" \
+		"$TOP/recipes/arm-board.cfg" >"$RECIPE" ;;
+*) echo "60-build: SET is lean, bootable or large, not '$SET'" >&2; exit 2 ;;
 esac
 LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
 # The peer gets the same packages and runs the same hooks, in the recipe's order and environment.
@@ -141,6 +146,9 @@ for i in range(1, reps + 1):
 med = {k: statistics.median(v) for k, v in stages.items()}
 print("mkimage per stage (median s): " + ", ".join(f"{k} {v:.2f}" for k, v in med.items()))
 split = " ".join(f"{k}={v:.2f}" for k, v in med.items())
+pkgs = json.load(open(f"{w}/report.1.json"))["packages"]["total"]
+print(f"{pkgs} packages: mkimage {ow / pkgs * 1000:.0f} ms per package"
+      + (f", the peer {pw / pkgs * 1000:.0f} ms" if pw else ""))
 print(f"RESULT peer={pw or 0:.2f} ours={ow:.2f} peer_rss={prss or 0:.0f} ours_rss={orss:.0f} "
-      f"load={load0}->{load1} {split}")
+      f"load={load0}->{load1} pkgs={pkgs} {split}")
 PY

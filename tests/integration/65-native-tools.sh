@@ -57,6 +57,22 @@ grep -q "native tools" "$T/err" && fail "--no-native-tools still set up native t
 a=$(sha256sum <"$T/native.ext4") b=$(sha256sum <"$T/emulated.ext4")
 [ "$a" = "$b" ] || fail "native tools changed the image: $a vs $b"
 
+# The dispatcher linked with glibc instead of musl (the Makefile's EXEC_CC; musl only starts
+# faster): the same image. mkimage finds mkimage-exec beside itself.
+glibc_exec=$TOP/build/glibc/mkimage-exec
+[ -x "$glibc_exec" ] || fail "no glibc-linked mkimage-exec: run 'make tools'"
+mkdir "$T/glibc"
+cp "$MKIMAGE" "$glibc_exec" "$T/glibc/"
+if cmp -s "$glibc_exec" "$TOP/mkimage-exec"; then
+	echo "note: mkimage-exec is linked with glibc too (no musl-gcc): both builds use glibc" >&2
+fi
+expect_ok "$T/glibc/${MKIMAGE##*/}" -v --cache-dir "$T/cache" --source "$SRC" --no-layer-cache \
+	--output "$T/glibc.ext4" "$T/r/recipes/arm-board.cfg"
+grep -Eq "exec profile: [0-9]+ programs started by the scripts \([1-9][0-9]* native\)" "$T/err" ||
+	fail "the glibc-linked dispatcher ran nothing natively"
+c=$(sha256sum <"$T/glibc.ext4")
+[ "$a" = "$c" ] || fail "the dispatcher's libc changed the image: $a (musl) vs $c (glibc)"
+
 # Offline, the twins come from the cache like everything else; a cache filled without them (an
 # older mkimage, or --no-native-tools) still builds offline, with everything emulated. (Without the
 # layer cache, which would restore the first build's configured tree instead of configuring.)

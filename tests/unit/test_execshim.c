@@ -128,6 +128,56 @@ START_TEST(lookup_matches_by_identity_and_machine)
 }
 END_TEST
 
+/*
+ * The table is read in chunks: a table larger than a chunk, lines across chunk boundaries, lines
+ * of other files that differ only in a late field, an overlong line (skipped whole, its tail too)
+ * and a last line without a newline are all read as one line at a time.
+ */
+START_TEST(lookup_reads_large_tables_line_by_line)
+{
+	char prog[] = "/tmp/mki-shim-prog-XXXXXX", table[] = "/tmp/mki-shim-table-XXXXXX";
+	struct execshim_hit hit = { 0 };
+	struct stat sb;
+	FILE *t;
+	int fd, i;
+
+	elf_file(prog, 1, 1, 40);
+	ck_assert_int_eq(stat(prog, &sb), 0);
+	fd = mkstemp(table);
+	ck_assert_int_ge(fd, 0);
+	t = fdopen(fd, "w");
+	fprintf(t, "loader /lib64/ld-linux-x86-64.so.2\n");
+	for (i = 0; i < 3000; i++) /* ~200 KiB: several chunks */
+		fprintf(t, "native %llu %llu %llu %llu %d any /native/other-%d\n",
+			(unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
+			(unsigned long long)sb.st_size, (unsigned long long)sb.st_mtim.tv_sec,
+			i == 1500 ? (int)sb.st_mtim.tv_nsec + 1 : 1000000000 + i, i);
+	/* an overlong line whose tail would be a matching line if it were read as one */
+	fprintf(t, "native %*s", 3000, "");
+	table_line_native(t, prog, 0, "any", "/native/in-the-long-line");
+	table_line_native(t, prog, 0, "any", "/native/prog");
+	fprintf(t, "native 1 2 3 4 5 any /native/ignored\n");
+	fprintf(t, "qemu 40 1 /usr/bin/qemu-arm-static"); /* no newline at the end */
+	fclose(t);
+	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
+	ck_assert_str_eq(hit.loader, "/lib64/ld-linux-x86-64.so.2");
+	ck_assert_str_eq(hit.native, "/native/prog");
+	ck_assert_str_eq(hit.qemu, "/usr/bin/qemu-arm-static");
+
+	/* the matching line overlong itself: nothing native */
+	t = fopen(table, "w");
+	fprintf(t, "native %llu %llu %llu %llu %llu any /%01500d\n", (unsigned long long)sb.st_dev,
+		(unsigned long long)sb.st_ino, (unsigned long long)sb.st_size,
+		(unsigned long long)sb.st_mtim.tv_sec, (unsigned long long)sb.st_mtim.tv_nsec, 7);
+	fclose(t);
+	memset(&hit, 0, sizeof(hit));
+	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
+	ck_assert_str_eq(hit.native, "");
+	unlink(prog);
+	unlink(table);
+}
+END_TEST
+
 /* A writable argv (binfmt_misc's is) from string literals: copies in `store`, NULL-terminated. */
 struct args {
 	char store[8][32];
@@ -218,6 +268,7 @@ Suite *execshim_suite(void)
 
 	tcase_add_test(tc, elf_machine_in_either_byte_order);
 	tcase_add_test(tc, lookup_matches_by_identity_and_machine);
+	tcase_add_test(tc, lookup_reads_large_tables_line_by_line);
 	tcase_add_test(tc, native_only_when_allowed);
 	tcase_add_test(tc, argv_of_both_ways);
 	suite_add_tcase(s, tc);

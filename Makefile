@@ -205,7 +205,7 @@ deb: mkimage mkimage-exec
 
 # What building and running mkimage need (`make deps`): the compiler and libraries, apt's and
 # dpkg's tools, gpgv for signatures, QEMU user emulation and uidmap for the sandbox, e2fsprogs,
-# musl for the small static dispatcher (mkimage-exec) every emulated exec goes through.
+# musl for the small static dispatcher (mkimage-exec) every exec of a target program goes through.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
 	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev libfdisk-dev \
 	libsquashfs-dev gpg gpgv dpkg-dev apt apt-utils e2fsprogs qemu-user-static uidmap \

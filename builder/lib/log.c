@@ -126,7 +126,7 @@ static void file_put(const char *line, size_t len)
 			buf_add(&lf.pending, line, len);
 		return;
 	}
-	if (lf.written + len > lf.limit) {
+	if (lf.written + len + sizeof(full) - 1 > lf.limit) { /* the last line fits the limit too */
 		lf.full = 1;
 		line = full;
 		len = sizeof(full) - 1;

@@ -111,4 +111,4 @@ recipe "$R/bad.cfg" bad '' '' \
 rm -rf "$T/e"; mkdir -p "$T/e/tmp"
 TMPDIR=$T/e/tmp expect_fail 8 "partition 'root' \(1 MiB\) cannot hold its squashfs: raise its size" \
 	"$MKIMAGE" --cache-dir "$T/a/cache" -o "$T/e/bad.img" "$R/bad.cfg"
-[ -z "$(ls "$T/e" | grep -v '^tmp$')" ] || fail "too small: left $(ls "$T/e")"
+[ -z "$(left_beside "$T/e" | grep -v '^tmp$')" ] || fail "too small: left $(ls "$T/e")"

@@ -5,6 +5,9 @@
 # /usr/bin/mkimage and mkimage(1) are ours through update-alternatives only while u-boot-tools
 # does not ship them (postinst, prerm, triggers).
 set -euo pipefail
+# Run from make (make deb, make check): its MAKEFLAGS would make the sub-makes print directories
+# into the version string and look for a jobserver they were not given.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 top=$(cd "$(dirname "$0")/../.." && pwd)
 pkg=$top/builder/packaging
 out=$(cd "${1:-$top}" && pwd)

@@ -4,6 +4,7 @@
 # files (*.cfg) and directories as the argument, lock files after --locked=. A `mkimage` that is
 # U-Boot's gets plain file names, not our options.
 . "$(dirname "$0")/lib.sh"
+unset MAKEFLAGS MFLAGS MAKELEVEL # run from make check: sub-makes must not print directories
 
 for link in 1 0; do
 	make -s -C "$TOP" install DESTDIR="$T/inst$link" PREFIX=/usr MKIMAGE_LINK=$link >/dev/null

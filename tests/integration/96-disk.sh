@@ -171,7 +171,7 @@ bad() { # NAME STATUS PATTERN DISK-KEYS PARTITIONS [MKIMAGE-ARGS]
 	rm -rf "$T/e"; mkdir -p "$T/e/tmp"
 	TMPDIR=$T/e/tmp expect_fail "$2" "$3" "$MKIMAGE" --cache-dir "$T/a/cache" -o "$T/e/bad.img" \
 		${6:-} "$R/bad.cfg"
-	[ -z "$(ls "$T/e" | grep -v '^tmp$')" ] || fail "$1: left $(ls "$T/e")"
+	[ -z "$(left_beside "$T/e" | grep -v '^tmp$')" ] || fail "$1: left $(ls "$T/e")"
 }
 ROOT='{ name = "root"; type = "root"; contents = "root"; }'
 bad small-root 8 "partition 'root' is 8\.0 MiB, but its contents need|partition 'root' \(8 MiB\) cannot hold its tree" '' \

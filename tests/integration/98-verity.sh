@@ -168,7 +168,7 @@ R
 mkdir -p "$T/e/tmp"
 TMPDIR=$T/e/tmp expect_fail 8 "partition 'usr-verity' \(1 MiB\) is too small for the hash tree of 'usr' \(1085440 bytes for its 130 MiB\): raise its size or use \"auto\"" \
 	"$MKIMAGE" --cache-dir "$T/a/cache" -o "$T/e/small.img" "$R/small.cfg"
-[ -z "$(ls "$T/e" | grep -v '^tmp$')" ] || fail "small: left $(ls "$T/e")"
+[ -z "$(left_beside "$T/e" | grep -v '^tmp$')" ] || fail "small: left $(ls "$T/e")"
 
 # As an ordinary user: the same bytes.
 if test_user mki98user 2>/dev/null; then

@@ -1199,7 +1199,7 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "a whole disk: partition table, boot loader, the image in a partition" },
 	{ RECIPE_IN_TOP, "layers", RECIPE_GROUP, .offset = TOP(layers), .sub = RECIPE_IN_LAYERS,
 	  .shown = shown_layers, .def_doc = "configured trees cached on this machine only",
-	  .hint = "layers = { registry = \"http://HOST:PORT/REPO\"; trusted_keys = [ ... ]; };",
+	  .hint = "layers = { registry = \"http://127.0.0.1:5000/REPO\"; trusted_keys = [ ... ]; };",
 	  .doc = "a registry sharing configured trees between machines (not in the digest)" },
 
 	{ RECIPE_IN_SOURCES, "host", RECIPE_BOOL, "false", .offset = SRC(host),

@@ -39,8 +39,8 @@ expect_fail 2 "badurl.cfg:[0-9]+: 'registry' must be http\(s\)://HOST" "$MKIMAGE
 sed 's|keys/farm.pub|keys/missing.pub|' "$T/r/a.cfg" >"$T/r/nokey.cfg"
 expect_fail 2 "nokey.cfg:[0-9]+: trusted layer key 'keys/missing.pub' not found" \
 	"$MKIMAGE" --check "$T/r/nokey.cfg"
-expect_fail 2 "--layer-registry: 'http://h/Up' is no registry repository" \
-	"$MKIMAGE" --layer-registry http://h/Up "$T/r/a.cfg"
+expect_fail 2 "--layer-registry: 'http://127.0.0.1/Up' is no registry repository" \
+	"$MKIMAGE" --layer-registry http://127.0.0.1/Up "$T/r/a.cfg"
 expect_ok "$MKIMAGE" --check "$T/r/a.cfg"
 grep -q 'trusted_keys = \[ ".*/keys/farm.pub" \]' "$T/out" || fail "--check does not show the layers group"
 

@@ -125,7 +125,7 @@ START_TEST(errors_are_recipe_errors)
 		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; }; "
 		"layers = { registry = \"ftp://h/x\"; };",
 		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; }; "
-		"layers = { registry = \"http://h\"; };",
+		"layers = { registry = \"http://127.0.0.1\"; };",
 		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; }; "
 		"layers = { trusted_keys = [ \"missing.pub\" ]; };",
 		"name = \"t\"; architecture = \"armhf\"; packages = { install = [\"a1\"]; }; "

@@ -51,11 +51,11 @@ START_TEST(url_host_drops_userinfo_and_path)
 	ck_assert_str_eq(h, "mirror.example:443");
 	ck_assert_int_eq(url_host("https://a@b@[::1]:81", h, sizeof(h)), 0);
 	ck_assert_str_eq(h, "[::1]:81");
-	ck_assert_int_eq(url_host("http://host.example?q=a@b", h, sizeof(h)), 0);
-	ck_assert_str_eq(h, "host.example");
+	ck_assert_int_eq(url_host("http://127.0.0.1:8080?q=a@b", h, sizeof(h)), 0);
+	ck_assert_str_eq(h, "127.0.0.1:8080");
 	ck_assert_int_eq(url_host("file:///srv/repo", h, sizeof(h)), -1);
 	ck_assert_int_eq(url_host("no scheme", h, sizeof(h)), -1);
-	ck_assert_int_eq(url_host("http://a-very-long-host-name.example/", h, 8), -1);
+	ck_assert_int_eq(url_host("http://127.000.000.001/", h, 8), -1);
 }
 END_TEST
 

@@ -1132,6 +1132,13 @@ static int check_space(const struct options *o, const struct plan *p)
 	return ret;
 }
 
+/* Which step the build is in, for the failure report; true, to chain after `!ret &&`. */
+static int now_at(struct build *b, const char *step)
+{
+	b->at = step;
+	return 1;
+}
+
 static int build_image(struct options *o, const struct recipe *r, struct build *b)
 {
 	struct image_params ip = { 0 };
@@ -1144,25 +1151,25 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	b->t0 = log_now();
 	b->at = stage_names[ST_SOURCES];
 	ret = stop_after(o, ST_SOURCES, timed(b, ST_SOURCES, sources_load(&b->sources, r, &o->st)));
-	if (!ret && (b->at = stage_names[ST_INDEXES]))
+	if (!ret && now_at(b, stage_names[ST_INDEXES]))
 		ret = stop_after(o, ST_INDEXES,
 				 timed(b, ST_INDEXES, indexes_fetch(&b->indexes, &b->sources, r,
 								    &o->st, fetch_indexes)));
 	if (!ret)
 		default_sde(o, &b->indexes);
-	if (!ret && (b->at = stage_names[ST_RESOLVE]))
+	if (!ret && now_at(b, stage_names[ST_RESOLVE]))
 		ret = stop_after(o, ST_RESOLVE, timed(b, ST_RESOLVE, resolve_stage(o, r, b)));
 	if (!ret && o->until >= ST_IMAGE)
 		ret = check_space(o, &b->plan); /* before anything is downloaded */
-	if (!ret && o->until >= ST_UNPACK && (b->at = "sandbox")) {
+	if (!ret && o->until >= ST_UNPACK && now_at(b, "sandbox")) {
 		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
 
 		ret = sandbox_check(&so); /* before downloading: no subordinate ids is said up front */
 	}
-	if (!ret && (b->at = stage_names[ST_FETCH]))
+	if (!ret && now_at(b, stage_names[ST_FETCH]))
 		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_stage(o, r, b)));
 	/* Unpack, hooks and the image writer run in one user namespace (sandbox.h). */
-	if (!ret && (b->at = "sandbox")) {
+	if (!ret && now_at(b, "sandbox")) {
 		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
 
 		ret = sandbox_enter(&so);
@@ -1170,7 +1177,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 	if (!ret)
 		sweep_work_dirs(o);
 	o->st.no_layer_cache |= o->until < ST_HOOKS; /* --until unpack: the unconfigured tree */
-	if (!ret && (b->at = stage_names[ST_UNPACK]))
+	if (!ret && now_at(b, stage_names[ST_UNPACK]))
 		ret = stop_after(o, ST_UNPACK,
 				 timed(b, ST_UNPACK, layer_unpack(&b->stage, &b->layer, &b->plan,
 								  &b->twins, r, &o->st, unpack_plan)));
@@ -1187,7 +1194,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		layer_keep_texts(b->layer, &b->shipped);
 	else if (!ret)
 		layer_take_texts(b->layer, &b->shipped);
-	if (!ret && (b->at = stage_names[ST_HOOKS]))
+	if (!ret && now_at(b, stage_names[ST_HOOKS]))
 		ret = stop_after(o, ST_HOOKS,
 				 timed(b, ST_HOOKS, hooks_run(&b->stage, b->layer, &b->plan, &b->twins, r,
 							      &o->st, &b->overlays)));
@@ -1215,7 +1222,7 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		ret = bmap_write(o->output, b->bmap);
 	if (!ret && b->compressed)
 		ret = compress_file(o->output, b->compressed, disk_compression(r));
-	if (!ret && (b->at = "outputs"))
+	if (!ret && now_at(b, "outputs"))
 		ret = write_outputs(o, r, b);
 	if (!ret && b->compressed && unlink(o->output))
 		ret = log_errno(-errno, "cannot remove '%s' after compressing it: %m", o->output);

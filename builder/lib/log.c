@@ -62,21 +62,20 @@ unsigned log_warning_count(void)
 	return warnings;
 }
 
-/* The warnings' texts for the report, the first LOG_KEEP_WARNINGS; `lock` held. */
-#define LOG_KEEP_WARNINGS 64
-static char *kept[LOG_KEEP_WARNINGS];
-static size_t n_kept;
-
-static void keep_warning(const char *msg)
+/* The lock held: the first `max` messages of a level, each cut at ERROR_TEXT_MAX, for the report. */
+static void keep(struct strv *v, size_t max, const char *msg)
 {
-	if (n_kept < LOG_KEEP_WARNINGS)
-		kept[n_kept++] = xstrdup(msg);
+	if (v->n < max)
+		strv_push_take(v, xasprintf("%.*s", ERROR_TEXT_MAX, msg));
 }
+
+#define WARNINGS_MAX 64 /* warnings' texts kept for the report */
+static struct strv warning_texts;
 
 size_t log_warning_texts(const char *const **texts)
 {
-	*texts = (const char *const *)kept;
-	return n_kept;
+	*texts = (const char *const *)warning_texts.v;
+	return warning_texts.n;
 }
 
 static int use_color(void)
@@ -183,12 +182,6 @@ static int wanted(enum log_level lv)
 	return lv <= threshold || lf.fd >= 0 || lf.started || lv == LOG_ERROR;
 }
 
-/* The lock held: the first error messages, whole, for the report. */
-static void keep_error(const char *msg)
-{
-	if (lf.errors.n < ERRORS_MAX)
-		strv_push_take(&lf.errors, xasprintf("%.*s", ERROR_TEXT_MAX, msg));
-}
 
 /* errno is the caller's while `fmt` is formatted (for %m) and when this returns. */
 static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
@@ -203,10 +196,10 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	msg = xvasprintf(fmt, ap);
 	pthread_mutex_lock(&lock);
 	if (lv == LOG_WARN)
-		keep_warning(msg);
+		keep(&warning_texts, WARNINGS_MAX, msg);
 	file_line(tags[lv], "", msg, strlen(msg));
 	if (lv == LOG_ERROR)
-		keep_error(msg);
+		keep(&lf.errors, ERRORS_MAX, msg);
 	if (lv <= threshold) {
 		clear_bar();
 		emit(lv, msg, strlen(msg));
@@ -249,7 +242,7 @@ static void vblock(enum log_level level, int file, const char *text, size_t len,
 			emit(lv, line.p, line.len);
 	}
 	if (file && lv == LOG_ERROR)
-		keep_error(head);
+		keep(&lf.errors, ERRORS_MAX, head);
 	pthread_mutex_unlock(&lock);
 	buf_release(&line);
 	free(head);

@@ -10,7 +10,9 @@
 # set configured natively (built for amd64), and (c)'s bootable set built for amd64
 # (linux-image-amd64) with every script native. CASES picks some (default "a b c d e f"; "floor":
 # none); FLOORS=0 skips the floors; REPS as in 60-build.sh (c and e run once unless REPS_C or
-# REPS_E is set). The 1-minute load at each case's start is printed with it.
+# REPS_E is set). Each case waits (up to QUIET_WAIT s, default 900) for the 1-minute load to fall
+# below QUIET (default 0.5; 0 starts at once): the issues' figures are for a quiet machine, and a
+# case's own previous runs keep the load up for minutes. The load at each case's start is printed.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$here/../.." && pwd)
@@ -27,8 +29,20 @@ run_case() { # run_case LETTER ENV...: the RESULT line of 60-build.sh with those
 	grep '^RESULT' "$out/$c.log" | sed "s/^RESULT/$c/" >>"$out/results" ||
 		{ echo "62-cases: case $c failed (above)" >&2; failed=1; }
 }
+# wait_quiet: until the 1-minute load is below $QUIET, or $QUIET_WAIT seconds have passed.
+QUIET=${QUIET:-0.5}
+QUIET_WAIT=${QUIET_WAIT:-900}
+wait_quiet() {
+	local waited=0
+	while awk -v q="$QUIET" '{ exit !($1 >= q) }' /proc/loadavg && [ "$waited" -lt "$QUIET_WAIT" ]; do
+		sleep 10
+		waited=$((waited + 10))
+	done
+	[ "$waited" = 0 ] || echo "-- waited ${waited} s for the load to fall below $QUIET"
+}
 failed=0
 for c in $CASES; do
+	wait_quiet
 	case $c in
 	a) run_case a SET=lean TWINS=1 ;;
 	b) run_case b SET=lean TWINS=0 ;;
@@ -92,6 +106,7 @@ mkdir -p "$w/boot/recipes"
 cp -a "$TOP/hooks" "$w/boot/" && cp -a "$TOP/recipes/overlay" "$w/boot/recipes/"
 sed -e 's/^architecture = "armhf";/architecture = "amd64";/' -e '/^auxiliary_architectures/d' \
 	-e 's/:armel"/"/g' -e 's/"linux-image-armmp"/"linux-image-amd64"/' "$TOP/recipes/arm-board.cfg" >"$boot"
+wait_quiet
 echo "-- floor: the bootable set for amd64 (load at start: $(cut -d' ' -f1-3 /proc/loadavg))"
 if "$TOP/mkimage" -q --no-layer-cache --cache-dir "$w/cache" --until hooks --output "$w/boot.img" "$boot" &&
 	"$TOP/mkimage" -q --no-layer-cache --cache-dir "$w/cache" --until hooks --output "$w/boot.img" "$boot"; then
@@ -106,7 +121,7 @@ else
 	echo "floor: the bootable amd64 build from the host's apt sources failed (above); no floor for (c)"
 fi
 }
-[ "$FLOORS" = 0 ] || floors
+[ "$FLOORS" = 0 ] || { wait_quiet && floors; }
 
 echo
 echo "case  peer s  mkimage s  ratio  ms/pkg (peer/ours)  peak RSS MiB (peer/ours)  load         stages (median s)"

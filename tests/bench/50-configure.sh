@@ -24,17 +24,19 @@ export SOURCE_DATE_EPOCH=1700000000
 RUNS=${BENCH_RUNS:-1}
 
 if [ -n "${BEFORE_EXEC:-}" ]; then
-	mkdir "$W/before"
-	cp "$TOP/mkimage" "$W/before/mkimage"
-	cp "$BEFORE_EXEC" "$W/before/mkimage-exec"
+	mkdir "$W/before-exec"
+	cp "$TOP/mkimage" "$W/before-exec/mkimage"
+	cp "$BEFORE_EXEC" "$W/before-exec/mkimage-exec"
 fi
 
 # build NAME [ARGS]: one build; appends "preinst_s configure_s" to $W/NAME, "user sys" to NAME.cpu
 build() {
 	local name=$1 bin=$TOP/mkimage
 	shift
-	[ "$name" != before ] || bin=$W/before/mkimage
-	/usr/bin/time -f '%U %S' -o "$W/time" "$bin" -v "$@" --cache-dir "$W/cache" --output "$W/$name.ext4" \
+	[ "$name" != before ] || bin=$W/before-exec/mkimage
+	# no layer reuse: the key does not change with the dispatcher or between these builds
+	/usr/bin/time -f '%U %S' -o "$W/time" "$bin" -v --no-layer-cache "$@" --cache-dir "$W/cache" \
+		--output "$W/$name.ext4" \
 		--source "http://127.0.0.1:$port bookworm main signed-by=$MIRROR/key.gpg" \
 		"$W/lean/recipes/arm-board.cfg" 2>"$W/log" || { tail -20 "$W/log" >&2; exit 1; }
 	tail -n 1 "$W/time" >>"$W/$name.cpu"
@@ -55,8 +57,10 @@ cpu() { awk '{ print $1 + $2 }' "$W/$1.cpu" | sort -n | sed -n "$(((RUNS + 1) / 
 median() { awk '{ print $1 + $2 }' "$1" | sort -n | sed -n "$(((RUNS + 1) / 2))p"; }
 n=$(median "$W/native") e=$(median "$W/emulated")
 cat "$W/what"
-echo "preinsts + dpkg --configure -a, native tools:        $n s ($(paste -sd' ' "$W/native")), build CPU $(cpu native) s"
+runs() { paste -sd' ' "$W/$1"; }
+echo "preinsts + dpkg --configure -a, native tools:   $n s ($(runs native)), CPU $(cpu native) s"
 [ -z "${BEFORE_EXEC:-}" ] ||
-	echo "the same through BEFORE_EXEC's dispatcher:           $(median "$W/before") s ($(paste -sd' ' "$W/before")), build CPU $(cpu before) s"
-echo "preinsts + dpkg --configure -a, all under QEMU:      $e s ($(paste -sd' ' "$W/emulated")), build CPU $(cpu emulated) s"
+	echo "the same through BEFORE_EXEC's dispatcher: $(median "$W/before") s ($(runs before))," \
+		"CPU $(cpu before) s"
+echo "preinsts + dpkg --configure -a, all under QEMU: $e s ($(runs emulated)), CPU $(cpu emulated) s"
 echo "ratio native tools / QEMU only: $(echo "scale=3; $n / $e" | bc) (images byte-identical)"

@@ -112,7 +112,9 @@ flt = {k: statistics.median(float(r[1]) for r in runs[k]) for k in ways}
 name = {"host": "plain host exec (ld.so.cache)", "loader": "the loader alone (a twin's floor)",
         "exec-only": "execve() only (any dispatcher's floor)"}
 for k in ways:
-    extra = f"  (+{cpu[k] - cpu['loader']:.2f} ms over the loader)" if k not in ("host", "loader") else ""
+    extra = ""
+    if k not in ("host", "loader"):
+        extra = f"  (+{cpu[k] - cpu['loader']:.2f} ms over the loader)"
     label = name.get(k, f"through mkimage-exec, {k}")
     print(f"{label:40} {cpu[k]:6.2f} ms CPU {flt[k]:6.1f} page faults per exec{extra}")
 PY

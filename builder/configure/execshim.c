@@ -6,26 +6,38 @@
 #include "execshim.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int execshim_elf_machine(const char *file, unsigned *machine, unsigned *cls)
+/* The ELF machine and class from the header at the start of `fd`: 0, or -1 for no ELF file. */
+static int elf_machine_fd(int fd, unsigned *machine, unsigned *cls)
 {
 	unsigned char h[20];
-	FILE *f = fopen(file, "rbe");
-	int ok;
 
-	if (!f)
-		return -1;
-	ok = fread(h, 1, sizeof(h), f) == sizeof(h) && !memcmp(h, "\177ELF", 4);
-	fclose(f);
-	if (!ok)
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, "\177ELF", 4))
 		return -1;
 	*cls = h[4];
 	*machine = h[5] == 1 ? (unsigned)(h[18] | h[19] << 8) : (unsigned)(h[19] | h[18] << 8);
 	return 0;
+}
+
+/*
+ * open() and pread(), not stdio: every exec of a script pays for what runs here, and fopen()
+ * would set up musl's allocator (brk, mmap, the page faults of both) for one 20-byte read.
+ */
+int execshim_elf_machine(const char *file, unsigned *machine, unsigned *cls)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = elf_machine_fd(fd, machine, cls);
+	close(fd);
+	return ret;
 }
 
 /*
@@ -77,51 +89,57 @@ static void table_line(const char *line, unsigned machine, unsigned cls,
 }
 
 /*
- * Each line of the table through table_line(), read in large chunks: every syscall costs on a
- * virtual machine, and stdio would read the table a kilobyte at a time. A line of
- * TABLE_LINE_MAX or more is skipped whole (mkimage writes none): never half of it read as a line.
+ * Each line of the table through table_line(). The table is mapped, not read: read() into a
+ * buffer costs a fresh zeroed page per 4 KiB of it, each a page fault that traps to the hypervisor
+ * on a virtual machine, while the mapping shares the page cache's pages, a few per fault. Each
+ * line is copied onto the stack to end it with a NUL; a line of TABLE_LINE_MAX or more is
+ * skipped whole (mkimage writes none): never part of it taken for a line.
  */
-#define TABLE_CHUNK (64 * 1024)
 #define TABLE_LINE_MAX 1200
 static void read_table(int fd, unsigned machine, unsigned cls, const unsigned long long id[5],
 		       struct execshim_hit *hit)
 {
-	static char buf[TABLE_CHUNK + TABLE_LINE_MAX + 1];
-	size_t have = 0, skip = 0;
-	ssize_t n;
+	const char *line, *end, *nl;
+	char copy[TABLE_LINE_MAX];
+	void *map;
+	struct stat sb;
 
-	while ((n = read(fd, buf + have, TABLE_CHUNK)) > 0) {
-		char *line = buf, *nl;
-
-		have += (size_t)n;
-		buf[have] = 0;
-		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
-			*nl = 0;
-			if (!skip && nl - line < TABLE_LINE_MAX)
-				table_line(line, machine, cls, id, hit);
-			skip = 0;
-			line = nl + 1;
-		}
-		have -= (size_t)(line - buf);
-		if (have > TABLE_LINE_MAX) {
-			skip = 1;
-			have = 0;
-		}
-		memmove(buf, line, have);
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0 ||
+	    (unsigned long long)sb.st_size > SIZE_MAX)
+		return;
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return;
+	end = (const char *)map + sb.st_size;
+	for (line = map; line < end; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl)
+			nl = end;
+		if (nl - line >= TABLE_LINE_MAX)
+			continue;
+		memcpy(copy, line, (size_t)(nl - line));
+		copy[nl - line] = 0;
+		table_line(copy, machine, cls, id, hit);
 	}
-	buf[have] = 0;
-	if (have && !skip && have < TABLE_LINE_MAX)
-		table_line(buf, machine, cls, id, hit);
+	munmap(map, (size_t)sb.st_size);
 }
 
+/*
+ * The identity and the header come from one descriptor: one path walk instead of two, and both
+ * describe the same file even if a script renames another over its path meanwhile.
+ */
 int execshim_lookup(const char *table, const char *file, struct execshim_hit *hit)
 {
 	unsigned machine = 0, cls = 0;
 	unsigned long long id[5];
 	struct stat sb;
-	int fd;
+	int fd = open(file, O_RDONLY | O_CLOEXEC), bad;
 
-	if (stat(file, &sb) < 0 || execshim_elf_machine(file, &machine, &cls) < 0)
+	if (fd < 0)
+		return -1;
+	bad = fstat(fd, &sb) < 0 || elf_machine_fd(fd, &machine, &cls) < 0;
+	close(fd);
+	if (bad)
 		return -1;
 	fd = open(table, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -1,10 +1,16 @@
 # The cost of one native exec through mkimage-exec (issue 28): a bootable build's scripts start
 # some 28 000 programs, each through the dispatcher. Side by side, N execs each (default 1000,
-# REPS rounds, alternating): `realpath /` through the host's loader as mkimage-exec runs a twin
-# (`ld.so --inhibit-cache --argv0 realpath /usr/bin/realpath /`, the floor), and the same through
-# the dispatcher linked with musl and with glibc (the Makefile's EXEC_CC), each reading a table of
-# 300 native programs. The dispatchers are built here from builder/ with the table's path pointed
-# into a temporary directory; CPU time is the children's user + sys. Never asserts on time.
+# REPS rounds, alternating), CPU time (the children's user + sys) and page faults per exec of:
+#   host       `realpath /` as the host runs it (its loader from PT_INTERP, ld.so.cache);
+#   loader     the same through the host's loader as mkimage-exec runs a twin
+#              (`ld.so --inhibit-cache --argv0 realpath /usr/bin/realpath /`): the twin's floor;
+#   exec-only  a static program that only execve()s that loader line: the floor of any dispatcher
+#              that execs, i.e. the price of the second exec itself;
+#   musl, glibc  mkimage-exec built from builder/ with each C library (the Makefile's EXEC_CC),
+#              reading a table of 300 native programs;
+#   before     with BEFORE=REV (a git revision), mkimage-exec from that revision, built the same.
+# The dispatchers are built here with the table's path pointed into a temporary directory.
+# Never asserts on time.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 N=${N:-1000}
@@ -31,9 +37,29 @@ PY
 srcs=("$TOP"/builder/configure/{mkimage-exec,execshim,execprof_run}.c)
 flags=(-std=gnu11 -O2 -static -iquote "$TOP/builder" "-DMKI_HOST_MULTIARCH=\"$fake\"")
 cc "${flags[@]}" -o "$W/glibc" "${srcs[@]}"
+static_cc=cc
 if command -v musl-gcc >/dev/null; then
+	static_cc=musl-gcc
 	musl-gcc "${flags[@]}" -o "$W/musl" "${srcs[@]}"
 fi
+if [ -n "${BEFORE:-}" ]; then
+	mkdir "$W/before-src"
+	git -C "$TOP" archive "$BEFORE" builder | tar -x -C "$W/before-src"
+	"$static_cc" "${flags[@]/#$TOP\/builder/$W/before-src/builder}" -o "$W/before" \
+		"$W"/before-src/builder/configure/{mkimage-exec,execshim,execprof_run}.c
+fi
+cat >"$W/exec-only.c" <<C
+#include <unistd.h>
+extern char **environ;
+int main(void)
+{
+	char *a[] = { "$loader", "--inhibit-cache", "--argv0", "realpath", "/usr/bin/realpath", "/", 0 };
+
+	execve(a[0], a, environ);
+	return 126;
+}
+C
+"$static_cc" -O2 -static -o "$W/exec-only" "$W/exec-only.c"
 cat >"$W/loop.c" <<'C'
 #include <spawn.h>
 #include <stdio.h>
@@ -53,8 +79,8 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	getrusage(RUSAGE_CHILDREN, &ru);
-	printf("%.3f\n", (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 / n +
-			 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3 / n);
+	printf("%.3f %.1f\n", (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 / n +
+			 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3 / n, (double)ru.ru_minflt / n);
 	return 0;
 }
 C
@@ -62,12 +88,16 @@ cc -O2 -o "$W/loop" "$W/loop.c"
 "$W/glibc" /usr/bin/realpath realpath / | grep -qx / || { echo "52-dispatch: the dispatcher did not run realpath" >&2; exit 1; }
 
 echo "$N execs of 'realpath /' per run, $REPS runs alternating; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-ways="plain glibc"
-[ ! -x "$W/musl" ] || ways="plain musl glibc"
+ways="host loader exec-only"
+[ ! -x "$W/musl" ] || ways="$ways musl"
+ways="$ways glibc"
+[ ! -x "$W/before" ] || ways="$ways before"
 for _ in $(seq 1 "$REPS"); do
 	for w in $ways; do
 		case $w in
-		plain) "$W/loop" "$N" "$loader" --inhibit-cache --argv0 realpath /usr/bin/realpath / ;;
+		host) "$W/loop" "$N" /usr/bin/realpath / ;;
+		loader) "$W/loop" "$N" "$loader" --inhibit-cache --argv0 realpath /usr/bin/realpath / ;;
+		exec-only) "$W/loop" "$N" "$W/exec-only" ;;
 		*) "$W/loop" "$N" "$W/$w" /usr/bin/realpath realpath / ;;
 		esac | tail -n 1 >>"$W/$w.ms"
 	done
@@ -76,8 +106,15 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$W" $ways <<'PY'
 import statistics, sys
 w, ways = sys.argv[1], sys.argv[2:]
-med = {k: statistics.median(float(x) for x in open(f"{w}/{k}.ms")) for k in ways}
+runs = {k: [line.split() for line in open(f"{w}/{k}.ms")] for k in ways}
+cpu = {k: statistics.median(float(r[0]) for r in runs[k]) for k in ways}
+flt = {k: statistics.median(float(r[1]) for r in runs[k]) for k in ways}
+name = {"host": "plain host exec (ld.so.cache)", "loader": "the loader alone (a twin's floor)",
+        "exec-only": "execve() only (any dispatcher's floor)"}
 for k in ways:
-    extra = f"  (+{med[k] - med['plain']:.2f} ms over the floor)" if k != "plain" else ""
-    print(f"{'the loader alone' if k == 'plain' else 'through mkimage-exec, ' + k:34} {med[k]:6.2f} ms CPU per exec{extra}")
+    extra = ""
+    if k not in ("host", "loader"):
+        extra = f"  (+{cpu[k] - cpu['loader']:.2f} ms over the loader)"
+    label = name.get(k, f"through mkimage-exec, {k}")
+    print(f"{label:40} {cpu[k]:6.2f} ms CPU {flt[k]:6.1f} page faults per exec{extra}")
 PY

@@ -129,9 +129,9 @@ START_TEST(lookup_matches_by_identity_and_machine)
 END_TEST
 
 /*
- * The table is read in chunks: a table larger than a chunk, lines across chunk boundaries, lines
- * of other files that differ only in a late field, an overlong line (skipped whole, its tail too)
- * and a last line without a newline are all read as one line at a time.
+ * The table is mapped and read a line at a time: a large table, lines of other files that differ
+ * only in a late field, an overlong line (skipped whole, its tail too) and a last line without a
+ * newline are each read as one line.
  */
 START_TEST(lookup_reads_large_tables_line_by_line)
 {
@@ -173,6 +173,43 @@ START_TEST(lookup_reads_large_tables_line_by_line)
 	memset(&hit, 0, sizeof(hit));
 	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
 	ck_assert_str_eq(hit.native, "");
+	unlink(prog);
+	unlink(table);
+}
+END_TEST
+
+/*
+ * A table that ends exactly at a page's end without a newline: its last line is read up to the
+ * end of the mapping and no further (past it, a read would fault). An empty table says nothing.
+ */
+START_TEST(lookup_stops_at_the_end_of_the_table)
+{
+	char prog[] = "/tmp/mki-shim-prog-XXXXXX", table[] = "/tmp/mki-shim-table-XXXXXX";
+	const char *qemu = "qemu 40 1 /usr/bin/qemu-arm-static";
+	long page = sysconf(_SC_PAGESIZE);
+	struct execshim_hit hit = { 0 };
+	struct stat sb;
+	FILE *t;
+	int fd;
+
+	elf_file(prog, 1, 1, 40);
+	fd = mkstemp(table);
+	ck_assert_int_ge(fd, 0);
+	t = fdopen(fd, "w");
+	/* a comment line filling the page up to the last line (table_line ignores it) */
+	fprintf(t, "#%0*d\n", (int)(page - (long)strlen(qemu) - 2), 0);
+	fputs(qemu, t);
+	fclose(t);
+	ck_assert_int_eq(stat(table, &sb), 0);
+	ck_assert_int_eq(sb.st_size, page);
+	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
+	ck_assert_str_eq(hit.qemu, "/usr/bin/qemu-arm-static");
+
+	t = fopen(table, "w");
+	fclose(t);
+	memset(&hit, 0, sizeof(hit));
+	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
+	ck_assert_str_eq(hit.qemu, "");
 	unlink(prog);
 	unlink(table);
 }
@@ -269,6 +306,7 @@ Suite *execshim_suite(void)
 	tcase_add_test(tc, elf_machine_in_either_byte_order);
 	tcase_add_test(tc, lookup_matches_by_identity_and_machine);
 	tcase_add_test(tc, lookup_reads_large_tables_line_by_line);
+	tcase_add_test(tc, lookup_stops_at_the_end_of_the_table);
 	tcase_add_test(tc, native_only_when_allowed);
 	tcase_add_test(tc, argv_of_both_ways);
 	suite_add_tcase(s, tc);

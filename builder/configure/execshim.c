@@ -31,7 +31,7 @@ static int elf_machine_fd(int fd, unsigned *machine, unsigned *cls)
  */
 int execshim_elf_machine(const char *file, unsigned *machine, unsigned *cls)
 {
-	int fd = open(file, O_RDONLY | O_CLOEXEC), ret;
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -1;
@@ -126,14 +126,15 @@ static void read_table(int fd, unsigned machine, unsigned cls, const unsigned lo
 
 /*
  * The identity and the header come from one descriptor: one path walk instead of two, and both
- * describe the same file even if a script renames another over its path meanwhile.
+ * describe the same file even if a script renames another over its path meanwhile. O_NONBLOCK:
+ * a FIFO renamed over the path must not hold the exec in open().
  */
 int execshim_lookup(const char *table, const char *file, struct execshim_hit *hit)
 {
 	unsigned machine = 0, cls = 0;
 	unsigned long long id[5];
 	struct stat sb;
-	int fd = open(file, O_RDONLY | O_CLOEXEC), bad;
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), bad;
 
 	if (fd < 0)
 		return -1;

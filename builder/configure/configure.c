@@ -160,9 +160,11 @@ static int run_configure(const struct target *t, const struct plan *p, const str
 	dpkgprogress_init(&d, p);
 	if (n && n < p->n)
 		ret = run_essential(t, &d, p, r, in, n);
+	else if (n)
+		log_debug("configure: every package is in the essential set: one 'dpkg --configure -a'");
 	else
-		log_debug("configure: %s, so one 'dpkg --configure -a'", n ? "every package is in "
-			  "the essential set" : "no package is Essential or Priority: required");
+		log_debug("configure: no package of '%s' or 'all' is Essential or Priority: required: "
+			  "one 'dpkg --configure -a'", p->primary ? p->primary : "any");
 	t0 = log_now();
 	if (!ret)
 		ret = run_dpkg(t, &d, argv, r, "'dpkg --configure -a'");

@@ -4,11 +4,12 @@
 # named after the set, so a branch still building an older set never rebuilds it. arm-board-ab
 # and arm-board-verity share arm-board's, which holds cryptsetup-bin for the verified root.
 # What the large set adds to the bootable arm-board (60-build.sh SET=large, fixed here so that
-# the bench and its mirror agree): some 510 packages. Not samba: samba-common's postinst runs ucf,
-# which calls awk, and dpkg --configure -a may reach it before mawk's postinst made the awk
-# alternative (ucf does not depend on mawk), so the build fails.
+# the bench and its mirror agree): 523 packages in all. samba is in since configure runs
+# the essential set first (mkimage(7), "The essential set first"): samba-common's postinst runs
+# ucf, which calls awk without depending on mawk, and one dpkg --configure -a could reach it
+# before mawk's postinst made the awk alternative.
 LARGE_EXTRA="python3 perl network-manager openssh-server curl ca-certificates iptables build-essential git
-	python3-pip python3-numpy cups rsyslog sudo vim avahi-daemon bluez wpasupplicant nginx
+	python3-pip python3-numpy samba cups rsyslog sudo vim avahi-daemon bluez wpasupplicant nginx
 	postgresql gstreamer1.0-plugins-good weston php-fpm"
 flagship_mirror() {
 	local archs pkgs set=$1

@@ -1,8 +1,9 @@
 /*
  * Configure the unpacked packages as dpkg would: `preinst install` of every package (dpkg runs
  * it at unpack, which mkimage does without scripts), base-passwd first, then the target's own
- * `dpkg --configure -a` under emulation (dpkg's ordering, trigger and conffile semantics
- * exactly), then check that every package is "install ok installed" and `dpkg --audit` is clean.
+ * dpkg under emulation (dpkg's ordering, trigger and conffile semantics exactly): the essential
+ * set first, as apt and mmdebstrap do, then `dpkg --configure -a`; then check that every package
+ * is "install ok installed" and `dpkg --audit` is clean.
  */
 #include "configure.h"
 
@@ -23,6 +24,7 @@
 
 #define CONFIGURE_TIMEOUT_MIN 1800
 #define STATUS_FILE "var/lib/dpkg/status"
+#define ESSENTIAL_WHAT "'dpkg --configure' of the essential set"
 
 static int run_preinst(const struct target *t, const struct recipe *r, const struct plan_entry *e,
 		       size_t n)
@@ -89,26 +91,91 @@ static unsigned configure_timeout(const struct recipe *r)
 }
 
 /*
- * `dpkg --configure -a` with its --status-fd on the sandbox's status pipe: package N of M and
- * its name as the step "configure", a kernel's initramfs named (dpkgprogress.h).
+ * One dpkg run of the step "configure": its --status-fd on the sandbox's status pipe feeds the
+ * one progress `d` (package N of M and its name, a kernel's initramfs named: dpkgprogress.h),
+ * so both runs make one bar that counts every package once.
+ */
+static int run_dpkg(const struct target *t, struct dpkgprogress *d, const char *const *argv,
+		    const struct recipe *r, const char *what)
+{
+	struct target tc = *t;
+
+	tc.progress = &d->bar;
+	tc.on_status = dpkgprogress_status;
+	tc.status_ctx = d;
+	return target_run(&tc, t->root, argv, NULL, configure_timeout(r), what);
+}
+
+/*
+ * `dpkg --configure` of the essential set (plan.h) before the rest, as mmdebstrap's essential
+ * phase and apt's immediate configuration do: packages run what Essential and required packages
+ * ship without declaring it (samba-common's postinst runs ucf, ucf runs awk, and /usr/bin/awk is
+ * the alternative mawk's postinst makes), and dpkg orders by declared dependencies only. Named
+ * in plan order, dependencies first, so dpkg needs to defer nothing but a cycle.
+ */
+static int run_essential(const struct target *t, struct dpkgprogress *d, const struct plan *p,
+			 const struct recipe *r, const unsigned char *in, size_t n)
+{
+	static const char *const head[] = { "dpkg", "--status-fd", "3", "--configure", "--" };
+	const size_t n_head = sizeof(head) / sizeof(head[0]);
+	struct strv argv = { 0 };
+	struct buf list = { 0 };
+	double t0 = log_now();
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n_head; i++)
+		strv_push(&argv, head[i]);
+	for (i = 0; i < p->n; i++) {
+		if (!in[i])
+			continue;
+		strv_push_take(&argv, plan_entry_dpkg_name(&p->v[i]));
+		buf_addf(&list, "%s%s", list.len ? " " : "", argv.v[argv.n - 1]);
+	}
+	log_debug("configure: the essential set first (Essential and Priority: required of '%s', "
+		  "with what they depend on), %zu of %zu packages, in this order: %s",
+		  p->primary ? p->primary : "any", n, p->n, list.p);
+	ret = run_dpkg(t, d, (const char *const *)argv.v, r, ESSENTIAL_WHAT);
+	if (!ret)
+		log_info("%s: %zu packages: %.1f s", ESSENTIAL_WHAT, n, log_now() - t0);
+	buf_release(&list);
+	strv_release(&argv);
+	return ret;
+}
+
+/*
+ * The essential set first when the plan has one and more besides, then `dpkg --configure -a`
+ * for the rest and every pending trigger. A plan that is all essential set is one
+ * `dpkg --configure -a`, as it always was.
  */
 static int run_configure(const struct target *t, const struct plan *p, const struct recipe *r)
 {
 	static const char *const argv[] = { "dpkg", "--status-fd", "3", "--configure", "-a", NULL };
-	struct target tc = *t;
+	unsigned char *in = xcalloc(p->n ? p->n : 1, 1);
+	size_t n = plan_essential_set(p, in);
 	struct dpkgprogress d;
-	int ret;
+	double t0;
+	int ret = 0;
 
 	dpkgprogress_init(&d, p);
-	tc.progress = &d.bar;
-	tc.on_status = dpkgprogress_status;
-	tc.status_ctx = &d;
-	ret = target_run(&tc, t->root, argv, NULL, configure_timeout(r), "'dpkg --configure -a'");
+	if (n && n < p->n)
+		ret = run_essential(t, &d, p, r, in, n);
+	else if (n)
+		log_debug("configure: every package is in the essential set: one 'dpkg --configure -a'");
+	else
+		log_debug("configure: no package of '%s' or 'all' is Essential or Priority: required: "
+			  "one 'dpkg --configure -a'", p->primary ? p->primary : "any");
+	t0 = log_now();
+	if (!ret)
+		ret = run_dpkg(t, &d, argv, r, "'dpkg --configure -a'");
 	log_progress_clear(&d.bar);
 	if (!ret)
-		log_debug("dpkg --configure -a: %zu of %zu packages reported configured", d.configured,
+		log_info("dpkg --configure -a: %.1f s", log_now() - t0);
+	if (!ret)
+		log_debug("dpkg --configure: %zu of %zu packages reported configured", d.configured,
 			  p->n);
 	dpkgprogress_release(&d);
+	free(in);
 	return ret;
 }
 
@@ -197,12 +264,7 @@ int configure_packages(const struct target *t, const struct plan *p, const struc
 
 	if (!ret)
 		log_info("preinst scripts: %.1f s", log_now() - t0);
-	t0 = log_now();
-	if (!ret)
-		ret = run_configure(t, p, r);
-	if (!ret)
-		log_info("dpkg --configure -a: %.1f s", log_now() - t0);
-	return ret;
+	return ret ? ret : run_configure(t, p, r);
 }
 
 int configure_has_dpkg(const struct target *t)

@@ -10,8 +10,9 @@
 int configure_has_dpkg(const struct target *t);
 /**
  * Run `preinst install` of every package of `p` in plan order, base-passwd first (dpkg runs it
- * at unpack), then `dpkg --configure -a` (triggers included) in the tree. A failing or hanging
- * script is -MKI_E_HOOK (logged with its name, status and last lines of output).
+ * at unpack), then in the tree `dpkg --configure` of the essential set (plan_essential_set())
+ * when the plan has more besides, then `dpkg --configure -a` (triggers included). A failing or
+ * hanging script is -MKI_E_HOOK (logged with its name, status and last lines of output).
  */
 int configure_packages(const struct target *t, const struct plan *p, const struct recipe *r);
 /**

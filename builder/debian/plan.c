@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void entry_release(struct plan_entry *e)
 {
@@ -37,4 +38,39 @@ char *plan_entry_dpkg_name(const struct plan_entry *e)
 	if (e->multi_arch && !strcmp(e->multi_arch, "same"))
 		return xasprintf("%s:%s", e->name, e->arch);
 	return xstrdup(e->name);
+}
+
+/* A seed of the essential set: what apt and mmdebstrap take as the base the rest may rely on. */
+static int essential_seed(const struct plan *p, const struct plan_entry *e)
+{
+	if (p->primary && strcmp(e->arch, p->primary) && strcmp(e->arch, "all"))
+		return 0;
+	return e->essential || (e->priority && !strcasecmp(e->priority, "required"));
+}
+
+size_t plan_essential_set(const struct plan *p, unsigned char *in)
+{
+	size_t *work = xmalloc((p->n ? p->n : 1) * sizeof(*work)), n = 0, members = 0, i, k;
+
+	for (i = 0; i < p->n; i++) {
+		in[i] = (unsigned char)essential_seed(p, &p->v[i]);
+		if (in[i])
+			work[n++] = i;
+	}
+	members = n;
+	while (n) {
+		const struct plan_entry *e = &p->v[work[--n]];
+
+		for (k = 0; k < e->n_depends; k++) {
+			size_t j = e->depends[k];
+
+			if (j < p->n && !in[j]) {
+				in[j] = 1;
+				work[n++] = j;
+				members++;
+			}
+		}
+	}
+	free(work);
+	return members;
 }

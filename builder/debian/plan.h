@@ -36,5 +36,13 @@ struct plan {
 void plan_release(struct plan *p);
 /** "name:arch" for M-A same packages, else "name" (dpkg's info file and owner naming). */
 char *plan_entry_dpkg_name(const struct plan_entry *e);
+/**
+ * The essential set, which configure runs before the rest as apt and mmdebstrap do: the entries
+ * of the primary architecture (every one when `p->primary` is NULL) or "all" that are Essential:
+ * yes or Priority: required, and everything they Pre-Depend or Depend on in the plan, at any
+ * depth (a dependency cycle is closed like any other edge). Sets `in[i]` (p->n bytes, the
+ * caller's) to 1 for each member and 0 for the rest; returns the number of members.
+ */
+size_t plan_essential_set(const struct plan *p, unsigned char *in);
 
 #endif

@@ -55,6 +55,21 @@ static void key_plan(struct buf *out, const char *what, const struct plan *p)
 	}
 }
 
+/* Which packages configure runs first (plan_essential_set: the Priority fields are the index's). */
+static void key_essential(struct buf *out, const struct plan *p)
+{
+	unsigned char *in = xcalloc(p->n ? p->n : 1, 1);
+	size_t i;
+
+	plan_essential_set(p, in);
+	buf_addf(out, "essential-set");
+	for (i = 0; i < p->n; i++)
+		if (in[i])
+			buf_addf(out, " %zu", i);
+	buf_addf(out, "\n");
+	free(in);
+}
+
 static void key_list(struct buf *out, const char *what, const struct strv *v)
 {
 	size_t i;
@@ -68,7 +83,9 @@ static void key_list(struct buf *out, const char *what, const struct strv *v)
  *  - the layer format and mkimage's version (unpack, the database and configure are its code);
  *  - the plan: every package's name, arch, version, Multi-Arch and SHA-256 (the exact .debs; what
  *    the lock digest pins) in unpack and configure order, with the dependencies that order
- *    configuration, and the plan's architectures (dpkg's arch list, qemu registrations);
+ *    configuration, the essential set configured first (its Priority fields are the index's,
+ *    which an archive may override: not pinned by the .debs), and the plan's architectures
+ *    (dpkg's arch list, qemu registrations);
  *  - every recipe key marked as changing the tree in the recipe's key table (recipe_keys[],
  *    recipe_internal.h), by its normalized value (recipe_format_tree): today the architectures
  *    (unpack derives the arch list from them too), merged_usr (the /usr links), and the path
@@ -90,6 +107,7 @@ void layer_key_text(const struct plan *p, const struct plan *twins, const struct
 	recipe_format_tree(r, out);
 	key_list(out, "plan-arch", &p->archs);
 	key_plan(out, "package", p);
+	key_essential(out, p);
 	buf_addf(out, "native-tools %s\n", st->no_native_tools ? "off" : "on");
 	if (!st->no_native_tools && twins)
 		key_plan(out, "twin", twins);

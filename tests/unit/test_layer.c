@@ -57,6 +57,7 @@ static void key_case_release(struct key_case *k)
 		free(k->e[i].arch);
 		free(k->e[i].version);
 		free(k->e[i].multi_arch);
+		free(k->e[i].priority);
 	}
 	free(k->r.name);
 	free(k->r.arch);
@@ -94,6 +95,9 @@ static void change(struct key_case *k, int i)
 	case 10: k->single_id = 1; break;
 	case 11: strv_push(&k->p.archs, "arm64"); break;
 	case 12: k->r.arch[4] = 'l'; break;
+	/* the essential set, configured first: the index's Essential and Priority fields */
+	case 13: k->e[0].essential = 1; break;
+	case 14: k->e[1].priority = xstrdup("required"); break;
 	}
 }
 
@@ -105,7 +109,7 @@ START_TEST(key_covers_what_configures_the_tree)
 	key_case_init(&k);
 	key_of(&k, base);
 	key_case_release(&k);
-	for (int i = 0; i <= 12; i++) {
+	for (int i = 0; i <= 14; i++) {
 		key_case_init(&k);
 		change(&k, i);
 		key_of(&k, other);

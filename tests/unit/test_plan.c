@@ -70,6 +70,176 @@ START_TEST(release_everything)
 }
 END_TEST
 
+/* A plan of `n` entries "p0".."pN" of armhf, priority optional; the caller sets the rest. */
+static void small_plan(struct plan *p, size_t n)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->primary = xstrdup("armhf");
+	for (i = 0; i < n; i++) {
+		struct plan_entry *e;
+
+		ALLOC_GROW(p->v, p->n + 1, p->alloc);
+		e = &p->v[p->n++];
+		memset(e, 0, sizeof(*e));
+		e->name = xasprintf("p%zu", i);
+		e->arch = xstrdup("armhf");
+		e->priority = xstrdup("optional");
+	}
+}
+
+/* Entry `i` depends on the entries in `deps` (-1 ends them), the first `pre` as Pre-Depends. */
+static void depends(struct plan *p, size_t i, size_t pre, const int *deps)
+{
+	struct plan_entry *e = &p->v[i];
+
+	while (deps[e->n_depends] >= 0)
+		e->n_depends++;
+	e->depends = xcalloc(e->n_depends ? e->n_depends : 1, sizeof(size_t));
+	for (size_t k = 0; k < e->n_depends; k++)
+		e->depends[k] = (size_t)deps[k];
+	e->n_pre_depends = pre;
+}
+
+static void set_priority(struct plan *p, size_t i, const char *prio)
+{
+	free(p->v[i].priority);
+	p->v[i].priority = prio ? xstrdup(prio) : NULL;
+}
+
+/* The members as "0 3 4", for exact comparisons. */
+static char *members(const struct plan *p, size_t *n)
+{
+	unsigned char *in = xmalloc(p->n ? p->n : 1);
+	struct buf b = { 0 };
+	size_t i;
+
+	memset(in, 0xaa, p->n ? p->n : 1); /* every byte is set, members or not */
+	*n = plan_essential_set(p, in);
+	buf_addf(&b, "%s", "");
+	for (i = 0; i < p->n; i++) {
+		ck_assert_uint_le(in[i], 1);
+		if (in[i])
+			buf_addf(&b, "%s%zu", b.len ? " " : "", i);
+	}
+	free(in);
+	return buf_detach(&b);
+}
+
+/*
+ * Seeds: Essential: yes, or Priority: required (any case, as apt reads it), of the primary
+ * architecture or "all"; a foreign architecture's required package is not one.
+ */
+START_TEST(essential_seeds)
+{
+	struct plan p;
+	size_t n;
+	char *m;
+
+	small_plan(&p, 7);
+	p.v[1].essential = 1;
+	set_priority(&p, 2, "required");
+	set_priority(&p, 3, "Required");
+	set_priority(&p, 4, "required");
+	free(p.v[4].arch);
+	p.v[4].arch = xstrdup("armel");
+	set_priority(&p, 5, "important");
+	set_priority(&p, 6, NULL);
+	p.v[6].essential = 1;
+	free(p.v[6].arch);
+	p.v[6].arch = xstrdup("all");
+	m = members(&p, &n);
+	ck_assert_str_eq(m, "1 2 3 6");
+	ck_assert_uint_eq(n, 4);
+	free(m);
+	/* without a primary architecture every one counts */
+	free(p.primary);
+	p.primary = NULL;
+	m = members(&p, &n);
+	ck_assert_str_eq(m, "1 2 3 4 6");
+	ck_assert_uint_eq(n, 5);
+	free(m);
+	plan_release(&p);
+}
+END_TEST
+
+/*
+ * The closure: Pre-Depends and Depends at any depth, whatever their arch (an armel library
+ * an Essential package needs is in), and nothing that only depends on a member.
+ */
+START_TEST(essential_closure)
+{
+	static const int d0[] = { 1, 2, -1 }, d1[] = { 3, -1 }, d3[] = { 4, -1 }, d5[] = { 0, -1 },
+			 d6[] = { 7, -1 };
+	struct plan p;
+	size_t n;
+	char *m;
+
+	small_plan(&p, 8);
+	p.v[0].essential = 1;
+	depends(&p, 0, 1, d0); /* Pre-Depends p1, Depends p2 */
+	depends(&p, 1, 0, d1);
+	depends(&p, 3, 0, d3);
+	free(p.v[4].arch);
+	p.v[4].arch = xstrdup("armel");
+	depends(&p, 5, 0, d5);  /* p5 depends on the essential p0: not a member for that */
+	depends(&p, 6, 0, d6);  /* p6 -> p7, neither essential */
+	m = members(&p, &n);
+	ck_assert_str_eq(m, "0 1 2 3 4");
+	ck_assert_uint_eq(n, 5);
+	free(m);
+	plan_release(&p);
+}
+END_TEST
+
+/* A dependency cycle is closed once: every member of it, each counted once, and it ends. */
+START_TEST(essential_cycle)
+{
+	static const int d1[] = { 2, -1 }, d2[] = { 3, -1 }, d3[] = { 1, 2, -1 }, d4[] = { 4, -1 };
+	struct plan p;
+	size_t n;
+	char *m;
+
+	small_plan(&p, 6);
+	set_priority(&p, 2, "required");
+	depends(&p, 1, 0, d1);
+	depends(&p, 2, 0, d2);
+	depends(&p, 3, 1, d3);
+	depends(&p, 4, 0, d4); /* a self-loop outside the set */
+	m = members(&p, &n);
+	ck_assert_str_eq(m, "1 2 3");
+	ck_assert_uint_eq(n, 3);
+	free(m);
+	plan_release(&p);
+}
+END_TEST
+
+/* A plan without any Essential or required package (base = "none"): an empty set. */
+START_TEST(essential_none)
+{
+	static const int d1[] = { 0, -1 };
+	struct plan p;
+	size_t n;
+	char *m;
+
+	small_plan(&p, 3);
+	depends(&p, 1, 0, d1);
+	set_priority(&p, 2, "important");
+	m = members(&p, &n);
+	ck_assert_str_eq(m, "");
+	ck_assert_uint_eq(n, 0);
+	free(m);
+	plan_release(&p);
+	small_plan(&p, 0); /* and an empty plan */
+	m = members(&p, &n);
+	ck_assert_str_eq(m, "");
+	ck_assert_uint_eq(n, 0);
+	free(m);
+	plan_release(&p);
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -77,6 +247,10 @@ Suite *plan_suite(void)
 
 	tcase_add_loop_test(tc, dpkg_name, 0, sizeof(names) / sizeof(names[0]));
 	tcase_add_test(tc, release_everything);
+	tcase_add_test(tc, essential_seeds);
+	tcase_add_test(tc, essential_closure);
+	tcase_add_test(tc, essential_cycle);
+	tcase_add_test(tc, essential_none);
 	suite_add_tcase(s, tc);
 	return s;
 }

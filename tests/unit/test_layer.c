@@ -94,6 +94,7 @@ static void change(struct key_case *k, int i)
 	case 10: k->single_id = 1; break;
 	case 11: strv_push(&k->p.archs, "arm64"); break;
 	case 12: k->r.arch[4] = 'l'; break;
+	case 13: k->st.no_initramfs_once = 1; break;
 	}
 }
 
@@ -105,7 +106,7 @@ START_TEST(key_covers_what_configures_the_tree)
 	key_case_init(&k);
 	key_of(&k, base);
 	key_case_release(&k);
-	for (int i = 0; i <= 12; i++) {
+	for (int i = 0; i <= 13; i++) {
 		key_case_init(&k);
 		change(&k, i);
 		key_of(&k, other);

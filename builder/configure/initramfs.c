@@ -93,7 +93,7 @@ static const char shim[] =
 	"if once \"$@\"; then\n"
 	"\tf=/boot/initrd.img-$3\n"
 	"\tif echo \"" INITRAMFS_PLACEHOLDER ": initramfs-tools' trigger builds $f\" >\"$f.new\" &&\n"
-	"\t\techo \"$3\" >>/" UPDATE_ONCE " && mv -f \"$f.new\" \"$f\"; then\n"
+	"\t\tmv -f \"$f.new\" \"$f\" && echo \"$3\" >>/" UPDATE_ONCE "; then\n"
 	"\t\techo \"update-initramfs: mkimage: $f left to initramfs-tools' trigger,\" \\\n"
 	"\t\t\t\"which builds it later in this configuration\" >&2\n"
 	"\t\texit 0\n"

@@ -75,7 +75,7 @@ struct options {
 
 enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED, O_PLAN,
        O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF, O_CACHE_GC,
-       O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY, O_JSON };
+       O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY, O_JSON, O_NO_INITRAMFS_ONCE };
 
 /*
  * The options, in --help's order: getopt's tables and --help are made from this one, and
@@ -120,6 +120,9 @@ static const struct opt {
 	{ "no-native-tools", O_NO_NATIVE, no_argument, NULL,
 	  "emulate every target program while configuring, even\n"
 	  "those the host has in the very same version" },
+	{ "no-initramfs-once", O_NO_INITRAMFS_ONCE, no_argument, NULL,
+	  "build a kernel's initramfs twice, as dpkg does: in its\n"
+	  "postinst and again in initramfs-tools' trigger" },
 	{ "no-host-twins", O_NO_HOST_TWINS, no_argument, NULL,
 	  "when the recipe's repositories lack the host's\n"
 	  "architecture, emulate rather than take native tools\nfrom the host's own apt sources" },
@@ -324,6 +327,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_SINGLE: o->st.single_id = 1; break;
 		case O_NO_NATIVE: o->st.no_native_tools = 1; break;
 		case O_NO_HOST_TWINS: o->st.no_host_twins = 1; break;
+		case O_NO_INITRAMFS_ONCE: o->st.no_initramfs_once = 1; break;
 		case O_NO_LAYER: o->st.no_layer_cache = 1; break;
 		case O_LAYER_REGISTRY:
 			free(o->st.layer_registry);

@@ -23,7 +23,7 @@
 #define SSD_REAL "usr/sbin/start-stop-daemon.mkimage-real"
 #define SAVED_SUFFIX ".mkimage-saved"
 
-static int write_script(int rootfd, const char *rel, const char *text)
+int guards_write_script(int rootfd, const char *rel, const char *text)
 {
 	char *tmp = xasprintf("%s.mkimage-tmp", rel);
 	int fd = beneath_open(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0755);
@@ -62,7 +62,7 @@ int guards_install(struct guards *g, int rootfd)
 			return ret;
 		g->policy_saved = 1;
 	}
-	ret = write_script(rootfd, POLICY_RC_D,
+	ret = guards_write_script(rootfd, POLICY_RC_D,
 			   "#!/bin/sh\n# mkimage: no service starts while the image is built\nexit 101\n");
 	if (ret)
 		return ret;
@@ -73,7 +73,7 @@ int guards_install(struct guards *g, int rootfd)
 	if (ret)
 		return ret;
 	g->ssd_diverted = 1;
-	return write_script(rootfd, SSD,
+	return guards_write_script(rootfd, SSD,
 			    "#!/bin/sh\necho 'start-stop-daemon: not started while the image is built'"
 			    " >&2\nexit 0\n");
 }

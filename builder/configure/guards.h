@@ -19,6 +19,12 @@ int guards_install(struct guards *g, int rootfd);
  * cache, layer.h, stored with them): fill `g` from what is in place, for guards_remove().
  */
 void guards_adopt(struct guards *g, int rootfd);
+/**
+ * Write `text` as the script `rel` of the tree `rootfd` (mode 0755, owned by the tree's root):
+ * through a temporary name renamed over `rel`, so a half-written script is never in place.
+ * 0 or a negative errno (not logged).
+ */
+int guards_write_script(int rootfd, const char *rel, const char *text);
 /** Undo what guards_install() did in tree `root` (named in the log): 0 or a negative errno. */
 int guards_remove(struct guards *g, int rootfd, const char *root);
 

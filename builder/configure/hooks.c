@@ -18,6 +18,7 @@
 #include "execprof.h"
 #include "guards.h"
 #include "identity.h"
+#include "initramfs.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -48,6 +49,29 @@ static void scrub_build_traces(int rootfd)
 }
 
 /*
+ * The packages configured with update-initramfs diverted (initramfs.h), put back before anything
+ * reads the tree: the layer stored after configure() never holds the shim.
+ */
+static int configure_once(struct target *t, const struct plan *p, const struct recipe *r,
+			  const struct settings *st)
+{
+	struct initramfs d = { 0 };
+	int ret = 0, ret2;
+
+	if (!st->no_initramfs_once && (ret = initramfs_divert(&d, t->rootfd))) {
+		log_error("cannot divert update-initramfs in '%s': %s", t->root, strerror(-ret));
+		return -MKI_E_SANDBOX;
+	}
+	ret = configure_packages(t, p, r);
+	ret2 = initramfs_restore(&d, t->rootfd, t->root);
+	ret = ret ? ret : ret2;
+	if (!ret)
+		ret = initramfs_check(&d, t->rootfd, t->root);
+	initramfs_release(&d);
+	return ret;
+}
+
+/*
  * Maintainer scripts with native tools (accel.h) bound at ACCEL_MOUNT while they run; the checks
  * afterwards run without them, as every later command does.
  */
@@ -64,7 +88,7 @@ static int configure(struct target *t, const struct plan *p, const struct plan *
 	t->bind_src = a.active ? a.dir : NULL;
 	t->bind_profile = a.active ? a.profile : NULL;
 	if (!ret)
-		ret = configure_packages(t, p, r);
+		ret = configure_once(t, p, r, st);
 	if (t->bind_profile)
 		execprof_log(t->bind_profile, EXECPROF_TOP);
 	t->bind_src = t->bind_profile = NULL;

@@ -22,6 +22,7 @@ struct settings {
 	int locked;               /* build exactly what lock_file says */
 	int keep_staging;         /* keep work_dir for inspection */
 	int no_native_tools;      /* emulate every target program (see accel.h) */
+	int no_initramfs_once;    /* a kernel's initramfs built twice, dpkg's way (initramfs.h) */
 	int no_host_twins;        /* native tools' twins never from the host's apt sources (twinsrc.h) */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
 	int no_layer_cache;       /* --no-layer-cache: never restore or store a configured tree */

@@ -95,6 +95,9 @@ static void key_list(struct buf *out, const char *what, const struct strv *v)
  *    tree, one beyond them fails and stores nothing);
  *  - native tools on or off, and the twins used (the proof says they change nothing; a layer from
  *    emulated scripts is still never served to a build that would use them, or the reverse);
+ *  - the initramfs built once or twice (--no-initramfs-once, initramfs.h): the proof says the
+ *    tree is the same, but the switch is the way back to dpkg's own way should it not be, so a
+ *    build with it off never gets a layer made with it on;
  *  - SOURCE_DATE_EPOCH (every mtime mkimage writes, and the scripts' environment);
  *  - whether the sandbox has one id only (then the tree holds no owners).
  * Not in it: --limit, --jobs (bounds and speed), root or user build (layers are id-neutral,
@@ -111,6 +114,7 @@ void layer_key_text(const struct plan *p, const struct plan *twins, const struct
 	buf_addf(out, "native-tools %s\n", st->no_native_tools ? "off" : "on");
 	if (!st->no_native_tools && twins)
 		key_plan(out, "twin", twins);
+	buf_addf(out, "initramfs-once %s\n", st->no_initramfs_once ? "off" : "on");
 	buf_addf(out, "source-date-epoch %lld\nsingle-id %d\n", (long long)st->source_date_epoch,
 		 single_id);
 }

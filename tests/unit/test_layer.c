@@ -98,6 +98,8 @@ static void change(struct key_case *k, int i)
 	/* the essential set, configured first: the index's Essential and Priority fields */
 	case 13: k->e[0].essential = 1; break;
 	case 14: k->e[1].priority = xstrdup("required"); break;
+	/* the initramfs built once or dpkg's way */
+	case 15: k->st.no_initramfs_once = 1; break;
 	}
 }
 
@@ -109,7 +111,7 @@ START_TEST(key_covers_what_configures_the_tree)
 	key_case_init(&k);
 	key_of(&k, base);
 	key_case_release(&k);
-	for (int i = 0; i <= 14; i++) {
+	for (int i = 0; i <= 15; i++) {
 		key_case_init(&k);
 		change(&k, i);
 		key_of(&k, other);

@@ -8,7 +8,8 @@
 # perl, network-manager, ...), some 500-700 packages from their own mirror. TWINS=0 serves a mirror without the host's architecture (mkimage then
 # takes its native tools from the host's apt sources). REBUILD=1 changes one hook before each
 # measured mkimage run (the rebuild case); PEER=0 leaves the peer out (62-cases.sh reuses the
-# peer figure of the same set). The load average is printed before and after: the machine is
+# peer figure of the same set); PEER_REPS (default REPS) measures the peer in only the first
+# PEER_REPS runs, for sets where one peer run takes half an hour. The load average is printed before and after: the machine is
 # shared. The last line, "RESULT ...", is what 62-cases.sh tabulates.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -116,7 +117,7 @@ export SOURCE_DATE_EPOCH=1700000000
 ours warmup >/dev/null  # fills the cache: the measured runs are warm
 for i in $(seq 1 "$REPS"); do
 	[ "$REBUILD" = 0 ] || touch_hook "$i"
-	[ "$PEER" = 0 ] || measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' HOOKS='$HOOKS' OVERLAYS='$OVERLAYS' \
+	[ "$PEER" = 0 ] || [ "$i" -gt "${PEER_REPS:-$REPS}" ] || measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' HOOKS='$HOOKS' OVERLAYS='$OVERLAYS' \
 		RECIPE=$RECIPE MIRROR=$MIRROR TOP=$TOP URL=$URL; peer"
 	measure ours bash -c "$(declare -f ours); W=$W MIRROR=$MIRROR TOP=$TOP URL=$URL RECIPE=$RECIPE \
 		layer=$layer; ours $i"

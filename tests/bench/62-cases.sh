@@ -10,7 +10,7 @@
 # set configured natively (built for amd64), and (c)'s bootable set built for amd64
 # (linux-image-amd64) with every script native. CASES picks some (default "a b c d e f"; "floor":
 # none); FLOORS=0 skips the floors; REPS as in 60-build.sh (c and e run once unless REPS_C or
-# REPS_E is set). Each case waits (up to QUIET_WAIT s, default 900) for the 1-minute load to fall
+# REPS_E is set; PEER_REPS_C and PEER_REPS_E measure the peer in fewer of those runs). Each case waits (up to QUIET_WAIT s, default 900) for the 1-minute load to fall
 # below QUIET (default 0.5; 0 starts at once): the issues' figures are for a quiet machine, and a
 # case's own previous runs keep the load up for minutes. The load at each case's start is printed.
 set -eu
@@ -46,9 +46,9 @@ for c in $CASES; do
 	case $c in
 	a) run_case a SET=lean TWINS=1 ;;
 	b) run_case b SET=lean TWINS=0 ;;
-	c) run_case c SET=bootable TWINS=1 REPS="${REPS_C:-1}" ;;
+	c) run_case c SET=bootable TWINS=1 REPS="${REPS_C:-1}" PEER_REPS="${PEER_REPS_C:-${REPS_C:-1}}" ;;
 	d) run_case d SET=lean TWINS=1 REBUILD=1 PEER=0 ;;
-	e) run_case e SET=large TWINS=1 REPS="${REPS_E:-1}" ;;
+	e) run_case e SET=large TWINS=1 REPS="${REPS_E:-1}" PEER_REPS="${PEER_REPS_E:-${REPS_E:-1}}" ;;
 	f)
 		echo "-- case f: four flagship builds at once (load at start: $(cut -d' ' -f1-3 /proc/loadavg))"
 		bash "$here/63-farm.sh" | tee "$out/f.log" || { echo "62-cases: case f failed" >&2; failed=1; } ;;

@@ -100,16 +100,18 @@ else
 fi
 
 # (c)'s native floor: the bootable recipe for amd64 (linux-image-amd64, no armel side), every
-# maintainer script native, both initramfs runs included; configure + hooks of the second build.
+# maintainer script native, the initramfs built as in (c); configure + hooks of the second build.
+# Its ext4 image, not arm-board's armhf disk: the stage compared is the one before the image.
 boot=$w/boot/recipes/arm-board.cfg
 mkdir -p "$w/boot/recipes"
 cp -a "$TOP/hooks" "$w/boot/" && cp -a "$TOP/recipes/overlay" "$w/boot/recipes/"
 sed -e 's/^architecture = "armhf";/architecture = "amd64";/' -e '/^auxiliary_architectures/d' \
-	-e 's/:armel"/"/g' -e 's/"linux-image-armmp"/"linux-image-amd64"/' "$TOP/recipes/arm-board.cfg" >"$boot"
+	-e 's/:armel"/"/g' -e 's/"linux-image-armmp"/"linux-image-amd64"/' -e '/^disk = {/,/^};/d' \
+	"$TOP/recipes/arm-board.cfg" >"$boot"
 wait_quiet
 echo "-- floor: the bootable set for amd64 (load at start: $(cut -d' ' -f1-3 /proc/loadavg))"
-if "$TOP/mkimage" -q --no-layer-cache --cache-dir "$w/cache" --until hooks --output "$w/boot.img" "$boot" &&
-	"$TOP/mkimage" -q --no-layer-cache --cache-dir "$w/cache" --until hooks --output "$w/boot.img" "$boot"; then
+if "$TOP/mkimage" -q --no-layer-cache --cache-dir "$w/cache" --output "$w/boot.ext4" "$boot" &&
+	"$TOP/mkimage" -q --no-layer-cache --cache-dir "$w/cache" --output "$w/boot.ext4" "$boot"; then
 	python3 - "$w/boot.report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

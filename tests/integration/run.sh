@@ -11,7 +11,9 @@
 # two-core machine. Tests are independent by construction (own temporary directory, own ports,
 # own throwaway user names, own process patterns; the shared fixture caches are built under a
 # lock), and those marked "# test-cost: slow" start first so the long ones do not end the run
-# alone. Results are printed as tests end; the summary is the same either way.
+# alone. Results are printed as tests end, each with its wall time and its CPU time (user +
+# system of everything it waited for: a test far below its wall time mostly waits); the summary
+# is the same either way.
 set -u
 cd "$(dirname "$0")"
 jobs=${MKIMAGE_TEST_JOBS:-1}
@@ -34,25 +36,33 @@ out_dir=$(mktemp -d "${TMPDIR:-/tmp}/mkimage-run.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$out_dir"' EXIT
 trap 'exit 130' INT TERM
 
-# start TEST: run it in the background, its output, exit status and time into $out_dir.
+# start TEST: run it in the background, its output, exit status, wall and CPU time into
+# $out_dir. `times` runs in the subshell itself: a forked one would count nothing.
 start() {
 	local t=$1
 	(
 		s=$(date +%s)
 		rc=0
 		bash "$t" >"$out_dir/$t.out" 2>&1 </dev/null || rc=$?
-		echo "$rc $(($(date +%s) - s))" >"$out_dir/$t.rc"
+		times >"$out_dir/$t.times"
+		echo "$rc $(($(date +%s) - s)) $(cpu_seconds "$out_dir/$t.times")" >"$out_dir/$t.rc"
 	) &
 	running[$!]=$t
 }
 
+# cpu_seconds FILE: the children's user + system time in the output of `times`, whole seconds.
+cpu_seconds() {
+	sed -n 2p "$1" | awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+		printf "%d", t + 0.5 }'
+}
+
 # report TEST: print its result line (and its output's tail when it failed) and count it.
 report() {
-	local t=$1 rc took
-	read -r rc took <"$out_dir/$t.rc"
+	local t=$1 rc took cpu
+	read -r rc took cpu <"$out_dir/$t.rc"
 	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1))
-		echo "ok   $t (${took}s)"
+		echo "ok   $t (${took}s, cpu ${cpu}s)"
 		grep '^SKIP-PART: ' "$out_dir/$t.out" | sed 's/^SKIP-PART: [^:]*: /     part skipped: /' || true
 	elif [ "$rc" = 77 ]; then
 		skipped=$((skipped + 1))
@@ -60,7 +70,7 @@ report() {
 	else
 		failed=$((failed + 1))
 		failures="$failures $t"
-		echo "FAIL $t (${took}s)"
+		echo "FAIL $t (${took}s, cpu ${cpu}s)"
 		tail -n 40 "$out_dir/$t.out" | sed 's/^/     /'
 	fi
 }

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,16 @@ static inline char *unit_read(const char *root, const char *rel)
 	return text;
 }
 
+/* Fail the test unless `root`/`rel` holds exactly `want`. */
+static inline void unit_file_is(const char *root, const char *rel, const char *want)
+{
+	char *text = unit_read(root, rel);
+
+	ck_assert_msg(text && !strcmp(text, want), "%s is '%s', want '%s'", rel,
+		      text ? text : "(absent)", want);
+	free(text);
+}
+
 static inline int unit_exists(const char *root, const char *rel)
 {
 	char path[4096];
@@ -121,6 +132,26 @@ static inline void unit_mkdir(const char *root, const char *rel)
 		      strerror(errno));
 	if (sandbox_get())
 		ck_assert_int_eq(chown(path, idshift_tree_uid(0), idshift_tree_gid(0)), 0);
+}
+
+/* In a test: enter the build namespace and make the mkdtemp template `dir` an empty tree owned
+ * by the commands' root, with `rel...` (a NULL-ended list) made in it; its O_PATH descriptor. */
+static inline int unit_tree_new(char *dir, ...)
+{
+	const char *rel;
+	va_list ap;
+	int fd;
+
+	unit_sandbox_enter();
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chown(dir, idshift_tree_uid(0), idshift_tree_gid(0)), 0);
+	va_start(ap, dir);
+	while ((rel = va_arg(ap, const char *)))
+		unit_mkdir(dir, rel);
+	va_end(ap);
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	return fd;
 }
 
 /* Remount the bind at `path` read-only, keeping the flags a user namespace may not clear. */

@@ -19,30 +19,15 @@
 /* A tree in the build namespace with usr, and usr/sbin holding `policy`, `ssd` (NULL: absent). */
 static int tree_with(char *dir, const char *policy, const char *ssd)
 {
-	int fd;
+	int fd = unit_tree_new(dir, "usr", (char *)NULL);
 
-	unit_sandbox_enter();
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(chown(dir, idshift_tree_uid(0), idshift_tree_gid(0)), 0);
-	unit_mkdir(dir, "usr");
 	if (policy || ssd)
 		unit_mkdir(dir, "usr/sbin");
 	if (policy)
 		unit_write(dir, "usr/sbin/policy-rc.d", policy, 0755);
 	if (ssd)
 		unit_write(dir, "usr/sbin/start-stop-daemon", ssd, 0755);
-	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(fd, 0);
 	return fd;
-}
-
-static void file_is(const char *dir, const char *rel, const char *want)
-{
-	char *text = unit_read(dir, rel);
-
-	ck_assert_msg(text && !strcmp(text, want), "%s is '%s', want '%s'", rel,
-		      text ? text : "(absent)", want);
-	free(text);
 }
 
 /* The exit status of running the tree's script `rel` with the host's shell. */
@@ -85,11 +70,11 @@ START_TEST(installed_then_put_back_exactly)
 	ck_assert_int_eq(g.policy_saved, 1);
 	ck_assert_int_eq(g.policy_installed, 1);
 	ck_assert_int_eq(g.ssd_diverted, 1);
-	file_is(dir, "usr/sbin/policy-rc.d.mkimage-saved", PKG_POLICY);
-	file_is(dir, "usr/sbin/start-stop-daemon.mkimage-real", PKG_SSD);
+	unit_file_is(dir, "usr/sbin/policy-rc.d.mkimage-saved", PKG_POLICY);
+	unit_file_is(dir, "usr/sbin/start-stop-daemon.mkimage-real", PKG_SSD);
 	ck_assert_int_eq(run_status(dir, "usr/sbin/policy-rc.d"), 101); /* action forbidden */
 	ck_assert_int_eq(run_status(dir, "usr/sbin/start-stop-daemon"), 0);
-	file_is(dir, "usr/sbin/start-stop-daemon",
+	unit_file_is(dir, "usr/sbin/start-stop-daemon",
 		"#!/bin/sh\necho 'start-stop-daemon: not started while the image is built' >&2\n"
 		"exit 0\n");
 	/* executable, owned by the commands' root */
@@ -100,8 +85,8 @@ START_TEST(installed_then_put_back_exactly)
 	ck_assert_uint_eq(sb.st_gid, idshift_tree_gid(0));
 
 	ck_assert_int_eq(guards_remove(&g, fd, dir), 0);
-	file_is(dir, "usr/sbin/policy-rc.d", PKG_POLICY);
-	file_is(dir, "usr/sbin/start-stop-daemon", PKG_SSD);
+	unit_file_is(dir, "usr/sbin/policy-rc.d", PKG_POLICY);
+	unit_file_is(dir, "usr/sbin/start-stop-daemon", PKG_SSD);
 	no_traces(dir);
 	ck_assert_int_eq(g.policy_saved + g.policy_installed + g.ssd_diverted, 0);
 	close(fd);
@@ -143,7 +128,7 @@ START_TEST(adopted_from_the_tree)
 	ck_assert_int_eq(adopted.ssd_diverted, 1);
 	ck_assert_int_eq(guards_remove(&adopted, fd, dir), 0);
 	ck_assert(!unit_exists(dir, "usr/sbin/policy-rc.d"));
-	file_is(dir, "usr/sbin/start-stop-daemon", PKG_SSD);
+	unit_file_is(dir, "usr/sbin/start-stop-daemon", PKG_SSD);
 	no_traces(dir);
 	close(fd);
 	unit_tree_remove(dir);
@@ -163,9 +148,9 @@ START_TEST(failed_install_is_undone)
 	ck_assert_int_eq(g.policy_installed, 0);
 	ck_assert_int_eq(g.ssd_diverted, 0);
 	ck_assert_int_eq(guards_remove(&g, fd, dir), 0);
-	file_is(dir, "usr/sbin/policy-rc.d", PKG_POLICY);
-	file_is(dir, "usr/sbin/start-stop-daemon", PKG_SSD);
-	file_is(dir, "usr/sbin/policy-rc.d.mkimage-tmp", "stale"); /* not ours: left alone */
+	unit_file_is(dir, "usr/sbin/policy-rc.d", PKG_POLICY);
+	unit_file_is(dir, "usr/sbin/start-stop-daemon", PKG_SSD);
+	unit_file_is(dir, "usr/sbin/policy-rc.d.mkimage-tmp", "stale"); /* not ours: left alone */
 	ck_assert(!unit_exists(dir, "usr/sbin/policy-rc.d.mkimage-saved"));
 	close(fd);
 	unit_tree_remove(dir);
@@ -190,7 +175,7 @@ START_TEST(remove_goes_on_after_a_failure)
 					  "start-stop-daemon) from '"));
 	ck_assert_ptr_nonnull(strstr(log, dir));
 	free(log);
-	file_is(dir, "usr/sbin/policy-rc.d", PKG_POLICY);
+	unit_file_is(dir, "usr/sbin/policy-rc.d", PKG_POLICY);
 	ck_assert(!unit_exists(dir, "usr/sbin/policy-rc.d.mkimage-saved"));
 	ck_assert_int_eq(g.policy_saved + g.policy_installed + g.ssd_diverted, 0);
 	unlink(logf);

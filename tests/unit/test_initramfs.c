@@ -18,28 +18,11 @@
 /* A tree in the build namespace with usr/sbin and boot; update-initramfs `text` (NULL: none). */
 static int tree_with(char *dir, const char *text)
 {
-	int fd;
+	int fd = unit_tree_new(dir, "usr", "usr/sbin", "boot", (char *)NULL);
 
-	unit_sandbox_enter();
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(chown(dir, idshift_tree_uid(0), idshift_tree_gid(0)), 0);
-	unit_mkdir(dir, "usr");
-	unit_mkdir(dir, "usr/sbin");
-	unit_mkdir(dir, "boot");
 	if (text)
 		unit_write(dir, UPDATE, text, 0755);
-	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(fd, 0);
 	return fd;
-}
-
-static void file_is(const char *dir, const char *rel, const char *want)
-{
-	char *text = unit_read(dir, rel);
-
-	ck_assert_msg(text && !strcmp(text, want), "%s is '%s', want '%s'", rel,
-		      text ? text : "(absent)", want);
-	free(text);
 }
 
 static void no_traces(const char *dir)
@@ -74,7 +57,7 @@ START_TEST(diverted_then_put_back_exactly)
 	ck_assert_int_eq(stat(path, &before), 0);
 	ck_assert_int_eq(initramfs_divert(&d, fd), 0);
 	ck_assert_int_eq(d.diverted, 1);
-	file_is(dir, UPDATE ".mkimage-real", PKG_UPDATE);
+	unit_file_is(dir, UPDATE ".mkimage-real", PKG_UPDATE);
 	text = unit_read(dir, UPDATE);
 	ck_assert_ptr_nonnull(strstr(text, "exec \"$real\" \"$@\""));
 	ck_assert_ptr_nonnull(strstr(text, "real=/usr/sbin/update-initramfs.mkimage-real\n"));
@@ -88,7 +71,7 @@ START_TEST(diverted_then_put_back_exactly)
 	ck_assert_ptr_null(d.once);
 	ck_assert_int_eq(stat(path, &after), 0);
 	ck_assert_uint_eq(after.st_ino, before.st_ino);
-	file_is(dir, UPDATE, PKG_UPDATE);
+	unit_file_is(dir, UPDATE, PKG_UPDATE);
 	no_traces(dir);
 	ck_assert_int_eq(initramfs_restore(&d, fd, dir), 0); /* twice: nothing more to do */
 	initramfs_release(&d);
@@ -128,8 +111,8 @@ START_TEST(stale_real_refused)
 	unit_write(dir, UPDATE ".mkimage-real", "stale", 0644);
 	ck_assert_int_eq(initramfs_divert(&d, fd), -EEXIST);
 	ck_assert_int_eq(d.diverted, 0);
-	file_is(dir, UPDATE, PKG_UPDATE);
-	file_is(dir, UPDATE ".mkimage-real", "stale");
+	unit_file_is(dir, UPDATE, PKG_UPDATE);
+	unit_file_is(dir, UPDATE ".mkimage-real", "stale");
 	close(fd);
 	unit_tree_remove(dir);
 }

@@ -10,9 +10,10 @@
 # set configured natively (built for amd64), and (c)'s bootable set built for amd64
 # (linux-image-amd64) with every script native. CASES picks some (default "a b c d e f"; "floor":
 # none); FLOORS=0 skips the floors; REPS as in 60-build.sh (c and e run once unless REPS_C or
-# REPS_E is set; PEER_REPS_C and PEER_REPS_E measure the peer in fewer of those runs). Each case waits (up to QUIET_WAIT s, default 900) for the 1-minute load to fall
-# below QUIET (default 0.5; 0 starts at once): the issues' figures are for a quiet machine, and a
-# case's own previous runs keep the load up for minutes. The load at each case's start is printed.
+# REPS_E is set; PEER_REPS_C and PEER_REPS_E measure the peer in fewer of those runs). Each case
+# waits (up to QUIET_WAIT s, default 900) for the 1-minute load to fall below QUIET (default 0.5;
+# 0 starts at once): the issues' figures are for a quiet machine, and a case's own previous runs
+# keep the load up for minutes. The load at each case's start is printed.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$here/../.." && pwd)

@@ -9,8 +9,9 @@
 # takes its native tools from the host's apt sources). REBUILD=1 changes one hook before each
 # measured mkimage run (the rebuild case); PEER=0 leaves the peer out (62-cases.sh reuses the
 # peer figure of the same set); PEER_REPS (default REPS) measures the peer in only the first
-# PEER_REPS runs, for sets where one peer run takes half an hour. The load average is printed before and after: the machine is
-# shared. The last line, "RESULT ...", is what 62-cases.sh tabulates.
+# PEER_REPS runs, for sets where one peer run takes half an hour. The load average is printed
+# before and after: the machine is shared. The last line, "RESULT ...", is what 62-cases.sh
+# tabulates.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-3}

@@ -23,7 +23,7 @@ for r in $RECIPES; do
 done
 export SOURCE_DATE_EPOCH=1700000000
 
-build() { # build RECIPE WAY: one build into $W/WAY/RECIPE.img, "wall maxrss_kb cpu" in its .time
+build() { # build RECIPE WAY: one build into $W/WAY/RECIPE.img, "wall maxrss_kb user sys" in its .time
 	local r=$1 way=$2
 	mkdir -p "$W/$way"
 	/usr/bin/time -f "%e %M %U %S" -o "$W/$way/$r.time" "$TOP/mkimage" -q --no-layer-cache \

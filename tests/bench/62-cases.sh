@@ -47,9 +47,9 @@ for c in $CASES; do
 	case $c in
 	a) run_case a SET=lean TWINS=1 ;;
 	b) run_case b SET=lean TWINS=0 ;;
-	c) run_case c SET=bootable TWINS=1 REPS="${REPS_C:-1}" PEER_REPS="${PEER_REPS_C:-${REPS_C:-1}}" ;;
+	c) run_case c SET=bootable TWINS=1 REPS="${REPS_C:-1}" PEER_REPS="${PEER_REPS_C:-}" ;;
 	d) run_case d SET=lean TWINS=1 REBUILD=1 PEER=0 ;;
-	e) run_case e SET=large TWINS=1 REPS="${REPS_E:-1}" PEER_REPS="${PEER_REPS_E:-${REPS_E:-1}}" ;;
+	e) run_case e SET=large TWINS=1 REPS="${REPS_E:-1}" PEER_REPS="${PEER_REPS_E:-}" ;;
 	f)
 		echo "-- case f: four flagship builds at once (load at start: $(cut -d' ' -f1-3 /proc/loadavg))"
 		bash "$here/63-farm.sh" | tee "$out/f.log" || { echo "62-cases: case f failed" >&2; failed=1; } ;;

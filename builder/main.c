@@ -42,6 +42,7 @@
 #include "repo/twinsrc.h"
 #include "resolve/resolve.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/workroot.h"
 #include "store/cachegc.h"
 #include "store/fetch.h"
 #include "store/layer.h"
@@ -599,6 +600,20 @@ static int setup_outputs(struct options *o, const struct recipe *r)
 	return 0;
 }
 
+/* TMPDIR, else /var/tmp; elsewhere when 32-bit guests could not list directories there. */
+static int choose_work_root(struct options *o, const struct recipe *r, const char *tmp)
+{
+	static const char *const fallbacks[] = { "/dev/shm", NULL };
+	struct strv archs = { 0 };
+	int ret;
+
+	recipe_all_archs(r, &archs);
+	ret = workroot_choose(tmp && *tmp ? tmp : "/var/tmp", tmp && *tmp,
+			      (const char *const *)archs.v, archs.n, fallbacks, &o->tmp_dir);
+	strv_release(&archs);
+	return ret;
+}
+
 static int setup_settings(struct options *o, const struct recipe *r)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -625,7 +640,9 @@ static int setup_settings(struct options *o, const struct recipe *r)
 	if (o->st.locked && !o->st.sources.n &&
 	    (ret = locksrc_specs(o->st.lock_file, r, o->st.apt_root, &o->st.sources)))
 		return ret;
-	o->tmp_dir = xstrdup(tmp && *tmp ? tmp : "/var/tmp");
+	ret = choose_work_root(o, r, tmp);
+	if (ret)
+		return ret;
 	ret = fsutil_workdir_create(o->tmp_dir, &o->st.work_dir, &o->work_lock);
 	if (ret) {
 		log_error("cannot create a work directory in '%s': %s (set TMPDIR)", o->tmp_dir,

@@ -1,5 +1,7 @@
 # Sourced by tests and benches: the local test mirror of a flagship recipe (recipes/NAME.cfg).
 # flagship_mirror NAME builds or reuses it with tests/mkmirror.sh and sets MIRROR to its directory.
+# FLAGSHIP_SUITE (bookworm, the default, or trixie) picks the release: the mirror's suite, and
+# flagship_recipe NAME's file (recipes/NAME.cfg, or recipes/NAME-trixie.cfg).
 # The package lists name what the recipe installs besides Essential + required; the directory is
 # named after the set, so a branch still building an older set never rebuilds it. arm-board-ab
 # and arm-board-verity share arm-board's, which holds cryptsetup-bin for the verified root.
@@ -26,10 +28,27 @@ flagship_mirror() {
 	*) echo "flagship_mirror: no recipe '$1'" >&2; return 2 ;;
 	esac
 	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$set-disk
+	[ "$FLAGSHIP_SUITE" = bookworm ] || MIRROR=$MIRROR-$FLAGSHIP_SUITE
 	# TWINS=0 (tests/mkmirror.sh): a mirror of the recipe's architectures only, as a company keeps
 	[ "${TWINS:-1}" = 1 ] || MIRROR=$MIRROR-notwins
 	# shellcheck disable=SC2086
-	"$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
+	SUITE=$FLAGSHIP_SUITE "$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
+	# Where the archive lacked a newest file, the mirror holds an older version: say which.
+	[ ! -s "$MIRROR/fallbacks.txt" ] || sed 's/^/flagship: /' "$MIRROR/fallbacks.txt" >&2
+}
+
+FLAGSHIP_SUITE=${FLAGSHIP_SUITE:-bookworm}
+case $FLAGSHIP_SUITE in bookworm | trixie) ;; *)
+	echo "flagship: FLAGSHIP_SUITE '$FLAGSHIP_SUITE' is neither bookworm nor trixie" >&2; return 2 ;;
+esac
+
+# flagship_recipe NAME: the recipe file of flagship NAME for FLAGSHIP_SUITE.
+flagship_recipe() {
+	if [ "$FLAGSHIP_SUITE" = bookworm ]; then
+		echo "$TOP/recipes/$1.cfg"
+	else
+		echo "$TOP/recipes/$1-$FLAGSHIP_SUITE.cfg"
+	fi
 }
 
 # flagship_lean NAME DIR: recipes/NAME.cfg without what makes it boot (its kernel, systemd and
@@ -43,7 +62,7 @@ flagship_lean() {
 	cp "$TOP"/hooks/*.sh "$2/hooks/"
 	cp -a "$TOP/recipes/overlay" "$2/recipes/"
 	grep -Ev '^ *("(linux-image-[a-z0-9]+|systemd-sysv|u-boot-menu|systemd-boot-efi)",|export_boot = true;)' \
-		"$TOP/recipes/$1.cfg" | sed '/^disk = {/,/^};/d' >"$2/recipes/$1.cfg"
+		"$(flagship_recipe "$1")" | sed '/^disk = {/,/^};/d' >"$2/recipes/$1.cfg"
 }
 
 # flagship_serve NAME: flagship_mirror NAME, served on a free loopback port (benches). Sets SRC
@@ -55,5 +74,5 @@ flagship_serve() {
 	python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
 	SERVER_PID=$!
 	sleep 0.5
-	SRC="http://127.0.0.1:$port bookworm main signed-by=$MIRROR/key.gpg"
+	SRC="http://127.0.0.1:$port $FLAGSHIP_SUITE main signed-by=$MIRROR/key.gpg"
 }

@@ -12,6 +12,7 @@
  * fails the build.
  */
 #include "initramfs.h"
+#include "initrdcheck.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -248,7 +249,7 @@ int initramfs_check(const struct initramfs *d, int rootfd, const char *root)
 		ret = -MKI_E_HOOK;
 	}
 	buf_release(&hit);
-	return ret;
+	return ret ? ret : initrdcheck_tree(rootfd, root);
 }
 
 void initramfs_release(struct initramfs *d)

@@ -12,7 +12,7 @@
 
 e2e_serve arm-board
 
-recipe=$TOP/recipes/arm-board.cfg outputs="img img.bmap vmlinuz initrd.img dtbs" ext=img
+recipe=$(flagship_recipe arm-board) outputs="img img.bmap vmlinuz initrd.img dtbs" ext=img
 if [ "${MKIMAGE_TEST_LEAN:-0}" = 1 ]; then
 	flagship_lean arm-board "$T/lean"
 	recipe=$T/lean/recipes/arm-board.cfg outputs=ext4 ext=ext4
@@ -91,7 +91,7 @@ qemu-arm-static -L "$T/sys" "$T/sys/usr/bin/busybox" true || fail "armhf busybox
 # SBOM and lock name every package with its architecture; the SBOM is valid SPDX 2.3, with the
 # resolver's dependency graph and the DEP-5 licences.
 sbom_validate "$BASE.spdx.json"
-python3 - "$BASE.spdx.json" "$BASE.lock" <<'PY' || fail "SBOM check failed"
+python3 - "$BASE.spdx.json" "$BASE.lock" "$FLAGSHIP_SUITE" <<'PY' || fail "SBOM check failed"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["spdxVersion"] == "SPDX-2.3"
@@ -99,7 +99,7 @@ pk = [p for p in doc["packages"] if p["SPDXID"] != "SPDXRef-Image"]
 assert len(pk) >= 90, len(pk)
 assert any(p["name"] == "hello" and "arch=armel" in p["externalRefs"][0]["referenceLocator"] for p in pk)
 assert all(len(p["checksums"][0]["checksumValue"]) == 64 for p in pk)
-assert all("&distro=bookworm" in p["externalRefs"][0]["referenceLocator"] for p in pk)
+assert all("&distro=" + sys.argv[3] in p["externalRefs"][0]["referenceLocator"] for p in pk)
 ids = {p["name"] + ":" + p["externalRefs"][0]["referenceLocator"].split("arch=")[1].split("&")[0]: p["SPDXID"] for p in pk}
 dep = {(r["spdxElementId"], r["relatedSpdxElement"]) for r in doc["relationships"] if r["relationshipType"] == "DEPENDS_ON"}
 assert (ids["hello:armel"], ids["libc6:armel"]) in dep, "hello:armel does not depend on libc6:armel"
@@ -128,7 +128,7 @@ grep -aq "U-Boot" "$T/console.log" || fail "the console shows no U-Boot: the dis
 
 # arm-board-ab: the same configured tree (the layer cache: nothing configured again) on the A/B
 # layout - boot, root-a, root-b, data - boots slot A by its PARTUUID; slot B is left empty.
-expect_ok "$MKIMAGE" --source "$SRC" --output "$out/arm-board-ab.img" "$TOP/recipes/arm-board-ab.cfg"
+expect_ok "$MKIMAGE" --source "$SRC" --output "$out/arm-board-ab.img" "$(flagship_recipe arm-board-ab)"
 grep -q "layer cache: .*restored\|from the layer cache" "$T/err" ||
 	{ cat "$T/err" >&2; fail "arm-board-ab did not reuse arm-board's configured tree"; }
 DISK=$out/arm-board-ab.img

@@ -26,7 +26,7 @@ e2e_boot qemu-system-x86_64 i386
 
 # A boot that goes wrong fails, naming what: a unit that fails (in a copy of the disk, its root
 # partition edited in place by debugfs at the partition's offset)...
-command -v qemu-system-x86_64 >/dev/null || exit 0
+e2e_boots_here qemu-system-x86_64 "booting broken disks" || exit 0
 cp --sparse=always "$DISK" "$T/broken.img"
 start=$(sfdisk --json "$DISK" | python3 -c '
 import json, sys

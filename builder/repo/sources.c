@@ -811,6 +811,45 @@ static int ctx_finish(struct ctx *c, int ret)
 	return ret;
 }
 
+/* The Debian release a suite belongs to ("bookworm" for "bookworm-security"), or NULL for a
+ * suite named otherwise (a vendor's "stable", "nodistro"): only codenames can be told apart. */
+static const char *debian_release(const char *suite, char *buf, size_t size)
+{
+	static const char *const codenames[] = { "buster", "bullseye", "bookworm", "trixie",
+						  "forky", "duke", "sid", NULL };
+	size_t i, len = strcspn(suite, "-");
+
+	for (i = 0; codenames[i]; i++)
+		if (strlen(codenames[i]) == len && !strncmp(suite, codenames[i], len)) {
+			snprintf(buf, size, "%s", codenames[i]);
+			return buf;
+		}
+	return NULL;
+}
+
+/* One system, one Debian release: sources naming two (bookworm and trixie) are refused. */
+static int check_one_release(const struct sources *s)
+{
+	char first[16], other[16];
+	const struct source *at = NULL;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (!debian_release(s->v[i].suite, at ? other : first, sizeof(first)))
+			continue;
+		if (!at) {
+			at = &s->v[i];
+		} else if (strcmp(first, other)) {
+			log_error("%s: suite '%s' is Debian's %s, but %s names '%s' (%s): an image holds "
+				  "one release's packages; build each release from its own recipe, or "
+				  "give every source the same suite", s->v[i].origin, s->v[i].suite,
+				  other, at->origin, at->suite, first);
+			return -MKI_E_SOURCE;
+		}
+	}
+	return 0;
+}
+
 int sources_load(struct sources *out, const struct recipe *r, const struct settings *st)
 {
 	struct ctx c = { .out = out, .r = r, .st = st };
@@ -823,6 +862,8 @@ int sources_load(struct sources *out, const struct recipe *r, const struct setti
 		ret = add_override(&c, st->sources.v[i]);
 	for (i = 0; !st->sources.n && i < r->n_sources && !ret; i++)
 		ret = add_recipe_source(&c, &r->sources[i]);
+	if (!ret)
+		ret = check_one_release(out);
 	return ctx_finish(&c, ret);
 }
 

@@ -135,6 +135,14 @@ expect_fail 3 "keyring 'missing.gpg': No such file" \
 expect_ok until_sources --source "$SERVER_URL bookworm main trusted=yes"
 grep -q "warning: .*trusted=yes: the indexes of '$SERVER_URL' are NOT verified" "$T/err" ||
 	fail "trusted=yes without a warning"
+# One image, one Debian release: bookworm's updates and a vendor's suite go with bookworm, trixie
+# does not (exit 3, before anything is fetched).
+expect_ok until_sources --source "$SERVER_URL bookworm main signed-by=$good_key" \
+	--source "$SERVER_URL bookworm-updates main signed-by=$good_key" \
+	--source "$SERVER_URL/ nodistro main signed-by=$good_key"
+expect_fail 3 "--source: suite 'trixie-security' is Debian's trixie, but --source names 'bookworm' \(bookworm\): an image holds one release's packages" \
+	until_sources --source "$SERVER_URL bookworm main signed-by=$good_key" \
+	--source "$SERVER_URL trixie-security main signed-by=$good_key"
 # ... and builds from it end to end.
 expect_ok "$MKIMAGE" --until indexes --cache-dir "$T/cache" \
 	--source "$SERVER_URL bookworm main signed-by=$good_key" "$T/r.cfg"

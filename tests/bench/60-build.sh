@@ -11,7 +11,8 @@
 # peer figure of the same set); PEER_REPS (default REPS) measures the peer in only the first
 # PEER_REPS runs, for sets where one peer run takes half an hour. The load average is printed
 # before and after: the machine is shared. The last line, "RESULT ...", is what 62-cases.sh
-# tabulates.
+# tabulates. FLAGSHIP_SUITE=trixie (tests/flagship.sh) measures recipes/arm-board-trixie.cfg from a
+# trixie mirror, the peer building trixie too.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-3}
@@ -25,7 +26,7 @@ if [ "$SET" = large ]; then flagship_mirror arm-board-large; else flagship_mirro
 flagship_lean arm-board "$W/lean"
 case $SET in
 lean) RECIPE=$W/lean/recipes/arm-board.cfg ;;
-bootable) cp "$TOP/recipes/arm-board.cfg" "$W/lean/recipes/" && RECIPE=$W/lean/recipes/arm-board.cfg ;;
+bootable) cp "$(flagship_recipe arm-board)" "$W/lean/recipes/arm-board.cfg" && RECIPE=$W/lean/recipes/arm-board.cfg ;;
 large)
 	RECIPE=$W/lean/recipes/arm-board.cfg
 	sed "s|^\( *\)install = \[|\1install = [ $(printf '"%s", ' $LARGE_EXTRA)|" \
@@ -93,7 +94,7 @@ peer() {
 	rm -rf "$W/tree" "$W/peer.ext4"
 	mmdebstrap --quiet --mode=root --variant=minbase --architectures=armhf,armel \
 		--include="$(echo $PKGS | tr ' ' ',')" --keyring="$MIRROR/key.gpg" "${steps[@]}" \
-		bookworm "$W/tree" "deb [signed-by=$MIRROR/key.gpg] $URL bookworm main" &&
+		"$FLAGSHIP_SUITE" "$W/tree" "deb [signed-by=$MIRROR/key.gpg] $URL $FLAGSHIP_SUITE main" &&
 	size=$(du -sm "$W/tree" | cut -f1) &&
 	mke2fs -q -t ext4 -d "$W/tree" "$W/peer.ext4" "$((size * 13 / 10 + 64))M"
 }
@@ -102,7 +103,7 @@ peer() {
 layer=--no-layer-cache
 [ "$REBUILD" = 0 ] || layer=
 ours() {
-	"$TOP/mkimage" -q $layer --cache-dir "$W/cache" --source "$URL bookworm main signed-by=$MIRROR/key.gpg" \
+	"$TOP/mkimage" -q $layer --cache-dir "$W/cache" --source "$URL $FLAGSHIP_SUITE main signed-by=$MIRROR/key.gpg" \
 		--output "$W/ours.ext4" "$RECIPE" && cp "$W/ours.report.json" "$W/report.$1.json"
 }
 

@@ -5,7 +5,9 @@
 # (d) a rebuild of (a) with one hook changed (against (a)'s peer: the peer has no such cache);
 # (e) a large appliance: (c) plus python3, perl, network-manager, ... (tests/flagship.sh
 #     LARGE_EXTRA), time per package against (a)'s;
-# (f) four different flagship builds at once against one after another (63-farm.sh).
+# (f) four different flagship builds at once against one after another (63-farm.sh);
+# (g), (h) (a) and (c) on Debian 13 "trixie" (FLAGSHIP_SUITE=trixie): the same sets from a trixie
+#     mirror, per package against bookworm's.
 # Then the floors for context: every data.tar of (a)'s plan decompressed on both cores, the same
 # set configured natively (built for amd64), and (c)'s bootable set built for amd64
 # (linux-image-amd64) with every script native. CASES picks some (default "a b c d e f"; "floor":
@@ -19,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$here/../.." && pwd)
 out=$(mktemp -d /var/tmp/mkimage-bench-cases.XXXXXX)
 trap 'rm -rf "$out"' EXIT
-CASES=${CASES:-a b c d e f}
+CASES=${CASES:-a b c d e f g h}
 FLOORS=${FLOORS:-1}
 : >"$out/results"
 run_case() { # run_case LETTER ENV...: the RESULT line of 60-build.sh with those settings
@@ -50,11 +52,13 @@ for c in $CASES; do
 	c) run_case c SET=bootable TWINS=1 REPS="${REPS_C:-1}" PEER_REPS="${PEER_REPS_C:-}" ;;
 	d) run_case d SET=lean TWINS=1 REBUILD=1 PEER=0 ;;
 	e) run_case e SET=large TWINS=1 REPS="${REPS_E:-1}" PEER_REPS="${PEER_REPS_E:-}" ;;
+	g) run_case g SET=lean TWINS=1 FLAGSHIP_SUITE=trixie ;;
+	h) run_case h SET=bootable TWINS=1 FLAGSHIP_SUITE=trixie REPS="${REPS_C:-1}" PEER_REPS="${PEER_REPS_C:-}" ;;
 	f)
 		echo "-- case f: four flagship builds at once (load at start: $(cut -d' ' -f1-3 /proc/loadavg))"
 		bash "$here/63-farm.sh" | tee "$out/f.log" || { echo "62-cases: case f failed" >&2; failed=1; } ;;
 	floor) ;; # the floors alone
-	*) echo "62-cases: no case '$c' (a, b, c, d, e, f or floor)" >&2; exit 2 ;;
+	*) echo "62-cases: no case '$c' (a, b, c, d, e, f, g, h or floor)" >&2; exit 2 ;;
 	esac
 done
 

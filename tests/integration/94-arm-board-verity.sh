@@ -86,13 +86,17 @@ done
 # Reproducible, and the same as dpkg's way: configured again with the initramfs built twice
 # (--no-initramfs-once: the kernel's postinst, then initramfs-tools' trigger; a layer key of its
 # own), in another directory, the same disk and root hash.
-mkdir -p "$T/again"
-expect_ok "$MKIMAGE" --no-initramfs-once --source "$SRC" --output "$T/again/arm-board-verity.img" \
-	"$(flagship_recipe arm-board-verity)"
-grep -q "initramfs: built once" "$T/err" && fail "--no-initramfs-once built the initramfs once"
-cmp -s "$BASE.roothash" "$T/again/arm-board-verity.roothash" || fail "the root hash differs"
-cmp -s "$DISK" "$T/again/arm-board-verity.img" || fail "the second disk is not byte-identical"
-rm -rf "$T/again"
+# On bookworm only: a second configure costs minutes, and what it proves does not depend on the
+# release (the trixie run, 113, boots instead).
+if [ "$FLAGSHIP_SUITE" = bookworm ]; then
+	mkdir -p "$T/again"
+	expect_ok "$MKIMAGE" --no-initramfs-once --source "$SRC" --output "$T/again/arm-board-verity.img" \
+		"$(flagship_recipe arm-board-verity)"
+	grep -q "initramfs: built once" "$T/err" && fail "--no-initramfs-once built the initramfs once"
+	cmp -s "$BASE.roothash" "$T/again/arm-board-verity.roothash" || fail "the root hash differs"
+	cmp -s "$DISK" "$T/again/arm-board-verity.img" || fail "the second disk is not byte-identical"
+	rm -rf "$T/again"
+fi
 
 # It boots through U-Boot: the initramfs opens the verified root, the system comes up.
 PART_UUID=$root_uuid

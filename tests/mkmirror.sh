@@ -27,7 +27,7 @@ primary=${archs%%,*}
 host=$(dpkg --print-architecture)
 twins=${TWINS:-1}
 case ",$archs," in *",$host,"*) twins=0 ;; esac
-stamp="v5 $archs $suite twins=$twins $*"
+stamp="v4 $archs $suite twins=$twins $*"
 # Tests running at once (tests/integration/run.sh -j) build one mirror once: the others wait here.
 mkdir -p "$(dirname "$dir")"
 exec 9>"$dir.lock"

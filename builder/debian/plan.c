@@ -30,7 +30,39 @@ void plan_release(struct plan *p)
 	free(p->v);
 	free(p->primary);
 	strv_release(&p->archs);
+	for (i = 0; i < p->n_abi_renames; i++) {
+		free(p->abi_renames[i].arch);
+		free(p->abi_renames[i].old_name);
+		free(p->abi_renames[i].new_name);
+	}
+	free(p->abi_renames);
 	memset(p, 0, sizeof(*p));
+}
+
+void plan_add_abi_rename(struct plan *p, const char *arch, const char *old_name,
+			 const char *new_name)
+{
+	struct plan_abi_rename *a;
+
+	if (plan_abi_rename_find(p, arch, old_name))
+		return;
+	p->abi_renames = xrealloc(p->abi_renames, (p->n_abi_renames + 1) * sizeof(*a));
+	a = &p->abi_renames[p->n_abi_renames++];
+	a->arch = xstrdup(arch);
+	a->old_name = xstrdup(old_name);
+	a->new_name = xstrdup(new_name);
+}
+
+const struct plan_abi_rename *plan_abi_rename_find(const struct plan *p, const char *arch,
+						   const char *old_name)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_abi_renames; i++)
+		if (!strcmp(p->abi_renames[i].arch, arch) &&
+		    !strcmp(p->abi_renames[i].old_name, old_name))
+			return &p->abi_renames[i];
+	return NULL;
 }
 
 char *plan_entry_dpkg_name(const struct plan_entry *e)

@@ -25,15 +25,32 @@ struct plan_entry {
 	int pre_depended; /* another entry Pre-Depends on this one: configure it before that */
 };
 
+/*
+ * A library Debian renamed for the 64-bit time_t ABI (libssl3 -> libssl3t64, debian/t64.h) whose
+ * new name is in the plan for `arch`, where it does not provide the old one: there the ABI
+ * changed, and a package naming the old one was built against the other ABI.
+ */
+struct plan_abi_rename {
+	char *arch, *old_name, *new_name;
+};
+
 struct plan {
 	struct plan_entry *v; /* in unpack/configure order */
 	size_t n, alloc;
 	char *primary;        /* primary architecture */
 	struct strv archs;    /* primary first */
+	struct plan_abi_rename *abi_renames; /* the resolver's, from the indexes */
+	size_t n_abi_renames;
 };
 
 /** Free the contents of a plan. */
 void plan_release(struct plan *p);
+/** Record that `old_name` is `new_name` on `arch` (copied; a pair already there is kept once). */
+void plan_add_abi_rename(struct plan *p, const char *arch, const char *old_name,
+			 const char *new_name);
+/** The rename of `old_name` on `arch`, or NULL. Borrowed from `p`. */
+const struct plan_abi_rename *plan_abi_rename_find(const struct plan *p, const char *arch,
+						   const char *old_name);
 /** "name:arch" for M-A same packages, else "name" (dpkg's info file and owner naming). */
 char *plan_entry_dpkg_name(const struct plan_entry *e);
 /**

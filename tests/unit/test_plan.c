@@ -240,6 +240,30 @@ START_TEST(essential_none)
 }
 END_TEST
 
+/* The renames a plan holds: one per (arch, old name), copied, found by both, freed with it. */
+START_TEST(abi_renames)
+{
+	struct plan p = { 0 };
+	char arch[] = "armhf";
+	const struct plan_abi_rename *a;
+
+	plan_add_abi_rename(&p, arch, "libssl3", "libssl3t64");
+	plan_add_abi_rename(&p, "armel", "libssl3", "libssl3t64");
+	plan_add_abi_rename(&p, "armhf", "libssl3", "other");
+	arch[0] = 'x';
+	ck_assert_uint_eq(p.n_abi_renames, 2);
+	a = plan_abi_rename_find(&p, "armhf", "libssl3");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(a->new_name, "libssl3t64");
+	ck_assert_ptr_nonnull(plan_abi_rename_find(&p, "armel", "libssl3"));
+	ck_assert_ptr_null(plan_abi_rename_find(&p, "amd64", "libssl3"));
+	ck_assert_ptr_null(plan_abi_rename_find(&p, "armhf", "libssl3t64"));
+	plan_release(&p);
+	ck_assert_uint_eq(p.n_abi_renames, 0);
+	ck_assert_ptr_null(p.abi_renames);
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -251,6 +275,7 @@ Suite *plan_suite(void)
 	tcase_add_test(tc, essential_closure);
 	tcase_add_test(tc, essential_cycle);
 	tcase_add_test(tc, essential_none);
+	tcase_add_test(tc, abi_renames);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -241,6 +241,7 @@ static int build_plan(struct resolve_ctx *c, Solver *solv, struct plan *pl)
 	if (!ret) {
 		collect_depends(c, pl, idx, dq.elements);
 		resolve_order(pl);
+		resolve_t64_renames(c, dq.elements, (size_t)dq.count, pl);
 	}
 	queue_free(&dq);
 	free(idx);

@@ -127,4 +127,20 @@ void resolve_lock_packages_changed(const struct lockfile *lk, const struct plan 
 /** Log why `solv` failed, in the user's names (the package's own relations, grouped). */
 void resolve_report_problems(const struct resolve_ctx *c, Solver *solv);
 
+/* ---- resolve_t64.c: the 64-bit time_t transition's renamed libraries ----------------------- */
+
+/**
+ * For dependency `dep` of solvable `src` that nothing provides: where it names a library Debian
+ * renamed for the 64-bit time_t ABI whose new name does not provide it on that architecture,
+ * what changed and the ways out, as lines pushed into `notes` (each once). Nothing otherwise.
+ */
+void resolve_t64_explain(const struct resolve_ctx *c, Id src, Id dep, struct strv *notes);
+
+/**
+ * Record in `pl` (plan_add_abi_rename) each renamed library among the `n` solvables `chosen`
+ * whose new name does not provide the old one on its architecture.
+ */
+void resolve_t64_renames(const struct resolve_ctx *c, const Id *chosen, size_t n,
+			 struct plan *pl);
+
 #endif

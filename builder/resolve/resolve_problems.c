@@ -227,6 +227,15 @@ static void log_grouped(Id problem, const struct strv *lines)
 	}
 }
 
+/* A dependency nothing provides that names a library renamed for 64-bit time_t: why, what to do. */
+static void explain_t64(const struct resolve_ctx *c, Solver *solv, Id rid, struct strv *notes)
+{
+	Id src = 0, tgt = 0, dep = 0;
+
+	if (solver_ruleinfo(solv, rid, &src, &tgt, &dep) == SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP)
+		resolve_t64_explain(c, src, dep, notes);
+}
+
 void resolve_report_problems(const struct resolve_ctx *c, Solver *solv)
 {
 	Id problem, n = solver_problem_count(solv);
@@ -237,7 +246,8 @@ void resolve_report_problems(const struct resolve_ctx *c, Solver *solv)
 	log_error("no installable package set satisfies the recipe (%d problem%s):", n,
 		  n == 1 ? "" : "s");
 	for (problem = 1; problem <= n; problem++) {
-		struct strv lines = { 0 };
+		struct strv lines = { 0 }, notes = { 0 };
+		size_t k;
 
 		solver_findallproblemrules(solv, problem, &rules);
 		for (i = 0; i < rules.count; i++) {
@@ -247,8 +257,12 @@ void resolve_report_problems(const struct resolve_ctx *c, Solver *solv)
 			if (!strv_contains(&lines, b.p))
 				strv_push(&lines, b.p);
 			buf_release(&b);
+			explain_t64(c, solv, rules.elements[i], &notes);
 		}
 		log_grouped(problem, &lines);
+		for (k = 0; k < notes.n; k++)
+			log_error("  problem %d: %s", problem, notes.v[k]);
+		strv_release(&notes);
 		strv_release(&lines);
 	}
 	queue_free(&rules);

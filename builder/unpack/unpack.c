@@ -24,6 +24,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "abilint.h"
 #include "debian/arch.h"
 #include "debian/deb.h"
 #include "debian/overwrite.h"
@@ -1279,6 +1280,8 @@ int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
 	cache_drop(&c);
 	if (!ret)
 		ret = finish(&c, out, &archs);
+	if (!ret)
+		abilint_warn(p, c.pkgs, c.n_pkgs);
 	if (!ret)
 		log_info("unpacked %zu packages (%zu paths) in %.2f s", p->n, out->manifest.n,
 			 log_now() - t0);

@@ -34,9 +34,22 @@ void plan_release(struct plan *p)
 		free(p->abi_renames[i].arch);
 		free(p->abi_renames[i].old_name);
 		free(p->abi_renames[i].new_name);
+		strv_release(&p->abi_renames[i].users);
 	}
 	free(p->abi_renames);
 	memset(p, 0, sizeof(*p));
+}
+
+/* Where the rename of `old_name` on `arch` is in p->abi_renames; p->n_abi_renames if nowhere. */
+static size_t rename_at(const struct plan *p, const char *arch, const char *old_name)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_abi_renames; i++)
+		if (!strcmp(p->abi_renames[i].arch, arch) &&
+		    !strcmp(p->abi_renames[i].old_name, old_name))
+			break;
+	return i;
 }
 
 void plan_add_abi_rename(struct plan *p, const char *arch, const char *old_name,
@@ -44,25 +57,30 @@ void plan_add_abi_rename(struct plan *p, const char *arch, const char *old_name,
 {
 	struct plan_abi_rename *a;
 
-	if (plan_abi_rename_find(p, arch, old_name))
+	if (rename_at(p, arch, old_name) < p->n_abi_renames)
 		return;
 	p->abi_renames = xrealloc(p->abi_renames, (p->n_abi_renames + 1) * sizeof(*a));
 	a = &p->abi_renames[p->n_abi_renames++];
 	a->arch = xstrdup(arch);
 	a->old_name = xstrdup(old_name);
 	a->new_name = xstrdup(new_name);
+	memset(&a->users, 0, sizeof(a->users));
+}
+
+void plan_add_abi_user(struct plan *p, const char *arch, const char *old_name, const char *user)
+{
+	size_t i = rename_at(p, arch, old_name);
+
+	if (i < p->n_abi_renames && !strv_contains(&p->abi_renames[i].users, user))
+		strv_push(&p->abi_renames[i].users, user);
 }
 
 const struct plan_abi_rename *plan_abi_rename_find(const struct plan *p, const char *arch,
 						   const char *old_name)
 {
-	size_t i;
+	size_t i = rename_at(p, arch, old_name);
 
-	for (i = 0; i < p->n_abi_renames; i++)
-		if (!strcmp(p->abi_renames[i].arch, arch) &&
-		    !strcmp(p->abi_renames[i].old_name, old_name))
-			return &p->abi_renames[i];
-	return NULL;
+	return i < p->n_abi_renames ? &p->abi_renames[i] : NULL;
 }
 
 char *plan_entry_dpkg_name(const struct plan_entry *e)

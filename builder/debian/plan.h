@@ -28,10 +28,13 @@ struct plan_entry {
 /*
  * A library Debian renamed for the 64-bit time_t ABI (libssl3 -> libssl3t64, debian/t64.h) whose
  * new name is in the plan for `arch`, where it does not provide the old one: there the ABI
- * changed, and a package naming the old one was built against the other ABI.
+ * changed. `users` ("name:arch" of plan entries) depend on the old name, and the plan meets that
+ * dependency only through it (a package providing the old name, no other alternative): built
+ * against the old ABI, they would run with the new library.
  */
 struct plan_abi_rename {
 	char *arch, *old_name, *new_name;
+	struct strv users;
 };
 
 struct plan {
@@ -48,6 +51,8 @@ void plan_release(struct plan *p);
 /** Record that `old_name` is `new_name` on `arch` (copied; a pair already there is kept once). */
 void plan_add_abi_rename(struct plan *p, const char *arch, const char *old_name,
 			 const char *new_name);
+/** Add `user` ("name:arch", copied; once) to the rename of `old_name` on `arch`, if there is one. */
+void plan_add_abi_user(struct plan *p, const char *arch, const char *old_name, const char *user);
 /** The rename of `old_name` on `arch`, or NULL. Borrowed from `p`. */
 const struct plan_abi_rename *plan_abi_rename_find(const struct plan *p, const char *arch,
 						   const char *old_name);

@@ -240,7 +240,8 @@ START_TEST(essential_none)
 }
 END_TEST
 
-/* The renames a plan holds: one per (arch, old name), copied, found by both, freed with it. */
+/* The renames a plan holds: one per (arch, old name), copied, found by both, their users
+ * kept once, all freed with the plan. */
 START_TEST(abi_renames)
 {
 	struct plan p = { 0 };
@@ -258,6 +259,12 @@ START_TEST(abi_renames)
 	ck_assert_ptr_nonnull(plan_abi_rename_find(&p, "armel", "libssl3"));
 	ck_assert_ptr_null(plan_abi_rename_find(&p, "amd64", "libssl3"));
 	ck_assert_ptr_null(plan_abi_rename_find(&p, "armhf", "libssl3t64"));
+	plan_add_abi_user(&p, "armhf", "libssl3", "app:armhf");
+	plan_add_abi_user(&p, "armhf", "libssl3", "app:armhf");
+	plan_add_abi_user(&p, "amd64", "libssl3", "app:amd64"); /* no rename there: nothing */
+	ck_assert_uint_eq(a->users.n, 1);
+	ck_assert_str_eq(a->users.v[0], "app:armhf");
+	ck_assert_uint_eq(plan_abi_rename_find(&p, "armel", "libssl3")->users.n, 0);
 	plan_release(&p);
 	ck_assert_uint_eq(p.n_abi_renames, 0);
 	ck_assert_ptr_null(p.abi_renames);

@@ -124,26 +124,39 @@ static int fill_entry(const struct srcfile *sf, const struct deb822 *d, struct p
 	return sf->rel ? fill_remote(sf, d, e) : fill_local(sf, e);
 }
 
-/* Read the stanza of solvable p again (the index is verified and does not change). */
-static int read_entry(struct resolve_ctx *c, Id p, struct plan_entry *e)
+int resolve_read_stanza(const struct resolve_ctx *c, Id p, struct deb822 *d)
 {
 	const struct pkgref *ref = &c->refs[p];
 	const struct srcfile *sf = &c->files[ref->file];
-	struct deb822 d;
 	int ret;
 
-	ret = sf->rel ? deb822_open(&d, sf->path) : deb822_open_mem(&d, sf->path, sf->text,
-								     sf->text_len);
+	ret = sf->rel ? deb822_open(d, sf->path) : deb822_open_mem(d, sf->path, sf->text,
+								    sf->text_len);
 	if (ret)
 		return log_errno(ret, "cannot read index '%s' again: %s", sf->path, strerror(-ret));
-	deb822_set_limits(&d, c->lim, sf->rel ? -MKI_E_LIMIT_REPO : -MKI_E_LIMIT_PKG);
-	ret = deb822_seek(&d, ref->offset, ref->line);
-	if (!ret && (ret = deb822_next(&d)) == 0)
+	deb822_set_limits(d, c->lim, sf->rel ? -MKI_E_LIMIT_REPO : -MKI_E_LIMIT_PKG);
+	ret = deb822_seek(d, ref->offset, ref->line);
+	if (!ret && (ret = deb822_next(d)) == 0)
 		ret = -MKI_E_PARSE;
-	if (ret > 0)
-		ret = fill_entry(sf, &d, e);
-	if (ret == -MKI_E_PARSE && !e->name)
+	if (ret == -MKI_E_PARSE)
 		log_error("%s:%u: index changed while it was being read", sf->path, ref->line);
+	if (ret < 0)
+		deb822_close(d);
+	return ret < 0 ? ret : 0;
+}
+
+static int read_entry(struct resolve_ctx *c, Id p, struct plan_entry *e)
+{
+	const struct srcfile *sf = &c->files[c->refs[p].file];
+	struct deb822 d;
+	int ret = resolve_read_stanza(c, p, &d);
+
+	if (ret)
+		return ret;
+	ret = fill_entry(sf, &d, e);
+	if (ret == -MKI_E_PARSE && !e->name)
+		log_error("%s:%u: index changed while it was being read", sf->path,
+			  c->refs[p].line);
 	deb822_close(&d);
 	return ret;
 }

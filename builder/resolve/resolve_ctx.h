@@ -14,6 +14,7 @@
 #include <solv/repo.h>
 #include <solv/solver.h>
 
+#include "debian/deb822.h"
 #include "debian/plan.h"
 #include "lib/runlimits.h"
 #include "lib/str.h"
@@ -69,6 +70,14 @@ static inline int resolve_is_local(const struct resolve_ctx *c, Id p)
 {
 	return c->files[c->refs[p].file].rel == NULL;
 }
+
+/* ---- resolve.c ---------------------------------------------------------------------------- */
+
+/**
+ * Open solvable `p`'s stanza again into `d` (the index is verified and does not change): 0 with
+ * `d` on the stanza (close it with deb822_close), or an error, logged, with `d` closed.
+ */
+int resolve_read_stanza(const struct resolve_ctx *c, Id p, struct deb822 *d);
 
 /* ---- resolve_encode.c: Packages stanzas -> solvables, multiarch rewritten as apt does ------- */
 
@@ -138,7 +147,9 @@ void resolve_t64_explain(const struct resolve_ctx *c, Id src, Id dep, struct str
 
 /**
  * Record in `pl` (plan_add_abi_rename) each renamed library among the `n` solvables `chosen`
- * whose new name does not provide the old one on its architecture.
+ * whose new name does not provide the old one on its architecture, and as its users
+ * (plan_add_abi_user) the chosen packages that depend on the old name and are met only through
+ * it.
  */
 void resolve_t64_renames(const struct resolve_ctx *c, const Id *chosen, size_t n,
 			 struct plan *pl);

@@ -1,9 +1,10 @@
 /*
- * The multiarch lint's ABI check (abilint.h). The plan says where a library's ABI changed; the
- * control data of each unpacked package says what it was built against: dpkg-shlibdeps names
- * the library package it linked with, so an old name there is a binary of the old ABI (or one
- * claiming both ABIs, which one binary of these architectures cannot have). Such a package
- * resolves when an alternative or another package's Provides satisfy the old name.
+ * The multiarch lint's ABI check (abilint.h). The resolver knows where a library's ABI changed
+ * and which packages reach the library only through its old name (a package that Provides the
+ * old name in the plan, such as an equivs stand-in, and no other alternative); the control data
+ * of each unpacked package says what it was built against: dpkg-shlibdeps names the library
+ * package it linked with, so the old name there is a binary of the old ABI, about to run with
+ * the new library under the same soname.
  */
 #include "abilint.h"
 
@@ -14,53 +15,63 @@
 #include "debian/t64.h"
 #include "lib/log.h"
 
-/* Warn for `k` about each old name in one relation field; returns the warnings. */
-static unsigned check_field(const struct plan *p, const struct pkg *k, const char *arch,
-			    const char *v, struct strv *seen)
+/* Does relation field `v` name package `name`, in any alternative? */
+static int names(const char *v, const char *name)
 {
 	struct relation_iter it;
 	struct relation r;
-	unsigned n = 0;
+	size_t n = strlen(name);
 
 	relation_iter_init(&it, v, strlen(v));
-	while (relation_next(&it, &r) > 0) {
-		char *name = xstrndup(r.name, r.name_len);
-		const struct plan_abi_rename *a = plan_abi_rename_find(p, arch, name);
+	while (relation_next(&it, &r) > 0)
+		if (r.name_len == n && !memcmp(r.name, name, n))
+			return 1;
+	return 0;
+}
 
-		if (a && !strv_contains(seen, name)) {
-			strv_push(seen, name);
-			log_warn("multiarch lint: '%s:%s=%s' depends on '%s', the name of '%s' "
-				 "before Debian's 64-bit time_t transition: on %s, where '%s' does "
-				 "not provide it, " T64_WHY "; use a build of '%s' for this release",
-				 k->pe->name, k->pe->arch, k->pe->version, name, a->new_name, arch,
-				 a->new_name, k->pe->name);
-			n++;
-		}
-		free(name);
+/* The field of `k`'s control data naming `old`: "Pre-Depends", "Depends" or NULL. */
+static const char *field_naming(const struct pkg *k, const char *old)
+{
+	static const char *const fields[] = { "Pre-Depends", "Depends" };
+	const char *v;
+	size_t f;
+
+	for (f = 0; f < 2; f++)
+		if ((v = deb_control_get(&k->ctl, fields[f])) && names(v, old))
+			return fields[f];
+	return NULL;
+}
+
+static unsigned check_pkg(const struct plan *p, const struct pkg *k)
+{
+	char *user = xasprintf("%s:%s", k->pe->name, k->pe->arch);
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_abi_renames; i++) {
+		const struct plan_abi_rename *a = &p->abi_renames[i];
+		const char *field;
+
+		if (!strv_contains(&a->users, user) || !(field = field_naming(k, a->old_name)))
+			continue;
+		log_warn("multiarch lint: '%s=%s' names '%s' in its %s, the name of '%s' before "
+			 "Debian's 64-bit time_t transition, met here only by a package providing "
+			 "'%s': on %s '%s' does not provide it, " T64_WHY "; use a build of '%s' "
+			 "for this release",
+			 user, k->pe->version, a->old_name, field, a->new_name, a->old_name, a->arch,
+			 a->new_name, k->pe->name);
+		n++;
 	}
+	free(user);
 	return n;
 }
 
 unsigned abilint_warn(const struct plan *p, const struct pkg *pkgs, size_t n)
 {
-	static const char *const fields[] = { "Pre-Depends", "Depends" };
 	unsigned warned = 0;
-	size_t i, f;
+	size_t i;
 
-	if (!p->n_abi_renames)
-		return 0;
-	for (i = 0; i < n; i++) {
-		const struct pkg *k = &pkgs[i];
-		const char *arch = strcmp(k->pe->arch, "all") ? k->pe->arch : p->primary;
-		struct strv seen = { 0 };
-
-		for (f = 0; arch && f < 2; f++) {
-			const char *v = deb_control_get(&k->ctl, fields[f]);
-
-			if (v)
-				warned += check_field(p, k, arch, v, &seen);
-		}
-		strv_release(&seen);
-	}
+	for (i = 0; p->n_abi_renames && i < n; i++)
+		warned += check_pkg(p, &pkgs[i]);
 	return warned;
 }

@@ -2,8 +2,8 @@
 # repositories on 127.0.0.1: "trixie" has libfoo3t64 in place of libfoo3, which Provides libfoo3
 # on amd64 (no ABI change there) but not on armhf (time_t grew). A vendor's .deb built against
 # libfoo3 is refused on armhf with the rename, the ABI change, the architecture and both ways
-# out, and builds on amd64 and from "bookworm"; a package that names libfoo3 and still resolves
-# on armhf (through an alternative) is flagged by the multiarch lint, the rebuilt one is not.
+# out, and builds on amd64 and from "bookworm"; on armhf with a stand-in providing libfoo3 it
+# resolves, and the multiarch lint flags it, not the packages that name libfoo3t64.
 . "$(dirname "$0")/lib.sh"
 
 command -v apt-ftparchive >/dev/null || skip "apt-utils missing (make deps)"
@@ -96,10 +96,14 @@ expect_ok build amd
 grep -q "time_t" "$T/err" && { cat "$T/err" >&2; fail "amd64's build mentions time_t"; }
 grep -q "unpacked 3 packages" "$T/err" || { cat "$T/err" >&2; fail "amd64: not 3 packages"; }
 
-# armhf through an alternative: resolves, the lint flags the package naming libfoo3 and only it
-recipe alt armhf trixie "$both" "$new"
+# armhf with an equivs-style stand-in that Provides libfoo3: it resolves, and the lint flags
+# the package that reaches libfoo3t64 only through it; naming the new name as an alternative
+# (what a rebuilt library's shlibs write: "liblcmaps0 | liblcmaps0t64") is not flagged
+d=$(deb_new libfoo3-compat 1.0 armhf "Provides: libfoo3 (= 3.1-1)")
+compat=$(deb_build "$d" "$T/vendor")
+recipe alt armhf trixie "$old_hf" "$compat" "$both" "$new"
 expect_ok build alt
-grep -q "unpacked 4 packages" "$T/err" || { cat "$T/err" >&2; fail "armhf: not 4 packages"; }
-grep -q "warning: multiarch lint: 'vendor-both:armhf=1.0' depends on 'libfoo3', the name of 'libfoo3t64' before Debian's 64-bit time_t transition: on armhf, where 'libfoo3t64' does not provide it, time_t and off_t related structures changed size.*; use a build of 'vendor-both' for this release" \
-	"$T/err" || { cat "$T/err" >&2; fail "the lint did not flag vendor-both"; }
-[ "$(grep -c "multiarch lint: '" "$T/err")" = 1 ] || { cat "$T/err" >&2; fail "the lint flagged more than vendor-both"; }
+grep -q "unpacked 6 packages" "$T/err" || { cat "$T/err" >&2; fail "armhf: not 6 packages"; }
+grep -q "warning: multiarch lint: 'vendor-app:armhf=1.0' names 'libfoo3' in its Depends, the name of 'libfoo3t64' before Debian's 64-bit time_t transition, met here only by a package providing 'libfoo3': on armhf 'libfoo3t64' does not provide it, time_t and off_t related structures changed size.*; use a build of 'vendor-app' for this release" \
+	"$T/err" || { cat "$T/err" >&2; fail "the lint did not flag vendor-app"; }
+[ "$(grep -c "multiarch lint: '" "$T/err")" = 1 ] || { cat "$T/err" >&2; fail "the lint flagged more than vendor-app"; }

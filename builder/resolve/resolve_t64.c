@@ -121,10 +121,11 @@ static int provided(const struct resolve_ctx *c, Id dep)
 	return 0;
 }
 
-/* Renamed libraries a package depends on by their old names: olds[i] is news[i] on archs[i]. */
+#define RENAMED_MAX 64 /* renamed libraries one message names */
+
+/* Renamed libraries a package depends on by their old names: olds[i] is now news[i]. */
 struct renamed {
 	struct strv olds, news;
-	Id archs[64];
 };
 
 /* The names "n:arch" in `dep` whose library has a new name on that arch, into `r` (each once). */
@@ -148,18 +149,18 @@ static void renamed_in(const struct resolve_ctx *c, Id dep, struct renamed *r, i
 	n = pool_id2str(pool, dep);
 	colon = strrchr(n, ':');
 	arch = colon ? pool_str2id(pool, colon + 1, 0) : 0;
-	if (!arch || r->olds.n == sizeof(r->archs) / sizeof(r->archs[0]))
+	if (!arch || r->olds.n == RENAMED_MAX)
 		return;
 	old = xstrndup(n, (size_t)(colon - n));
 	if (!strv_contains(&r->olds, old) && (s = successor(c, old, arch))) {
-		r->archs[r->olds.n] = arch;
 		strv_push(&r->olds, old);
 		strv_push(&r->news, pool_id2str(pool, pool_id2solvable(pool, s)->name));
 	}
 	free(old);
 }
 
-/* "'a', 'b' and 'c'" of `v` from index `from` (the old names with " (now 'x')" when `now`). */
+/* "'a', 'b' and 'c'": the new names of `r` from index `from`, or with `now` the old names, each
+ * followed by " (now 'new')". */
 static void join(struct buf *b, const struct renamed *r, size_t from, int now)
 {
 	size_t i;

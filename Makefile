@@ -215,8 +215,8 @@ DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarc
 # boot the images, and the archivers and filesystem tools the tests compare against.
 TEST_DEPS := check clang libclang-rt-14-dev python3 python3-jsonschema python3-license-expression \
 	zstd xz-utils bzip2 libcap2-bin file man-db groff-base lintian apt-cacher-ng \
-	qemu-system-arm qemu-system-x86 bmap-tools fdisk dosfstools mtools u-boot-qemu ovmf \
-	qemu-efi-aarch64 cryptsetup-bin squashfs-tools squashfs-tools-ng \
+	qemu-system-arm qemu-system-x86 qemu-system-misc bmap-tools fdisk dosfstools mtools u-boot-qemu \
+	ovmf qemu-efi-aarch64 opensbi cryptsetup-bin squashfs-tools squashfs-tools-ng \
 	docker-registry apache2-utils skopeo
 # The peers `make bench` measures against.
 BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin squashfs-tools

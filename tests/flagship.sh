@@ -1,5 +1,6 @@
 # Sourced by tests and benches: the local test mirror of a flagship recipe (recipes/NAME.cfg).
-# flagship_mirror NAME builds or reuses it with tests/mkmirror.sh and sets MIRROR to its directory.
+# flagship_mirror NAME builds or reuses it with tests/mkmirror.sh and sets MIRROR to its directory
+# and MIRROR_SUITE to its suite (the recipe's: bookworm, trixie for riscv64).
 # The package lists name what the recipe installs besides Essential + required; the directory is
 # named after the set, so a branch still building an older set never rebuilds it. arm-board-ab
 # and arm-board-verity share arm-board's, which holds cryptsetup-bin for the verified root.
@@ -13,6 +14,7 @@ LARGE_EXTRA="python3 perl network-manager openssh-server curl ca-certificates ip
 	postgresql gstreamer1.0-plugins-good weston php-fpm"
 flagship_mirror() {
 	local archs pkgs set=$1
+	MIRROR_SUITE=bookworm
 	case $1 in
 	arm-board | arm-board-ab | arm-board-verity)
 		set=arm-board-verity
@@ -23,13 +25,15 @@ flagship_mirror() {
 		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu hello:armel libc6:armel libstdc++6:armel zlib1g:armel $LARGE_EXTRA" ;;
 	pc-legacy) archs=amd64,i386 pkgs="linux-image-amd64 systemd-boot-efi hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386" ;;
 	arm64-armhf) archs=arm64,armhf pkgs="linux-image-arm64 u-boot-menu hello:armhf libc6:armhf libstdc++6:armhf zlib1g:armhf" ;;
+	# A release architecture since trixie: no auxiliary one (the recipe says why).
+	riscv64) archs=riscv64 pkgs="linux-image-riscv64 u-boot-menu" MIRROR_SUITE=trixie ;;
 	*) echo "flagship_mirror: no recipe '$1'" >&2; return 2 ;;
 	esac
 	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$set-disk
 	# TWINS=0 (tests/mkmirror.sh): a mirror of the recipe's architectures only, as a company keeps
 	[ "${TWINS:-1}" = 1 ] || MIRROR=$MIRROR-notwins
 	# shellcheck disable=SC2086
-	"$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
+	SUITE=$MIRROR_SUITE "$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
 }
 
 # flagship_lean NAME DIR: recipes/NAME.cfg without what makes it boot (its kernel, systemd and
@@ -55,5 +59,5 @@ flagship_serve() {
 	python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
 	SERVER_PID=$!
 	sleep 0.5
-	SRC="http://127.0.0.1:$port bookworm main signed-by=$MIRROR/key.gpg"
+	SRC="http://127.0.0.1:$port $MIRROR_SUITE main signed-by=$MIRROR/key.gpg"
 }

@@ -5,7 +5,7 @@
 # then booted under qemu-system-riscv64 -M virt through Debian's OpenSBI (fw_jump) and
 # supervisor-mode U-Boot (u-boot-qemu), which reads the disk's extlinux.conf, to a serial login
 # (tests/bootvm.sh). Its kernel is uncompressed, /boot/vmlinux-*: exported as riscv64.vmlinux.
-# (The 6x numbers of the flagships are taken: this is the next free one.)
+# (The 6x numbers of the flagships are all taken.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 

@@ -177,7 +177,7 @@ bench: bench-deps mkimage mkimage-exec
 # that touches what boots; an hour or more on two cores.
 BOOT_TESTS := 60-arm-board.sh 62-pc-legacy.sh 63-arm64-armhf.sh 94-arm-board-verity.sh \
 	110-trixie-arm-board.sh 111-trixie-pc-legacy.sh 112-trixie-arm64-armhf.sh \
-	113-trixie-arm-board-verity.sh
+	113-trixie-arm-board-verity.sh 115-trixie-riscv64.sh
 check-boots: test-deps mkimage mkimage-exec tools
 	MKIMAGE_TEST_BOOT_SUITES="bookworm trixie" tests/integration/run.sh -j $(TEST_JOBS) $(BOOT_TESTS)
 
@@ -224,8 +224,8 @@ DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarc
 # boot the images, and the archivers and filesystem tools the tests compare against.
 TEST_DEPS := check clang libclang-rt-14-dev python3 python3-jsonschema python3-license-expression \
 	zstd xz-utils bzip2 libcap2-bin file man-db groff-base lintian apt-cacher-ng \
-	qemu-system-arm qemu-system-x86 bmap-tools fdisk dosfstools mtools u-boot-qemu ovmf \
-	qemu-efi-aarch64 cryptsetup-bin squashfs-tools squashfs-tools-ng \
+	qemu-system-arm qemu-system-x86 qemu-system-misc bmap-tools fdisk dosfstools mtools u-boot-qemu \
+	ovmf qemu-efi-aarch64 opensbi cryptsetup-bin squashfs-tools squashfs-tools-ng \
 	docker-registry apache2-utils skopeo initramfs-tools-core
 # The peers `make bench` measures against.
 BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin squashfs-tools

@@ -8,8 +8,11 @@
 #   armhf  qemu-system-arm -M virt with Debian's u-boot-qemu (qemu_arm/u-boot.bin) as -bios
 #   arm64  qemu-system-aarch64 -M virt with u-boot-qemu (qemu_arm64), or AAVMF with BOOT_EFI=1
 #   amd64  qemu-system-x86_64 with Debian's OVMF (OVMF_CODE_4M.fd and a copy of its variables)
+#   riscv64  qemu-system-riscv64 -M virt with Debian's OpenSBI (opensbi's generic fw_jump.elf) as
+#          -bios and u-boot-qemu's supervisor-mode U-Boot (qemu-riscv64_smode) as -kernel
 # An ext4 image boots with the kernel and initrd exported beside it (image.export_boot:
-# NAME.vmlinuz, NAME.initrd.img), or else read from its /boot, given to qemu with -kernel; its
+# NAME.vmlinuz or NAME.vmlinux, NAME.initrd.img), or else read from its /boot, given to qemu
+# with -kernel (riscv64: after OpenSBI's fw_jump); its
 # dpkg's primary architecture picks the machine and the root is found by the image's label.
 #
 # Passes (exit 0) when, within SECONDS (default BOOT_TIMEOUT or 600), the console shows a login
@@ -46,6 +49,7 @@ disk_arch() {
 	*4f68bce3-e8cd-4db1-96e7-fbcaf984b709*) echo amd64 ;;
 	*b921b045-1df0-41c3-af44-4c6f280d3fae*) echo arm64 ;;
 	*69dad710-2ce4-4e3c-b16c-21a1d49abed3*) echo armhf ;;
+	*72ec70a6-cf74-40e6-bd49-4bda08e8f224*) echo riscv64 ;;
 	esac
 }
 
@@ -82,13 +86,20 @@ disk_machine() {
 			-drive "if=pflash,format=raw,unit=1,file=$W/vars.fd")
 		disk=(-drive "file=$img,format=raw,if=virtio")
 		;;
+	riscv64)
+		# OpenSBI jumps to U-Boot (S-mode), whose distro boot finds extlinux.conf on the disk.
+		qemu=(qemu-system-riscv64 -M virt
+			-bios "$(firmware /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.elf opensbi)"
+			-kernel "$(firmware /usr/lib/u-boot/qemu-riscv64_smode/u-boot.bin u-boot-qemu)")
+		disk=(-drive "file=$img,format=raw,if=none,id=disk" -device virtio-blk-device,drive=disk)
+		;;
 	*) die "no firmware known for architecture '$arch' of '$img'" ;;
 	esac
 	boot=()
 }
 
 image_machine() {
-	local label base kernel initrd ver append
+	local label base kernel initrd ver stem append
 	label=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Filesystem volume name: *//p')
 	[ -n "$label" ] && [ "$label" != "<none>" ] || die "'$img' has no ext4 label: the root is found by label"
 	arch=$(debugfs -R "cat /var/lib/dpkg/arch" "$img" 2>/dev/null | head -n 1)
@@ -97,13 +108,17 @@ image_machine() {
 
 	base=${img%.ext4}
 	kernel=$base.vmlinuz initrd=$base.initrd.img
+	[ -f "$kernel" ] || kernel=$base.vmlinux # uncompressed (riscv64)
 	if [ ! -f "$kernel" ] || [ ! -f "$initrd" ]; then
-		# Newest kernel in the image's /boot (a version sort, as linux-update-symlinks chooses).
-		ver=$(debugfs -R "ls -p /boot" "$img" 2>/dev/null | awk -F/ '$6 ~ /^vmlinuz-/ {print substr($6, 9)}' |
-			sort -V | tail -n 1)
-		[ -n "$ver" ] || die "'$img' has no /boot/vmlinuz-* and no '$kernel' beside it: install a kernel"
-		kernel=$W/vmlinuz initrd=$W/initrd.img
-		debugfs -R "dump /boot/vmlinuz-$ver $kernel" "$img" 2>/dev/null
+		# Newest kernel in the image's /boot (a version sort, as linux-update-symlinks chooses);
+		# vmlinux: uncompressed, as riscv64's.
+		ver=$(debugfs -R "ls -p /boot" "$img" 2>/dev/null |
+			awk -F/ '$6 ~ /^vmlinu[xz]-/ && $6 !~ /\.sig$/ {print substr($6, 9) "/" substr($6, 1, 7)}' |
+			sort -t/ -k1,1V | tail -n 1)
+		[ -n "$ver" ] || die "'$img' has no /boot/vmlinu[xz]-* and no '$kernel' beside it: install a kernel"
+		stem=${ver#*/} ver=${ver%/*}
+		kernel=$W/$stem initrd=$W/initrd.img
+		debugfs -R "dump /boot/$stem-$ver $kernel" "$img" 2>/dev/null
 		debugfs -R "dump /boot/initrd.img-$ver $initrd" "$img" 2>/dev/null
 		[ -s "$kernel" ] && [ -s "$initrd" ] || die "could not read the kernel or initrd '$ver' from '$img'"
 	fi
@@ -125,6 +140,12 @@ image_machine() {
 		qemu=(qemu-system-x86_64 -M pc)
 		append="$append console=ttyS0"
 		disk=(-drive "file=$img,format=raw,if=virtio")
+		;;
+	riscv64)
+		qemu=(qemu-system-riscv64 -M virt
+			-bios "$(firmware /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.elf opensbi)")
+		append="$append console=ttyS0"
+		disk=(-drive "file=$img,format=raw,if=none,id=root" -device virtio-blk-device,drive=root)
 		;;
 	*) die "no qemu machine known for architecture '${arch:-unknown}' of '$img'" ;;
 	esac

@@ -25,6 +25,11 @@ flagship_mirror() {
 		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu hello:armel libc6:armel libstdc++6:armel zlib1g:armel $LARGE_EXTRA" ;;
 	pc-legacy) archs=amd64,i386 pkgs="linux-image-amd64 systemd-boot-efi hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386" ;;
 	arm64-armhf) archs=arm64,armhf pkgs="linux-image-arm64 u-boot-menu hello:armhf libc6:armhf libstdc++6:armhf zlib1g:armhf" ;;
+	# A release architecture since trixie only (FLAGSHIP_SUITE=trixie); no auxiliary one (the
+	# recipe says why).
+	riscv64)
+		[ "$FLAGSHIP_SUITE" = trixie ] || { echo "flagship_mirror: riscv64 is trixie's (FLAGSHIP_SUITE)" >&2; return 2; }
+		archs=riscv64 pkgs="linux-image-riscv64 u-boot-menu hello" ;;
 	*) echo "flagship_mirror: no recipe '$1'" >&2; return 2 ;;
 	esac
 	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$set-disk
@@ -42,13 +47,12 @@ case $FLAGSHIP_SUITE in bookworm | trixie) ;; *)
 	echo "flagship: FLAGSHIP_SUITE '$FLAGSHIP_SUITE' is neither bookworm nor trixie" >&2; return 2 ;;
 esac
 
-# flagship_recipe NAME: the recipe file of flagship NAME for FLAGSHIP_SUITE.
+# flagship_recipe NAME: the recipe file of flagship NAME for FLAGSHIP_SUITE: recipes/NAME.cfg on
+# bookworm, recipes/NAME-trixie.cfg on trixie where there is one (riscv64.cfg is trixie's alone).
 flagship_recipe() {
-	if [ "$FLAGSHIP_SUITE" = bookworm ]; then
-		echo "$TOP/recipes/$1.cfg"
-	else
-		echo "$TOP/recipes/$1-$FLAGSHIP_SUITE.cfg"
-	fi
+	local f=$TOP/recipes/$1-$FLAGSHIP_SUITE.cfg
+	[ "$FLAGSHIP_SUITE" != bookworm ] && [ -f "$f" ] || f=$TOP/recipes/$1.cfg
+	echo "$f"
 }
 
 # flagship_lean NAME DIR: recipes/NAME.cfg without what makes it boot (its kernel, systemd and

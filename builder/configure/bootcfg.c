@@ -33,7 +33,7 @@ struct ctx {
 	struct stage_writer w;
 	int rootfd;
 	struct buf os_release;
-	struct strv kernels; /* "vmlinuz-V" names in /boot, newest first */
+	struct strv kernels; /* "vmlinuz-V" and "vmlinux-V" names in /boot, newest first */
 	size_t chosen;       /* the kernel booted by default */
 	const char *roothash;/* a verified root's, once the disk writer knows it; or NULL */
 	int late;            /* bootcfg_write_roothash: the root partition is written already */
@@ -194,7 +194,7 @@ static int printable(const char *what, const char *s)
 static int version_order(const void *a, const void *b)
 {
 	const char *na = *(char *const *)a, *nb = *(char *const *)b;
-	int c = bootcfg_version_cmp(nb + 8, na + 8); /* "vmlinuz-": newest first */
+	int c = bootcfg_version_cmp(nb + 8, na + 8); /* "vmlinu[xz]-": newest first */
 
 	return c ? c : strcmp(na, nb); /* the glob's order */
 }
@@ -232,8 +232,8 @@ static int pick_kernel(struct ctx *c)
 	int ret = list_kernels(c);
 
 	if (!ret && !c->kernels.n) {
-		log_error("%s: the tree has no kernel ('/boot/vmlinuz-*') to boot: install one (a "
-			  "linux-image-* package)", c->r->file);
+		log_error("%s: the tree has no kernel ('/boot/vmlinuz-*' or '/boot/vmlinux-*') to "
+			  "boot: install one (a linux-image-* package)", c->r->file);
 		return -MKI_E_IMAGE;
 	}
 	for (i = 0; !ret && i < c->kernels.n; i++) {
@@ -242,8 +242,9 @@ static int pick_kernel(struct ctx *c)
 			c->chosen = i + 1;
 	}
 	if (!ret && c->r->image.kernel && !c->chosen) {
-		log_error("image.kernel: the tree has no kernel '%s' (/boot/vmlinuz-%s) to boot",
-			  c->r->image.kernel, c->r->image.kernel);
+		log_error("image.kernel: the tree has no kernel '%s' (/boot/vmlinuz-%s or "
+			  "/boot/vmlinux-%s) to boot", c->r->image.kernel, c->r->image.kernel,
+			  c->r->image.kernel);
 		return -MKI_E_IMAGE;
 	}
 	c->chosen = c->chosen ? c->chosen - 1 : 0;

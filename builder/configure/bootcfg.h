@@ -107,7 +107,7 @@ void bootcfg_fstab(const struct recipe *r, int64_t sde, struct buf *out);
 
 /** One kernel as u-boot-update lists it: /boot/vmlinu[xz]-VERSION and what goes with it. */
 struct bootcfg_kernel {
-	const char *image;   /* "vmlinuz-6.1.0-13-armmp" */
+	const char *image;   /* "vmlinuz-6.1.0-13-armmp", riscv64's "vmlinux-6.12.57+deb13-riscv64" */
 	const char *version; /* "6.1.0-13-armmp" */
 	const char *initrd;  /* "initrd.img-6.1.0-13-armmp", "initrd.img" or NULL */
 	const char *fdt;     /* "fdtdir /usr/lib/linux-image-V/", "fdt /dtb-V" or NULL */

@@ -16,9 +16,10 @@
 #include "lib/log.h"
 #include "lib/manifest.h"
 #include "lib/runlimits.h"
+#include "lib/str.h"
 #include "bootexport_internal.h"
 
-#define KERNEL_PREFIX "boot/vmlinuz-"
+#define KERNEL_PREFIX "boot/vmlinu" /* then 'z' (compressed) or 'x' (not), '-', the release */
 #define CHUNK (256u << 10)
 
 /* What a FIFO, device or socket is, for a message; NULL for the other types. */
@@ -55,48 +56,79 @@ static int refuse_special(const struct manifest_entry *e)
 	return -MKI_E_IMAGE;
 }
 
-/* The kernel releases of the manifest's /boot/vmlinuz-* files. */
-static void find_kernels(const struct manifest *m, struct strv *out)
+/*
+ * The release of `path` when it is a kernel image as linux-version lists them,
+ * "boot/vmlinu[xz]-RELEASE" but signatures (riscv64's are uncompressed: vmlinux), or NULL.
+ */
+static const char *kernel_release(const char *path)
 {
-	size_t i, n = strlen(KERNEL_PREFIX);
+	size_t n = strlen(KERNEL_PREFIX);
+
+	if (strncmp(path, KERNEL_PREFIX, n) || (path[n] != 'z' && path[n] != 'x') ||
+	    path[n + 1] != '-' || !path[n + 2] || strchr(path + n + 2, '/') ||
+	    str_ends_with(path, ".sig"))
+		return NULL;
+	return path + n + 2;
+}
+
+/* The manifest's kernel images (regular files), their paths in `paths`, releases in `rel`. */
+static void find_kernels(const struct manifest *m, struct strv *paths, struct strv *rel)
+{
+	size_t i;
 
 	for (i = 0; i < m->n; i++) {
 		const struct manifest_entry *e = m->v[i];
 
-		if (e->type == MF_REG && !strncmp(e->path, KERNEL_PREFIX, n) && e->path[n] &&
-		    !strchr(e->path + n, '/'))
-			strv_push(out, e->path + n);
+		if (e->type == MF_REG && kernel_release(e->path)) {
+			strv_push(paths, e->path);
+			strv_push(rel, kernel_release(e->path));
+		}
 	}
+}
+
+/* Log why no kernel is picked from releases `rel`, `n` of which match image.kernel (or all). */
+static void pick_error(const struct recipe *r, const struct strv *rel, size_t n)
+{
+	const char *want = r->image.kernel;
+	char *list = strv_join(rel, "', '");
+
+	if (!rel->n)
+		log_error("image.export_boot: the image has no kernel (/boot/vmlinuz-* or "
+			  "/boot/vmlinux-*): install one (such as linux-image-armmp) or drop "
+			  "export_boot");
+	else if (want && !n)
+		log_error("image.kernel: the image has no kernel '%s' (/boot/vmlinuz-%s or "
+			  "/boot/vmlinux-%s); it has '%s'", want, want, want, list);
+	else if (!want)
+		log_error("image.export_boot: the image has %zu kernels ('%s'): name the one to "
+			  "export with image.kernel = \"RELEASE\"", rel->n, list);
+	else
+		log_error("image.kernel: the image has kernel '%s' twice, as '/boot/vmlinuz-%s' "
+			  "and '/boot/vmlinux-%s': remove one in a hook", want, want, want);
+	free(list);
 }
 
 static int pick_kernel(struct bootexport *be, const struct stage *s, const struct recipe *r)
 {
-	size_t i, n = strlen(KERNEL_PREFIX);
-	struct strv k = { 0 };
-	char *list;
-	int ret = 0;
+	struct strv k = { 0 }, rel = { 0 };
+	size_t i, n = 0, at = 0;
 
 	for (i = 0; i < s->manifest.n; i++)
-		if (!strncmp(s->manifest.v[i]->path, KERNEL_PREFIX, n) &&
-		    refuse_special(s->manifest.v[i]))
+		if (kernel_release(s->manifest.v[i]->path) && refuse_special(s->manifest.v[i]))
 			return -MKI_E_IMAGE;
-	find_kernels(&s->manifest, &k);
-	list = strv_join(&k, "', '");
-	if (!k.n)
-		log_error("image.export_boot: the image has no kernel (/boot/vmlinuz-*): install one "
-			  "(such as linux-image-armmp) or drop export_boot");
-	else if (r->image.kernel && !strv_contains(&k, r->image.kernel))
-		log_error("image.kernel: the image has no kernel '%s' (/boot/vmlinuz-%s); it has '%s'",
-			  r->image.kernel, r->image.kernel, list);
-	else if (!r->image.kernel && k.n > 1)
-		log_error("image.export_boot: the image has %zu kernels ('%s'): name the one to "
-			  "export with image.kernel = \"RELEASE\"", k.n, list);
-	else
-		be->version = xstrdup(r->image.kernel ? r->image.kernel : k.v[0]);
-	ret = be->version ? 0 : -MKI_E_IMAGE;
-	free(list);
+	find_kernels(&s->manifest, &k, &rel);
+	for (i = 0; i < rel.n; i++)
+		if (!r->image.kernel || !strcmp(rel.v[i], r->image.kernel))
+			n++, at = i;
+	if (n == 1) {
+		be->version = xstrdup(rel.v[at]);
+		be->file = xstrdup(k.v[at]);
+	} else {
+		pick_error(r, &rel, n);
+	}
 	strv_release(&k);
-	return ret;
+	strv_release(&rel);
+	return be->version ? 0 : -MKI_E_IMAGE;
 }
 
 /* Feed `n` zero bytes (a hole) to `h`: the hash is the file's, holes read as zeros. */
@@ -278,11 +310,9 @@ static char *beside(const char *output, const char *suffix)
 
 static int copy_all(struct bootexport *be, const struct stage *s, int rootfd, int64_t sde)
 {
-	char *rel = xasprintf(KERNEL_PREFIX "%s", be->version);
-	int ret = copy_out(be, rootfd, rel, be->tmp_vmlinuz, sde, be->vmlinuz_sha256);
+	int ret = copy_out(be, rootfd, be->file, be->tmp_kernel, sde, be->kernel_sha256);
+	char *rel = xasprintf("boot/initrd.img-%s", be->version);
 
-	free(rel);
-	rel = xasprintf("boot/initrd.img-%s", be->version);
 	if (!ret)
 		ret = refuse_special(manifest_get(&s->manifest, rel));
 	if (!ret && has(s, rel, MF_REG)) {
@@ -311,10 +341,13 @@ int bootexport_prepare(struct bootexport *be, const struct stage *s, const struc
 	if (ret)
 		return ret;
 	be->lim = lim;
-	be->vmlinuz = beside(output, ".vmlinuz");
+	/* The exported name says, as /boot's does, whether the kernel is compressed */
+	be->uncompressed = be->file[strlen(KERNEL_PREFIX)] == 'x';
+	be->kernel = beside(output, be->uncompressed ? ".vmlinux" : ".vmlinuz");
+	be->other_kernel = beside(output, be->uncompressed ? ".vmlinuz" : ".vmlinux");
 	be->initrd = beside(output, ".initrd.img");
 	be->dtbs = beside(output, ".dtbs");
-	be->tmp_vmlinuz = xasprintf("%s.tmp-%d", be->vmlinuz, (int)getpid());
+	be->tmp_kernel = xasprintf("%s.tmp-%d", be->kernel, (int)getpid());
 	rootfd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ret = rootfd < 0 ? -errno : copy_all(be, s, rootfd, sde < 0 ? 0 : sde);
 	if (rootfd >= 0)
@@ -326,7 +359,8 @@ int bootexport_prepare(struct bootexport *be, const struct stage *s, const struc
 			  be->version, output, strerror(-ret));
 		return -MKI_E_IMAGE;
 	}
-	log_info("boot files of kernel '%s' ready: vmlinuz%s%s", be->version,
+	log_info("boot files of kernel '%s' ready: %s%s%s", be->version,
+		 be->uncompressed ? "vmlinux" : "vmlinuz",
 		 be->tmp_initrd ? ", initrd" : "", be->tmp_dtbs ? ", device trees" : "");
 	return 0;
 }
@@ -345,7 +379,9 @@ int bootexport_commit(struct bootexport *be)
 {
 	int ret = 0;
 
-	if (rename(be->tmp_vmlinuz, be->vmlinuz) < 0)
+	if (rename(be->tmp_kernel, be->kernel) < 0)
+		ret = -errno;
+	if (!ret && unlink(be->other_kernel) < 0 && errno != ENOENT) /* an earlier build's */
 		ret = -errno;
 	if (!ret && be->tmp_initrd && rename(be->tmp_initrd, be->initrd) < 0)
 		ret = -errno;
@@ -356,7 +392,7 @@ int bootexport_commit(struct bootexport *be)
 	if (!ret && !be->tmp_dtbs)
 		fsutil_remove_tree(be->dtbs); /* an earlier build's: this image has none */
 	if (ret) {
-		log_error("cannot put the boot files beside the image ('%s'): %s", be->vmlinuz,
+		log_error("cannot put the boot files beside the image ('%s'): %s", be->kernel,
 			  strerror(-ret));
 		return -MKI_E_IMAGE;
 	}
@@ -370,9 +406,10 @@ void bootexport_json(const struct bootexport *be, struct buf *b)
 		return;
 	buf_adds(b, "  \"boot\": { \"kernel\": ");
 	json_str(b, be->version);
+	/* "vmlinuz" names the kernel beside the image, NAME.vmlinux too: the report's keys stay */
 	buf_adds(b, ", \"vmlinuz\": ");
-	json_str(b, be->vmlinuz);
-	buf_addf(b, ", \"vmlinuz_sha256\": \"%s\", \"initrd\": ", be->vmlinuz_sha256);
+	json_str(b, be->kernel);
+	buf_addf(b, ", \"vmlinuz_sha256\": \"%s\", \"initrd\": ", be->kernel_sha256);
 	if (be->tmp_initrd) {
 		json_str(b, be->initrd);
 		buf_addf(b, ", \"initrd_sha256\": \"%s\"", be->initrd_sha256);
@@ -392,18 +429,20 @@ void bootexport_json(const struct bootexport *be, struct buf *b)
 void bootexport_release(struct bootexport *be)
 {
 	if (!be->committed) {
-		if (be->tmp_vmlinuz)
-			unlink(be->tmp_vmlinuz);
+		if (be->tmp_kernel)
+			unlink(be->tmp_kernel);
 		if (be->tmp_initrd)
 			unlink(be->tmp_initrd);
 		if (be->tmp_dtbs)
 			fsutil_remove_tree(be->tmp_dtbs);
 	}
 	free(be->version);
-	free(be->vmlinuz);
+	free(be->file);
+	free(be->kernel);
+	free(be->other_kernel);
 	free(be->initrd);
 	free(be->dtbs);
-	free(be->tmp_vmlinuz);
+	free(be->tmp_kernel);
 	free(be->tmp_initrd);
 	free(be->tmp_dtbs);
 	memset(be, 0, sizeof(*be));

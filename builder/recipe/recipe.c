@@ -947,7 +947,7 @@ static int check_kernel(struct recipe_ctx *c, const config_setting_t *g,
 
 	if (kernel && (!kernel[0] || strchr(kernel, '/')))
 		return recipe_fail(c, recipe_member(g, "kernel"), "'kernel' is a kernel release as in "
-			    "/boot/vmlinuz-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'", kernel);
+			    "/boot/vmlinu[xz]-RELEASE (such as \"6.1.0-13-armmp\"), not '%s'", kernel);
 	return 0;
 }
 
@@ -1302,7 +1302,7 @@ const struct recipe_key recipe_keys[] = {
 	  .shown = shown_if_set, .doc = "kernel, initrd and device trees beside the image" },
 	{ RECIPE_IN_IMAGE, "kernel", RECIPE_STRING, .def_doc = "the only one",
 	  .offset = IMG(kernel), .check = check_kernel, .shown = shown_if_set,
-	  .doc = "which /boot/vmlinuz-RELEASE export_boot exports" },
+	  .doc = "which /boot/vmlinu[xz]-RELEASE export_boot exports" },
 	{ RECIPE_IN_IMAGE, "devices", RECIPE_LIST, .offset = IMG(devices), .count = IMG(n_devices),
 	  .sub = RECIPE_IN_DEVICES, .hint = "( { ... }, ... )",
 	  .doc = "device nodes and FIFOs created in the image" },

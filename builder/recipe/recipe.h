@@ -79,7 +79,7 @@ struct recipe_image {
 	size_t n_devices;
 	int fstab;             /* write /etc/fstab with the root by LABEL= (default: `labelled`) */
 	int export_boot;       /* kernel, initrd, device trees beside the image (bootexport.h) */
-	char *kernel;          /* which /boot/vmlinuz-VERSION to export; NULL: the only one */
+	char *kernel;          /* which /boot/vmlinu[xz]-VERSION to export; NULL: the only one */
 	int compression;       /* enum fs_compression: format = "squashfs" only */
 };
 

@@ -108,7 +108,7 @@ grep -q "has no '/boot/initrd.img-6.1.0-98-test'" "$T/err" || fail "no warning a
 recipe "$R/t.cfg" ', "fake-kernel"' '' 'export_boot = true; kernel = "5.10.0-1-test";'
 expect_fail 8 "image.kernel: the image has no kernel '5.10.0-1-test'" build t
 recipe "$R/t.cfg" '' '' 'export_boot = true;'
-expect_fail 8 "image.export_boot: the image has no kernel \(/boot/vmlinuz-\*\)" build t
+expect_fail 8 "image.export_boot: the image has no kernel \(/boot/vmlinuz-\* or /boot/vmlinux-\*\)" build t
 note "no kernel, several kernels and an unknown image.kernel refused (exit 8); image.kernel picks"
 
 # A package's /etc/fstab is kept; an overlay's replaces the written one; machine_id = "empty".

@@ -92,16 +92,18 @@ e2e_appliance() {
 }
 
 # e2e_kernel FLAVOUR: $IMG boots with its own kernel: systemd as init, one kernel of FLAVOUR
-# (armmp, amd64, arm64) and its initrd in /boot, exported beside the image (image.export_boot) with
-# the same bytes.
+# (armmp, amd64, arm64, riscv64) and its initrd in /boot, exported beside the image
+# (image.export_boot) with the same bytes: /boot/vmlinuz-* as NAME.vmlinuz, riscv64's
+# uncompressed /boot/vmlinux-* as NAME.vmlinux.
 e2e_kernel() {
-	local flavour=$1 ver
+	local flavour=$1 ver stem=vmlinuz
+	[ "$flavour" != riscv64 ] || stem=vmlinux
 	dbg "stat /sbin/init" | grep -q "Type: symlink" || fail "no init (systemd-sysv)"
-	ver=$(dbg "ls -p /boot" | awk -F/ '$6 ~ /^vmlinuz-/ {print substr($6, 9)}')
-	case $ver in *-"$flavour") ;; *) fail "no single $flavour kernel in /boot: '$ver'" ;; esac
-	dbg "dump /boot/vmlinuz-$ver $T/vmlinuz" && dbg "dump /boot/initrd.img-$ver $T/initrd.img"
+	ver=$(dbg "ls -p /boot" | awk -F/ -v s="$stem" '$6 ~ "^" s "-" {print substr($6, 9)}')
+	case $ver in *-"$flavour") ;; *) fail "no single $flavour kernel /boot/$stem-*: '$ver'" ;; esac
+	dbg "dump /boot/$stem-$ver $T/$stem" && dbg "dump /boot/initrd.img-$ver $T/initrd.img"
 	[ -s "$T/initrd.img" ] || fail "no initrd for kernel '$ver' in /boot"
-	cmp -s "$T/vmlinuz" "${BASE:-${IMG%.ext4}}.vmlinuz" &&
+	cmp -s "$T/$stem" "${BASE:-${IMG%.ext4}}.$stem" &&
 		cmp -s "$T/initrd.img" "${BASE:-${IMG%.ext4}}.initrd.img" ||
 		fail "the kernel and initrd beside the image are not /boot's (image.export_boot)"
 	e2e_initrd_modules "$ver"

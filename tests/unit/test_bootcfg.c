@@ -119,6 +119,37 @@ START_TEST(image_kernel)
 }
 END_TEST
 
+/*
+ * riscv64's kernels are uncompressed, /boot/vmlinux-RELEASE: listed with the vmlinuz ones in
+ * linux-version's order, as u-boot-update lists them, and booted by their own name.
+ */
+START_TEST(vmlinux)
+{
+	struct stage s = { 0 };
+	char *text;
+
+	setup(DISK_BOOT_EXTLINUX, 0, 0);
+	put("boot/vmlinux-6.12.57+deb13-riscv64", "raw kernel");
+	put("boot/vmlinux-6.12.57+deb13-riscv64.sig", "a signature is no kernel");
+	put("boot/initrd.img-6.12.57+deb13-riscv64", "initrd");
+	ck_assert_int_eq(run(&s), 0);
+	text = get("boot/extlinux/extlinux.conf");
+	ck_assert_msg(strstr(text, "\ndefault l0\n") && strstr(text, "\n\nlabel l0\n\tmenu label "
+		      "Debian GNU/Linux 12 (bookworm) 6.12.57+deb13-riscv64\n\tlinux /boot/vmlinux-"
+		      "6.12.57+deb13-riscv64\n\tinitrd /boot/initrd.img-6.12.57+deb13-riscv64\n"),
+		      "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "\n\nlabel l1\n\tmenu label Debian GNU/Linux 12 "
+					   "(bookworm) 6.1.0-13-amd64\n\tlinux /boot/vmlinuz-"));
+	ck_assert_ptr_nonnull(strstr(text, "\n\nlabel l2\n\tmenu label Debian GNU/Linux 12 "
+					   "(bookworm) 6.1.0-9-amd64\n"));
+	ck_assert_ptr_null(strstr(text, ".sig"));
+	ck_assert_ptr_null(strstr(text, "label l3"));
+	free(text);
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
 START_TEST(symlink_refused)
 {
 	struct stage s = { 0 };
@@ -210,6 +241,7 @@ Suite *bootcfg_suite(void)
 	tcase_add_test(tc, legacy_boot);
 	tcase_add_test(tc, extlinux);
 	tcase_add_test(tc, image_kernel);
+	tcase_add_test(tc, vmlinux);
 	tcase_add_test(tc, symlink_refused);
 	tcase_add_test(tc, no_kernel);
 	tcase_add_test(tc, systemd_boot);

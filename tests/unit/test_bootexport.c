@@ -87,6 +87,30 @@ static char *at(const char *name)
 	return path;
 }
 
+/* bootexport_prepare() with its log in a file: its result, and whether the log holds `text`. */
+static int prepare_says(struct bootexport *be, const struct recipe *r, const char *text,
+			int *said)
+{
+	static char log[4096];
+	int fd = open(at("log"), O_RDWR | O_CREAT | O_TRUNC, 0644), saved = dup(2), ret;
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(saved, 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	ret = bootexport_prepare(be, &st, r, out, 0, NULL);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, log, sizeof(log) - 1, 0);
+	log[n > 0 ? n : 0] = 0;
+	close(fd);
+	unlink(at("log"));
+	*said = strstr(log, text) != NULL;
+	return ret;
+}
+
 START_TEST(one_kernel)
 {
 	struct recipe r = { 0 };
@@ -142,10 +166,102 @@ START_TEST(no_kernel)
 {
 	struct recipe r = { 0 };
 	struct bootexport be = { 0 };
+	int said;
 
 	manifest_remove(&st.manifest, "boot/vmlinuz-6.1.0-2-x");
-	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), -MKI_E_IMAGE);
+	ck_assert_int_eq(prepare_says(&be, &r, "has no kernel (/boot/vmlinuz-* or /boot/vmlinux-*)",
+				      &said), -MKI_E_IMAGE);
+	ck_assert(said);
 	bootexport_release(&be);
+}
+END_TEST
+
+/*
+ * riscv64's kernel is uncompressed, /boot/vmlinux-RELEASE: exported as NAME.vmlinux, which
+ * replaces an earlier build's NAME.vmlinuz (and back); a signature beside it is no kernel.
+ */
+START_TEST(uncompressed)
+{
+	struct recipe r = { 0 };
+	struct bootexport be = { 0 };
+	struct buf json = { 0 };
+
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), 0);
+	ck_assert_int_eq(bootexport_commit(&be), 0);
+	bootexport_release(&be);
+	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 2");
+	manifest_remove(&st.manifest, "boot/vmlinuz-6.1.0-2-x");
+	add("boot/vmlinux-6.1.0-2-x", "raw kernel");
+	add("boot/vmlinux-6.1.0-2-x.sig", "signature");
+	manifest_sort(&st.manifest);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), 0);
+	ck_assert_str_eq(be.version, "6.1.0-2-x");
+	ck_assert_int_eq(be.uncompressed, 1);
+	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 2"); /* the old one until the commit */
+	ck_assert_int_eq(bootexport_commit(&be), 0);
+	ck_assert_str_eq(slurp(at("b.vmlinux")), "raw kernel");
+	ck_assert_ptr_null(slurp(at("b.vmlinuz")));
+	ck_assert_str_eq(slurp(at("b.initrd.img")), "initrd 2");
+	bootexport_json(&be, &json);
+	ck_assert_ptr_nonnull(strstr(json.p, "/b.vmlinux\", \"vmlinuz_sha256\": "));
+	buf_release(&json);
+	bootexport_release(&be);
+	/* back to a compressed kernel: NAME.vmlinux goes */
+	manifest_remove(&st.manifest, "boot/vmlinux-6.1.0-2-x");
+	add("boot/vmlinuz-6.1.0-2-x", "kernel 2");
+	manifest_sort(&st.manifest);
+	ck_assert_int_eq(bootexport_prepare(&be, &st, &r, out, 0, NULL), 0);
+	ck_assert_int_eq(bootexport_commit(&be), 0);
+	ck_assert_str_eq(slurp(at("b.vmlinuz")), "kernel 2");
+	ck_assert_ptr_null(slurp(at("b.vmlinux")));
+	bootexport_release(&be);
+}
+END_TEST
+
+/* One release both compressed and not: two kernels, also when image.kernel names it. */
+START_TEST(both_kinds)
+{
+	char kernel[] = "6.1.0-2-x";
+	struct recipe r = { 0 };
+	struct bootexport be = { 0 };
+	int said;
+
+	add("boot/vmlinux-6.1.0-2-x", "raw kernel");
+	manifest_sort(&st.manifest);
+	ck_assert_int_eq(prepare_says(&be, &r, "has 2 kernels ('6.1.0-2-x', '6.1.0-2-x')", &said),
+			 -MKI_E_IMAGE);
+	ck_assert(said);
+	bootexport_release(&be);
+	r.image.kernel = kernel;
+	ck_assert_int_eq(prepare_says(&be, &r, "kernel '6.1.0-2-x' twice, as '/boot/vmlinuz-6.1.0-"
+				      "2-x' and '/boot/vmlinux-6.1.0-2-x'", &said), -MKI_E_IMAGE);
+	ck_assert(said);
+	bootexport_release(&be);
+	ck_assert_ptr_null(slurp(at("b.vmlinuz")));
+	ck_assert_ptr_null(slurp(at("b.vmlinux")));
+}
+END_TEST
+
+/* An uncompressed kernel a script replaced by a FIFO is refused as a compressed one is. */
+START_TEST(special_vmlinux)
+{
+	struct recipe r = { 0 };
+	struct bootexport be = { 0 };
+	struct manifest_entry *e;
+	char path[256];
+	int said;
+
+	manifest_remove(&st.manifest, "boot/vmlinuz-6.1.0-2-x");
+	e = manifest_add(&st.manifest, "boot/vmlinux-6.1.0-2-x");
+	e->type = MF_FIFO;
+	manifest_sort(&st.manifest);
+	snprintf(path, sizeof(path), "%s/boot/vmlinux-6.1.0-2-x", tree);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	ck_assert_int_eq(prepare_says(&be, &r, "'/boot/vmlinux-6.1.0-2-x' is a FIFO, not a regular "
+				      "file", &said), -MKI_E_IMAGE);
+	ck_assert(said);
+	bootexport_release(&be);
+	ck_assert_ptr_null(slurp(at("b.vmlinux")));
 }
 END_TEST
 
@@ -273,6 +389,9 @@ Suite *bootexport_suite(void)
 	tcase_add_test(tc, one_kernel);
 	tcase_add_test(tc, several);
 	tcase_add_test(tc, no_kernel);
+	tcase_add_test(tc, uncompressed);
+	tcase_add_test(tc, both_kinds);
+	tcase_add_test(tc, special_vmlinux);
 	tcase_add_test(tc, special_files);
 	tcase_add_test(tc, hole_copy);
 	tcase_add_test(tc, boot_size);

@@ -1,6 +1,6 @@
 /*
  * The recipe's disk section: the partition table and what each partition holds. The rows are
- * in recipe.c's key table; this file reads the values a type alone cannot and checks what spans
+ * in recipe_keys.c's table; this file reads the values a type alone cannot and checks what spans
  * keys and partitions, so that a layout that cannot be written fails here, before anything is
  * downloaded, with the recipe's file and line.
  */

@@ -424,7 +424,7 @@ static int parse_image_format(struct recipe_ctx *c, const config_setting_t *g,
 			      const struct recipe_key *k, void *base)
 {
 	struct recipe_image *im = base;
-	const char *known = "";
+	struct buf known = { 0 };
 	char *fmt = NULL;
 	int ret = recipe_get_str(c, g, "format", &fmt);
 
@@ -434,7 +434,9 @@ static int parse_image_format(struct recipe_ctx *c, const config_setting_t *g,
 		fmt = xstrdup(k->def);
 	ret = c->checks->format(fmt, &known);
 	if (ret < 0) {
-		ret = recipe_fail(c, recipe_member(g, "format"), "image 'format' must be %s, not '%s'", known, fmt);
+		ret = recipe_fail(c, recipe_member(g, "format"), "image 'format' must be %s, not '%s'",
+				  known.p ? known.p : "", fmt);
+		buf_release(&known);
 		free(fmt);
 		return ret;
 	}
@@ -688,8 +690,6 @@ static const char *const machine_ids[] = { "uninitialized", "empty", NULL };
 static const char *const disk_tables[] = { "gpt", "mbr", NULL };
 static const char *const disk_compressions[] = { "none", "zstd", "xz", NULL };
 static const char *const disk_bootloaders[] = { "none", "extlinux", "systemd-boot", NULL };
-/* enum partition_format */
-static const char *const part_formats[] = { "none", "ext4", "vfat", "squashfs", NULL };
 /* enum fs_compression */
 static const char *const fs_compressions[] = { "zstd", "xz", "lz4", "gzip", "none", NULL };
 
@@ -932,7 +932,7 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "\"root\", a directory such as \"/boot/efi\", \"file:/PATH\" written raw, or "
 		 "\"verity:NAME\", partition NAME's dm-verity hash tree" },
 	{ RECIPE_IN_PARTITIONS, "format", RECIPE_ENUM, .def_doc = "by type and contents",
-	  .offset = PART(format), .choices = part_formats, .parse = recipe_disk_parse_format,
+	  .offset = PART(format), .parse = recipe_disk_parse_format,
 	  .format = recipe_disk_fmt_format,
 	  .doc = "\"ext4\", \"vfat\", \"squashfs\" or \"none\" (raw bytes)" },
 	{ RECIPE_IN_PARTITIONS, "compression", RECIPE_ENUM, "zstd", .offset = PART(compression),

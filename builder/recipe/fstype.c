@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
+#define N_FSTYPES (sizeof(fstypes) / sizeof(*fstypes))
+
 /* Indexed by enum partition_format. */
 static const struct fstype fstypes[] = {
 	[PART_FS_NONE] = { .name = "none" },
@@ -18,19 +20,33 @@ static const struct fstype fstypes[] = {
 
 const struct fstype *fstype_get(enum partition_format f)
 {
-	return &fstypes[(size_t)f < sizeof(fstypes) / sizeof(*fstypes) ? f : PART_FS_NONE];
+	return &fstypes[(size_t)f < N_FSTYPES ? f : PART_FS_NONE];
 }
 
 int fstype_find(const char *name, enum partition_format *f)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(fstypes) / sizeof(*fstypes); i++)
+	for (i = 0; i < N_FSTYPES; i++)
 		if (!strcmp(fstypes[i].name, name)) {
 			*f = (enum partition_format)i;
 			return 0;
 		}
 	return -ENOENT;
+}
+
+void fstype_list(struct buf *out, int none)
+{
+	size_t i, n = none ? 1 : 0, k = 0;
+
+	for (i = 0; i < N_FSTYPES; i++)
+		n += fstypes[i].tree;
+	for (i = 0; i < N_FSTYPES; i++)
+		if (fstypes[i].tree)
+			buf_addf(out, "%s\"%s\"", !k++ ? "" : k == n ? " or " : ", ",
+				 fstypes[i].name);
+	if (none)
+		buf_addf(out, "%s\"%s\"", k ? " or " : "", fstypes[PART_FS_NONE].name);
 }
 
 int fstype_pass(enum partition_format f, int root)

@@ -8,6 +8,8 @@
 #ifndef MKI_FSTYPE_H
 #define MKI_FSTYPE_H
 
+#include "lib/buf.h"
+
 /* A partition's filesystem (recipe.h: struct recipe_partition's `format`): a row of fstypes[]. */
 enum partition_format { PART_FS_NONE, PART_FS_EXT4, PART_FS_VFAT, PART_FS_SQUASHFS };
 
@@ -28,6 +30,11 @@ struct fstype {
 const struct fstype *fstype_get(enum partition_format f);
 /** The filesystem called `name` into `*f`: 0, or -ENOENT when there is none. */
 int fstype_find(const char *name, enum partition_format *f);
+/**
+ * The names as messages list them, appended to `out`: the filesystems holding a tree in the
+ * table's order, then "none" when `none` ("\"ext4\", \"vfat\", \"squashfs\" or \"none\"").
+ */
+void fstype_list(struct buf *out, int none);
 /** /etc/fstab's sixth field for filesystem `f`, as the root (`root`) or below it. */
 int fstype_pass(enum partition_format f, int root);
 

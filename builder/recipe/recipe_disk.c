@@ -275,6 +275,7 @@ int recipe_disk_parse_format(struct recipe_ctx *c, const config_setting_t *g,
 {
 	struct recipe_partition *p = base;
 	const struct part_type *t = find_type(p->type);
+	struct buf names = { 0 };
 	char *text = NULL;
 	int ret = recipe_get_str(c, g, "format", &text);
 
@@ -290,9 +291,12 @@ int recipe_disk_parse_format(struct recipe_ctx *c, const config_setting_t *g,
 			p->format = PART_FS_EXT4;
 		return 0;
 	}
-	if (fstype_find(text, &p->format))
-		ret = recipe_fail(c, recipe_member(g, "format"), "partition 'format' must be "
-				  "\"ext4\", \"vfat\", \"squashfs\" or \"none\", not '%s'", text);
+	if (fstype_find(text, &p->format)) {
+		fstype_list(&names, 1);
+		ret = recipe_fail(c, recipe_member(g, "format"), "partition 'format' must be %s, "
+				  "not '%s'", names.p, text);
+	}
+	buf_release(&names);
 	free(text);
 	return ret;
 }
@@ -408,6 +412,8 @@ static int check_contents(struct recipe_ctx *c, const config_setting_t *g,
 {
 	const struct fstype *fs = fstype_get(p->format);
 	const config_setting_t *s = recipe_member(g, "contents");
+	struct buf names = { 0 };
+	int ret;
 
 	if (p->contents == PART_FILE && fs->tree)
 		return recipe_fail(c, s, "partition '%s' holds a file written raw: it has no "
@@ -415,9 +421,13 @@ static int check_contents(struct recipe_ctx *c, const config_setting_t *g,
 	if (p->contents == PART_VERITY && fs->tree)
 		return recipe_fail(c, s, "partition '%s' holds a hash tree: it has no filesystem "
 				   "(leave 'format' out or set \"none\")", p->name);
-	if ((p->contents == PART_ROOT || p->contents == PART_SUBTREE) && !fs->tree)
-		return recipe_fail(c, s, "partition '%s' holds a tree: it needs a filesystem "
-				   "(format = \"ext4\", \"vfat\" or \"squashfs\")", p->name);
+	if ((p->contents == PART_ROOT || p->contents == PART_SUBTREE) && !fs->tree) {
+		fstype_list(&names, 0);
+		ret = recipe_fail(c, s, "partition '%s' holds a tree: it needs a filesystem "
+				  "(format = %s)", p->name, names.p);
+		buf_release(&names);
+		return ret;
+	}
 	if (p->contents == PART_ROOT && fs->tree && !fs->posix)
 		return recipe_fail(c, recipe_member(g, "format"), "the root partition '%s' must be "
 				   "ext4 or squashfs: FAT holds no owners, modes or symbolic links",

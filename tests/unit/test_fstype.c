@@ -50,6 +50,19 @@ START_TEST(fstab_fields)
 }
 END_TEST
 
+START_TEST(names_as_messages_list_them)
+{
+	struct buf b = { 0 };
+
+	fstype_list(&b, 1);
+	ck_assert_str_eq(b.p, "\"ext4\", \"vfat\", \"squashfs\" or \"none\"");
+	buf_release(&b);
+	fstype_list(&b, 0);
+	ck_assert_str_eq(b.p, "\"ext4\", \"vfat\" or \"squashfs\"");
+	buf_release(&b);
+}
+END_TEST
+
 Suite *fstype_suite(void)
 {
 	Suite *s = suite_create("fstype");
@@ -58,6 +71,7 @@ Suite *fstype_suite(void)
 	tcase_add_test(tc, names_both_ways);
 	tcase_add_test(tc, what_each_holds);
 	tcase_add_test(tc, fstab_fields);
+	tcase_add_test(tc, names_as_messages_list_them);
 	suite_add_tcase(s, tc);
 	return s;
 }

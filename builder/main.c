@@ -28,13 +28,14 @@
 #include "lib/runlimits.h"
 #include "lib/settings.h"
 #include "lib/url.h"
-#include "out/bmap.h"
-#include "out/bootexport.h"
-#include "out/compress.h"
-#include "out/lockdiff.h"
-#include "out/report.h"
-#include "out/sbom.h"
-#include "out/verify.h"
+#include "emit/bmap.h"
+#include "emit/bootexport.h"
+#include "emit/compress.h"
+#include "emit/lockdiff.h"
+#include "emit/report.h"
+#include "emit/sbom.h"
+#include "emit/verify.h"
+#include "recipe/fstype.h"
 #include "recipe/recipe.h"
 #include "repo/indexes.h"
 #include "repo/locksrc.h"
@@ -1085,9 +1086,8 @@ static void disk_outputs(const struct options *o, const struct recipe *r, struct
 		size_t i;
 
 		for (i = 0; i < r->disk.n_partitions; i++)
-			if (r->disk.partitions[i].contents == PART_ROOT &&
-			    r->disk.partitions[i].format == PART_FS_SQUASHFS)
-				ext = "squashfs"; /* x.squashfs, as image.format names it */
+			if (r->disk.partitions[i].contents == PART_ROOT) /* x.squashfs: as image.format */
+				ext = fstype_get(r->disk.partitions[i].format)->name;
 		b->root_image = xasprintf("%.*s.%s", output_stem(o->output), o->output, ext);
 	}
 }

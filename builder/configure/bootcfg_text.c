@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipe/fstype.h"
 #include "recipe/partuuid.h"
 
 static size_t root_index(const struct recipe *r)
@@ -36,7 +37,8 @@ void bootcfg_root(const struct recipe *r, int64_t sde, const char *roothash, str
 		buf_addf(out, "PARTUUID=%s", id);
 		return;
 	}
-	buf_addf(out, "/dev/mapper/root rootfstype=squashfs mkimage.verity_data=PARTUUID=%s", id);
+	buf_addf(out, "/dev/mapper/root rootfstype=%s mkimage.verity_data=PARTUUID=%s",
+		 fstype_get(r->disk.partitions[root_index(r)].format)->name, id);
 	partuuid_partition(r, sde, (size_t)v, id);
 	buf_addf(out, " mkimage.verity_hash=PARTUUID=%s", id);
 	if (roothash)
@@ -75,6 +77,8 @@ static int by_path(const void *a, const void *b)
 void bootcfg_fstab(const struct recipe *r, int64_t sde, struct buf *out)
 {
 	const struct recipe_partition **sub = xcalloc(r->disk.n_partitions + 1, sizeof(*sub));
+	enum partition_format rf = r->disk.partitions[root_index(r)].format;
+	const struct fstype *root = fstype_get(rf), *fs;
 	size_t i, n = 0;
 	char id[37];
 	int tmp = 0;
@@ -83,31 +87,27 @@ void bootcfg_fstab(const struct recipe *r, int64_t sde, struct buf *out)
 		      "# <file system>\t<mount point>\t<type>\t<options>\t<dump>\t<pass>\n");
 	partuuid_partition(r, sde, root_index(r), id);
 	if (bootcfg_verity_root(r) >= 0)
-		buf_adds(out, "/dev/mapper/root\t/\tsquashfs\tro\t0\t0\n");
-	else if (r->disk.partitions[root_index(r)].format == PART_FS_SQUASHFS)
-		buf_addf(out, "PARTUUID=%s\t/\tsquashfs\tro\t0\t0\n", id);
+		buf_adds(out, "/dev/mapper/root");
 	else
-		buf_addf(out, "PARTUUID=%s\t/\text4\terrors=remount-ro\t0\t1\n", id);
+		buf_addf(out, "PARTUUID=%s", id);
+	buf_addf(out, "\t/\t%s\t%s\t0\t%d\n", root->name, root->fstab_root, fstype_pass(rf, 1));
 	for (i = 0; i < r->disk.n_partitions; i++)
 		if (r->disk.partitions[i].contents == PART_SUBTREE &&
-		    r->disk.partitions[i].format != PART_FS_NONE)
+		    fstype_get(r->disk.partitions[i].format)->tree)
 			sub[n++] = &r->disk.partitions[i];
 	qsort(sub, n, sizeof(*sub), by_path);
 	for (i = 0; i < n; i++)
 		tmp |= !strcmp(sub[i]->path, "tmp");
 	for (i = 0; i < n; i++) {
-		int vfat = sub[i]->format == PART_FS_VFAT, sq = sub[i]->format == PART_FS_SQUASHFS;
-
+		fs = fstype_get(sub[i]->format);
 		partuuid_partition(r, sde, (size_t)(sub[i] - r->disk.partitions), id);
 		buf_addf(out, "PARTUUID=%s\t/", id);
 		fstab_field(out, sub[i]->path);
-		/* vfat has no owners: umask=0077 keeps the ESP root's, as Debian's installer; */
-		/* squashfs is read-only and has no fsck */
-		buf_addf(out, "\t%s\t%s\t0\t%d\n", vfat ? "vfat" : sq ? "squashfs" : "ext4",
-			 vfat ? "umask=0077" : sq ? "ro" : "defaults", sq ? 0 : 2);
+		buf_addf(out, "\t%s\t%s\t0\t%d\n", fs->name, fs->fstab,
+			 fstype_pass(sub[i]->format, 0));
 	}
 	/* a read-only root has no writable /tmp of its own (Debian does not mount one) */
-	if (r->disk.partitions[root_index(r)].format == PART_FS_SQUASHFS && !tmp)
+	if (root->read_only && !tmp)
 		buf_adds(out, "tmpfs\t/tmp\ttmpfs\tmode=1777,nosuid,nodev\t0\t0\n");
 	free(sub);
 }

@@ -17,8 +17,7 @@
 #include <unistd.h>
 
 #include "disklayout.h"
-#include "ext4w.h"
-#include "fat.h"
+#include "format.h"
 #include "image.h"
 #include "imgtree.h"
 #include "lib/beneath.h"
@@ -28,9 +27,9 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "parttable.h"
+#include "recipe/fstype.h"
 #include "recipe/partuuid.h"
 #include "sink.h"
-#include "squashfs.h"
 #include "verity.h"
 
 #define COPY_CHUNK (1u << 20)
@@ -48,8 +47,6 @@ struct disk_ctx {
 	uint64_t size;                 /* the disk's, once every partition is placed */
 	size_t root;                   /* index of the root partition */
 };
-
-static const char *const fs_names[] = { "none", "ext4", "vfat", "squashfs" };
 
 /* ---- checks before configuring -------------------------------------------------------------- */
 
@@ -152,27 +149,6 @@ static uint64_t reach(const struct disk_ctx *c, uint64_t offset)
 	return end > offset ? end - offset : 0;
 }
 
-/*
- * The size of the ext4 filesystem just written at `offset`, from its superblock: an "auto" size
- * is settled by the writer (it grows until the tree fits), and the next partition starts after it.
- */
-static int ext4_size(const struct disk_ctx *c, uint64_t offset, uint64_t *bytes)
-{
-	uint8_t sb[1024];
-	uint64_t blocks;
-	uint32_t log;
-
-	if (pread(c->k.fd, sb, sizeof(sb), (off_t)(offset + 1024)) != (ssize_t)sizeof(sb))
-		return log_errno(-MKI_E_IMAGE, "cannot read back the filesystem in '%s'", c->k.tmp);
-	blocks = (uint64_t)sb[4] | (uint64_t)sb[5] << 8 | (uint64_t)sb[6] << 16 |
-		 (uint64_t)sb[7] << 24 | (uint64_t)sb[0x150] << 32 | (uint64_t)sb[0x151] << 40 |
-		 (uint64_t)sb[0x152] << 48 | (uint64_t)sb[0x153] << 56;
-	log = (uint32_t)sb[24] | (uint32_t)sb[25] << 8 | (uint32_t)sb[26] << 16 |
-	      (uint32_t)sb[27] << 24;
-	*bytes = log < 8 ? blocks << (10 + log) : 0;
-	return 0;
-}
-
 /* An auto size that outgrew how far the disk may reach: the limit's refusal (exit 7). */
 static int over_limit(const struct disk_ctx *c, const char *name)
 {
@@ -252,96 +228,43 @@ static int no_space(struct disk_ctx *c, size_t i, uint64_t len, const char *what
 	return -MKI_E_NOSPACE;
 }
 
-static int write_ext4(struct disk_ctx *c, size_t i, struct imgtree *t, struct image_params *pp,
-		      struct recipe_image *im)
+/*
+ * Partition i's filesystem, written by its format's row (format.h) into the partition's region:
+ * one sized first (vfat) is placed at its estimate and fills it; the others are written into the
+ * partition when its size is fixed, else into a region that reaches as far as the disk may, and
+ * are then placed at the size they took. A read-only filesystem's size is what its hash tree
+ * covers: the rest of its partition is no filesystem.
+ */
+static int write_fs(struct disk_ctx *c, size_t i, const struct format *f, struct imgtree *t,
+		    struct image_params *pp, struct recipe_image *im)
 {
 	const struct recipe_partition *p = &c->d->partitions[i];
 	char *name = region_name(c, i);
-	uint64_t guess = 0, len, fs = 0;
+	uint64_t need = 0, len, fs = 0;
 	struct sink rk;
-	int fixed = p->size || p->grow, ret;
+	int fixed = p->size || p->grow || f->sized_first, ret = 0;
 
-	ret = place(c, i, 0);
-	if (!ret && fixed)
+	if (f->sized_first)
+		ret = f->estimate(t, pp, &need);
+	if (!ret)
+		ret = place(c, i, need);
+	if (!ret && fixed && f->fills)
 		im->size = c->v[i].size;
-	if (!ret && !fixed && p->min_size && !im->size && !ext4w_estimate(t, pp, &guess) &&
-	    guess <= p->min_size)
+	if (!ret && !fixed && f->fills && p->min_size && !im->size &&
+	    !f->estimate(t, pp, &need) && need <= p->min_size)
 		im->size = p->min_size; /* the filesystem fills the partition it asked for */
 	len = fixed ? c->v[i].size : reach(c, c->v[i].offset);
 	sink_init_region(&rk, c->k.fd, c->v[i].offset, len, name);
 	if (!ret)
-		ret = ext4w_write(t, pp, &rk);
-	if (ret == -MKI_E_NOSPACE)
-		ret = no_space(c, i, len, "its tree: raise its size");
-	if (!ret && !fixed)
-		ret = ext4_size(c, c->v[i].offset, &fs);
-	if (!ret && !fixed)
-		ret = place(c, i, fs);
-	sink_release(&rk);
-	free(name);
-	return ret;
-}
-
-/* The size of the squashfs just written at `offset`: its bytes_used, padded as it was written. */
-static int squashfs_bytes(const struct disk_ctx *c, uint64_t offset, uint64_t *bytes)
-{
-	uint8_t sb[96];
-
-	if (pread(c->k.fd, sb, sizeof(sb), (off_t)offset) != (ssize_t)sizeof(sb) ||
-	    squashfs_size(sb, bytes))
-		return log_errno(-MKI_E_IMAGE, "cannot read back the squashfs in '%s'", c->k.tmp);
-	return 0;
-}
-
-/*
- * As write_ext4: a fixed or growing partition is written into its region, an "auto" one into a
- * region that reaches as far as the disk may and is then placed at the size it took.
- */
-static int write_squashfs(struct disk_ctx *c, size_t i, struct imgtree *t,
-			  const struct image_params *pp)
-{
-	const struct recipe_partition *p = &c->d->partitions[i];
-	char *name = region_name(c, i);
-	uint64_t len, fs = 0;
-	struct sink rk;
-	int fixed = p->size || p->grow, ret;
-
-	ret = place(c, i, 0);
-	len = fixed ? c->v[i].size : reach(c, c->v[i].offset);
-	sink_init_region(&rk, c->k.fd, c->v[i].offset, len, name);
-	if (!ret)
-		ret = squashfs_write(t, pp, &rk);
-	if (ret == -MKI_E_NOSPACE)
-		ret = no_space(c, i, len, "its squashfs: raise its size, or choose a stronger "
-					  "compression");
-	if (!ret)
-		ret = squashfs_bytes(c, c->v[i].offset, &fs);
+		ret = f->write(t, pp, &rk);
+	if (ret == -MKI_E_NOSPACE && f->too_small)
+		ret = no_space(c, i, len, f->too_small);
+	if (!ret && f->size_back && (!fixed || fstype_get(p->format)->read_only))
+		ret = f->size_back(c->k.fd, c->v[i].offset, c->k.tmp, &fs);
 	if (!ret && !fixed)
 		ret = place(c, i, fs);
-	c->used[i] = fs; /* what a hash tree covers: the rest of the partition is no filesystem */
-	sink_release(&rk);
-	free(name);
-	return ret;
-}
-
-static int write_vfat(struct disk_ctx *c, size_t i, struct imgtree *t)
-{
-	const struct recipe_partition *p = &c->d->partitions[i];
-	struct fat_params fp = { "", p->label, 0, 0 };
-	char *name = region_name(c, i), what[64 + 4 * 36];
-	uint64_t need = 0;
-	struct sink rk;
-	int ret;
-
-	snprintf(what, sizeof(what), "fat:%s", p->name);
-	fp.volume_id = partuuid_u32(c->dp->r, c->dp->ip->source_date_epoch, what);
-	ret = fat_estimate(t, &fp, &need);
-	if (!ret)
-		ret = place(c, i, need);
-	fp.size = c->v[i].size;
-	sink_init_region(&rk, c->k.fd, c->v[i].offset, c->v[i].size, name);
-	if (!ret)
-		ret = fat_write(t, &fp, &rk);
+	if (fstype_get(p->format)->read_only)
+		c->used[i] = fs;
 	sink_release(&rk);
 	free(name);
 	return ret;
@@ -440,9 +363,19 @@ static int write_verity(struct disk_ctx *c, size_t i)
 	return ret;
 }
 
+/* A FAT partition's serial, from the recipe and the epoch as its PARTUUID (partuuid.h). */
+static uint32_t volume_id(const struct disk_ctx *c, size_t i)
+{
+	char what[64 + 4 * 36];
+
+	snprintf(what, sizeof(what), "fat:%s", c->d->partitions[i].name);
+	return partuuid_u32(c->dp->r, c->dp->ip->source_date_epoch, what);
+}
+
 static int write_part(struct disk_ctx *c, size_t i)
 {
 	const struct recipe_partition *p = &c->d->partitions[i];
+	const struct format *f = format_partition(p->format);
 	struct recipe_image im;
 	struct image_params pp = *c->dp->ip;
 	struct imgtree t;
@@ -452,20 +385,16 @@ static int write_part(struct disk_ctx *c, size_t i)
 		return write_file(c, i);
 	if (p->contents == PART_VERITY)
 		return write_verity(c, i);
-	if (p->format == PART_FS_NONE)
+	if (!f)
 		return place(c, i, 0);
 	part_image(c, i, &im);
 	pp.im = &im;
 	part_seed(c, i, &pp);
+	pp.volume_id = volume_id(c, i);
 	ret = build_view(c, i, &pp, &t);
 	if (ret)
 		return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
-	if (p->format == PART_FS_VFAT)
-		ret = write_vfat(c, i, &t);
-	else if (p->format == PART_FS_SQUASHFS)
-		ret = write_squashfs(c, i, &t, &pp);
-	else
-		ret = write_ext4(c, i, &t, &pp, &im);
+	ret = write_fs(c, i, f, &t, &pp, &im);
 	imgtree_release(&t);
 	return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
 }
@@ -584,6 +513,7 @@ static void json_str_or_null(struct buf *b, const char *s)
 static void report_part(const struct disk_ctx *c, size_t i, struct buf *b)
 {
 	const struct recipe_partition *p = &c->d->partitions[i];
+	const struct fstype *fs = fstype_get(p->format);
 	char uuid[37], mbr[8];
 
 	buf_adds(b, "      { \"name\": ");
@@ -603,9 +533,8 @@ static void report_part(const struct disk_ctx *c, size_t i, struct buf *b)
 		partuuid_partition(c->dp->r, c->dp->ip->source_date_epoch, i, uuid);
 	json_str_or_null(b, p->table_entry ? uuid : NULL);
 	buf_addf(b, ", \"offset\": %" PRIu64 ", \"size\": %" PRIu64 ", \"format\": \"%s\", "
-		 "\"label\": ", c->v[i].offset, c->v[i].size, fs_names[p->format]);
-	json_str_or_null(b, p->format == PART_FS_NONE || p->format == PART_FS_SQUASHFS ? NULL :
-			 i == c->root && !p->label ?
+		 "\"label\": ", c->v[i].offset, c->v[i].size, fs->name);
+	json_str_or_null(b, !fs->label_max ? NULL : i == c->root && !p->label ?
 			 c->dp->ip->im->label : p->label);
 	buf_adds(b, ", \"fs_uuid\": ");
 	json_str_or_null(b, image_fs_uuid(c->dp->output, c->v[i].offset, uuid) ? NULL : uuid);

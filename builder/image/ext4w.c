@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ext4dir.h"
 #include "ext4file.h"
@@ -96,4 +97,21 @@ int ext4w_write(const struct imgtree *t, const struct image_params *p, struct si
 	log_debug("image: closed (%.2fs)", log_now() - t0);
 	ext4fs_release(&w);
 	return ret;
+}
+
+int ext4w_size_back(int fd, uint64_t offset, const char *file, uint64_t *bytes)
+{
+	uint8_t sb[1024];
+	uint64_t blocks;
+	uint32_t log;
+
+	if (pread(fd, sb, sizeof(sb), (off_t)(offset + 1024)) != (ssize_t)sizeof(sb))
+		return log_errno(-MKI_E_IMAGE, "cannot read back the filesystem in '%s'", file);
+	blocks = (uint64_t)sb[4] | (uint64_t)sb[5] << 8 | (uint64_t)sb[6] << 16 |
+		 (uint64_t)sb[7] << 24 | (uint64_t)sb[0x150] << 32 | (uint64_t)sb[0x151] << 40 |
+		 (uint64_t)sb[0x152] << 48 | (uint64_t)sb[0x153] << 56;
+	log = (uint32_t)sb[24] | (uint32_t)sb[25] << 8 | (uint32_t)sb[26] << 16 |
+	      (uint32_t)sb[27] << 24;
+	*bytes = log < 8 ? blocks << (10 + log) : 0;
+	return 0;
 }

@@ -15,5 +15,11 @@
 int ext4w_estimate(const struct imgtree *t, const struct image_params *p, uint64_t *bytes);
 /** Write the filesystem of `t` into `k` (begun here; committed or dropped by its owner). */
 int ext4w_write(const struct imgtree *t, const struct image_params *p, struct sink *k);
+/**
+ * The bytes of the ext4 filesystem just written at `offset` of `fd` (the file `file`), from its
+ * superblock: an "auto" size is settled by the writer, which grows it until the tree fits.
+ * 0, or a logged -MKI_E_IMAGE.
+ */
+int ext4w_size_back(int fd, uint64_t offset, const char *file, uint64_t *bytes);
 
 #endif

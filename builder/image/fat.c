@@ -695,3 +695,24 @@ out:
 	ctx_release(&c);
 	return ret;
 }
+
+/* --- format.h's interface ------------------------------------------------------------------- */
+
+static struct fat_params format_params(const struct image_params *p)
+{
+	return (struct fat_params){ "", p->im->label, p->volume_id, p->im->size };
+}
+
+int fat_format_estimate(const struct imgtree *t, const struct image_params *p, uint64_t *bytes)
+{
+	struct fat_params fp = format_params(p);
+
+	return fat_estimate(t, &fp, bytes);
+}
+
+int fat_format_write(const struct imgtree *t, const struct image_params *p, struct sink *k)
+{
+	struct fat_params fp = format_params(p);
+
+	return fat_write(t, &fp, k);
+}

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "imgtree.h"
+#include "params.h"
 #include "sink.h"
 
 struct fat_params {
@@ -39,5 +40,12 @@ int fat_estimate(const struct imgtree *t, const struct fat_params *fp, uint64_t 
  * needs), -MKI_E_INTERRUPTED or a negative errno.
  */
 int fat_write(const struct imgtree *t, const struct fat_params *fp, struct sink *k);
+/**
+ * fat_estimate and fat_write behind format.h's interface, for a partition: the whole tree `t`
+ * (the disk writer's view of the partition), labelled p->im->label, sized p->im->size (0: the
+ * estimate), numbered p->volume_id.
+ */
+int fat_format_estimate(const struct imgtree *t, const struct image_params *p, uint64_t *bytes);
+int fat_format_write(const struct imgtree *t, const struct image_params *p, struct sink *k);
 
 #endif

@@ -324,3 +324,13 @@ int squashfs_size(const uint8_t *sb, uint64_t *bytes)
 	*bytes = (used + DEV_BLOCK - 1) / DEV_BLOCK * DEV_BLOCK;
 	return 0;
 }
+
+int squashfs_size_back(int fd, uint64_t offset, const char *file, uint64_t *bytes)
+{
+	uint8_t sb[96];
+
+	if (pread(fd, sb, sizeof(sb), (off_t)offset) != (ssize_t)sizeof(sb) ||
+	    squashfs_size(sb, bytes))
+		return log_errno(-MKI_E_IMAGE, "cannot read back the squashfs in '%s'", file);
+	return 0;
+}

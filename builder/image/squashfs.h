@@ -29,5 +29,10 @@ int squashfs_write_threads(const struct imgtree *t, const struct image_params *p
  * padded to 4096. -EINVAL when `sb` is not a squashfs superblock.
  */
 int squashfs_size(const uint8_t *sb, uint64_t *bytes);
+/**
+ * The bytes of the squashfs just written at `offset` of `fd` (the file `file`): squashfs_size of
+ * its superblock. 0, or a logged -MKI_E_IMAGE.
+ */
+int squashfs_size_back(int fd, uint64_t offset, const char *file, uint64_t *bytes);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "fstype.h"
 #include "lib/str.h"
 
 enum base_set { BASE_NONE, BASE_ESSENTIAL, BASE_REQUIRED, BASE_IMPORTANT };
@@ -97,7 +98,6 @@ enum partition_contents {
 	PART_FILE,    /* a file of the tree (`path`) written raw */
 	PART_VERITY,  /* the dm-verity hash tree of partition `path` (index `verity_of`) */
 };
-enum partition_format { PART_FS_NONE, PART_FS_EXT4, PART_FS_VFAT, PART_FS_SQUASHFS };
 /* image.compression and a partition's compression: how a squashfs is compressed */
 enum fs_compression { FS_COMP_ZSTD, FS_COMP_XZ, FS_COMP_LZ4, FS_COMP_GZIP, FS_COMP_NONE };
 
@@ -194,9 +194,9 @@ typedef int recipe_overlay_fn(struct recipe_overlay *o, const char *file);
  * What the recipe needs to know of an image format, which only the image family knows (main.c
  * passes format_recipe_check from image/format.h): 1 when `name` is a format whose image has a
  * filesystem label (by which /etc/fstab names the root), 0 for a format without one, -ENOENT
- * for no format. `*known` is set to the formats' names as the error message lists them.
+ * for no format, with the formats' names appended to `known` as the error message lists them.
  */
-typedef int recipe_format_fn(const char *name, const char **known);
+typedef int recipe_format_fn(const char *name, struct buf *known);
 
 /** What the recipe asks of the families after it: main.c passes their functions in. */
 struct recipe_checks {

@@ -1,6 +1,6 @@
 /*
  * The recipe's disk section: the partition table and what each partition holds. The rows are
- * in recipe.c's key table; this file reads the values a type alone cannot and checks what spans
+ * in recipe_keys.c's table; this file reads the values a type alone cannot and checks what spans
  * keys and partitions, so that a layout that cannot be written fails here, before anything is
  * downloaded, with the recipe's file and line.
  */
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "debian/arch.h"
+#include "fstype.h"
 #include "lib/err.h"
 #include "recipe_parse.h"
 
@@ -267,7 +268,6 @@ void recipe_disk_fmt_contents(struct buf *b, const struct recipe_key *k, const v
 	}
 }
 
-static const char *const format_names[] = { "none", "ext4", "vfat", "squashfs", NULL };
 
 /* format: given, or what the type and contents call for. Read after type and contents. */
 int recipe_disk_parse_format(struct recipe_ctx *c, const config_setting_t *g,
@@ -275,8 +275,9 @@ int recipe_disk_parse_format(struct recipe_ctx *c, const config_setting_t *g,
 {
 	struct recipe_partition *p = base;
 	const struct part_type *t = find_type(p->type);
+	struct buf names = { 0 };
 	char *text = NULL;
-	int i, ret = recipe_get_str(c, g, "format", &text);
+	int ret = recipe_get_str(c, g, "format", &text);
 
 	if (ret)
 		return ret;
@@ -290,13 +291,12 @@ int recipe_disk_parse_format(struct recipe_ctx *c, const config_setting_t *g,
 			p->format = PART_FS_EXT4;
 		return 0;
 	}
-	for (i = 0; format_names[i] && strcmp(format_names[i], text); i++)
-		;
-	if (format_names[i])
-		p->format = (enum partition_format)i;
-	else
-		ret = recipe_fail(c, recipe_member(g, "format"), "partition 'format' must be "
-				  "\"ext4\", \"vfat\", \"squashfs\" or \"none\", not '%s'", text);
+	if (fstype_find(text, &p->format)) {
+		fstype_list(&names, 1);
+		ret = recipe_fail(c, recipe_member(g, "format"), "partition 'format' must be %s, "
+				  "not '%s'", names.p, text);
+	}
+	buf_release(&names);
 	free(text);
 	return ret;
 }
@@ -308,17 +308,17 @@ int recipe_disk_check_compression(struct recipe_ctx *c, const config_setting_t *
 	const struct recipe_partition *p = base;
 	const config_setting_t *m = recipe_member(g, "compression");
 
-	if (m && p->format != PART_FS_SQUASHFS)
+	if (m && !fstype_get(p->format)->compressed)
 		return recipe_fail(c, m, "partition '%s' has 'compression' but format \"%s\": it "
 				   "applies to format = \"squashfs\" only (remove it or change the "
-				   "format)", p->name ? p->name : "", format_names[p->format]);
+				   "format)", p->name ? p->name : "", fstype_get(p->format)->name);
 	return 0;
 }
 
 void recipe_disk_fmt_format(struct buf *b, const struct recipe_key *k, const void *base,
 			    int digest)
 {
-	buf_addf(b, "\"%s\"", format_names[((const struct recipe_partition *)base)->format]);
+	buf_addf(b, "\"%s\"", fstype_get(((const struct recipe_partition *)base)->format)->name);
 }
 
 int recipe_disk_parse_output(struct recipe_ctx *c, const config_setting_t *g,
@@ -374,32 +374,33 @@ static int check_name(struct recipe_ctx *c, const config_setting_t *g, struct re
 
 static int check_label(struct recipe_ctx *c, const config_setting_t *g, struct recipe_partition *p)
 {
-	size_t max = p->format == PART_FS_VFAT ? 11 : 16;
+	const struct fstype *fs = fstype_get(p->format);
+	size_t max = fs->label_max;
 	const char *s;
 
-	if (p->format == PART_FS_SQUASHFS && p->label)
-		return recipe_fail(c, recipe_member(g, "label"), "partition '%s' is squashfs, which "
+	if (fs->tree && !max && p->label)
+		return recipe_fail(c, recipe_member(g, "label"), "partition '%s' is %s, which "
 				   "has no label: remove 'label' (name it by its partition name or "
-				   "PARTUUID)", p->name);
-	if (p->format == PART_FS_SQUASHFS)
+				   "PARTUUID)", p->name, fs->name);
+	if (fs->tree && !max)
 		return 0;
 
-	if (!p->label && p->contents != PART_ROOT && p->format != PART_FS_NONE) {
+	if (!p->label && p->contents != PART_ROOT && fs->tree) {
 		p->label = xstrdup(p->name);
 		if (strlen(p->label) > max)
 			p->label[max] = 0; /* a default is cut, a label given is checked */
 	}
 	if (!p->label)
 		return 0;
-	if (p->format == PART_FS_NONE)
+	if (!fs->tree)
 		return recipe_fail(c, recipe_member(g, "label"), "partition '%s' has no filesystem "
 				   "to hold the label '%s'", p->name, p->label);
 	if (strlen(p->label) > max)
 		return recipe_fail(c, recipe_member(g, "label"), "label '%s' of partition '%s' is "
 				   "%zu bytes; %s labels hold at most %zu", p->label, p->name,
-				   strlen(p->label), format_names[p->format], max);
-	for (s = p->label; p->format == PART_FS_VFAT && *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || strchr("\"*+,./:;<=>?[\\]|", *s))
+				   strlen(p->label), fs->name, max);
+	for (s = p->label; fs->label_bad && *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || strchr(fs->label_bad, *s))
 			return recipe_fail(c, recipe_member(g, "label"), "label '%s' of partition "
 					   "'%s' holds '%c', which a FAT label cannot", p->label,
 					   p->name, *s);
@@ -409,18 +410,25 @@ static int check_label(struct recipe_ctx *c, const config_setting_t *g, struct r
 static int check_contents(struct recipe_ctx *c, const config_setting_t *g,
 			  const struct recipe_partition *p)
 {
+	const struct fstype *fs = fstype_get(p->format);
 	const config_setting_t *s = recipe_member(g, "contents");
+	struct buf names = { 0 };
+	int ret;
 
-	if (p->contents == PART_FILE && p->format != PART_FS_NONE)
+	if (p->contents == PART_FILE && fs->tree)
 		return recipe_fail(c, s, "partition '%s' holds a file written raw: it has no "
 				   "filesystem (leave 'format' out or set \"none\")", p->name);
-	if (p->contents == PART_VERITY && p->format != PART_FS_NONE)
+	if (p->contents == PART_VERITY && fs->tree)
 		return recipe_fail(c, s, "partition '%s' holds a hash tree: it has no filesystem "
 				   "(leave 'format' out or set \"none\")", p->name);
-	if ((p->contents == PART_ROOT || p->contents == PART_SUBTREE) && p->format == PART_FS_NONE)
-		return recipe_fail(c, s, "partition '%s' holds a tree: it needs a filesystem "
-				   "(format = \"ext4\", \"vfat\" or \"squashfs\")", p->name);
-	if (p->contents == PART_ROOT && p->format == PART_FS_VFAT)
+	if ((p->contents == PART_ROOT || p->contents == PART_SUBTREE) && !fs->tree) {
+		fstype_list(&names, 0);
+		ret = recipe_fail(c, s, "partition '%s' holds a tree: it needs a filesystem "
+				  "(format = %s)", p->name, names.p);
+		buf_release(&names);
+		return ret;
+	}
+	if (p->contents == PART_ROOT && fs->tree && !fs->posix)
 		return recipe_fail(c, recipe_member(g, "format"), "the root partition '%s' must be "
 				   "ext4 or squashfs: FAT holds no owners, modes or symbolic links",
 				   p->name);
@@ -572,6 +580,7 @@ static int check_verity_of(struct recipe_ctx *c, const config_setting_t *g,
 {
 	struct recipe_partition *p = &d->partitions[i];
 	const config_setting_t *s = recipe_member(part_setting(g, i), "contents");
+	const struct fstype *fs;
 	size_t j, k;
 
 	for (j = 0; j < d->n_partitions && strcmp(d->partitions[j].name, p->path); j++)
@@ -588,10 +597,11 @@ static int check_verity_of(struct recipe_ctx *c, const config_setting_t *g,
 		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which comes "
 				   "after it (line %d): place the hash partition after its data "
 				   "partition", p->name, p->path, d->partitions[j].line);
-	if (d->partitions[j].format == PART_FS_EXT4 || d->partitions[j].format == PART_FS_VFAT)
+	fs = fstype_get(d->partitions[j].format);
+	if (fs->tree && !fs->read_only)
 		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which is %s: "
 				   "verity needs a read-only filesystem: format = \"squashfs\"",
-				   p->name, p->path, format_names[d->partitions[j].format]);
+				   p->name, p->path, fs->name);
 	if (d->partitions[j].contents == PART_EMPTY)
 		return recipe_fail(c, s, "partition '%s' holds the hash tree of '%s', which is "
 				   "empty: give it contents (\"file:/PATH\" or a squashfs tree)",

@@ -39,8 +39,8 @@ enum recipe_type {
 	RECIPE_LIST,     /* an array of `sub` structs at offset, its length at count */
 };
 
-struct recipe_ctx;        /* the parser's state (recipe.c) */
-struct config_setting_t;  /* libconfig's, seen only by recipe.c */
+struct recipe_ctx;        /* the parser's state (recipe_parse.h) */
+struct config_setting_t;  /* libconfig's, seen only by the recipe's files */
 
 /*
  * One key of the recipe. The parser (unknown keys, types, defaults), recipe_release(), the

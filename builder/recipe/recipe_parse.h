@@ -1,6 +1,8 @@
 /*
- * The parser's state and readers, shared by recipe.c (the key table) and the files that parse
- * one section of it (recipe_disk.c). Seen only inside the recipe family.
+ * The parser's state, the key table's shape and the readers, shared by the recipe's files:
+ * recipe.c (load, print, release) hands the table of recipe_keys.c, whose rows (and those of
+ * recipe_disk.c) read through recipe_read.c, to recipe_read.c's walker. Seen only inside the
+ * recipe family.
  */
 #ifndef MKI_RECIPE_PARSE_H
 #define MKI_RECIPE_PARSE_H
@@ -9,11 +11,45 @@
 
 #include "recipe_internal.h"
 
+struct recipe_ctx;
+
+/* A section: what its unknown-key message calls it, what an element that is no group is told. */
+struct recipe_section_info {
+	const char *name;  /* its key path (recipe_section_name) */
+	const char *where; /* "unknown key 'x' in WHERE" */
+	const char *shape; /* a list's element that is not a group */
+	size_t size;       /* of a list's element */
+	size_t line;       /* of a list element's `line` */
+	/* After its keys: the checks that span them. */
+	int (*finish)(struct recipe_ctx *c, const config_setting_t *g, void *base);
+};
+
+/* A key table and its sections, as the walker (recipe_read.c) runs it. */
+struct recipe_table {
+	const struct recipe_key *keys;                /* ends with a NULL name */
+	const struct recipe_section_info *sections;   /* indexed by enum recipe_section */
+};
+
+/** The recipe's own table (recipe_keys.c): recipe_keys[] and its sections. */
+extern const struct recipe_table recipe_table;
+
 struct recipe_ctx {
 	struct recipe *r;
 	const char *file;
 	const struct recipe_checks *checks;
+	const struct recipe_table *t; /* what the walker reads */
 };
+
+/* Where a row's value lives in its section's struct. */
+static inline void *recipe_field(void *base, size_t offset)
+{
+	return (char *)base + offset;
+}
+
+static inline const void *recipe_cfield(const void *base, size_t offset)
+{
+	return (const char *)base + offset;
+}
 
 /** Log "FILE:LINE: MESSAGE" for setting `s` (line 0 without one); returns -MKI_E_RECIPE. */
 int recipe_fail(struct recipe_ctx *c, const config_setting_t *s, const char *fmt, ...)
@@ -26,6 +62,51 @@ int recipe_get_str(struct recipe_ctx *c, const config_setting_t *g, const char *
 int recipe_get_bool(struct recipe_ctx *c, const config_setting_t *g, const char *key, int *out);
 /** "../images/x" against the recipe's directory; newly allocated. */
 char *recipe_resolve_output(const char *dir, const char *out);
+
+/* ---- the readers a row uses (recipe_read.c) ---- */
+
+/** An array of strings (a single string is accepted as a one-element array). */
+int recipe_get_strv(struct recipe_ctx *c, const config_setting_t *g, const char *key,
+		    struct strv *out);
+/** Resolve a recipe-relative path and require that it exists. */
+int recipe_get_path(struct recipe_ctx *c, const config_setting_t *s, const char *what, char **out);
+/** A list of path filter globs or kept locales, each checked with its own line. */
+int recipe_get_checked(struct recipe_ctx *c, const config_setting_t *g, const char *key,
+		       int (*check)(const char *, const char **), struct strv *out);
+/** An optional unsigned member of at most `max`. */
+int recipe_get_uint(struct recipe_ctx *c, const config_setting_t *g, const char *key, unsigned max,
+		    unsigned *out);
+/** libconfig string literal with escapes, so the normalized form parses back. */
+void recipe_fmt_str(struct buf *b, const char *s);
+/** A key shown in the normalized form only when set: recipes written before it keep their digest. */
+int recipe_shown_if_set(const struct recipe_key *k, const void *base, int digest);
+/** A boolean whose default is true, only when turned off: older recipes keep their digest. */
+int recipe_shown_if_false(const struct recipe_key *k, const void *base, int digest);
+/** A number shown only when it is not its default. */
+int recipe_shown_if_not_default(const struct recipe_key *k, const void *base, int digest);
+
+/* ---- the walker (recipe_read.c) ---- */
+
+/** Refuse a key of `group` that section `sec` of c->t does not have (naming the closest one). */
+int recipe_check_keys(struct recipe_ctx *c, const config_setting_t *group, enum recipe_section sec);
+/**
+ * Read every key of section `sec` from `g` (NULL: an absent group, every default) into `base`,
+ * then the section's finish: 0 or a logged -MKI_E_RECIPE.
+ */
+int recipe_read_keys(struct recipe_ctx *c, const config_setting_t *g, enum recipe_section sec,
+		     void *base);
+/** A list of groups, key `k` of `g`: an array of zeroed structs, each read by its section. */
+int recipe_read_list(struct recipe_ctx *c, const config_setting_t *g, const struct recipe_key *k,
+		     void *base);
+/** The normalized form of `r` (digest: files by content, no output path) appended to `b`. */
+void recipe_walk_format(const struct recipe_table *t, const struct recipe *r, struct buf *b,
+			int digest);
+/** As recipe_field_digests, for table `t`. */
+void recipe_walk_digests(const struct recipe_table *t, const struct recipe *r, struct strv *out);
+/** Every tree-affecting key of `r`, "recipe PATH VALUE" a line, appended to `out`. */
+void recipe_walk_tree(const struct recipe_table *t, const struct recipe *r, struct buf *out);
+/** Free what section `sec` of `base` holds (not `base` itself). */
+void recipe_walk_release(const struct recipe_table *t, enum recipe_section sec, void *base);
 
 /* The disk section's rows (recipe_disk.c): see recipe_keys[]. */
 int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *base);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# What a farm flashes (out/bmap.c, out/compress.c) on a 1 GiB sparse ext4 image holding about
+# What a farm flashes (emit/bmap.c, emit/compress.c) on a 1 GiB sparse ext4 image holding about
 # 300 MiB: the block map against `bmaptool create`, .zst and .xz against the zstd and xz
 # command-line tools at the same level and thread count, in the same run: wall and CPU time,
 # peak memory and size. One run each by default (xz takes minutes); never asserts on time.

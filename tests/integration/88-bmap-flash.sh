@@ -1,6 +1,6 @@
 # What a farm flashes (issue 25, deliverable 5): a sparse disk image with a GPT, a FAT ESP and
 # an ext4 root gets a block map in bmap-tools' format and .zst and .xz copies
-# (build/tools/bmap-tool drives out/bmap.c and out/compress.c). The map lists exactly the ranges
+# (build/tools/bmap-tool drives emit/bmap.c and emit/compress.c). The map lists exactly the ranges
 # `bmaptool create` maps, with the same sums; `bmaptool copy` of the image, the .zst and the .xz
 # through it gives the image back and checks every range (a byte changed in a mapped range fails
 # the copy, one in a hole does not); the listed blocks alone, over garbage, make a disk that

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "lib/err.h"
-#include "out/bmap.h"
-#include "out/compress.h"
-#include "out/compress_internal.h"
+#include "emit/bmap.h"
+#include "emit/compress.h"
+#include "emit/compress_internal.h"
 
 static void on_signal(int sig)
 {

@@ -11,8 +11,8 @@
 
 #include "lib/err.h"
 #include "lib/hash.h"
-#include "out/bmap.h"
-#include "out/bmap_internal.h"
+#include "emit/bmap.h"
+#include "emit/bmap_internal.h"
 
 static char top[64], img[128], map[128];
 

@@ -10,8 +10,8 @@
 #include "lib/err.h"
 #include "lib/hash.h"
 #include "lib/manifest.h"
-#include "out/bootexport.h"
-#include "out/bootexport_internal.h"
+#include "emit/bootexport.h"
+#include "emit/bootexport_internal.h"
 
 static char top[64], tree[96], out[128];
 static struct stage st;

@@ -13,8 +13,8 @@
 
 #include "lib/err.h"
 #include "lib/hash.h"
-#include "out/compress.h"
-#include "out/compress_internal.h"
+#include "emit/compress.h"
+#include "emit/compress_internal.h"
 
 static char top[64], img[128], out[128];
 

@@ -19,7 +19,7 @@ static char ext4[] = "ext4", tar[] = "tar";
 
 START_TEST(table)
 {
-	const char *known = NULL;
+	struct buf known = { 0 };
 
 	ck_assert_str_eq(format_find("ext4")->name, "ext4");
 	ck_assert_int_eq(format_find("ext4")->labelled, 1);
@@ -31,7 +31,12 @@ START_TEST(table)
 	ck_assert_int_eq(format_recipe_check("tar", &known), 0);
 	ck_assert_int_eq(format_recipe_check("squashfs", &known), 0);
 	ck_assert_int_eq(format_recipe_check("erofs", &known), -ENOENT);
-	ck_assert_str_eq(known, "\"ext4\", \"tar\" or \"squashfs\"");
+	ck_assert_str_eq(known.p, "\"ext4\", \"tar\" or \"squashfs\"");
+	buf_release(&known);
+	ck_assert_ptr_null(format_find("vfat")); /* a partition's filesystem, no image format */
+	ck_assert_str_eq(format_partition(PART_FS_VFAT)->name, "vfat");
+	ck_assert_ptr_eq(format_partition(PART_FS_EXT4), format_find("ext4"));
+	ck_assert_ptr_null(format_partition(PART_FS_NONE));
 }
 END_TEST
 

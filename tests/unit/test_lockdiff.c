@@ -7,7 +7,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/str.h"
-#include "out/lockdiff.h"
+#include "emit/lockdiff.h"
 
 #define HEAD "format: 1\nrecipe: " SHA "\narchitectures: armhf armel\n"
 #define SHA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

@@ -1,40 +1,5 @@
-#include <check.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "image/format.h"
-#include "lib/err.h"
-#include "lib/fsutil.h"
-#include "lib/log.h"
-#include "recipe/recipe.h"
-#include "recipe/recipe_internal.h"
-
-/* Overlays are not read here; formats are the image family's. */
-static const struct recipe_checks unit_checks = { NULL, format_recipe_check };
-
-static char dir[] = "/tmp/mkimage-recipe-XXXXXX";
-
-static void setup(void)
-{
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	log_set_level(LOG_QUIET);
-}
-
-static char *write_recipe(const char *text)
-{
-	char *path = xasprintf("%s/r.cfg", dir);
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
-#define MINIMAL "name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; };\n"
+/* The recipe: load, defaults, errors, digests, the JSON form (recipe.c). */
+#include "recipe_fixture.h"
 
 START_TEST(minimal_defaults)
 {
@@ -52,68 +17,6 @@ START_TEST(minimal_defaults)
 	ck_assert_uint_eq(strlen(r.digest), 64);
 	recipe_release(&r);
 	free(p);
-}
-END_TEST
-
-START_TEST(hostnames)
-{
-	ck_assert_int_eq(recipe_valid_hostname("arm-board"), 1);
-	ck_assert_int_eq(recipe_valid_hostname("board1.example.org"), 1);
-	ck_assert_int_eq(recipe_valid_hostname("B0ARD"), 1);
-	ck_assert_int_eq(recipe_valid_hostname(""), 0);
-	ck_assert_int_eq(recipe_valid_hostname("-board"), 0);
-	ck_assert_int_eq(recipe_valid_hostname("board-"), 0);
-	ck_assert_int_eq(recipe_valid_hostname("bo_ard"), 0);
-	ck_assert_int_eq(recipe_valid_hostname("a..b"), 0);
-	ck_assert_int_eq(recipe_valid_hostname("a.-b"), 0);
-	ck_assert_int_eq(recipe_valid_hostname("a-.b"), 0);
-	ck_assert_int_eq(recipe_valid_hostname("board."), 0);
-	ck_assert_int_eq(recipe_valid_hostname("with space"), 0);
-	ck_assert_int_eq(recipe_valid_hostname("0123456789012345678901234567890123456789"
-					       "012345678901234567890123"), 0); /* 64, one label */
-	ck_assert_int_eq(recipe_valid_hostname("0123456789012345678901234567890123456789"
-					       "0123456789.1234567890123"), 1); /* 64 */
-	ck_assert_int_eq(recipe_valid_hostname("0123456789012345678901234567890123456789"
-					       "0123456789.12345678901234"), 0); /* 65 */
-}
-END_TEST
-
-START_TEST(package_specs)
-{
-	struct recipe_package p;
-	const char *why;
-
-	ck_assert_int_eq(recipe_parse_package("libc6:armel=2.36-9", &p, &why), 0);
-	ck_assert_str_eq(p.name, "libc6");
-	ck_assert_str_eq(p.arch, "armel");
-	ck_assert_str_eq(p.version, "2.36-9");
-	free(p.name);
-	free(p.arch);
-	free(p.version);
-	ck_assert_int_eq(recipe_parse_package("zlib1g=1:1.2.13.dfsg-1", &p, &why), 0);
-	ck_assert_ptr_null(p.arch);
-	ck_assert_str_eq(p.version, "1:1.2.13.dfsg-1");
-	free(p.name);
-	free(p.version);
-	ck_assert_int_eq(recipe_parse_package("Hello", &p, &why), -MKI_E_RECIPE);
-	ck_assert_int_eq(recipe_parse_package("hello=", &p, &why), -MKI_E_RECIPE);
-	ck_assert_int_eq(recipe_parse_package("x", &p, &why), -MKI_E_RECIPE);
-}
-END_TEST
-
-START_TEST(sizes)
-{
-	uint64_t v;
-
-	ck_assert_int_eq(recipe_parse_size("512M", &v), 0);
-	ck_assert_uint_eq(v, 512ull << 20);
-	ck_assert_int_eq(recipe_parse_size("2GiB", &v), 0);
-	ck_assert_uint_eq(v, 2ull << 30);
-	ck_assert_int_eq(recipe_parse_size("4096", &v), 0);
-	ck_assert_uint_eq(v, 4096);
-	ck_assert_int_ne(recipe_parse_size("12Q", &v), 0);
-	ck_assert_int_ne(recipe_parse_size("-1", &v), 0);
-	ck_assert_int_ne(recipe_parse_size("99999999999T", &v), 0);
 }
 END_TEST
 
@@ -291,78 +194,6 @@ START_TEST(path_filters_in_digest)
 }
 END_TEST
 
-/*
- * The key table is the reference: every key has a doc and a name unique in its section, and a
- * default it states is what the parser gives a recipe that leaves the key out.
- */
-START_TEST(table_defaults_are_the_parsers)
-{
-	const struct recipe_key *k, *o;
-	struct recipe r;
-	char *p, *cmd;
-
-	cmd = xasprintf("cd %s && echo k >k.gpg && echo s >h.sh && mkdir -p ov", dir);
-	ck_assert_int_eq(system(cmd), 0);
-	free(cmd);
-	p = write_recipe(MINIMAL "sources = ( { uri = \"http://127.0.0.1/d\"; keyring = \"k.gpg\"; } );"
-			 "hooks = ( { script = \"h.sh\"; } );"
-			 "overlays = ( { source = \"ov\"; destination = \"/\"; } );"
-			 "image = { devices = ( { path = \"/dev/null\"; type = \"char\"; } ); };"
-			 "disk = { partitions = ( { name = \"r\"; type = \"root\"; contents = \"root\"; } ); };");
-	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
-	for (k = recipe_keys; k->name; k++) {
-		struct buf b = { 0 };
-		void *base = recipe_section_base(&r, k->section);
-
-		ck_assert_msg(k->doc && k->doc[0], "'%s' has no doc", k->name);
-		for (o = recipe_keys; o < k; o++)
-			ck_assert_msg(o->section != k->section || strcmp(o->name, k->name),
-				      "'%s' twice", k->name);
-		if (!k->def)
-			continue;
-		ck_assert_ptr_nonnull(base);
-		recipe_format_value(k, base, &b);
-		/* Strings are shown quoted, the default as a recipe would hold it. */
-		if (b.p[0] == '"') {
-			ck_assert_uint_eq(b.p[b.len - 1], '"');
-			b.p[--b.len] = 0;
-		}
-		ck_assert_msg(!strcmp(b.p + (b.p[0] == '"'), k->def), "'%s' defaults to %s, not %s",
-			      k->name, b.p + (b.p[0] == '"'), k->def);
-		buf_release(&b);
-	}
-	recipe_release(&r);
-	free(p);
-}
-END_TEST
-
-/* host_twins: true by default and then not shown, so older recipes keep their digest. */
-START_TEST(host_twins_key)
-{
-	struct recipe r;
-	struct buf b = { 0 };
-	char digest[65], *p = write_recipe(MINIMAL);
-
-	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
-	free(p);
-	ck_assert_int_eq(r.host_twins, 1);
-	recipe_format(&r, &b);
-	ck_assert_ptr_null(strstr(b.p, "host_twins"));
-	memcpy(digest, r.digest, 65);
-	recipe_release(&r);
-	buf_release(&b);
-	p = write_recipe(MINIMAL "host_twins = false;\n");
-	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), 0);
-	free(p);
-	ck_assert_int_eq(r.host_twins, 0);
-	recipe_format(&r, &b);
-	ck_assert_ptr_nonnull(strstr(b.p, "\nhost_twins = false;\n"));
-	ck_assert_str_ne(r.digest, digest);
-	recipe_release(&r);
-	buf_release(&b);
-}
-END_TEST
-
 /* One digest per key, a group's keys one by one; only the edited key's changes. */
 START_TEST(field_digests)
 {
@@ -429,16 +260,11 @@ Suite *recipe_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, minimal_defaults);
-	tcase_add_test(tc, hostnames);
-	tcase_add_test(tc, table_defaults_are_the_parsers);
-	tcase_add_test(tc, package_specs);
-	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, errors_are_recipe_errors);
 	tcase_add_test(tc, digest_ignores_location_not_content);
 	tcase_add_test(tc, layers_not_in_digest);
 	tcase_add_test(tc, path_filters_in_digest);
 	tcase_add_test(tc, appliance_defaults);
-	tcase_add_test(tc, host_twins_key);
 	tcase_add_test(tc, field_digests);
 	tcase_add_test(tc, format_json);
 	suite_add_tcase(s, tc);

@@ -10,7 +10,7 @@
 #include "lib/log.h"
 #include "lib/readfile.h"
 #include "lib/str.h"
-#include "out/report.h"
+#include "emit/report.h"
 
 struct fixture {
 	char dir[64];

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "debian/plan.h"
-#include "out/report.h"
-#include "out/sbom.h"
+#include "emit/report.h"
+#include "emit/sbom.h"
 #include "recipe/recipe.h"
 
 static void add(struct plan *p, const char *name, const char *arch, const char *version,

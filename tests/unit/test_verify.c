@@ -10,7 +10,7 @@
 #include "lib/err.h"
 #include "lib/readfile.h"
 #include "lib/str.h"
-#include "out/verify.h"
+#include "emit/verify.h"
 
 struct fixture {
 	char dir[64];

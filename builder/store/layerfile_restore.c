@@ -47,6 +47,7 @@ struct open_dir {
 
 struct rs {
 	int fd, rootfd;
+	int no_kernel_copy; /* the tree is on another filesystem than the cache (tmpfs: workroot.h) */
 	uint64_t data_len;
 	struct strv paths; /* every entry restored so far, by index (hard links name one) */
 	struct rec *dirs;  /* directories created, whose metadata is set once their contents are */
@@ -209,9 +210,47 @@ static int set_meta_at(int dirfd, const char *name, const struct rec *e)
 	return ret;
 }
 
+/* `len` bytes at `from` of the layer to `to` of `fd`, through a buffer. */
+static int copy_buffered(struct rs *s, loff_t from, int fd, loff_t to, loff_t len)
+{
+	char buf[128 * 1024];
+
+	while (len > 0) {
+		ssize_t k = pread(s->fd, buf, len < (loff_t)sizeof(buf) ? (size_t)len : sizeof(buf), from);
+
+		if (k <= 0)
+			return k < 0 ? -errno : -EBADMSG;
+		if (pwrite(fd, buf, (size_t)k, to) != k)
+			return errno ? -errno : -EIO;
+		from += k;
+		to += k;
+		len -= k;
+	}
+	return 0;
+}
+
+/* One extent: by the kernel where it copies between the two filesystems, else buffered. */
+static int copy_extent(struct rs *s, loff_t from, int fd, loff_t to, loff_t len)
+{
+	while (len > 0 && !s->no_kernel_copy) {
+		ssize_t k = copy_file_range(s->fd, &from, fd, &to, (size_t)len, 0);
+
+		if (k < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+			      errno == EOPNOTSUPP)) {
+			s->no_kernel_copy = 1;
+			break;
+		}
+		if (k <= 0)
+			return k < 0 ? -errno : -EBADMSG;
+		len -= k;
+	}
+	return len > 0 ? copy_buffered(s, from, fd, to, len) : 0;
+}
+
 static int copy_in(struct rs *s, struct rec *e, int fd)
 {
 	uint32_t i;
+	int ret;
 
 	for (i = 0; i < e->n_ext; i++) {
 		loff_t to = (loff_t)layerfile_rd_u64(&e->ext), len = (loff_t)layerfile_rd_u64(&e->ext);
@@ -220,13 +259,8 @@ static int copy_in(struct rs *s, struct rec *e, int fd)
 		if ((uint64_t)from > s->data_len || (uint64_t)len > s->data_len - (uint64_t)from ||
 		    (uint64_t)to + (uint64_t)len > e->size)
 			return -EBADMSG;
-		while (len > 0) {
-			ssize_t k = copy_file_range(s->fd, &from, fd, &to, (size_t)len, 0);
-
-			if (k <= 0)
-				return k < 0 ? -errno : -EBADMSG;
-			len -= k;
-		}
+		if ((ret = copy_extent(s, from, fd, to, len)))
+			return ret;
 	}
 	return 0;
 }

@@ -717,7 +717,7 @@ struct build {
 	struct indexes indexes;
 	struct plan plan;
 	struct plan twins; /* host-arch builds of the plan's tools (accel.h) */
-	struct stage stage;
+	struct staging stage;
 	struct layer *layer;             /* the layer cache's view of the stage (layer.h) */
 	struct overlay_report *overlays; /* what the recipe's overlays wrote (overlay.h); or NULL */
 	struct fetch_stats fetch;
@@ -890,7 +890,7 @@ static void plan_seed(const struct recipe *r, const struct plan *p, char *seed)
 
 /* What the disk writer calls back with a verified root's hash (disk.h, bootcfg.h). */
 struct entry_ctx {
-	struct stage *s;
+	struct staging *s;
 	const struct recipe *r;
 	const struct settings *st;
 };
@@ -912,7 +912,7 @@ static int write_entry(void *ctx, const char *roothash)
  * b->root_image when asked, and the report's "disk" member into `report` when not NULL).
  */
 static int write_image(const struct options *o, const struct recipe *r, struct build *b,
-		       struct stage *s, const struct image_params *ip, const char *output,
+		       struct staging *s, const struct image_params *ip, const char *output,
 		       struct buf *report)
 {
 	struct buf none = { 0 };
@@ -939,7 +939,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 {
 	struct settings st2 = o->st;
 	struct image_params ip = *first;
-	struct stage again = { 0 };
+	struct staging again = { 0 };
 	struct overlay_report *overlays = NULL;
 	char *out2 = xasprintf("%s.verify", o->output);
 	int ret;
@@ -960,7 +960,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 		ret = verify_builds(&b->stage, o->output, &again, out2);
 	}
 	unlink(out2);
-	stage_release(&again);
+	staging_release(&again);
 	overlay_report_free(overlays);
 	free(st2.work_dir);
 	free(out2);
@@ -1285,7 +1285,7 @@ static void build_release(struct build *b)
 	free(b->bmap);
 	free(b->compressed);
 	bootexport_release(&b->boot);
-	stage_release(&b->stage);
+	staging_release(&b->stage);
 	overlay_report_free(b->overlays);
 	layer_free(b->layer);
 	dep5_texts_release(&b->shipped);

@@ -114,7 +114,7 @@ static int open_tree(const char *root)
 	return rootfd;
 }
 
-static int finish(struct stage *s, const struct recipe *r, int rootfd, const struct settings *st)
+static int finish(struct staging *s, const struct recipe *r, int rootfd, const struct settings *st)
 {
 	struct reconcile_changes ch = { 0 };
 	int ret;
@@ -129,7 +129,7 @@ static int finish(struct stage *s, const struct recipe *r, int rootfd, const str
 	return ret;
 }
 
-int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const struct plan *twins,
+int hooks_run(struct staging *s, struct layer *l, const struct plan *p, const struct plan *twins,
 	      const struct recipe *r, const struct settings *st, struct overlay_report **overlays)
 {
 	struct guards g = { 0 };

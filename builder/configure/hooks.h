@@ -7,7 +7,7 @@
 #include "overlay.h"
 #include "recipe/recipe.h"
 #include "store/layer.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 /**
  * Configure every package of the unpacked tree `s->root` and run the recipe's hooks, inside the
@@ -23,7 +23,7 @@
  * `s->manifest` with the tree (reconcile.h). A failing or hanging script or hook is -MKI_E_HOOK
  * (logged with its name, status and last lines of output).
  */
-int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const struct plan *twins,
+int hooks_run(struct staging *s, struct layer *l, const struct plan *p, const struct plan *twins,
 	      const struct recipe *r, const struct settings *st, struct overlay_report **overlays);
 
 #endif

@@ -69,7 +69,7 @@ static void find_kernels(const struct manifest *m, struct strv *out)
 	}
 }
 
-static int pick_kernel(struct bootexport *be, const struct stage *s, const struct recipe *r)
+static int pick_kernel(struct bootexport *be, const struct staging *s, const struct recipe *r)
 {
 	size_t i, n = strlen(KERNEL_PREFIX);
 	struct strv k = { 0 };
@@ -238,7 +238,7 @@ out:
 }
 
 /* The manifest's regular files and directories under `dir` into new directory `to`. */
-static int copy_dtbs(struct bootexport *be, const struct stage *s, int rootfd, const char *dir,
+static int copy_dtbs(struct bootexport *be, const struct staging *s, int rootfd, const char *dir,
 		     const char *to, int64_t sde)
 {
 	size_t i, n = strlen(dir);
@@ -260,7 +260,7 @@ static int copy_dtbs(struct bootexport *be, const struct stage *s, int rootfd, c
 	return ret;
 }
 
-static int has(const struct stage *s, const char *path, char type)
+static int has(const struct staging *s, const char *path, char type)
 {
 	const struct manifest_entry *e = manifest_get(&s->manifest, path);
 
@@ -276,7 +276,7 @@ static char *beside(const char *output, const char *suffix)
 	return xasprintf("%.*s%s", stem, output, suffix);
 }
 
-static int copy_all(struct bootexport *be, const struct stage *s, int rootfd, int64_t sde)
+static int copy_all(struct bootexport *be, const struct staging *s, int rootfd, int64_t sde)
 {
 	char *rel = xasprintf(KERNEL_PREFIX "%s", be->version);
 	int ret = copy_out(be, rootfd, rel, be->tmp_vmlinuz, sde, be->vmlinuz_sha256);
@@ -303,7 +303,7 @@ static int copy_all(struct bootexport *be, const struct stage *s, int rootfd, in
 	return ret;
 }
 
-int bootexport_prepare(struct bootexport *be, const struct stage *s, const struct recipe *r,
+int bootexport_prepare(struct bootexport *be, const struct staging *s, const struct recipe *r,
 		       const char *output, int64_t sde, const struct limits *lim)
 {
 	int rootfd, ret = pick_kernel(be, s, r);

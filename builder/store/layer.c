@@ -135,7 +135,7 @@ static void compute_key(struct layer *l, const struct plan *p, const struct plan
  * Fill `s` from the layer `fd` as unpack_plan() would have, and l->texts with the copyright
  * texts of `p`'s packages. 0 or a negative code (logged).
  */
-static int restore(struct layer *l, int fd, struct stage *s, const struct plan *p,
+static int restore(struct layer *l, int fd, struct staging *s, const struct plan *p,
 		   const struct settings *st)
 {
 	struct buf lint = { 0 };
@@ -143,7 +143,7 @@ static int restore(struct layer *l, int fd, struct stage *s, const struct plan *
 
 	memset(s, 0, sizeof(*s));
 	manifest_init(&s->manifest);
-	rootfd = ret = stage_init(s, st->work_dir);
+	rootfd = ret = staging_init(s, st->work_dir);
 	if (rootfd < 0)
 		goto out;
 	ret = layerfile_restore(fd, l->path, rootfd, s, &lint, &l->texts);
@@ -167,7 +167,7 @@ out:
 }
 
 /* 1: restored into `s`; 0: no usable layer (said why); or -MKI_E_INTERRUPTED. */
-static int lookup(struct layer *l, struct stage *s, const struct plan *p,
+static int lookup(struct layer *l, struct staging *s, const struct plan *p,
 		  const struct settings *st)
 {
 	double t0 = log_now();
@@ -195,7 +195,7 @@ static int lookup(struct layer *l, struct stage *s, const struct plan *p,
 	if (ret) {
 		if (s->root)
 			fsutil_remove_tree(s->root);
-		stage_release(s);
+		staging_release(s);
 	}
 	/* Warned about in layerfile.c; this build's own tree will replace it. */
 	if (ret && ret != -MKI_E_INTERRUPTED && !fstat(fd, &sb)) {
@@ -210,7 +210,7 @@ static int lookup(struct layer *l, struct stage *s, const struct plan *p,
 	return 1;
 }
 
-int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
+int layer_unpack(struct staging *s, struct layer **lp, const struct plan *p,
 		 const struct plan *twins, const struct recipe *r, const struct settings *st,
 		 layer_unpack_fn *unpack)
 {
@@ -270,7 +270,7 @@ static int already_stored(const struct layer *l)
 	return !stat(l->path, &sb) && sb.st_ino != l->bad_ino;
 }
 
-static int store(struct layer *l, const struct stage *s, int rootfd)
+static int store(struct layer *l, const struct staging *s, int rootfd)
 {
 	struct buf lint = { 0 };
 	char *tmp = NULL;
@@ -301,7 +301,7 @@ out:
 	return ret;
 }
 
-void layer_save(struct layer *l, const struct stage *s, int rootfd)
+void layer_save(struct layer *l, const struct staging *s, int rootfd)
 {
 	double t0 = log_now();
 	struct stat sb;

@@ -18,12 +18,12 @@
 #include "debian/plan.h"
 #include "lib/settings.h"
 #include "recipe/recipe.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 struct layer;
 
 /** unpack_plan()'s signature (unpack.h): main.c passes it in. */
-typedef int layer_unpack_fn(struct stage *out, const struct plan *p, const struct recipe *r,
+typedef int layer_unpack_fn(struct staging *out, const struct plan *p, const struct recipe *r,
 			    const struct settings *st);
 
 /**
@@ -35,7 +35,7 @@ typedef int layer_unpack_fn(struct stage *out, const struct plan *p, const struc
  * Disabled by st->no_layer_cache. Returns what `unpack` returns, 0 after a restore, or
  * -MKI_E_INTERRUPTED; a layer that cannot be used is never an error.
  */
-int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
+int layer_unpack(struct staging *s, struct layer **lp, const struct plan *p,
 		 const struct plan *twins, const struct recipe *r, const struct settings *st,
 		 layer_unpack_fn *unpack);
 
@@ -61,7 +61,7 @@ void layer_take_texts(struct layer *l, struct dep5_texts *out);
  * cache is off, or another build stores or stored it. Never fails the build: a layer that cannot
  * be stored is a warning. `l` may be NULL (nothing to do).
  */
-void layer_save(struct layer *l, const struct stage *s, int rootfd);
+void layer_save(struct layer *l, const struct staging *s, int rootfd);
 
 /**
  * For the build report: "reused", "pulled" (from the layer registry, layerreg.h), "stored",

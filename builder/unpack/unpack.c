@@ -47,7 +47,7 @@
 #define LAZY_OVER (1ull << 20)      /* streamed: files larger are copied in chunks, never held */
 
 struct ctx {
-	struct stage_writer w;  /* the tree, the manifest, the time of what unpack creates */
+	struct staging_writer w;  /* the tree, the manifest, the time of what unpack creates */
 	const struct limits *lim;
 	uint64_t entries, bytes; /* unpacked so far, all packages together */
 	struct pkg *pkgs;
@@ -155,7 +155,7 @@ static int meta_fd(struct ctx *c, int fd, const struct deb_entry *e)
 	struct timespec ts[2] = { { .tv_sec = e->mtime }, { .tv_sec = e->mtime } };
 	size_t i;
 
-	stage_chown(&c->w, fd, "", e->uid, e->gid);
+	staging_chown(&c->w, fd, "", e->uid, e->gid);
 	if (fchmod(fd, e->mode))
 		return -errno;
 	for (i = 0; i < e->n_xattrs; i++)
@@ -167,7 +167,7 @@ static int meta_fd(struct ctx *c, int fd, const struct deb_entry *e)
 
 static void meta_at(struct ctx *c, int dirfd, const char *name, const struct deb_entry *e)
 {
-	stage_chown(&c->w, dirfd, name, e->uid, e->gid);
+	staging_chown(&c->w, dirfd, name, e->uid, e->gid);
 }
 
 static void manifest_fill(struct manifest_entry *me, const struct deb_entry *e)
@@ -908,16 +908,16 @@ static int merged_link(struct ctx *c, const char *dir)
 {
 	char *usrdir = xasprintf("usr/%s", dir), *target = xasprintf("usr/%s", dir);
 	struct stat st;
-	int r = stage_mkdirs(&c->w, usrdir);
+	int r = staging_mkdirs(&c->w, usrdir);
 
 	if (!r && fstatat(c->w.rootfd, dir, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (symlinkat(target, c->w.rootfd, dir)) {
 			r = -errno;
 			log_error("cannot create merged-/usr link '/%s': %s", dir, strerror(errno));
 		} else {
-			stage_chown(&c->w, c->w.rootfd, dir, 0, 0);
+			staging_chown(&c->w, c->w.rootfd, dir, 0, 0);
 			set_times(c->w.rootfd, dir, c->w.mtime);
-			stage_own_entry(&c->w, dir, MF_SYMLINK, 0777)->target = xstrdup(target);
+			staging_own_entry(&c->w, dir, MF_SYMLINK, 0777)->target = xstrdup(target);
 		}
 	}
 	free(usrdir);
@@ -1143,13 +1143,13 @@ static int run_pool(struct ctx *c, const struct settings *st)
 	return r;
 }
 
-static int setup_root(struct stage *out, struct ctx *c, const struct settings *st)
+static int setup_root(struct staging *out, struct ctx *c, const struct settings *st)
 {
-	c->w.rootfd = stage_init(out, st->work_dir);
+	c->w.rootfd = staging_init(out, st->work_dir);
 	if (c->w.rootfd < 0)
 		return c->w.rootfd;
-	stage_chown(&c->w, c->w.rootfd, "", 0, 0);
-	stage_own_entry(&c->w, "", MF_DIR, 0755);
+	staging_chown(&c->w, c->w.rootfd, "", 0, 0);
+	staging_own_entry(&c->w, "", MF_DIR, 0755);
 	return spool_open(st->work_dir, &c->spool_fd);
 }
 
@@ -1210,9 +1210,9 @@ static int write_filter_cfg(struct ctx *c)
 	if (!c->filter.n)
 		return 0;
 	pathfilter_format_dpkg_cfg(&c->filter, &b);
-	r = stage_mkdirs(&c->w, "etc/dpkg/dpkg.cfg.d");
+	r = staging_mkdirs(&c->w, "etc/dpkg/dpkg.cfg.d");
 	if (!r)
-		r = stage_write_file(&c->w, PATHFILTER_DPKG_CFG, b.p, b.len, 0644);
+		r = staging_write_file(&c->w, PATHFILTER_DPKG_CFG, b.p, b.len, 0644);
 	buf_release(&b);
 	return r;
 }
@@ -1235,7 +1235,7 @@ static int write_db(struct ctx *c, const struct strv *archs)
 	return r;
 }
 
-static int finish(struct ctx *c, struct stage *out, const struct strv *archs)
+static int finish(struct ctx *c, struct staging *out, const struct strv *archs)
 {
 	int r = write_db(c, archs);
 
@@ -1251,7 +1251,7 @@ static int finish(struct ctx *c, struct stage *out, const struct strv *archs)
 	return r;
 }
 
-int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
+int unpack_plan(struct staging *out, const struct plan *p, const struct recipe *r,
 		const struct settings *st)
 {
 	struct ctx c = { .w = { .rootfd = -1, .can_chown = 1 }, .cache_fd = -1, .lim = &st->limits,

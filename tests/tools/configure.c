@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 	struct recipe r = { 0 };
 	struct plan p = { 0 };
 	struct settings st = { .source_date_epoch = -1 };
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	struct overlay_report *overlays = NULL;
 	struct sandbox_opts so = { 0 };
 	struct strv execs = { 0 };

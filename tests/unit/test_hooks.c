@@ -64,7 +64,7 @@ static void one_package(struct unit_target *u, const char *preinst)
 /* hooks_run() on the fake tree; what it logged in `*log` (new string). */
 static int run_hooks(struct unit_target *u, char **log)
 {
-	struct stage s = { .root = u->dir };
+	struct staging s = { .root = u->dir };
 	struct plan twins = { 0 };
 	struct overlay_report *ov = NULL;
 	char logf[] = "/tmp/mki-unit-log-XXXXXX";
@@ -92,7 +92,7 @@ START_TEST(tree_that_cannot_be_opened)
 {
 	char root[] = "/nonexistent/tree";
 	struct unit_target u;
-	struct stage s = { .root = root };
+	struct staging s = { .root = root };
 	struct plan twins = { 0 };
 	struct overlay_report *ov = NULL;
 	char logf[] = "/tmp/mki-unit-log-XXXXXX", *log;

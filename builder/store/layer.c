@@ -91,8 +91,8 @@ static void key_list(struct buf *out, const char *what, const struct strv *v)
  *    (unpack derives the arch list from them too), merged_usr (the /usr links), and the path
  *    filters (what unpack leaves out, and the dpkg.cfg.d fragment it writes). The others only
  *    choose the plan (sources, packages), come after the layer point (hooks, overlays, identity,
- *    image.*: hooks.c) or bound the build (timeouts: a build within them configures the same
- *    tree, one beyond them fails and stores nothing);
+ *    image.*: configure_finish()) or bound the build (timeouts: a build within them configures
+ *    the same tree, one beyond them fails and stores nothing);
  *  - native tools on or off, and the twins used (the proof says they change nothing; a layer from
  *    emulated scripts is still never served to a build that would use them, or the reverse);
  *  - the initramfs built once or twice (--no-initramfs-once, initramfs.h): the proof says the
@@ -247,19 +247,20 @@ int layer_restored(const struct layer *l)
 	return l && l->restored;
 }
 
-void layer_keep_texts(struct layer *l, const struct dep5_texts *t)
+int layer_shipped(struct layer *l, struct dep5_texts *out, const struct plan *p, const char *root,
+		  layer_capture_fn *capture)
 {
-	if (l)
-		l->keep = t;
-}
+	int ret;
 
-void layer_take_texts(struct layer *l, struct dep5_texts *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!l)
-		return;
-	*out = l->texts;
-	memset(&l->texts, 0, sizeof(l->texts));
+	if (layer_restored(l)) {
+		*out = l->texts;
+		memset(&l->texts, 0, sizeof(l->texts));
+		return 0;
+	}
+	ret = capture(out, p, root);
+	if (!ret && l)
+		l->keep = out;
+	return ret;
 }
 
 /* Under KEY's writer lock: another build may have stored it since we looked. */

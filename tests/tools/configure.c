@@ -1,5 +1,5 @@
 /*
- * Test driver for the hooks stage: configure an unpacked tree (dpkg status "install ok unpacked")
+ * Test driver for the configure stage: configure an unpacked tree (dpkg status "install ok unpacked")
  * in the sandbox, run a recipe's hooks, and write the reconciled manifest.
  *
  *   configure [-v] [--recipe FILE] [--limit NAME=VALUE]... [--single-id] [--manifest FILE] [--exec 'CMD ARG...']...
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "configure/hooks.h"
+#include "configure/configure.h"
 #include "configure/overlay.h"
 #include "configure/reconcile.h"
 #include "image/format.h"
@@ -160,8 +160,16 @@ int main(int argc, char **argv)
 		ret = sandbox_add_arch(p.archs.v[i]);
 	if (!ret && !exec_only)
 		ret = reconcile_manifest(&s, st.source_date_epoch, &st.limits, NULL);
-	if (!ret && !exec_only)
-		ret = hooks_run(&s, NULL, &p, NULL, &r, &st, &overlays);
+	if (!ret && !exec_only) {
+		struct configure c;
+
+		ret = configure_init(&c, &s, &p, &r, &st);
+		if (!ret)
+			ret = configure_tree(&c, NULL);
+		if (!ret)
+			ret = configure_finish(&c, &overlays);
+		configure_release(&c);
+	}
 	if (!ret && manifest && (ret = manifest_save(&s.manifest, manifest)))
 		fprintf(stderr, "configure: cannot write '%s': %s\n", manifest, err_text(ret));
 	for (i = 0; !ret && !exec_failed && i < execs.n; i++)

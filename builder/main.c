@@ -638,51 +638,6 @@ static void cleanup_work_dir(struct options *o)
 		close(o->work_lock);
 }
 
-/* --plan --json: the same entries as the text, in the same order (mkimage(1)). */
-static void print_plan_json(const struct plan *p)
-{
-	struct buf b = { 0 };
-	size_t i;
-
-	buf_adds(&b, "{\n  \"architectures\": [");
-	for (i = 0; i < p->archs.n; i++) {
-		buf_adds(&b, i ? ", " : "");
-		json_str(&b, p->archs.v[i]);
-	}
-	buf_adds(&b, "],\n  \"packages\": [");
-	for (i = 0; i < p->n; i++) {
-		const struct plan_entry *e = &p->v[i];
-
-		buf_adds(&b, i ? ",\n    { \"name\": " : "\n    { \"name\": ");
-		json_str(&b, e->name);
-		buf_adds(&b, ", \"architecture\": ");
-		json_str(&b, e->arch);
-		buf_adds(&b, ", \"version\": ");
-		json_str(&b, e->version);
-		buf_addf(&b, ", \"size\": %llu, \"sha256\": \"%s\", \"local\": %s }",
-			 (unsigned long long)e->size, e->sha256, e->url ? "false" : "true");
-	}
-	buf_addf(&b, "%s],\n  \"total\": %zu\n}\n", p->n ? "\n  " : "", p->n);
-	fputs(b.p, stdout);
-	buf_release(&b);
-}
-
-static void print_plan(const struct plan *p, int json)
-{
-	size_t i;
-
-	if (json) {
-		print_plan_json(p);
-		return;
-	}
-	for (i = 0; i < p->n; i++) {
-		const struct plan_entry *e = &p->v[i];
-
-		printf("%s:%s=%s %llu %s\n", e->name, e->arch, e->version, (unsigned long long)e->size,
-		       e->sha256);
-	}
-}
-
 /*
  * A stage's positive result, beside 0 and the negative error codes: the build is complete before
  * the image (--until, --plan, --lock); main() turns it into success.
@@ -739,18 +694,11 @@ static int timed(struct build *b, enum stage_id id, int ret)
  */
 static void default_sde(struct options *o, const struct indexes *ix)
 {
-	int64_t newest = 0, t;
-	size_t i;
-
 	if (o->st.source_date_epoch >= 0)
 		return;
-	for (i = 0; i < ix->n_releases; i++) {
-		if (ix->releases[i].date && !indexes_parse_date(ix->releases[i].date, &t) && t > newest)
-			newest = t;
-	}
-	o->st.source_date_epoch = newest;
+	o->st.source_date_epoch = indexes_newest_date(ix);
 	log_debug("SOURCE_DATE_EPOCH not set: using %lld from the newest Release date",
-		  (long long)newest);
+		  (long long)o->st.source_date_epoch);
 }
 
 static int resolve_stage(struct options *o, const struct recipe *r, struct build *b)
@@ -761,7 +709,11 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 	ret = resolve_plan(&b->plan, r, &b->indexes, &o->st);
 
 	if (!ret && o->plan) {
-		print_plan(&b->plan, o->json);
+		struct buf out = { 0 };
+
+		plan_format(&b->plan, o->json, &out);
+		fputs(out.len ? out.p : "", stdout);
+		buf_release(&out);
 		return BUILD_DONE;
 	}
 	if (!ret && o->lock_only) {
@@ -862,25 +814,6 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	if (ret)
 		log_error("cannot write the build report '%s': %s", o->report_file, err_text(ret));
 	return ret;
-}
-
-/*
- * The image's UUID and hash seed derive from what the lock pins: the recipe and every package's
- * sha256. Same recipe + lock gives the same seed; any package change gives another filesystem.
- */
-static void plan_seed(const struct recipe *r, const struct plan *p, char *seed)
-{
-	struct hash h;
-	size_t i;
-
-	if (hash_init(&h, HASH_SHA256) < 0) {
-		memcpy(seed, r->digest, 65);
-		return;
-	}
-	hash_update(&h, r->digest, strlen(r->digest));
-	for (i = 0; i < p->n; i++)
-		hash_update(&h, p->v[i].sha256, strlen(p->v[i].sha256));
-	hash_final_hex(&h, seed);
 }
 
 /* What the disk writer calls back with a verified root's hash (disk.h, bootcfg.h). */
@@ -1127,17 +1060,10 @@ static int print_summary(const struct options *o, const struct build *b)
 static int check_space(const struct options *o, const struct plan *p)
 {
 	char *dir = parent_dir(o->output);
-	uint64_t need = 0, avail;
+	uint64_t need = plan_installed_bytes(p), avail;
 	struct statvfs vfs;
-	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < p->n; i++) {
-		/* an index's number: at most a TiB a package, so the sum cannot wrap */
-		uint64_t kib = p->v[i].installed_size ? strtoull(p->v[i].installed_size, NULL, 10) : 0;
-
-		need += (kib < (1ULL << 30) ? kib : 1ULL << 30) * 1024;
-	}
 	need += need / 10;
 	if (statvfs(dir, &vfs) == 0) {
 		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
@@ -1227,7 +1153,7 @@ static int image_setup_stage(struct options *o, const struct recipe *r, struct b
 	b->ip.im = &r->image;
 	b->ip.output = o->output;
 	b->ip.source_date_epoch = o->st.source_date_epoch;
-	plan_seed(r, &b->plan, b->ip.seed);
+	plan_seed(&b->plan, r->digest, b->ip.seed); /* the UUID and hash seed: what the lock pins */
 	if (!r->image.export_boot)
 		return 0;
 	return bootexport_prepare(&b->boot, &b->staging, r, o->output, o->st.source_date_epoch,

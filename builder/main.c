@@ -367,62 +367,16 @@ static int parse_args(struct options *o, int argc, char **argv)
  * for a purpose, and the report's "network". The download functions main.c hands the stages
  * take no context, so this record is the one piece of state main.c keeps of its own.
  */
-#define NET_MAX 32
-#define NET_WHYS 4
-static struct net_use {
-	char host[sizeof(((struct fetch_stats *)0)->hosts[0])];
-	const char *why[NET_WHYS]; /* string literals */
-} net_use[NET_MAX];
-static size_t n_net_use;
-
-static void net_note_host(const char *host, const char *why)
-{
-	struct net_use *u = NULL;
-	size_t i;
-
-	for (i = 0; i < n_net_use && !u; i++)
-		u = !strcmp(net_use[i].host, host) ? &net_use[i] : NULL;
-	if (!u && n_net_use == NET_MAX)
-		return;
-	if (!u) {
-		u = &net_use[n_net_use++];
-		snprintf(u->host, sizeof(u->host), "%s", host);
-	}
-	for (i = 0; i < NET_WHYS && u->why[i]; i++)
-		if (!strcmp(u->why[i], why))
-			return;
-	if (i < NET_WHYS)
-		u->why[i] = why;
-	log_info("network: '%s' contacted for %s", host, why);
-}
+static struct report_net net_use;
 
 static void net_note(const struct fetch_stats *fs, const char *why)
 {
 	unsigned i;
 
 	for (i = 0; i < fs->n_hosts; i++)
-		net_note_host(fs->hosts[i], why);
+		report_net_note(&net_use, fs->hosts[i], why);
 	if (fs->hosts_left_out)
 		log_info("network: %u more servers contacted for %s", fs->hosts_left_out, why);
-}
-
-/* The report's "network" member: each server and what it was contacted for. */
-static void net_json(struct buf *b)
-{
-	size_t i, k;
-
-	buf_adds(b, "  \"network\": [");
-	for (i = 0; i < n_net_use; i++) {
-		buf_adds(b, i ? ",\n    { \"host\": " : "\n    { \"host\": ");
-		json_str(b, net_use[i].host);
-		buf_adds(b, ", \"for\": [");
-		for (k = 0; k < NET_WHYS && net_use[i].why[k]; k++) {
-			buf_adds(b, k ? ", " : "");
-			json_str(b, net_use[i].why[k]);
-		}
-		buf_adds(b, "] }");
-	}
-	buf_adds(b, n_net_use ? "\n  ]" : "]");
 }
 
 /* fetch_items() for one purpose: the servers it contacted noted as contacted for `why`. */
@@ -727,38 +681,6 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 	return ret;
 }
 
-/* The report's "native_tools" member: whether they ran, where their twins came from. */
-static void native_json(const struct options *o, const struct build *b, struct buf *out)
-{
-	const char *from = b->twins.n ? twinsrc_origin(&b->indexes) : NULL;
-	struct strv hosts = { 0 };
-	uint64_t bytes = 0;
-	char host[256];
-	size_t i;
-
-	for (i = 0; i < b->twins.n; i++) {
-		const struct plan_entry *e = &b->twins.v[i];
-
-		bytes += e->size;
-		if (e->url && !url_host(e->url, host, sizeof(host)) && !strv_contains(&hosts, host))
-			strv_push(&hosts, host);
-	}
-	buf_addf(out, "  \"native_tools\": { \"enabled\": %s, \"twins_from\": ",
-		 o->st.no_native_tools ? "false" : "true");
-	if (from)
-		json_str(out, !strcmp(from, "host") ? "host apt sources" : "recipe");
-	else
-		buf_adds(out, "null");
-	buf_addf(out, ", \"twin_packages\": %zu, \"twin_bytes\": %llu, \"hosts\": [", b->twins.n,
-		 (unsigned long long)bytes);
-	for (i = 0; i < hosts.n; i++) {
-		buf_adds(out, i ? ", " : "");
-		json_str(out, hosts.v[i]);
-	}
-	buf_adds(out, "] }");
-	strv_release(&hosts);
-}
-
 /* The image's companions: lock, SBOM and build report beside it. */
 static int write_outputs(struct options *o, const struct recipe *r, struct build *b)
 {
@@ -801,8 +723,9 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.source_date_epoch = o->st.source_date_epoch;
 	if (!r->disk.set)
 		image_fs_uuid(o->output, 0, b->rep.fs_uuid);
-	net_json(&net);
-	native_json(o, b, &native);
+	report_net_json(&net_use, &net);
+	report_native_json(&native, !o->st.no_native_tools, &b->twins,
+			   b->twins.n ? twinsrc_origin(&b->indexes) : NULL);
 	b->rep.network = net.p;
 	b->rep.native_tools = native.p;
 	b->rep.total_secs = log_now() - o->started;

@@ -426,11 +426,18 @@ static int64_t read_sde(void)
 	return v;
 }
 
+/* The stem of the image's path: images/x.ext4 -> images/x. */
+static int output_stem(const char *output)
+{
+	const char *slash = strrchr(output, '/'), *dot = strrchr(output, '.');
+
+	return (int)(dot && (!slash || dot > slash + 1) ? dot - output : (long)strlen(output));
+}
+
 /* images/x.ext4 -> images/x.lock, images/x.spdx.json, images/x.report.json */
 static void derive_outputs(struct options *o)
 {
-	const char *slash = strrchr(o->output, '/'), *dot = strrchr(o->output, '.');
-	int stem = (int)(dot && (!slash || dot > slash + 1) ? dot - o->output : (long)strlen(o->output));
+	int stem = output_stem(o->output);
 
 	if (!o->st.lock_file)
 		o->st.lock_file = xasprintf("%.*s.lock", stem, o->output);
@@ -487,29 +494,9 @@ static double mib(uint64_t bytes)
 
 static int run_cache_gc(struct options *o)
 {
-	struct cache_gc_result res;
-	struct stat st;
-	int ret;
-
 	if (!o->st.cache_dir)
 		o->st.cache_dir = default_cache_dir();
-	if (stat(o->st.cache_dir, &st) && errno == ENOENT) {
-		log_info("no cache at '%s': nothing to remove", o->st.cache_dir);
-		return 0;
-	}
-	ret = cachegc_run(o->st.cache_dir, o->gc_limit, &res);
-	if (ret) {
-		log_error("cannot expire the cache '%s': %s", o->st.cache_dir, err_text(ret));
-		return ret;
-	}
-	log_info("cache '%s': %zu objects, %.1f MiB; removed %zu least recently used (%.1f MiB) "
-		 "and %zu leftovers of dead processes; now %.1f MiB", o->st.cache_dir,
-		 res.objects_before, mib(res.bytes_before), res.objects_removed,
-		 mib(res.bytes_before - res.bytes_after), res.leftovers, mib(res.bytes_after));
-	if (res.bytes_after > o->gc_limit)
-		log_warn("the cache is still above %.1f MiB: %zu objects are in use by %zu running "
-			 "builds", mib(o->gc_limit), res.objects_in_use, res.builds);
-	return 0;
+	return cachegc_expire(o->st.cache_dir, o->gc_limit);
 }
 
 /*
@@ -891,14 +878,6 @@ static enum compress_kind disk_compression(const struct recipe *r)
 {
 	return r->disk.compress == DISK_COMPRESS_ZSTD ? COMPRESS_ZSTD
 	     : r->disk.compress == DISK_COMPRESS_XZ ? COMPRESS_XZ : COMPRESS_NONE;
-}
-
-/* The stem of the disk's path, as the lock's: images/x.img -> images/x. */
-static int output_stem(const char *output)
-{
-	const char *slash = strrchr(output, '/'), *dot = strrchr(output, '.');
-
-	return (int)(dot && (!slash || dot > slash + 1) ? dot - output : (long)strlen(output));
 }
 
 /*

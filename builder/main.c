@@ -14,7 +14,7 @@
 
 #include "configure/accel.h"
 #include "configure/bootcfg.h"
-#include "configure/hooks.h"
+#include "configure/configure.h"
 #include "configure/overlay.h"
 #include "debian/plan.h"
 #include "image/disk.h"
@@ -50,9 +50,8 @@
 #include "store/registry.h"
 #include "unpack/unpack.h"
 
-enum stage_id { ST_SOURCES, ST_INDEXES, ST_RESOLVE, ST_FETCH, ST_UNPACK, ST_HOOKS, ST_IMAGE };
-static const char *const stage_names[] = { "sources", "indexes", "resolve", "fetch", "unpack",
-	"hooks", "image", NULL };
+/* The stages: what --until names and the report times, in order (stages[] below). */
+enum stage_id { ST_SOURCES, ST_INDEXES, ST_RESOLVE, ST_FETCH, ST_UNPACK, ST_CONFIGURE, ST_IMAGE };
 /* What the recipe asks of later families: its overlays read and its image format known. */
 static const struct recipe_checks recipe_checks = { overlay_check, format_recipe_check };
 
@@ -116,7 +115,7 @@ static const struct opt {
 	{ "json", O_JSON, no_argument, NULL,
 	  "with --plan or --check: print JSON instead of text\n(the forms are in mkimage(1))" },
 	{ "until", O_UNTIL, required_argument, "STAGE",
-	  "stop after STAGE: sources, indexes, resolve, fetch,\nunpack, hooks or image" },
+	  "stop after STAGE: sources, indexes, resolve, fetch,\nunpack, configure or image" },
 	{ "keep-staging", O_KEEP, no_argument, NULL, "keep the staging tree and print where it is" },
 	{ "single-id", O_SINGLE, no_argument, NULL, "without subordinate ids, build with one id anyway" },
 	{ "no-native-tools", O_NO_NATIVE, no_argument, NULL,
@@ -236,17 +235,7 @@ static int parse_uint(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
-static int parse_until(const char *s, enum stage_id *out)
-{
-	int i;
-
-	for (i = 0; stage_names[i]; i++)
-		if (!strcmp(s, stage_names[i])) {
-			*out = (enum stage_id)i;
-			return 0;
-		}
-	return -1;
-}
+static int parse_until(const char *s, enum stage_id *out);
 
 static char *default_cache_dir(void)
 {
@@ -320,7 +309,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_UNTIL:
 			if (parse_until(optarg, &o->until)) {
 				log_error("--until takes one of sources, indexes, resolve, fetch, unpack, "
-					  "hooks, image; not '%s'", optarg);
+					  "configure, image; not '%s'", optarg);
 				return -MKI_E_USAGE;
 			}
 			break;
@@ -380,62 +369,16 @@ static int parse_args(struct options *o, int argc, char **argv)
  * for a purpose, and the report's "network". The download functions main.c hands the stages
  * take no context, so this record is the one piece of state main.c keeps of its own.
  */
-#define NET_MAX 32
-#define NET_WHYS 4
-static struct net_use {
-	char host[sizeof(((struct fetch_stats *)0)->hosts[0])];
-	const char *why[NET_WHYS]; /* string literals */
-} net_use[NET_MAX];
-static size_t n_net_use;
-
-static void net_note_host(const char *host, const char *why)
-{
-	struct net_use *u = NULL;
-	size_t i;
-
-	for (i = 0; i < n_net_use && !u; i++)
-		u = !strcmp(net_use[i].host, host) ? &net_use[i] : NULL;
-	if (!u && n_net_use == NET_MAX)
-		return;
-	if (!u) {
-		u = &net_use[n_net_use++];
-		snprintf(u->host, sizeof(u->host), "%s", host);
-	}
-	for (i = 0; i < NET_WHYS && u->why[i]; i++)
-		if (!strcmp(u->why[i], why))
-			return;
-	if (i < NET_WHYS)
-		u->why[i] = why;
-	log_info("network: '%s' contacted for %s", host, why);
-}
+static struct report_net net_use;
 
 static void net_note(const struct fetch_stats *fs, const char *why)
 {
 	unsigned i;
 
 	for (i = 0; i < fs->n_hosts; i++)
-		net_note_host(fs->hosts[i], why);
+		report_net_note(&net_use, fs->hosts[i], why);
 	if (fs->hosts_left_out)
 		log_info("network: %u more servers contacted for %s", fs->hosts_left_out, why);
-}
-
-/* The report's "network" member: each server and what it was contacted for. */
-static void net_json(struct buf *b)
-{
-	size_t i, k;
-
-	buf_adds(b, "  \"network\": [");
-	for (i = 0; i < n_net_use; i++) {
-		buf_adds(b, i ? ",\n    { \"host\": " : "\n    { \"host\": ");
-		json_str(b, net_use[i].host);
-		buf_adds(b, ", \"for\": [");
-		for (k = 0; k < NET_WHYS && net_use[i].why[k]; k++) {
-			buf_adds(b, k ? ", " : "");
-			json_str(b, net_use[i].why[k]);
-		}
-		buf_adds(b, "] }");
-	}
-	buf_adds(b, n_net_use ? "\n  ]" : "]");
 }
 
 /* fetch_items() for one purpose: the servers it contacted noted as contacted for `why`. */
@@ -485,11 +428,18 @@ static int64_t read_sde(void)
 	return v;
 }
 
+/* The stem of the image's path: images/x.ext4 -> images/x. */
+static int output_stem(const char *output)
+{
+	const char *slash = strrchr(output, '/'), *dot = strrchr(output, '.');
+
+	return (int)(dot && (!slash || dot > slash + 1) ? dot - output : (long)strlen(output));
+}
+
 /* images/x.ext4 -> images/x.lock, images/x.spdx.json, images/x.report.json */
 static void derive_outputs(struct options *o)
 {
-	const char *slash = strrchr(o->output, '/'), *dot = strrchr(o->output, '.');
-	int stem = (int)(dot && (!slash || dot > slash + 1) ? dot - o->output : (long)strlen(o->output));
+	int stem = output_stem(o->output);
 
 	if (!o->st.lock_file)
 		o->st.lock_file = xasprintf("%.*s.lock", stem, o->output);
@@ -546,29 +496,9 @@ static double mib(uint64_t bytes)
 
 static int run_cache_gc(struct options *o)
 {
-	struct cache_gc_result res;
-	struct stat st;
-	int ret;
-
 	if (!o->st.cache_dir)
 		o->st.cache_dir = default_cache_dir();
-	if (stat(o->st.cache_dir, &st) && errno == ENOENT) {
-		log_info("no cache at '%s': nothing to remove", o->st.cache_dir);
-		return 0;
-	}
-	ret = cachegc_run(o->st.cache_dir, o->gc_limit, &res);
-	if (ret) {
-		log_error("cannot expire the cache '%s': %s", o->st.cache_dir, err_text(ret));
-		return ret;
-	}
-	log_info("cache '%s': %zu objects, %.1f MiB; removed %zu least recently used (%.1f MiB) "
-		 "and %zu leftovers of dead processes; now %.1f MiB", o->st.cache_dir,
-		 res.objects_before, mib(res.bytes_before), res.objects_removed,
-		 mib(res.bytes_before - res.bytes_after), res.leftovers, mib(res.bytes_after));
-	if (res.bytes_after > o->gc_limit)
-		log_warn("the cache is still above %.1f MiB: %zu objects are in use by %zu running "
-			 "builds", mib(o->gc_limit), res.objects_in_use, res.builds);
-	return 0;
+	return cachegc_expire(o->st.cache_dir, o->gc_limit);
 }
 
 /*
@@ -667,56 +597,13 @@ static void cleanup_work_dir(struct options *o)
 		close(o->work_lock);
 }
 
-/* --plan --json: the same entries as the text, in the same order (mkimage(1)). */
-static void print_plan_json(const struct plan *p)
-{
-	struct buf b = { 0 };
-	size_t i;
-
-	buf_adds(&b, "{\n  \"architectures\": [");
-	for (i = 0; i < p->archs.n; i++) {
-		buf_adds(&b, i ? ", " : "");
-		json_str(&b, p->archs.v[i]);
-	}
-	buf_adds(&b, "],\n  \"packages\": [");
-	for (i = 0; i < p->n; i++) {
-		const struct plan_entry *e = &p->v[i];
-
-		buf_adds(&b, i ? ",\n    { \"name\": " : "\n    { \"name\": ");
-		json_str(&b, e->name);
-		buf_adds(&b, ", \"architecture\": ");
-		json_str(&b, e->arch);
-		buf_adds(&b, ", \"version\": ");
-		json_str(&b, e->version);
-		buf_addf(&b, ", \"size\": %llu, \"sha256\": \"%s\", \"local\": %s }",
-			 (unsigned long long)e->size, e->sha256, e->url ? "false" : "true");
-	}
-	buf_addf(&b, "%s],\n  \"total\": %zu\n}\n", p->n ? "\n  " : "", p->n);
-	fputs(b.p, stdout);
-	buf_release(&b);
-}
-
-static void print_plan(const struct plan *p, int json)
-{
-	size_t i;
-
-	if (json) {
-		print_plan_json(p);
-		return;
-	}
-	for (i = 0; i < p->n; i++) {
-		const struct plan_entry *e = &p->v[i];
-
-		printf("%s:%s=%s %llu %s\n", e->name, e->arch, e->version, (unsigned long long)e->size,
-		       e->sha256);
-	}
-}
-
 /*
  * A stage's positive result, beside 0 and the negative error codes: the build is complete before
  * the image (--until, --plan, --lock); main() turns it into success.
  */
 enum { BUILD_DONE = 1 };
+
+static const char *stage_name(enum stage_id id);
 
 /* Stop between stages when a signal arrived or --until says so. */
 static int stop_after(const struct options *o, enum stage_id id, int ret)
@@ -724,7 +611,7 @@ static int stop_after(const struct options *o, enum stage_id id, int ret)
 	if (!ret && err_interrupted())
 		return -MKI_E_INTERRUPTED;
 	if (!ret && o->until == id) {
-		log_info("stopped after stage '%s' (--until)", stage_names[id]);
+		log_info("stopped after stage '%s' (--until)", stage_name(id));
 		return BUILD_DONE;
 	}
 	return ret;
@@ -735,8 +622,8 @@ struct build {
 	struct indexes indexes;
 	struct plan plan;
 	struct plan twins; /* host-arch builds of the plan's tools (accel.h) */
-	struct stage stage;
-	struct layer *layer;             /* the layer cache's view of the stage (layer.h) */
+	struct staging staging;
+	struct layer *layer;             /* the layer cache's view of the staging tree (layer.h) */
 	struct overlay_report *overlays; /* what the recipe's overlays wrote (overlay.h); or NULL */
 	struct fetch_stats fetch;
 	struct report rep;
@@ -745,6 +632,7 @@ struct build {
 	struct buf disk;           /* the report's "disk" member (disk.h); empty without a disk */
 	char *root_image, *bmap, *compressed; /* a disk's other outputs, or NULL */
 	char root_hash[65];        /* the root's dm-verity root hash (disk.h), or "" */
+	struct image_params ip;    /* what the image is written with */
 	double t0;
 	const char *at;            /* the step running: the report's "stage" when it fails */
 };
@@ -765,26 +653,26 @@ static int timed(struct build *b, enum stage_id id, int ret)
  */
 static void default_sde(struct options *o, const struct indexes *ix)
 {
-	int64_t newest = 0, t;
-	size_t i;
-
 	if (o->st.source_date_epoch >= 0)
 		return;
-	for (i = 0; i < ix->n_releases; i++) {
-		if (ix->releases[i].date && !indexes_parse_date(ix->releases[i].date, &t) && t > newest)
-			newest = t;
-	}
-	o->st.source_date_epoch = newest;
+	o->st.source_date_epoch = indexes_newest_date(ix);
 	log_debug("SOURCE_DATE_EPOCH not set: using %lld from the newest Release date",
-		  (long long)newest);
+		  (long long)o->st.source_date_epoch);
 }
 
 static int resolve_stage(struct options *o, const struct recipe *r, struct build *b)
 {
-	int ret = resolve_plan(&b->plan, r, &b->indexes, &o->st);
+	int ret;
+
+	default_sde(o, &b->indexes);
+	ret = resolve_plan(&b->plan, r, &b->indexes, &o->st);
 
 	if (!ret && o->plan) {
-		print_plan(&b->plan, o->json);
+		struct buf out = { 0 };
+
+		plan_format(&b->plan, o->json, &out);
+		fputs(out.len ? out.p : "", stdout);
+		buf_release(&out);
 		return BUILD_DONE;
 	}
 	if (!ret && o->lock_only) {
@@ -796,38 +684,6 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 	if (!ret && o->until > ST_RESOLVE)
 		ret = bootcfg_check_plan(&b->plan, r); /* before anything is downloaded */
 	return ret;
-}
-
-/* The report's "native_tools" member: whether they ran, where their twins came from. */
-static void native_json(const struct options *o, const struct build *b, struct buf *out)
-{
-	const char *from = b->twins.n ? twinsrc_origin(&b->indexes) : NULL;
-	struct strv hosts = { 0 };
-	uint64_t bytes = 0;
-	char host[256];
-	size_t i;
-
-	for (i = 0; i < b->twins.n; i++) {
-		const struct plan_entry *e = &b->twins.v[i];
-
-		bytes += e->size;
-		if (e->url && !url_host(e->url, host, sizeof(host)) && !strv_contains(&hosts, host))
-			strv_push(&hosts, host);
-	}
-	buf_addf(out, "  \"native_tools\": { \"enabled\": %s, \"twins_from\": ",
-		 o->st.no_native_tools ? "false" : "true");
-	if (from)
-		json_str(out, !strcmp(from, "host") ? "host apt sources" : "recipe");
-	else
-		buf_adds(out, "null");
-	buf_addf(out, ", \"twin_packages\": %zu, \"twin_bytes\": %llu, \"hosts\": [", b->twins.n,
-		 (unsigned long long)bytes);
-	for (i = 0; i < hosts.n; i++) {
-		buf_adds(out, i ? ", " : "");
-		json_str(out, hosts.v[i]);
-	}
-	buf_adds(out, "] }");
-	strv_release(&hosts);
 }
 
 /* The image's companions: lock, SBOM and build report beside it. */
@@ -845,7 +701,7 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 					 twinsrc_origin(&b->indexes), o->st.lock_file);
 	base = strrchr(o->output, '/');
 	if (!ret)
-		ret = sbom_write(&b->plan, r, b->shipped.v ? &b->shipped : NULL, b->stage.root,
+		ret = sbom_write(&b->plan, r, b->shipped.v ? &b->shipped : NULL, b->staging.root,
 				 base ? base + 1 : o->output, b->rep.image_sha256,
 				 o->st.source_date_epoch, o->sbom_file);
 	if (ret) {
@@ -859,7 +715,7 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.bytes_downloaded = b->fetch.bytes_downloaded;
 	b->rep.files_downloaded = b->fetch.files_downloaded;
 	b->rep.files_cached = b->fetch.files_cached;
-	b->rep.filtered = b->stage.filtered;
+	b->rep.filtered = b->staging.filtered;
 	b->rep.warnings = log_warning_count();
 	if (b->overlays)
 		overlay_report_json(b->overlays, &overlays);
@@ -872,8 +728,9 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	b->rep.source_date_epoch = o->st.source_date_epoch;
 	if (!r->disk.set)
 		image_fs_uuid(o->output, 0, b->rep.fs_uuid);
-	net_json(&net);
-	native_json(o, b, &native);
+	report_net_json(&net_use, &net);
+	report_native_json(&native, !o->st.no_native_tools, &b->twins,
+			   b->twins.n ? twinsrc_origin(&b->indexes) : NULL);
 	b->rep.network = net.p;
 	b->rep.native_tools = native.p;
 	b->rep.total_secs = log_now() - o->started;
@@ -887,28 +744,9 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	return ret;
 }
 
-/*
- * The image's UUID and hash seed derive from what the lock pins: the recipe and every package's
- * sha256. Same recipe + lock gives the same seed; any package change gives another filesystem.
- */
-static void plan_seed(const struct recipe *r, const struct plan *p, char *seed)
-{
-	struct hash h;
-	size_t i;
-
-	if (hash_init(&h, HASH_SHA256) < 0) {
-		memcpy(seed, r->digest, 65);
-		return;
-	}
-	hash_update(&h, r->digest, strlen(r->digest));
-	for (i = 0; i < p->n; i++)
-		hash_update(&h, p->v[i].sha256, strlen(p->v[i].sha256));
-	hash_final_hex(&h, seed);
-}
-
 /* What the disk writer calls back with a verified root's hash (disk.h, bootcfg.h). */
 struct entry_ctx {
-	struct stage *s;
+	struct staging *s;
 	const struct recipe *r;
 	const struct settings *st;
 };
@@ -930,7 +768,7 @@ static int write_entry(void *ctx, const char *roothash)
  * b->root_image when asked, and the report's "disk" member into `report` when not NULL).
  */
 static int write_image(const struct options *o, const struct recipe *r, struct build *b,
-		       struct stage *s, const struct image_params *ip, const char *output,
+		       struct staging *s, const struct image_params *ip, const char *output,
 		       struct buf *report)
 {
 	struct buf none = { 0 };
@@ -948,6 +786,29 @@ static int write_image(const struct options *o, const struct recipe *r, struct b
 }
 
 /*
+ * The tree `s` configured: by dpkg up to the layer point, where it is stored as the layer `l`,
+ * or, when `l` restored it, as it is; then what the recipe adds (configure.h). `l` may be NULL.
+ */
+static int configure_staging(struct staging *s, struct layer *l, const struct plan *p,
+			     const struct plan *twins, const struct recipe *r,
+			     const struct settings *st, struct overlay_report **overlays)
+{
+	struct configure c;
+	int ret = configure_init(&c, s, p, r, st);
+
+	if (!ret && layer_restored(l))
+		configure_adopt(&c);
+	else if (!ret)
+		ret = configure_tree(&c, twins);
+	if (!ret)
+		layer_save(l, s, c.rootfd);
+	if (!ret)
+		ret = configure_finish(&c, overlays);
+	configure_release(&c);
+	return ret;
+}
+
+/*
  * --verify-reproducible: unpack, configure and write the image a second time from the same plan
  * in a separate work directory, then compare. Same namespace, same cache: what differs can only
  * come from the build itself.
@@ -957,7 +818,7 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 {
 	struct settings st2 = o->st;
 	struct image_params ip = *first;
-	struct stage again = { 0 };
+	struct staging again = { 0 };
 	struct overlay_report *overlays = NULL;
 	char *out2 = xasprintf("%s.verify", o->output);
 	int ret;
@@ -969,16 +830,16 @@ static int verify_again(struct options *o, const struct recipe *r, struct build 
 	if (!ret)
 		ret = unpack_plan(&again, &b->plan, r, &st2);
 	if (!ret)
-		ret = hooks_run(&again, NULL, &b->plan, &b->twins, r, &st2, &overlays);
+		ret = configure_staging(&again, NULL, &b->plan, &b->twins, r, &st2, &overlays);
 	if (!ret)
 		ret = write_image(o, r, b, &again, &ip, out2, NULL);
 	if (!ret) {
-		manifest_sort(&b->stage.manifest);
+		manifest_sort(&b->staging.manifest);
 		manifest_sort(&again.manifest);
-		ret = verify_builds(&b->stage, o->output, &again, out2);
+		ret = verify_builds(&b->staging, o->output, &again, out2);
 	}
 	unlink(out2);
-	stage_release(&again);
+	staging_release(&again);
 	overlay_report_free(overlays);
 	free(st2.work_dir);
 	free(out2);
@@ -995,7 +856,7 @@ static int fetch_stage(struct options *o, const struct recipe *r, struct build *
 	int ret = fetch_plan(&b->plan, &o->st, &b->fetch);
 
 	net_note(&b->fetch, "packages");
-	if (ret || o->until < ST_HOOKS || o->st.no_native_tools)
+	if (ret || o->until < ST_CONFIGURE || o->st.no_native_tools)
 		return ret;
 	ret = twinsrc_select(&b->twins, &b->indexes, &b->plan, r, &o->st, fetch_twin_indexes,
 			     accel_select);
@@ -1035,14 +896,6 @@ static enum compress_kind disk_compression(const struct recipe *r)
 {
 	return r->disk.compress == DISK_COMPRESS_ZSTD ? COMPRESS_ZSTD
 	     : r->disk.compress == DISK_COMPRESS_XZ ? COMPRESS_XZ : COMPRESS_NONE;
-}
-
-/* The stem of the disk's path, as the lock's: images/x.img -> images/x. */
-static int output_stem(const char *output)
-{
-	const char *slash = strrchr(output, '/'), *dot = strrchr(output, '.');
-
-	return (int)(dot && (!slash || dot > slash + 1) ? dot - output : (long)strlen(output));
 }
 
 /*
@@ -1126,17 +979,10 @@ static int print_summary(const struct options *o, const struct build *b)
 static int check_space(const struct options *o, const struct plan *p)
 {
 	char *dir = parent_dir(o->output);
-	uint64_t need = 0, avail;
+	uint64_t need = plan_installed_bytes(p), avail;
 	struct statvfs vfs;
-	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < p->n; i++) {
-		/* an index's number: at most a TiB a package, so the sum cannot wrap */
-		uint64_t kib = p->v[i].installed_size ? strtoull(p->v[i].installed_size, NULL, 10) : 0;
-
-		need += (kib < (1ULL << 30) ? kib : 1ULL << 30) * 1024;
-	}
 	need += need / 10;
 	if (statvfs(dir, &vfs) == 0) {
 		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
@@ -1153,88 +999,96 @@ static int check_space(const struct options *o, const struct plan *p)
 	return ret;
 }
 
-/* Which step the build is in, for the failure report; true, to chain after `!ret &&`. */
-static int now_at(struct build *b, const char *step)
+/* stages[]'s functions: each takes what the rows above it gave in `b` and adds its own. */
+typedef int stage_fn(struct options *o, const struct recipe *r, struct build *b);
+
+static int sources_stage(struct options *o, const struct recipe *r, struct build *b)
 {
-	b->at = step;
-	return 1;
+	return sources_load(&b->sources, r, &o->st);
 }
 
-static int build_image(struct options *o, const struct recipe *r, struct build *b)
+static int indexes_stage(struct options *o, const struct recipe *r, struct build *b)
 {
-	struct image_params ip = { 0 };
-	int ret, i;
+	return indexes_fetch(&b->indexes, &b->sources, r, &o->st, fetch_indexes);
+}
 
-	for (i = 0; i < REPORT_STAGES; i++) {
-		b->rep.stage_names[i] = stage_names[i];
-		b->rep.stage_secs[i] = -1;
-	}
-	b->t0 = log_now();
-	b->at = stage_names[ST_SOURCES];
-	ret = stop_after(o, ST_SOURCES, timed(b, ST_SOURCES, sources_load(&b->sources, r, &o->st)));
-	if (!ret && now_at(b, stage_names[ST_INDEXES]))
-		ret = stop_after(o, ST_INDEXES,
-				 timed(b, ST_INDEXES, indexes_fetch(&b->indexes, &b->sources, r,
-								    &o->st, fetch_indexes)));
-	if (!ret)
-		default_sde(o, &b->indexes);
-	if (!ret && now_at(b, stage_names[ST_RESOLVE]))
-		ret = stop_after(o, ST_RESOLVE, timed(b, ST_RESOLVE, resolve_stage(o, r, b)));
-	if (!ret && o->until >= ST_IMAGE)
-		ret = check_space(o, &b->plan); /* before anything is downloaded */
-	if (!ret && o->until >= ST_UNPACK && now_at(b, "sandbox")) {
-		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
+/* Before anything is downloaded: room for the image, when there will be one. */
+static int room_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	return o->until >= ST_IMAGE ? check_space(o, &b->plan) : 0;
+}
 
-		ret = sandbox_check(&so); /* before downloading: no subordinate ids is said up front */
-	}
-	if (!ret && now_at(b, stage_names[ST_FETCH]))
-		ret = stop_after(o, ST_FETCH, timed(b, ST_FETCH, fetch_stage(o, r, b)));
-	/* Unpack, hooks and the image writer run in one user namespace (sandbox.h). */
-	if (!ret && now_at(b, "sandbox")) {
-		struct sandbox_opts so = { .allow_single_id = o->st.single_id };
+/* Before downloading too: a machine without subordinate ids is said up front. */
+static int sandbox_check_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	struct sandbox_opts so = { .allow_single_id = o->st.single_id };
 
-		ret = sandbox_enter(&so);
-	}
+	return o->until >= ST_UNPACK ? sandbox_check(&so) : 0;
+}
+
+/* Unpack, configure and the image writer run in one user namespace (sandbox.h). */
+static int sandbox_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	struct sandbox_opts so = { .allow_single_id = o->st.single_id };
+	int ret = sandbox_enter(&so);
+
 	if (!ret)
 		sweep_work_dirs(o);
-	o->st.no_layer_cache |= o->until < ST_HOOKS; /* --until unpack: the unconfigured tree */
-	if (!ret && now_at(b, stage_names[ST_UNPACK]))
-		ret = stop_after(o, ST_UNPACK,
-				 timed(b, ST_UNPACK, layer_unpack(&b->stage, &b->layer, &b->plan,
-								  &b->twins, r, &o->st, unpack_plan)));
-	/* a disk's raw files are there before configuring, which takes minutes (disk.h) */
-	if (!ret && r->disk.set)
-		ret = disk_check_files(&b->stage, r);
+	return ret;
+}
+
+static int unpack_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	o->st.no_layer_cache |= o->until < ST_CONFIGURE; /* --until unpack: the unconfigured tree */
+	return layer_unpack(&b->staging, &b->layer, &b->plan, &b->twins, r, &o->st, unpack_plan);
+}
+
+/*
+ * What configuring needs of the unpacked tree, before it takes minutes: a disk's raw files, the
+ * kernels a disk boots; and the licences as shipped, since a maintainer script may rewrite any
+ * copyright file (a restored tree is the configured one: its layer kept them).
+ */
+static int unpacked_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	int ret = r->disk.set ? disk_check_files(&b->staging, r) : 0;
+
 	if (!ret)
-		ret = bootcfg_check_kernels(&b->stage, r);
-	/* the licences as shipped: a maintainer script may rewrite any copyright file */
-	if (!ret && !layer_restored(b->layer))
-		ret = sbom_capture(&b->shipped, &b->plan, b->stage.root);
-	/* kept with the layer: a restored tree is the configured one, scripts had their way */
-	if (!ret && !layer_restored(b->layer))
-		layer_keep_texts(b->layer, &b->shipped);
-	else if (!ret)
-		layer_take_texts(b->layer, &b->shipped);
-	if (!ret && now_at(b, stage_names[ST_HOOKS]))
-		ret = stop_after(o, ST_HOOKS,
-				 timed(b, ST_HOOKS, hooks_run(&b->stage, b->layer, &b->plan, &b->twins, r,
-							      &o->st, &b->overlays)));
-	if (ret)
-		return ret;
+		ret = bootcfg_check_kernels(&b->staging, r);
+	return ret ? ret : layer_shipped(b->layer, &b->shipped, &b->plan, b->staging.root,
+					 sbom_capture);
+}
+
+static int configure_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	return configure_staging(&b->staging, b->layer, &b->plan, &b->twins, r, &o->st,
+				 &b->overlays);
+}
+
+/* What the image is written with; a disk's other outputs named; the boot files' export begun. */
+static int image_setup_stage(struct options *o, const struct recipe *r, struct build *b)
+{
 	if (r->disk.set)
 		disk_outputs(o, r, b);
-	b->at = stage_names[ST_IMAGE];
-	ip.im = &r->image;
-	ip.output = o->output;
-	ip.source_date_epoch = o->st.source_date_epoch;
-	plan_seed(r, &b->plan, ip.seed);
-	if (r->image.export_boot)
-		ret = bootexport_prepare(&b->boot, &b->stage, r, o->output, o->st.source_date_epoch,
-					 &o->st.limits);
-	if (!ret)
-		ret = timed(b, ST_IMAGE, write_image(o, r, b, &b->stage, &ip, o->output, &b->disk));
-	if (!ret && o->verify)
-		ret = verify_again(o, r, b, &ip);
+	b->ip.im = &r->image;
+	b->ip.output = o->output;
+	b->ip.source_date_epoch = o->st.source_date_epoch;
+	plan_seed(&b->plan, r->digest, b->ip.seed); /* the UUID and hash seed: what the lock pins */
+	if (!r->image.export_boot)
+		return 0;
+	return bootexport_prepare(&b->boot, &b->staging, r, o->output, o->st.source_date_epoch,
+				  &o->st.limits);
+}
+
+static int image_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	return write_image(o, r, b, &b->staging, &b->ip, o->output, &b->disk);
+}
+
+/* The image checked and completed: built again, its root hash, boot files, block map, copy. */
+static int image_extras_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	int ret = o->verify ? verify_again(o, r, b, &b->ip) : 0;
+
 	if (!ret)
 		ret = write_root_hash(o, b);
 	if (!ret && r->image.export_boot)
@@ -1243,15 +1097,105 @@ static int build_image(struct options *o, const struct recipe *r, struct build *
 		ret = bmap_write(o->output, b->bmap);
 	if (!ret && b->compressed)
 		ret = compress_file(o->output, b->compressed, disk_compression(r));
-	if (!ret && now_at(b, "outputs"))
-		ret = write_outputs(o, r, b);
+	return ret;
+}
+
+/* Lock, SBOM and report beside the image; the summary line. */
+static int outputs_stage(struct options *o, const struct recipe *r, struct build *b)
+{
+	int ret = write_outputs(o, r, b);
+
 	if (!ret && b->compressed && unlink(o->output))
 		ret = log_errno(-errno, "cannot remove '%s' after compressing it: %m", o->output);
 	if (!ret)
 		log_info("%s written to '%s' (lock, SBOM and report beside it)",
 			 r->disk.set ? "disk" : "image", b->compressed ? b->compressed : o->output);
-	if (!ret)
-		ret = print_summary(o, b);
+	return ret ? ret : print_summary(o, b);
+}
+
+/*
+ * The build: one row a step, run in order by run_stages() until one fails or ends the build.
+ * `name` is what the report's "stage" says when the step fails. A row with a `stage` is one of
+ * enum stage_id: its wall time since the previous stage ended (the steps between included) is
+ * the report's "stages" member of that name, and --until names it; after each but the image,
+ * the last, the build stops for --until or a signal (--until image, the default, is the whole
+ * build: the image and what lands beside it).
+ */
+static const struct stage {
+	const char *name;
+	int stage;    /* enum stage_id, or -1: a step timed with the next stage */
+	stage_fn *run;
+} stages[] = {
+	/* name        stage          run                    takes -> gives */
+	{ "sources",   ST_SOURCES,    sources_stage },       /* recipe -> sources */
+	{ "indexes",   ST_INDEXES,    indexes_stage },       /* sources -> verified indexes */
+	{ "resolve",   ST_RESOLVE,    resolve_stage },       /* indexes -> plan (--plan, --lock) */
+	{ "resolve",   -1,            room_stage },          /* plan -> room for the image */
+	{ "sandbox",   -1,            sandbox_check_stage }, /* -> subordinate ids */
+	{ "fetch",     ST_FETCH,      fetch_stage },         /* plan -> .debs, native twins */
+	{ "sandbox",   -1,            sandbox_stage },       /* -> in the user namespace */
+	{ "unpack",    ST_UNPACK,     unpack_stage },        /* plan -> staging tree, layer */
+	{ "unpack",    -1,            unpacked_stage },      /* staging -> checked, licences */
+	{ "configure", ST_CONFIGURE,  configure_stage },     /* staging -> configured tree */
+	{ "image",     -1,            image_setup_stage },   /* plan -> image parameters */
+	{ "image",     ST_IMAGE,      image_stage },         /* configured tree -> image */
+	{ "image",     -1,            image_extras_stage },  /* image -> root hash, boot, bmap */
+	{ "outputs",   -1,            outputs_stage },       /* image -> lock, SBOM, report */
+};
+#define N_STAGES (sizeof(stages) / sizeof(stages[0]))
+
+static const char *stage_name(enum stage_id id)
+{
+	size_t i;
+
+	for (i = 0; i < N_STAGES; i++)
+		if (stages[i].stage == (int)id)
+			return stages[i].name;
+	return NULL;
+}
+
+/* --until's STAGE; "hooks" is the configure stage's old name (mkimage(1)). */
+static int parse_until(const char *s, enum stage_id *out)
+{
+	size_t i;
+
+	if (!strcmp(s, "hooks"))
+		s = "configure";
+	for (i = 0; i < N_STAGES; i++)
+		if (stages[i].stage >= 0 && !strcmp(s, stages[i].name)) {
+			*out = (enum stage_id)stages[i].stage;
+			return 0;
+		}
+	return -1;
+}
+
+/* The report's stages, none run yet. */
+static void report_stages(struct build *b)
+{
+	size_t i;
+
+	for (i = 0; i < N_STAGES; i++)
+		if (stages[i].stage >= 0) {
+			b->rep.stage_names[stages[i].stage] = stages[i].name;
+			b->rep.stage_secs[stages[i].stage] = -1;
+		}
+}
+
+static int run_stages(struct options *o, const struct recipe *r, struct build *b)
+{
+	const struct stage *st;
+	int ret = 0;
+
+	report_stages(b);
+	b->t0 = log_now();
+	for (st = stages; !ret && st < stages + N_STAGES; st++) {
+		b->at = st->name;
+		ret = st->run(o, r, b);
+		if (st->stage >= 0)
+			ret = timed(b, st->stage, ret);
+		if (st->stage >= 0 && st->stage != ST_IMAGE)
+			ret = stop_after(o, st->stage, ret);
+	}
 	return ret;
 }
 
@@ -1264,13 +1208,9 @@ static void write_failure(struct options *o, const struct recipe *r, struct buil
 	struct report_failure f = { ret == -MKI_E_INTERRUPTED ? "interrupted" : "failed",
 				    b->at ? b->at : "setup", err_exit_code(ret), log_errors(),
 				    o->log_file };
-	int i;
 
 	if (!b->rep.stage_names[0])
-		for (i = 0; i < REPORT_STAGES; i++) {
-			b->rep.stage_names[i] = stage_names[i];
-			b->rep.stage_secs[i] = -1;
-		}
+		report_stages(b);
 	b->rep.total_secs = log_now() - o->started;
 	b->rep.warnings = log_warning_count();
 	b->rep.version = MKI_VERSION;
@@ -1302,7 +1242,7 @@ static void build_release(struct build *b)
 	free(b->bmap);
 	free(b->compressed);
 	bootexport_release(&b->boot);
-	stage_release(&b->stage);
+	staging_release(&b->staging);
 	overlay_report_free(b->overlays);
 	layer_free(b->layer);
 	dep5_texts_release(&b->shipped);
@@ -1379,7 +1319,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = setup_settings(&o, &r);
 	if (!ret)
-		ret = build_image(&o, &r, &b);
+		ret = run_stages(&o, &r, &b);
 	if (ret == BUILD_DONE)
 		ret = 0;
 	if (err_interrupted())

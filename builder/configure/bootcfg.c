@@ -1,7 +1,7 @@
 /*
  * The boot configuration step (bootcfg.h): what it reads from the tree (kernels, os-release, the
  * package's /etc/default/u-boot, the loader) and where it writes, through the stage writer
- * (tree/stage.h), which goes through no symlink and records what it writes in the manifest.
+ * (tree/staging.h), which goes through no symlink and records what it writes in the manifest.
  */
 #include "bootcfg.h"
 
@@ -22,7 +22,7 @@
 #include "lib/readfile.h"
 #include "lib/runlimits.h"
 #include "lib/strv.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 #define TEXT_MAX (1u << 20)
 #define CHUNK (256u << 10)
@@ -30,7 +30,7 @@
 struct ctx {
 	const struct recipe *r;
 	const struct settings *st;
-	struct stage_writer w;
+	struct staging_writer w;
 	int rootfd;
 	struct buf os_release;
 	struct strv kernels; /* "vmlinuz-V" and "vmlinux-V" names in /boot, newest first */
@@ -278,7 +278,7 @@ static int make_dirs(struct ctx *c, const char *dir)
 		*s++ = saved;
 	}
 	free(p);
-	if (!ret && stage_mkdirs(&c->w, dir))
+	if (!ret && staging_mkdirs(&c->w, dir))
 		ret = -MKI_E_IMAGE;
 	return ret;
 }
@@ -289,7 +289,7 @@ static int put(struct ctx *c, const char *rel, const struct buf *b)
 	int ret = make_dirs(c, dir);
 
 	free(dir);
-	if (!ret && stage_write_file(&c->w, rel, b->p, b->len, 0644))
+	if (!ret && staging_write_file(&c->w, rel, b->p, b->len, 0644))
 		ret = -MKI_E_IMAGE;
 	return ret;
 }
@@ -368,7 +368,7 @@ static int copy_file(struct ctx *c, const char *from, const char *to)
 				     0600);
 	ret = out < 0 ? (dfd < 0 ? dfd : -errno) : copy_data(in, out, sb.st_size);
 	if (!ret)
-		stage_chown(&c->w, out, "", 0, 0);
+		staging_chown(&c->w, out, "", 0, 0);
 	if (!ret && (fchmod(out, 0644) < 0 || futimens(out, ts) < 0))
 		ret = -errno;
 	if (out >= 0 && close(out) < 0 && !ret)
@@ -376,7 +376,7 @@ static int copy_file(struct ctx *c, const char *from, const char *to)
 	if (!ret && renameat(dfd, tmp, dfd, name) < 0)
 		ret = -errno;
 	if (!ret) {
-		stage_own_entry(&c->w, to, MF_REG, 0644)->size = (uint64_t)sb.st_size;
+		staging_own_entry(&c->w, to, MF_REG, 0644)->size = (uint64_t)sb.st_size;
 	} else {
 		if (dfd >= 0)
 			unlinkat(dfd, tmp, 0);
@@ -687,7 +687,7 @@ static int write_loader(struct ctx *c)
 	return ret;
 }
 
-static int write_all(struct ctx *c, struct stage *s, int rootfd, const struct settings *st)
+static int write_all(struct ctx *c, struct staging *s, int rootfd, const struct settings *st)
 {
 	int ret;
 
@@ -708,7 +708,7 @@ static int write_all(struct ctx *c, struct stage *s, int rootfd, const struct se
 	return ret;
 }
 
-int bootcfg_write(struct stage *s, const struct recipe *r, int rootfd, const struct settings *st)
+int bootcfg_write(struct staging *s, const struct recipe *r, int rootfd, const struct settings *st)
 {
 	struct ctx c = { .r = r, .st = st, .rootfd = rootfd };
 
@@ -724,7 +724,7 @@ const char *bootcfg_entry_path(const struct recipe *r)
 	return r->disk.bootloader == DISK_BOOT_EXTLINUX ? "boot/extlinux" : esp(r)->path;
 }
 
-int bootcfg_write_roothash(struct stage *s, const struct recipe *r, int rootfd,
+int bootcfg_write_roothash(struct staging *s, const struct recipe *r, int rootfd,
 			   const struct settings *st, const char *roothash)
 {
 	struct ctx c = { .r = r, .st = st, .rootfd = rootfd, .roothash = roothash, .late = 1 };

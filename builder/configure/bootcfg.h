@@ -24,7 +24,7 @@
 #include "lib/buf.h"
 #include "lib/settings.h"
 #include "recipe/recipe.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 /**
  * Right after resolving, before anything is downloaded: the packages the recipe's boot loader
@@ -48,7 +48,7 @@ void bootcfg_mark_legacy_boot(struct recipe *r);
  * it with the tree afterwards).
  * 0, or -MKI_E_IMAGE (exit 8) logged with the path and what to do.
  */
-int bootcfg_write(struct stage *s, const struct recipe *r, int rootfd, const struct settings *st);
+int bootcfg_write(struct staging *s, const struct recipe *r, int rootfd, const struct settings *st);
 
 /**
  * The partition holding the dm-verity hash tree of the root partition, or -1 when the root is
@@ -61,14 +61,14 @@ int bootcfg_verity_root(const struct recipe *r);
  * verified root, the initramfs-tools hook and local-top script that open it (bootcfg_verity.c),
  * 0755, recorded in s->manifest. 0 or -MKI_E_HOOK (logged).
  */
-int bootcfg_prepare(struct stage *s, const struct recipe *r, int rootfd, int64_t sde);
+int bootcfg_prepare(struct staging *s, const struct recipe *r, int rootfd, int64_t sde);
 
 /**
  * Right after unpacking, before the long configure step: with a verified root, every kernel in
  * /usr/lib/modules (/lib/modules) has dm-verity and squashfs, as modules or built in. 0 or
  * -MKI_E_IMAGE (exit 8) logged with the kernel and the module.
  */
-int bootcfg_check_kernels(const struct stage *s, const struct recipe *r);
+int bootcfg_check_kernels(const struct staging *s, const struct recipe *r);
 
 /**
  * With a verified root, once the disk writer knows its root hash: the boot entry (extlinux.conf
@@ -76,7 +76,7 @@ int bootcfg_check_kernels(const struct stage *s, const struct recipe *r);
  * in s->manifest, before the partition holding it is written. Nothing on the root partition is
  * touched: it is written and hashed already. Returns as bootcfg_write.
  */
-int bootcfg_write_roothash(struct stage *s, const struct recipe *r, int rootfd,
+int bootcfg_write_roothash(struct staging *s, const struct recipe *r, int rootfd,
 			   const struct settings *st, const char *roothash);
 
 /**

@@ -20,7 +20,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/strv.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 #define HOOK "etc/initramfs-tools/hooks/mkimage-verity"
 #define SCRIPT "etc/initramfs-tools/scripts/local-top/mkimage-verity"
@@ -87,20 +87,20 @@ static const char script_text[] =
 	"fi\n"
 	"echo \"mkimage-verity: root PARTUUID=$data verified by PARTUUID=$hash, root hash $roothash\"\n";
 
-int bootcfg_prepare(struct stage *s, const struct recipe *r, int rootfd, int64_t sde)
+int bootcfg_prepare(struct staging *s, const struct recipe *r, int rootfd, int64_t sde)
 {
-	struct stage_writer w = { rootfd, &s->manifest, sde < 0 ? 0 : sde, 1 };
+	struct staging_writer w = { rootfd, &s->manifest, sde < 0 ? 0 : sde, 1 };
 	int ret;
 
 	if (bootcfg_verity_root(r) < 0)
 		return 0;
-	ret = stage_mkdirs(&w, "etc/initramfs-tools/hooks");
+	ret = staging_mkdirs(&w, "etc/initramfs-tools/hooks");
 	if (!ret)
-		ret = stage_mkdirs(&w, "etc/initramfs-tools/scripts/local-top");
+		ret = staging_mkdirs(&w, "etc/initramfs-tools/scripts/local-top");
 	if (!ret)
-		ret = stage_write_file(&w, HOOK, hook_text, strlen(hook_text), 0755);
+		ret = staging_write_file(&w, HOOK, hook_text, strlen(hook_text), 0755);
 	if (!ret)
-		ret = stage_write_file(&w, SCRIPT, script_text, strlen(script_text), 0755);
+		ret = staging_write_file(&w, SCRIPT, script_text, strlen(script_text), 0755);
 	return ret ? -MKI_E_HOOK : 0;
 }
 
@@ -174,7 +174,7 @@ static int check_kernel(int rootfd, const char *base, const char *version,
 }
 
 /* Each kernel's modules, in /usr/lib/modules (merged /usr) or else /lib/modules. */
-int bootcfg_check_kernels(const struct stage *s, const struct recipe *r)
+int bootcfg_check_kernels(const struct staging *s, const struct recipe *r)
 {
 	static const char *const bases[] = { "usr/lib/modules", "lib/modules" };
 	int rootfd, fd = -1, ret = 0;

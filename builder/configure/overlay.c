@@ -25,7 +25,7 @@
 #include "lib/manifest.h"
 #include "sandbox/idshift.h"
 #include "sandbox/sandbox.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 #define COPY_CHUNK (64u << 10)
 #define TMP_NAME ".mkimage-overlay.tmp"
@@ -46,7 +46,7 @@ struct ov_tree {
 struct ctx {
 	const struct recipe *r;
 	const struct recipe_overlay *o;
-	struct stage *s;
+	struct staging *s;
 	int rootfd;
 	char *root_path; /* the tree's root as the kernel names it (/proc/self/fd) */
 	int64_t sde;
@@ -562,7 +562,7 @@ static int ctx_init(struct ctx *c)
 	return 0;
 }
 
-int overlay_precheck(const struct recipe *r, struct stage *s, int rootfd)
+int overlay_precheck(const struct recipe *r, struct staging *s, int rootfd)
 {
 	struct ctx c = { .r = r, .s = s, .rootfd = rootfd, .sde = -1, .dry = 1 };
 	struct overlay_result scratch = { 0 };
@@ -578,7 +578,7 @@ int overlay_precheck(const struct recipe *r, struct stage *s, int rootfd)
 	return ret;
 }
 
-int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde,
+int overlay_apply(const struct recipe *r, struct staging *s, int rootfd, int64_t sde,
 		  struct overlay_report **out)
 {
 	struct ctx c = { .r = r, .s = s, .rootfd = rootfd, .sde = sde };

@@ -14,7 +14,7 @@
 #include "lib/str.h"
 #include "recipe/recipe.h"
 
-struct stage;
+struct staging;
 
 /** What one overlay put into the tree (for the build report). */
 struct overlay_result {
@@ -62,7 +62,7 @@ int overlay_link_inside(const char *path, const char *target);
  * On success *out gets one result per overlay (the caller frees it: overlay_report_free), or
  * NULL without overlays; on error NULL.
  */
-int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t sde,
+int overlay_apply(const struct recipe *r, struct staging *s, int rootfd, int64_t sde,
 		  struct overlay_report **out);
 
 /**
@@ -71,7 +71,7 @@ int overlay_apply(const struct recipe *r, struct stage *s, int rootfd, int64_t s
  * that a recipe error is said before minutes of maintainer scripts. Writes nothing; 0 or the
  * same logged -MKI_E_RECIPE.
  */
-int overlay_precheck(const struct recipe *r, struct stage *s, int rootfd);
+int overlay_precheck(const struct recipe *r, struct staging *s, int rootfd);
 
 /** Append `"overlays": [ ... ],` (one line per overlay, two-space indent) to `b`. */
 void overlay_report_json(const struct overlay_report *rep, struct buf *b);

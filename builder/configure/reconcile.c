@@ -243,7 +243,7 @@ static void merge(struct manifest *old, struct manifest *fresh, struct reconcile
 	}
 }
 
-int reconcile_manifest(struct stage *s, int64_t source_date_epoch, const struct limits *lim,
+int reconcile_manifest(struct staging *s, int64_t source_date_epoch, const struct limits *lim,
 		       struct reconcile_changes *ch)
 {
 	struct manifest fresh;

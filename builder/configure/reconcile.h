@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "lib/runlimits.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 struct reconcile_changes {
 	size_t added, changed, removed;
@@ -26,7 +26,7 @@ struct reconcile_changes {
  * -MKI_E_HOOK (exit 7) is returned, logged with the limit, what was found and the three
  * directories holding the most; `s->manifest` is then unchanged.
  */
-int reconcile_manifest(struct stage *s, int64_t source_date_epoch, const struct limits *lim,
+int reconcile_manifest(struct staging *s, int64_t source_date_epoch, const struct limits *lim,
 		       struct reconcile_changes *ch);
 
 #endif

@@ -4,6 +4,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/hash.h"
+#include "lib/json.h"
+
 static void entry_release(struct plan_entry *e)
 {
 	free(e->name);
@@ -123,4 +126,74 @@ size_t plan_essential_set(const struct plan *p, unsigned char *in)
 	}
 	free(work);
 	return members;
+}
+
+static void format_json(const struct plan *p, struct buf *b)
+{
+	size_t i;
+
+	buf_adds(b, "{\n  \"architectures\": [");
+	for (i = 0; i < p->archs.n; i++) {
+		buf_adds(b, i ? ", " : "");
+		json_str(b, p->archs.v[i]);
+	}
+	buf_adds(b, "],\n  \"packages\": [");
+	for (i = 0; i < p->n; i++) {
+		const struct plan_entry *e = &p->v[i];
+
+		buf_adds(b, i ? ",\n    { \"name\": " : "\n    { \"name\": ");
+		json_str(b, e->name);
+		buf_adds(b, ", \"architecture\": ");
+		json_str(b, e->arch);
+		buf_adds(b, ", \"version\": ");
+		json_str(b, e->version);
+		buf_addf(b, ", \"size\": %llu, \"sha256\": \"%s\", \"local\": %s }",
+			 (unsigned long long)e->size, e->sha256, e->url ? "false" : "true");
+	}
+	buf_addf(b, "%s],\n  \"total\": %zu\n}\n", p->n ? "\n  " : "", p->n);
+}
+
+void plan_format(const struct plan *p, int json, struct buf *out)
+{
+	size_t i;
+
+	if (json) {
+		format_json(p, out);
+		return;
+	}
+	for (i = 0; i < p->n; i++) {
+		const struct plan_entry *e = &p->v[i];
+
+		buf_addf(out, "%s:%s=%s %llu %s\n", e->name, e->arch, e->version,
+			 (unsigned long long)e->size, e->sha256);
+	}
+}
+
+void plan_seed(const struct plan *p, const char *digest, char *seed)
+{
+	struct hash h;
+	size_t i;
+
+	if (hash_init(&h, HASH_SHA256) < 0) {
+		memcpy(seed, digest, 65);
+		return;
+	}
+	hash_update(&h, digest, strlen(digest));
+	for (i = 0; i < p->n; i++)
+		hash_update(&h, p->v[i].sha256, strlen(p->v[i].sha256));
+	hash_final_hex(&h, seed);
+}
+
+uint64_t plan_installed_bytes(const struct plan *p)
+{
+	uint64_t need = 0;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		/* an index's number: at most a TiB a package, so the sum cannot wrap */
+		uint64_t kib = p->v[i].installed_size ? strtoull(p->v[i].installed_size, NULL, 10) : 0;
+
+		need += (kib < (1ULL << 30) ? kib : 1ULL << 30) * 1024;
+	}
+	return need;
 }

@@ -66,5 +66,18 @@ char *plan_entry_dpkg_name(const struct plan_entry *e);
  * caller's) to 1 for each member and 0 for the rest; returns the number of members.
  */
 size_t plan_essential_set(const struct plan *p, unsigned char *in);
+/**
+ * The plan as --plan prints it, appended to `out`: "name:arch=version size sha256" a line, or
+ * with `json` the JSON form of mkimage(1), "JSON OUTPUT".
+ */
+void plan_format(const struct plan *p, int json, struct buf *out);
+/**
+ * The seed of the image's UUID and hash (64 hex digits and a NUL into `seed`): the SHA-256 of
+ * `digest` (the recipe's) and every package's sha256, what the lock pins; `digest` itself when
+ * no hash can be made.
+ */
+void plan_seed(const struct plan *p, const char *digest, char *seed);
+/** The packages' Installed-Size in bytes (each counted at most 1 TiB, so the sum cannot wrap). */
+uint64_t plan_installed_bytes(const struct plan *p);
 
 #endif

@@ -108,7 +108,7 @@ static void pick_error(const struct recipe *r, const struct strv *rel, size_t n)
 	free(list);
 }
 
-static int pick_kernel(struct bootexport *be, const struct stage *s, const struct recipe *r)
+static int pick_kernel(struct bootexport *be, const struct staging *s, const struct recipe *r)
 {
 	struct strv k = { 0 }, rel = { 0 };
 	size_t i, n = 0, at = 0;
@@ -270,7 +270,7 @@ out:
 }
 
 /* The manifest's regular files and directories under `dir` into new directory `to`. */
-static int copy_dtbs(struct bootexport *be, const struct stage *s, int rootfd, const char *dir,
+static int copy_dtbs(struct bootexport *be, const struct staging *s, int rootfd, const char *dir,
 		     const char *to, int64_t sde)
 {
 	size_t i, n = strlen(dir);
@@ -292,7 +292,7 @@ static int copy_dtbs(struct bootexport *be, const struct stage *s, int rootfd, c
 	return ret;
 }
 
-static int has(const struct stage *s, const char *path, char type)
+static int has(const struct staging *s, const char *path, char type)
 {
 	const struct manifest_entry *e = manifest_get(&s->manifest, path);
 
@@ -308,7 +308,7 @@ static char *beside(const char *output, const char *suffix)
 	return xasprintf("%.*s%s", stem, output, suffix);
 }
 
-static int copy_all(struct bootexport *be, const struct stage *s, int rootfd, int64_t sde)
+static int copy_all(struct bootexport *be, const struct staging *s, int rootfd, int64_t sde)
 {
 	int ret = copy_out(be, rootfd, be->file, be->tmp_kernel, sde, be->kernel_sha256);
 	char *rel = xasprintf("boot/initrd.img-%s", be->version);
@@ -333,7 +333,7 @@ static int copy_all(struct bootexport *be, const struct stage *s, int rootfd, in
 	return ret;
 }
 
-int bootexport_prepare(struct bootexport *be, const struct stage *s, const struct recipe *r,
+int bootexport_prepare(struct bootexport *be, const struct staging *s, const struct recipe *r,
 		       const char *output, int64_t sde, const struct limits *lim)
 {
 	int rootfd, ret = pick_kernel(be, s, r);

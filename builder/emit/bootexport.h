@@ -15,7 +15,7 @@
 #include "lib/runlimits.h"
 #include "lib/str.h"
 #include "recipe/recipe.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 struct bootexport {
 	char *version;                  /* kernel release: /boot/vmlinu[xz]-VERSION */
@@ -42,7 +42,7 @@ struct bootexport {
  * `lim`'s boot-size (holes included: reading them costs time) or hold more data than its
  * staging-size (NULL `lim`: the defaults).
  */
-int bootexport_prepare(struct bootexport *be, const struct stage *s, const struct recipe *r,
+int bootexport_prepare(struct bootexport *be, const struct staging *s, const struct recipe *r,
 		       const char *output, int64_t sde, const struct limits *lim);
 
 /**

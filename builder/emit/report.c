@@ -1,11 +1,13 @@
 #include "report.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "bootexport.h"
 #include "lib/fsutil.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/url.h"
 
 static void package_counts(struct buf *b, const struct plan *p)
 {
@@ -166,4 +168,71 @@ int report_write(const struct report *rep, const struct plan *p, const struct re
 	ret = fsutil_write_atomic(file, b.p, b.len);
 	buf_release(&b);
 	return ret;
+}
+
+void report_native_json(struct buf *out, int enabled, const struct plan *twins,
+			const char *origin)
+{
+	struct strv hosts = { 0 };
+	uint64_t bytes = 0;
+	char host[256];
+	size_t i;
+
+	for (i = 0; i < twins->n; i++) {
+		const struct plan_entry *e = &twins->v[i];
+
+		bytes += e->size;
+		if (e->url && !url_host(e->url, host, sizeof(host)) && !strv_contains(&hosts, host))
+			strv_push(&hosts, host);
+	}
+	buf_addf(out, "  \"native_tools\": { \"enabled\": %s, \"twins_from\": ",
+		 enabled ? "true" : "false");
+	if (origin)
+		json_str(out, !strcmp(origin, "host") ? "host apt sources" : "recipe");
+	else
+		buf_adds(out, "null");
+	buf_addf(out, ", \"twin_packages\": %zu, \"twin_bytes\": %llu, \"hosts\": [", twins->n,
+		 (unsigned long long)bytes);
+	for (i = 0; i < hosts.n; i++) {
+		buf_adds(out, i ? ", " : "");
+		json_str(out, hosts.v[i]);
+	}
+	buf_adds(out, "] }");
+	strv_release(&hosts);
+}
+
+void report_net_note(struct report_net *n, const char *host, const char *why)
+{
+	size_t i, u = n->n;
+
+	for (i = 0; i < n->n && u == n->n; i++)
+		u = !strcmp(n->v[i].host, host) ? i : n->n;
+	if (u == n->n && n->n == REPORT_NET_HOSTS)
+		return;
+	if (u == n->n)
+		snprintf(n->v[n->n++].host, sizeof(n->v[0].host), "%s", host);
+	for (i = 0; i < REPORT_NET_WHYS && n->v[u].why[i]; i++)
+		if (!strcmp(n->v[u].why[i], why))
+			return;
+	if (i < REPORT_NET_WHYS)
+		n->v[u].why[i] = why;
+	log_info("network: '%s' contacted for %s", host, why);
+}
+
+void report_net_json(const struct report_net *n, struct buf *out)
+{
+	size_t i, k;
+
+	buf_adds(out, "  \"network\": [");
+	for (i = 0; i < n->n; i++) {
+		buf_adds(out, i ? ",\n    { \"host\": " : "\n    { \"host\": ");
+		json_str(out, n->v[i].host);
+		buf_adds(out, ", \"for\": [");
+		for (k = 0; k < REPORT_NET_WHYS && n->v[i].why[k]; k++) {
+			buf_adds(out, k ? ", " : "");
+			json_str(out, n->v[i].why[k]);
+		}
+		buf_adds(out, "] }");
+	}
+	buf_adds(out, n->n ? "\n  ]" : "]");
 }

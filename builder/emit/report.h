@@ -33,8 +33,28 @@ struct report {
 	int64_t source_date_epoch;             /* the effective epoch every timestamp is */
 	char fs_uuid[37];                      /* the image's file system; "": none (tar, disk) */
 	const char *network;                   /* the "network" member (main.c); NULL: none */
-	const char *native_tools;              /* the "native_tools" member (main.c); NULL: none */
+	const char *native_tools;              /* report_native_json()'s member; NULL: none */
 };
+
+/* Which servers a build contacted and why (string literals): the report's "network". */
+#define REPORT_NET_HOSTS 32
+#define REPORT_NET_WHYS 4
+struct report_net {
+	struct {
+		char host[256];
+		const char *why[REPORT_NET_WHYS];
+	} v[REPORT_NET_HOSTS];
+	size_t n;
+};
+
+/**
+ * Note that `host` (host[:port]) was contacted for `why` (a string literal, borrowed for good):
+ * an info line the first time for each pair. Beyond REPORT_NET_HOSTS hosts or REPORT_NET_WHYS
+ * purposes a host is not recorded.
+ */
+void report_net_note(struct report_net *n, const char *host, const char *why);
+/** The "network" member into `out`: each server and what it was contacted for. */
+void report_net_json(const struct report_net *n, struct buf *out);
 
 /** How a build that did not succeed ended, for report_write_failure(). */
 struct report_failure {
@@ -51,6 +71,14 @@ struct report_failure {
  */
 int report_write_failure(const struct report_failure *f, const struct report *rep,
 			 const struct recipe *r, const char *file);
+
+/**
+ * The "native_tools" member into `out`: `enabled` (0 with --no-native-tools), where the twins
+ * came from (`origin`: "host" for the host's apt sources, any other the recipe's; NULL when no
+ * twin was used), their count, bytes and hosts from `twins`.
+ */
+void report_native_json(struct buf *out, int enabled, const struct plan *twins,
+			const char *origin);
 
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */
 int report_write(const struct report *rep, const struct plan *p, const struct recipe *r,

@@ -52,7 +52,7 @@ static int same_contents(const char *root_a, const char *root_b, const char *pat
 }
 
 /* Walk both sorted manifests in step; log the first difference. 1 if one was found. */
-static int first_tree_diff(const struct stage *a, const struct stage *b)
+static int first_tree_diff(const struct staging *a, const struct staging *b)
 {
 	size_t i = 0, j = 0;
 	const char *field;
@@ -108,7 +108,7 @@ static int64_t first_byte_diff(const char *fa, const char *fb)
 	return found;
 }
 
-int verify_builds(const struct stage *a, const char *image_a, const struct stage *b,
+int verify_builds(const struct staging *a, const char *image_a, const struct staging *b,
 		  const char *image_b)
 {
 	int64_t off = first_byte_diff(image_a, image_b);

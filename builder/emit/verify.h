@@ -2,7 +2,7 @@
 #ifndef MKI_VERIFY_H
 #define MKI_VERIFY_H
 
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 /**
  * Compare build `a` with build `b` (trees + manifests) and their images. Returns 0 when the images
@@ -10,7 +10,7 @@
  * size, link target, xattrs, contents), or the first differing image offset when the trees agree,
  * and returns -MKI_E_IMAGE.
  */
-int verify_builds(const struct stage *a, const char *image_a, const struct stage *b,
+int verify_builds(const struct staging *a, const char *image_a, const struct staging *b,
 		  const char *image_b);
 
 #endif

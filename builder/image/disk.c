@@ -35,7 +35,7 @@
 #define COPY_CHUNK (1u << 20)
 
 struct disk_ctx {
-	const struct stage *s;
+	const struct staging *s;
 	const struct disk_params *dp;
 	const struct recipe_disk *d;
 	struct sink k;                 /* the whole disk's temporary */
@@ -68,7 +68,7 @@ static int open_file(int root_fd, const struct recipe_partition *p)
 	return fd < 0 ? -MKI_E_IMAGE : fd;
 }
 
-int disk_check_files(const struct stage *s, const struct recipe *r)
+int disk_check_files(const struct staging *s, const struct recipe *r)
 {
 	int root_fd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC), fd, ret = 0;
 	size_t i;
@@ -119,7 +119,7 @@ static int build_view(const struct disk_ctx *c, size_t i, const struct image_par
 		      struct imgtree *t)
 {
 	const struct recipe_partition *p = &c->d->partitions[i];
-	struct stage empty = *c->s;
+	struct staging empty = *c->s;
 	struct strv ex = { 0 };
 	struct imgtree_scope sc = { 0 };
 	int ret;
@@ -678,7 +678,7 @@ static void root_hash(const struct disk_ctx *c, char out[65])
 	}
 }
 
-int disk_write(const struct stage *s, const struct disk_params *dp, struct buf *report)
+int disk_write(const struct staging *s, const struct disk_params *dp, struct buf *report)
 {
 	struct disk_ctx c = { .s = s, .dp = dp, .d = &dp->r->disk };
 	size_t i;

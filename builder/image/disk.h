@@ -12,7 +12,7 @@
 #include "lib/str.h"
 #include "params.h"
 #include "recipe/recipe.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 struct disk_params {
 	const struct recipe *r;
@@ -37,7 +37,7 @@ struct disk_params {
  * Check, before configuring, that every `contents = "file:/..."` of `r`'s disk is a regular file
  * of the tree `s` (borrowed). 0, or -MKI_E_IMAGE logged naming the file and the partition.
  */
-int disk_check_files(const struct stage *s, const struct recipe *r);
+int disk_check_files(const struct staging *s, const struct recipe *r);
 
 /**
  * Write the disk of dp->r from `s` (borrowed) at dp->output, and the root partition's bytes at
@@ -49,6 +49,6 @@ int disk_check_files(const struct stage *s, const struct recipe *r);
  * partitions beyond the disk's size), -MKI_E_HOOK (beyond --limit disk-size), -MKI_E_IMAGE,
  * -MKI_E_INTERRUPTED; every failure logged.
  */
-int disk_write(const struct stage *s, const struct disk_params *dp, struct buf *report);
+int disk_write(const struct staging *s, const struct disk_params *dp, struct buf *report);
 
 #endif

@@ -66,7 +66,7 @@ static int image_code(int ret)
 	return ret > -MKI_E_BASE && ret < 0 ? -MKI_E_IMAGE : ret;
 }
 
-int format_estimate(const struct format *f, const struct stage *s, const struct image_params *p,
+int format_estimate(const struct format *f, const struct staging *s, const struct image_params *p,
 		    uint64_t *bytes)
 {
 	struct imgtree t;
@@ -79,7 +79,7 @@ int format_estimate(const struct format *f, const struct stage *s, const struct 
 	return image_code(ret);
 }
 
-int format_write(const struct format *f, const struct stage *s, const struct image_params *p,
+int format_write(const struct format *f, const struct staging *s, const struct image_params *p,
 		 struct sink *k)
 {
 	struct imgtree t;

@@ -47,13 +47,13 @@ int format_recipe_check(const char *name, struct buf *known);
  * Estimate the image of `s` (borrowed) for `p` in `f`'s format: see struct format. Returns 0 or
  * a logged negative code (-MKI_E_IMAGE for an inconsistent manifest or a tree it cannot hold).
  */
-int format_estimate(const struct format *f, const struct stage *s, const struct image_params *p,
+int format_estimate(const struct format *f, const struct staging *s, const struct image_params *p,
 		    uint64_t *bytes);
 /**
  * Write the image of `s` (borrowed) for `p` in `f`'s format into `k`, which its owner then
  * commits (sink_commit) or drops (sink_release). Returns as image_write.
  */
-int format_write(const struct format *f, const struct stage *s, const struct image_params *p,
+int format_write(const struct format *f, const struct staging *s, const struct image_params *p,
 		 struct sink *k);
 
 #endif

@@ -14,7 +14,7 @@
 #include "lib/log.h"
 #include "sink.h"
 
-int image_write(const struct stage *s, const struct image_params *p)
+int image_write(const struct staging *s, const struct image_params *p)
 {
 	const struct format *f = format_find(p->im->format);
 	double t0 = log_now();

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "params.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 /**
  * Write the image described by `p` from `s` (both borrowed) in the format p->im->format names.
@@ -23,7 +23,7 @@
  * small, -MKI_E_INTERRUPTED, or -MKI_E_IMAGE for everything else (inconsistent manifest,
  * unreadable tree, library or I/O failure; logged with the path concerned).
  */
-int image_write(const struct stage *s, const struct image_params *p);
+int image_write(const struct staging *s, const struct image_params *p);
 
 /**
  * The UUID of the file system that starts `offset` bytes into `file` (an image this process

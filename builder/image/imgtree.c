@@ -347,7 +347,7 @@ static int add_mount_points(struct imgtree *t, const struct manifest *m,
 	return 0;
 }
 
-static int open_root(struct imgtree *t, const struct stage *s, const struct imgtree_scope *sc)
+static int open_root(struct imgtree *t, const struct staging *s, const struct imgtree_scope *sc)
 {
 	const char *sub = sc && sc->subtree ? sc->subtree : "";
 	int fd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -369,12 +369,12 @@ static int open_root(struct imgtree *t, const struct stage *s, const struct imgt
 	return -MKI_E_IMAGE;
 }
 
-int imgtree_build(struct imgtree *t, const struct stage *s, const struct image_params *p)
+int imgtree_build(struct imgtree *t, const struct staging *s, const struct image_params *p)
 {
 	return imgtree_build_scoped(t, s, p, NULL);
 }
 
-int imgtree_build_scoped(struct imgtree *t, const struct stage *s, const struct image_params *p,
+int imgtree_build_scoped(struct imgtree *t, const struct staging *s, const struct image_params *p,
 			 const struct imgtree_scope *sc)
 {
 	int sub = sc && sc->subtree && *sc->subtree;

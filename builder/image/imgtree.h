@@ -12,7 +12,7 @@
 
 #include "lib/manifest.h"
 #include "params.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 struct imgtree_node {
 	const struct manifest_entry *e; /* borrowed from the stage or from `extra` */
@@ -36,7 +36,7 @@ struct imgtree {
  * -MKI_E_IMAGE on an inconsistent manifest (missing parent, parent not a directory, hard link
  * to a missing entry or to a directory), or a negative errno when the tree cannot be opened.
  */
-int imgtree_build(struct imgtree *t, const struct stage *s, const struct image_params *p);
+int imgtree_build(struct imgtree *t, const struct staging *s, const struct image_params *p);
 /*
  * A part of the tree, for a disk's partitions: `subtree` ("boot/efi"; NULL or "" the whole
  * tree) becomes the root, its files opened from where they are in the staging tree; every
@@ -55,7 +55,7 @@ struct imgtree_scope {
  * as imgtree_build). A subtree the tree lacks is an empty directory. Also -MKI_E_IMAGE (logged)
  * for a hard link across a view's edge and a subtree or mount point that is not a directory.
  */
-int imgtree_build_scoped(struct imgtree *t, const struct stage *s, const struct image_params *p,
+int imgtree_build_scoped(struct imgtree *t, const struct staging *s, const struct image_params *p,
 			 const struct imgtree_scope *sc);
 void imgtree_release(struct imgtree *t);
 /** Index of the parent directory of node `i` (i > 0). */

@@ -72,5 +72,10 @@ void indexes_release(struct indexes *ix);
 
 /** Parse an RFC 2822 date of a Release file ("Sat, 10 Jun 2023 08:46:48 UTC") into `*t`. */
 int indexes_parse_date(const char *s, int64_t *t);
+/**
+ * The newest signed Release Date of `ix` (0 without one): every timestamp's source when
+ * SOURCE_DATE_EPOCH is not set, so the same indexes (the same lock) give the same image.
+ */
+int64_t indexes_newest_date(const struct indexes *ix);
 
 #endif

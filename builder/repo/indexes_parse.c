@@ -118,6 +118,17 @@ int indexes_parse_date(const char *s, int64_t *t)
 	return 0;
 }
 
+int64_t indexes_newest_date(const struct indexes *ix)
+{
+	int64_t newest = 0, t;
+	size_t i;
+
+	for (i = 0; i < ix->n_releases; i++)
+		if (ix->releases[i].date && !indexes_parse_date(ix->releases[i].date, &t) && t > newest)
+			newest = t;
+	return newest;
+}
+
 static int parse_sha_line(struct release_info *ri, const char *line)
 {
 	char sha[80], path[1024];

@@ -471,3 +471,33 @@ int cachegc_run(const char *cache_dir, uint64_t limit, struct cache_gc_result *r
 		close(fd);
 	return ret;
 }
+
+static double mib(uint64_t bytes)
+{
+	return (double)bytes / (1 << 20);
+}
+
+int cachegc_expire(const char *cache_dir, uint64_t limit)
+{
+	struct cache_gc_result res;
+	struct stat st;
+	int ret;
+
+	if (stat(cache_dir, &st) && errno == ENOENT) {
+		log_info("no cache at '%s': nothing to remove", cache_dir);
+		return 0;
+	}
+	ret = cachegc_run(cache_dir, limit, &res);
+	if (ret) {
+		log_error("cannot expire the cache '%s': %s", cache_dir, err_text(ret));
+		return ret;
+	}
+	log_info("cache '%s': %zu objects, %.1f MiB; removed %zu least recently used (%.1f MiB) "
+		 "and %zu leftovers of dead processes; now %.1f MiB", cache_dir,
+		 res.objects_before, mib(res.bytes_before), res.objects_removed,
+		 mib(res.bytes_before - res.bytes_after), res.leftovers, mib(res.bytes_after));
+	if (res.bytes_after > limit)
+		log_warn("the cache is still above %.1f MiB: %zu objects are in use by %zu running "
+			 "builds", mib(limit), res.objects_in_use, res.builds);
+	return 0;
+}

@@ -60,5 +60,11 @@ struct cache_gc_result {
  * still be above `limit` when running builds hold more) or a negative errno.
  */
 int cachegc_run(const char *cache_dir, uint64_t limit, struct cache_gc_result *res);
+/**
+ * --cache-gc: cachegc_run() on `cache_dir`, saying at info level what it found and removed and,
+ * as a warning, when running builds hold more than `limit`. No cache there is nothing to do.
+ * 0, or the negative code of a collection that failed (logged).
+ */
+int cachegc_expire(const char *cache_dir, uint64_t limit);
 
 #endif

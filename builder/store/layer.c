@@ -91,8 +91,8 @@ static void key_list(struct buf *out, const char *what, const struct strv *v)
  *    (unpack derives the arch list from them too), merged_usr (the /usr links), and the path
  *    filters (what unpack leaves out, and the dpkg.cfg.d fragment it writes). The others only
  *    choose the plan (sources, packages), come after the layer point (hooks, overlays, identity,
- *    image.*: hooks.c) or bound the build (timeouts: a build within them configures the same
- *    tree, one beyond them fails and stores nothing);
+ *    image.*: configure_finish()) or bound the build (timeouts: a build within them configures
+ *    the same tree, one beyond them fails and stores nothing);
  *  - native tools on or off, and the twins used (the proof says they change nothing; a layer from
  *    emulated scripts is still never served to a build that would use them, or the reverse);
  *  - the initramfs built once or twice (--no-initramfs-once, initramfs.h): the proof says the
@@ -135,7 +135,7 @@ static void compute_key(struct layer *l, const struct plan *p, const struct plan
  * Fill `s` from the layer `fd` as unpack_plan() would have, and l->texts with the copyright
  * texts of `p`'s packages. 0 or a negative code (logged).
  */
-static int restore(struct layer *l, int fd, struct stage *s, const struct plan *p,
+static int restore(struct layer *l, int fd, struct staging *s, const struct plan *p,
 		   const struct settings *st)
 {
 	struct buf lint = { 0 };
@@ -143,7 +143,7 @@ static int restore(struct layer *l, int fd, struct stage *s, const struct plan *
 
 	memset(s, 0, sizeof(*s));
 	manifest_init(&s->manifest);
-	rootfd = ret = stage_init(s, st->work_dir);
+	rootfd = ret = staging_init(s, st->work_dir);
 	if (rootfd < 0)
 		goto out;
 	ret = layerfile_restore(fd, l->path, rootfd, s, &lint, &l->texts);
@@ -167,7 +167,7 @@ out:
 }
 
 /* 1: restored into `s`; 0: no usable layer (said why); or -MKI_E_INTERRUPTED. */
-static int lookup(struct layer *l, struct stage *s, const struct plan *p,
+static int lookup(struct layer *l, struct staging *s, const struct plan *p,
 		  const struct settings *st)
 {
 	double t0 = log_now();
@@ -195,7 +195,7 @@ static int lookup(struct layer *l, struct stage *s, const struct plan *p,
 	if (ret) {
 		if (s->root)
 			fsutil_remove_tree(s->root);
-		stage_release(s);
+		staging_release(s);
 	}
 	/* Warned about in layerfile.c; this build's own tree will replace it. */
 	if (ret && ret != -MKI_E_INTERRUPTED && !fstat(fd, &sb)) {
@@ -210,7 +210,7 @@ static int lookup(struct layer *l, struct stage *s, const struct plan *p,
 	return 1;
 }
 
-int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
+int layer_unpack(struct staging *s, struct layer **lp, const struct plan *p,
 		 const struct plan *twins, const struct recipe *r, const struct settings *st,
 		 layer_unpack_fn *unpack)
 {
@@ -247,19 +247,20 @@ int layer_restored(const struct layer *l)
 	return l && l->restored;
 }
 
-void layer_keep_texts(struct layer *l, const struct dep5_texts *t)
+int layer_shipped(struct layer *l, struct dep5_texts *out, const struct plan *p, const char *root,
+		  layer_capture_fn *capture)
 {
-	if (l)
-		l->keep = t;
-}
+	int ret;
 
-void layer_take_texts(struct layer *l, struct dep5_texts *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!l)
-		return;
-	*out = l->texts;
-	memset(&l->texts, 0, sizeof(l->texts));
+	if (layer_restored(l)) {
+		*out = l->texts;
+		memset(&l->texts, 0, sizeof(l->texts));
+		return 0;
+	}
+	ret = capture(out, p, root);
+	if (!ret && l)
+		l->keep = out;
+	return ret;
 }
 
 /* Under KEY's writer lock: another build may have stored it since we looked. */
@@ -270,7 +271,7 @@ static int already_stored(const struct layer *l)
 	return !stat(l->path, &sb) && sb.st_ino != l->bad_ino;
 }
 
-static int store(struct layer *l, const struct stage *s, int rootfd)
+static int store(struct layer *l, const struct staging *s, int rootfd)
 {
 	struct buf lint = { 0 };
 	char *tmp = NULL;
@@ -301,7 +302,7 @@ out:
 	return ret;
 }
 
-void layer_save(struct layer *l, const struct stage *s, int rootfd)
+void layer_save(struct layer *l, const struct staging *s, int rootfd)
 {
 	double t0 = log_now();
 	struct stat sb;

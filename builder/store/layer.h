@@ -18,12 +18,12 @@
 #include "debian/plan.h"
 #include "lib/settings.h"
 #include "recipe/recipe.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 struct layer;
 
 /** unpack_plan()'s signature (unpack.h): main.c passes it in. */
-typedef int layer_unpack_fn(struct stage *out, const struct plan *p, const struct recipe *r,
+typedef int layer_unpack_fn(struct staging *out, const struct plan *p, const struct recipe *r,
 			    const struct settings *st);
 
 /**
@@ -31,37 +31,37 @@ typedef int layer_unpack_fn(struct stage *out, const struct plan *p, const struc
  * `p` (with `twins`, the native tools' plan), `r` and `st`, restore it into <work_dir>/root and
  * fill `s` as `unpack` would have (root, manifest, manifest_file, lint_file, filtered); else run
  * `unpack`. Either way *lp gets the layer, also on error: it says which (layer_restored), for
- * hooks_run(), and what became of it, for the report; the caller frees it (layer_free).
+ * the configure stage, and what became of it, for the report; the caller frees it (layer_free).
  * Disabled by st->no_layer_cache. Returns what `unpack` returns, 0 after a restore, or
  * -MKI_E_INTERRUPTED; a layer that cannot be used is never an error.
  */
-int layer_unpack(struct stage *s, struct layer **lp, const struct plan *p,
+int layer_unpack(struct staging *s, struct layer **lp, const struct plan *p,
 		 const struct plan *twins, const struct recipe *r, const struct settings *st,
 		 layer_unpack_fn *unpack);
 
 /** 1 when the tree `l` describes was restored from the cache: it is already configured. */
 int layer_restored(const struct layer *l);
 
-/**
- * The packages' copyright files as unpacked (sbom_capture()), stored with the layer by
- * layer_save(), so that a build restoring it declares the licences the packages shipped, not
- * what a script left in the tree. `t` is borrowed until layer_save(); `l` may be NULL.
- */
-void layer_keep_texts(struct layer *l, const struct dep5_texts *t);
+/** sbom_capture()'s signature (sbom.h): main.c passes it in. */
+typedef int layer_capture_fn(struct dep5_texts *t, const struct plan *p, const char *root);
 
 /**
- * After a restore: move the copyright texts the layer kept into `out` (empty otherwise; the
- * caller releases it with dep5_texts_release()). `l` may be NULL.
+ * The packages' copyright files as shipped, into `out` (the caller releases it with
+ * dep5_texts_release()): after a restore the texts the layer kept (a restored tree is the
+ * configured one, scripts had their way); else what `capture` (sbom_capture()) reads from the
+ * unpacked tree `root`, kept to be stored with the layer by layer_save() (`out` is borrowed
+ * until then). `l` may be NULL. 0, or what `capture` returns.
  */
-void layer_take_texts(struct layer *l, struct dep5_texts *out);
+int layer_shipped(struct layer *l, struct dep5_texts *out, const struct plan *p, const char *root,
+		  layer_capture_fn *capture);
 
 /**
- * The layer point (hooks.c): right after configuration, before anything that depends on more
+ * The layer point (main.c's configure stage): right after configuration, before anything that depends on more
  * than the package set. Store the tree `rootfd` of `s` as its layer, unless it was restored, the
  * cache is off, or another build stores or stored it. Never fails the build: a layer that cannot
  * be stored is a warning. `l` may be NULL (nothing to do).
  */
-void layer_save(struct layer *l, const struct stage *s, int rootfd);
+void layer_save(struct layer *l, const struct staging *s, int rootfd);
 
 /**
  * For the build report: "reused", "pulled" (from the layer registry, layerreg.h), "stored",

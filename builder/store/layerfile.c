@@ -417,7 +417,7 @@ static int write_tail(struct wr *w, struct buf *meta)
 	return ret ? ret : fsutil_write_all(w->fd, &tr, sizeof(tr));
 }
 
-int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint,
+int layerfile_write(int fd, int rootfd, const struct staging *s, const char *lint,
 		    const struct dep5_texts *texts, uint64_t max_entries)
 {
 	struct wr w = { .fd = fd, .rootfd = rootfd, .max_entries = max_entries };

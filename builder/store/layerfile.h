@@ -20,7 +20,7 @@
 
 #include "debian/dep5.h"
 #include "lib/str.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 /** Format version: bumped whenever the file layout or what it records changes. */
 #define LAYERFILE_VERSION 2
@@ -33,7 +33,7 @@
  * build refuses it after the hooks: it is neither held in memory nor cached); or a negative
  * errno (not logged).
  */
-int layerfile_write(int fd, int rootfd, const struct stage *s, const char *lint,
+int layerfile_write(int fd, int rootfd, const struct staging *s, const char *lint,
 		    const struct dep5_texts *texts, uint64_t max_entries);
 
 /**
@@ -50,7 +50,7 @@ int layerfile_check(int fd, const char *name);
  * meanwhile. 0 only if both succeeded; otherwise a negative code (logged), and the caller removes
  * the half-restored tree, which must not be used.
  */
-int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, struct buf *lint,
+int layerfile_restore(int fd, const char *name, int rootfd, struct staging *s, struct buf *lint,
 		      struct dep5_texts *texts);
 
 #endif

@@ -403,7 +403,7 @@ static void *check_main(void *arg)
 	return NULL;
 }
 
-static int restore_meta(struct rs *rs, struct rd *r, struct stage *s, struct buf *lint,
+static int restore_meta(struct rs *rs, struct rd *r, struct staging *s, struct buf *lint,
 			struct dep5_texts *texts)
 {
 	char *text;
@@ -422,7 +422,7 @@ static int restore_meta(struct rs *rs, struct rd *r, struct stage *s, struct buf
 	return r->bad || r->p != r->end ? -EBADMSG : 0;
 }
 
-int layerfile_restore(int fd, const char *name, int rootfd, struct stage *s, struct buf *lint,
+int layerfile_restore(int fd, const char *name, int rootfd, struct staging *s, struct buf *lint,
 		      struct dep5_texts *texts)
 {
 	struct rs rs = { .fd = fd, .rootfd = rootfd };

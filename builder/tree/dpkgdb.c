@@ -150,7 +150,7 @@ static int db_cmp(const void *a, const void *b)
 			      *(const struct dpkgdb_pkg *const *)b);
 }
 
-static int write_status(struct stage_writer *w, const struct dpkgdb_pkg *pkgs, size_t n)
+static int write_status(struct staging_writer *w, const struct dpkgdb_pkg *pkgs, size_t n)
 {
 	const struct dpkgdb_pkg **sorted = xcalloc(n ? n : 1, sizeof(*sorted));
 	struct buf b = { 0 };
@@ -163,26 +163,26 @@ static int write_status(struct stage_writer *w, const struct dpkgdb_pkg *pkgs, s
 	buf_adds(&b, "");
 	for (i = 0; i < n; i++)
 		dpkgdb_status_stanza(&b, sorted[i], "install ok unpacked");
-	r = stage_write_file(w, "var/lib/dpkg/status", b.p, b.len, 0644);
+	r = staging_write_file(w, "var/lib/dpkg/status", b.p, b.len, 0644);
 	if (!r) /* dpkg's status-old: the same on a fresh install */
-		r = stage_write_file(w, "var/lib/dpkg/status-old", b.p, b.len, 0644);
+		r = staging_write_file(w, "var/lib/dpkg/status-old", b.p, b.len, 0644);
 	buf_release(&b);
 	free(sorted);
 	return r;
 }
 
-static int write_info(struct stage_writer *w, const struct dpkgdb_pkg *k)
+static int write_info(struct staging_writer *w, const struct dpkgdb_pkg *k)
 {
 	char *path;
 	size_t i;
 	int r;
 
 	path = xasprintf("var/lib/dpkg/info/%s.list", k->dpkg_name);
-	r = stage_write_file(w, path, k->list->p ? k->list->p : "", k->list->len, 0644);
+	r = staging_write_file(w, path, k->list->p ? k->list->p : "", k->list->len, 0644);
 	free(path);
 	if (!r && k->md5sums->p) {
 		path = xasprintf("var/lib/dpkg/info/%s.md5sums", k->dpkg_name);
-		r = stage_write_file(w, path, k->md5sums->p, k->md5sums->len, 0644);
+		r = staging_write_file(w, path, k->md5sums->p, k->md5sums->len, 0644);
 		free(path);
 	}
 	for (i = 0; !r && dpkgdb_info_members[i]; i++) {
@@ -191,14 +191,14 @@ static int write_info(struct stage_writer *w, const struct dpkgdb_pkg *k)
 		if (!m)
 			continue;
 		path = xasprintf("var/lib/dpkg/info/%s.%s", k->dpkg_name, m->name);
-		r = stage_write_file(w, path, m->data, m->len,
+		r = staging_write_file(w, path, m->data, m->len,
 			     dpkgdb_info_is_script(m->name) ? 0755 : 0644);
 		free(path);
 	}
 	return r;
 }
 
-static int write_triggers(struct stage_writer *w, const struct dpkgdb_pkg *pkgs, size_t n)
+static int write_triggers(struct staging_writer *w, const struct dpkgdb_pkg *pkgs, size_t n)
 {
 	struct strv file = { 0 }, expl = { 0 };
 	struct buf b = { 0 };
@@ -218,16 +218,16 @@ static int write_triggers(struct stage_writer *w, const struct dpkgdb_pkg *pkgs,
 	for (i = 0; i < file.n; i++)
 		buf_addf(&b, "%s\n", file.v[i]);
 	if (!r)
-		r = stage_write_file(w, "var/lib/dpkg/triggers/File", b.p, b.len, 0644);
+		r = staging_write_file(w, "var/lib/dpkg/triggers/File", b.p, b.len, 0644);
 	if (!r)
-		r = stage_write_file(w, "var/lib/dpkg/triggers/Unincorp", "", 0, 0644);
+		r = staging_write_file(w, "var/lib/dpkg/triggers/Unincorp", "", 0, 0644);
 	for (i = 0; i < expl.n && !r; i++) {
 		char *sp = strchr(expl.v[i], ' '), *path, *line;
 
 		*sp = 0;
 		path = xasprintf("var/lib/dpkg/triggers/%s", expl.v[i]);
 		line = xasprintf("%s\n", sp + 1);
-		r = stage_write_file(w, path, line, strlen(line), 0644); /* one interested package each */
+		r = staging_write_file(w, path, line, strlen(line), 0644); /* one interested package each */
 		free(path);
 		free(line);
 	}
@@ -237,18 +237,18 @@ static int write_triggers(struct stage_writer *w, const struct dpkgdb_pkg *pkgs,
 	return r;
 }
 
-int dpkgdb_write(struct stage_writer *w, const struct dpkgdb_pkg *pkgs, size_t n,
+int dpkgdb_write(struct staging_writer *w, const struct dpkgdb_pkg *pkgs, size_t n,
 		 const struct strv *archs)
 {
 	static const char *const empty[] = { "available", "diversions", "statoverride", NULL };
 	struct buf arch = { 0 };
 	size_t i;
-	int r = stage_mkdirs(w, "var/lib/dpkg/info");
+	int r = staging_mkdirs(w, "var/lib/dpkg/info");
 
 	if (!r)
-		r = stage_mkdirs(w, "var/lib/dpkg/updates");
+		r = staging_mkdirs(w, "var/lib/dpkg/updates");
 	if (!r)
-		r = stage_mkdirs(w, "var/lib/dpkg/triggers");
+		r = staging_mkdirs(w, "var/lib/dpkg/triggers");
 	if (!r)
 		r = write_status(w, pkgs, n);
 	for (i = 0; i < n && !r; i++)
@@ -256,16 +256,16 @@ int dpkgdb_write(struct stage_writer *w, const struct dpkgdb_pkg *pkgs, size_t n
 	for (i = 0; empty[i] && !r; i++) {
 		char *path = xasprintf("var/lib/dpkg/%s", empty[i]);
 
-		r = stage_write_file(w, path, "", 0, 0644);
+		r = staging_write_file(w, path, "", 0, 0644);
 		free(path);
 	}
 	if (!r)
-		r = stage_write_file(w, "var/lib/dpkg/info/format", "1\n", 2, 0644);
+		r = staging_write_file(w, "var/lib/dpkg/info/format", "1\n", 2, 0644);
 	buf_adds(&arch, "");
 	for (i = 0; i < archs->n; i++)
 		buf_addf(&arch, "%s\n", archs->v[i]);
 	if (!r)
-		r = stage_write_file(w, "var/lib/dpkg/arch", arch.p, arch.len, 0644);
+		r = staging_write_file(w, "var/lib/dpkg/arch", arch.p, arch.len, 0644);
 	buf_release(&arch);
 	return r ? r : write_triggers(w, pkgs, n);
 }

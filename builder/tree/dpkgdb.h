@@ -4,7 +4,7 @@
 
 #include "debian/deb.h"
 #include "lib/str.h"
-#include "stage.h"
+#include "staging.h"
 
 /** What the database needs to know about one unpacked package. All pointers borrowed. */
 struct dpkgdb_pkg {
@@ -47,7 +47,7 @@ int dpkgdb_add_triggers(struct strv *file, struct strv *explicit_, const char *t
  * info/format and arch (`archs` in order). Returns 0, -MKI_E_PACKAGE (a bad triggers file) or a
  * negative errno; every error is logged.
  */
-int dpkgdb_write(struct stage_writer *w, const struct dpkgdb_pkg *pkgs, size_t n,
+int dpkgdb_write(struct staging_writer *w, const struct dpkgdb_pkg *pkgs, size_t n,
 		 const struct strv *archs);
 
 #endif

@@ -68,16 +68,16 @@ static int merged_link(struct unpack_ctx *c, const char *dir)
 {
 	char *usrdir = xasprintf("usr/%s", dir), *target = xasprintf("usr/%s", dir);
 	struct stat st;
-	int r = stage_mkdirs(&c->w, usrdir);
+	int r = staging_mkdirs(&c->w, usrdir);
 
 	if (!r && fstatat(c->w.rootfd, dir, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (symlinkat(target, c->w.rootfd, dir)) {
 			r = -errno;
 			log_error("cannot create merged-/usr link '/%s': %s", dir, strerror(errno));
 		} else {
-			stage_chown(&c->w, c->w.rootfd, dir, 0, 0);
+			staging_chown(&c->w, c->w.rootfd, dir, 0, 0);
 			unpack_set_times(c->w.rootfd, dir, c->w.mtime);
-			stage_own_entry(&c->w, dir, MF_SYMLINK, 0777)->target = xstrdup(target);
+			staging_own_entry(&c->w, dir, MF_SYMLINK, 0777)->target = xstrdup(target);
 		}
 	}
 	free(usrdir);
@@ -303,13 +303,13 @@ static int run_pool(struct unpack_ctx *c, const struct settings *st)
 	return r;
 }
 
-static int setup_root(struct stage *out, struct unpack_ctx *c, const struct settings *st)
+static int setup_root(struct staging *out, struct unpack_ctx *c, const struct settings *st)
 {
-	c->w.rootfd = stage_init(out, st->work_dir);
+	c->w.rootfd = staging_init(out, st->work_dir);
 	if (c->w.rootfd < 0)
 		return c->w.rootfd;
-	stage_chown(&c->w, c->w.rootfd, "", 0, 0);
-	stage_own_entry(&c->w, "", MF_DIR, 0755);
+	staging_chown(&c->w, c->w.rootfd, "", 0, 0);
+	staging_own_entry(&c->w, "", MF_DIR, 0755);
 	return spool_open(st->work_dir, &c->spool_fd);
 }
 
@@ -370,9 +370,9 @@ static int write_filter_cfg(struct unpack_ctx *c)
 	if (!c->filter.n)
 		return 0;
 	pathfilter_format_dpkg_cfg(&c->filter, &b);
-	r = stage_mkdirs(&c->w, "etc/dpkg/dpkg.cfg.d");
+	r = staging_mkdirs(&c->w, "etc/dpkg/dpkg.cfg.d");
 	if (!r)
-		r = stage_write_file(&c->w, PATHFILTER_DPKG_CFG, b.p, b.len, 0644);
+		r = staging_write_file(&c->w, PATHFILTER_DPKG_CFG, b.p, b.len, 0644);
 	buf_release(&b);
 	return r;
 }
@@ -395,7 +395,7 @@ static int write_db(struct unpack_ctx *c, const struct strv *archs)
 	return r;
 }
 
-static int finish(struct unpack_ctx *c, struct stage *out, const struct strv *archs)
+static int finish(struct unpack_ctx *c, struct staging *out, const struct strv *archs)
 {
 	int r = write_db(c, archs);
 
@@ -411,7 +411,7 @@ static int finish(struct unpack_ctx *c, struct stage *out, const struct strv *ar
 	return r;
 }
 
-int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
+int unpack_plan(struct staging *out, const struct plan *p, const struct recipe *r,
 		const struct settings *st)
 {
 	struct unpack_ctx c = { .w = { .rootfd = -1, .can_chown = 1 }, .cache_fd = -1, .lim = &st->limits,

@@ -5,7 +5,7 @@
 #include "debian/plan.h"
 #include "lib/settings.h"
 #include "recipe/recipe.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 /**
  * Unpack every plan entry (entry->path: a local .deb), in plan order, into a new tree
@@ -22,9 +22,9 @@
  * (file clash between packages), -MKI_E_LIMIT_PKG (a --limit hit; a .deb refused for its own
  * limits leaves the cache), -MKI_E_INTERRUPTED or a negative errno; every
  * error is logged once with the package and path. `out` is filled on success and on failure
- * (release it with stage_release(), stage.h).
+ * (release it with staging_release(), staging.h).
  */
-int unpack_plan(struct stage *out, const struct plan *p, const struct recipe *r,
+int unpack_plan(struct staging *out, const struct plan *p, const struct recipe *r,
 		const struct settings *st);
 
 #endif

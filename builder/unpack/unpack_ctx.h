@@ -7,14 +7,14 @@
 #include "debian/pathfilter.h"
 #include "lib/runlimits.h"
 #include "pkg.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 #define DECODE_AHEAD 16             /* packages decoded ahead of the applied one, per worker */
 #define DECODE_BUDGET (64ull << 20) /* decoded bytes waiting to be applied, beyond the next one */
 #define LAZY_OVER (1ull << 20)      /* streamed: files larger are copied in chunks, never held */
 
 struct unpack_ctx {
-	struct stage_writer w;  /* the tree, the manifest, the time of what unpack creates */
+	struct staging_writer w;  /* the tree, the manifest, the time of what unpack creates */
 	const struct limits *lim;
 	uint64_t entries, bytes; /* unpacked so far, all packages together */
 	struct pkg *pkgs;

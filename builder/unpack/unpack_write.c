@@ -121,7 +121,7 @@ static int meta_fd(struct unpack_ctx *c, int fd, const struct deb_entry *e)
 	struct timespec ts[2] = { { .tv_sec = e->mtime }, { .tv_sec = e->mtime } };
 	size_t i;
 
-	stage_chown(&c->w, fd, "", e->uid, e->gid);
+	staging_chown(&c->w, fd, "", e->uid, e->gid);
 	if (fchmod(fd, e->mode))
 		return -errno;
 	for (i = 0; i < e->n_xattrs; i++)
@@ -133,7 +133,7 @@ static int meta_fd(struct unpack_ctx *c, int fd, const struct deb_entry *e)
 
 void unpack_meta_at(struct unpack_ctx *c, int dirfd, const char *name, const struct deb_entry *e)
 {
-	stage_chown(&c->w, dirfd, name, e->uid, e->gid);
+	staging_chown(&c->w, dirfd, name, e->uid, e->gid);
 }
 
 void unpack_manifest_fill(struct manifest_entry *me, const struct deb_entry *e)

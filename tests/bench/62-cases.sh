@@ -86,7 +86,7 @@ echo "floor: $(wc -l <"$w/debs") data.tar decompressed in ${fw} s wall (${fu} s 
 
 # The configure floor: the same set without its armel side, built for amd64 from the host's apt
 # sources, so that every maintainer script and hook runs natively. The second of two builds is
-# timed (the first fills the cache); its hooks stage (configure + hooks) is what (a)'s compares to.
+# timed (the first fills the cache); its configure stage (dpkg + hooks) is what (a)'s compares to.
 native=$w/native/recipes/arm-board.cfg
 flagship_lean arm-board "$w/native"
 sed -i -e 's/^architecture = "armhf";/architecture = "amd64";/' -e '/^auxiliary_architectures/d' \
@@ -98,7 +98,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 s = r["stages"]
 print(f"floor: the set built natively for amd64 ({r['packages']['total']} packages): "
-      f"configure + hooks {s['hooks']:.2f} s, unpack {s['unpack']:.2f} s")
+      f"configure + hooks {s['configure']:.2f} s, unpack {s['unpack']:.2f} s")
 PY
 else
 	echo "floor: the amd64 build from the host's apt sources failed (above); no configure floor"
@@ -122,7 +122,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 s = r["stages"]
 print(f"floor: the bootable set built natively for amd64 ({r['packages']['total']} packages): "
-      f"configure + hooks {s['hooks']:.2f} s, unpack {s['unpack']:.2f} s")
+      f"configure + hooks {s['configure']:.2f} s, unpack {s['unpack']:.2f} s")
 PY
 else
 	echo "floor: the bootable amd64 build from the host's apt sources failed (above); no floor for (c)"

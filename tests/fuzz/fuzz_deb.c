@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct plan p = { 0 };
 	struct recipe r = { .merged_usr = 1 };
 	struct settings st = { .jobs = 1, .source_date_epoch = 0, .stream_over = 32ull << 20 };
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char deb[128], work[128];
 	int ret;
 
@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_deb: unexpected result %d\n", ret);
 		abort();
 	}
-	stage_release(&s);
+	staging_release(&s);
 	check_outside();
 	if (fsutil_remove_tree(work))
 		abort();

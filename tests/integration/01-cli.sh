@@ -11,6 +11,10 @@ expect_fail 2 "no recipe given" "$MKIMAGE"
 expect_fail 2 "exactly one recipe" "$MKIMAGE" a.cfg b.cfg
 expect_fail 2 "--jobs takes a number" "$MKIMAGE" --jobs 0 "$TOP/recipes/arm-board.cfg"
 expect_fail 2 "--until takes one of" "$MKIMAGE" --until nowhere "$TOP/recipes/arm-board.cfg"
+# --until's stages, and "hooks", the configure stage's old name (mkimage(1))
+for s in sources indexes resolve fetch unpack configure hooks image; do
+	expect_ok "$MKIMAGE" --until "$s" --check "$TOP/recipes/arm-board.cfg"
+done
 expect_fail 2 "unrecognized option" "$MKIMAGE" --frobnicate "$TOP/recipes/arm-board.cfg"
 expect_fail 2 "cannot read recipe 'nope.cfg'" "$MKIMAGE" --check nope.cfg
 

@@ -54,7 +54,7 @@ want() {
 
 want "--until " mkimage-debian --unt
 want "--verbose --verify-reproducible --version " mkimage-debian --ver
-want "fetch hooks image indexes resolve sources unpack " mkimage-debian --until ""
+want "configure fetch image indexes resolve sources unpack " mkimage-debian --until ""
 want "image indexes " mkimage-debian --until i
 want "deb-control= deb-data= deb-entries= deb-size= " mkimage-debian --limit deb-
 want "recipes " mkimage-debian rec

@@ -123,7 +123,7 @@ run_all() {
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["status"] == "failed", r
-assert r["stage"] == "hooks", r
+assert r["stage"] == "configure", r
 assert r["exit_code"] == 7, r
 assert any("hook 'adduser'" in e and "exit status 2" in e for e in r["errors"]), r
 assert r["log"] == sys.argv[2], r
@@ -155,7 +155,7 @@ PY
 	python3 - "$dir/img/quiet.report.json" <<'PY' || fail "$who: the interrupted build's report is wrong"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert (r["status"], r["stage"], r["exit_code"]) == ("interrupted", "hooks", 130), r
+assert (r["status"], r["stage"], r["exit_code"]) == ("interrupted", "configure", 130), r
 assert any("interrupted by signal 2" in e for e in r["errors"]), r
 PY
 	grep -q "output: hook 'quiet'.* | quiet hook starts" "$dir/img/quiet.log" ||

@@ -76,7 +76,7 @@ c=$(sha256sum <"$T/glibc.ext4")
 # Offline, the twins come from the cache like everything else; a cache filled without them (an
 # older mkimage, or --no-native-tools) still builds offline, with everything emulated. (Without the
 # layer cache, which would restore the first build's configured tree instead of configuring.)
-expect_ok "$MKIMAGE" --offline --no-layer-cache --cache-dir "$T/cache" --source "$SRC" --until hooks \
+expect_ok "$MKIMAGE" --offline --no-layer-cache --cache-dir "$T/cache" --source "$SRC" --until configure \
 	--output "$T/x.ext4" "$T/r/recipes/arm-board.cfg"
 grep -Eq "native tools: [0-9]+ target programs run" "$T/err" ||
 	{ cat "$T/err" >&2; fail "offline: the cached twins were not used"; }

@@ -93,7 +93,7 @@ note "$NAME: image (sha256 $(sha256sum <"$T/native.ext4" | cut -c1-16)...) and l
 [ "$NAME" = arm-board ] || exit 0
 
 # The failure cases with a small recipe of the same mirror: what matters is which twins are
-# selected (the fetch stage) and that configuring still works (--until hooks).
+# selected (the fetch stage) and that configuring still works (--until configure).
 cat >"$T/small.cfg" <<R
 name = "small";
 architecture = "armhf";
@@ -107,7 +107,7 @@ build "$T/no-such-apt" small-emulated --no-native-tools
 # verified indexes, now in the cache.
 build "$T/apt" small
 grep -Eq "twin packages .* from the host's apt sources" "$T/err" || { cat "$T/err" >&2; fail "small: no twins"; }
-build "$T/apt" x --locked="$T/small.lock" --offline --until hooks
+build "$T/apt" x --locked="$T/small.lock" --offline --until configure
 grep -Eq "twin packages .* from the host's apt sources" "$T/err" &&
 	grep -Eq "native tools: [0-9]+ target programs run as" "$T/err" ||
 	{ cat "$T/err" >&2; fail "--locked --offline: the cached host twins were not used"; }
@@ -134,7 +134,7 @@ a=$(sha256sum <"$T/stranger.ext4") b=$(sha256sum <"$T/small-emulated.ext4")
 # Unreachable (nothing listens on port 1), with a fresh cache so nothing is reused.
 apt_root "$T/apt-down" "http://127.0.0.1:1/debian" "$T/keys/host.gpg"
 MKIMAGE_APT_ROOT=$T/apt-down expect_ok "$MKIMAGE" --cache-dir "$T/cache-down" --source "$SRC" \
-	--no-layer-cache --output "$T/x.ext4" --until hooks "$RECIPE"
+	--no-layer-cache --output "$T/x.ext4" --until configure "$RECIPE"
 no_twins "unreachable" "$WARN cannot be used for 'amd64' twins \(download failed"
 
 # amd64 builds of other versions: signed and verified, but not twins.
@@ -146,14 +146,14 @@ xz -k "$d/Packages"
 sign_repo "$T/other" host amd64
 serve "$T/other"
 apt_root "$T/apt-other" "$SERVER_URL" "$T/keys/host.gpg"
-build "$T/apt-other" x --until hooks
+build "$T/apt-other" x --until configure
 no_twins "other versions" "$WARN have no 'amd64' build of the plan's versions"
 
 # Turned off, and an apt root without any source: an info line, no warning.
-build "$T/apt" x --until hooks --no-host-twins
+build "$T/apt" x --until configure --no-host-twins
 no_twins "--no-host-twins" "info: native tools: .*--no-host-twins"
 grep -q "mkimage: warning:" "$T/err" && fail "--no-host-twins: a warning"
-build "$T/no-such-apt" x --until hooks
+build "$T/no-such-apt" x --until configure
 no_twins "no host source" "info: native tools: .* offer none"
 grep -q "mkimage: warning:" "$T/err" && fail "no host source: a warning"
 exit 0

@@ -37,7 +37,7 @@ build() {
 	[ -z "${USER82:-}" ] || dir=$U
 	sed "s|@DEB@|$1|" "$cfg" >"$T/r/recipes/t.cfg"
 	${USER82:+as_user "$USER82"} env TMPDIR="$dir/tmp" timeout 900 "$MKIMAGE" ${2:+"$2"} \
-		--no-layer-cache --cache-dir "$dir/cache" --source "$SRC" --until hooks \
+		--no-layer-cache --cache-dir "$dir/cache" --source "$SRC" --until configure \
 		--output "$dir/x.ext4" "$T/r/recipes/t.cfg"
 	local rc=$?
 	[ -z "$(ls -A "$dir/tmp")" ] || fail "a build left its work directory: $(ls -A "$dir/tmp")"

@@ -151,7 +151,7 @@ recipe noinitramfs ', "cryptsetup-bin", "linux-image-6.1.0-99-test"'
 for c in "nocrypt:initramfs opens it with veritysetup, which the plan does not hold: add \"cryptsetup-bin\"" \
 	"noinitramfs:the plan holds no 'initramfs-tools' .dracut is not supported."; do
 	: >"$SRVLOG"
-	expect_fail 8 "${c#*:}" "$MKIMAGE" --cache-dir "$T/cache-${c%%:*}" --until hooks "$R/${c%%:*}.cfg"
+	expect_fail 8 "${c#*:}" "$MKIMAGE" --cache-dir "$T/cache-${c%%:*}" --until configure "$R/${c%%:*}.cfg"
 	! grep -q '\.deb' "$SRVLOG" || fail "${c%%:*}: a .deb was fetched before the error"
 done
 recipe nomodule ', "cryptsetup-bin", "initramfs-tools", "linux-image-6.1.0-98-test"'

@@ -59,12 +59,12 @@ print("-".join((h[:8], h[8:12], h[12:16], h[16:20], h[20:])))
 PY
 }
 
-# build WHO RECIPE: mkimage --until hooks --keep-staging; the kept tree in $TREE.
+# build WHO RECIPE: mkimage --until configure --keep-staging; the kept tree in $TREE.
 build() {
 	local who=$1 cfg=$2
 	shift 2
 	rm -rf "$T/keep" && mkdir -p "$T/keep" && chmod 777 "$T/keep"
-	TMPDIR=$T/keep expect_ok "$@" "$MKIMAGE" --cache-dir "$CACHE" --until hooks --keep-staging \
+	TMPDIR=$T/keep expect_ok "$@" "$MKIMAGE" --cache-dir "$CACHE" --until configure --keep-staging \
 		"$cfg"
 	TREE=$(find "$T/keep" -mindepth 2 -maxdepth 2 -name root -type d | head -1)
 	[ -d "$TREE" ] || fail "$who: no staging tree kept in $T/keep"
@@ -157,7 +157,7 @@ for c in "nomenu:needs package 'u-boot-menu', which the plan does not hold: add 
 	"nokernel:needs a kernel, and the plan holds no 'linux-image-\*' package" \
 	"nosdb:needs package 'systemd-boot-efi', which the plan does not hold"; do
 	: >"$SRVLOG"
-	expect_fail 8 "${c#*:}" "$MKIMAGE" --cache-dir "$T/cache-${c%%:*}" --until hooks "$R/${c%%:*}.cfg"
+	expect_fail 8 "${c#*:}" "$MKIMAGE" --cache-dir "$T/cache-${c%%:*}" --until configure "$R/${c%%:*}.cfg"
 	! grep -q '\.deb' "$SRVLOG" || fail "${c%%:*}: a .deb was fetched before the error"
 done
 note "a boot loader package or kernel missing from the plan: exit 8 before any download"
@@ -170,7 +170,7 @@ recipe "$R/link.cfg" link ', "u-boot-menu", "linux-image-6.1.0-99-test"' "$EXT" 
 	'{ name = "root"; type = "root"; contents = "root"; }' \
 	'{ name = "link"; script = "link.sh"; where = "inside"; }'
 expect_fail 8 "cannot write the boot configuration into '/boot/extlinux': '/boot/extlinux' is a symbolic link" \
-	"$MKIMAGE" --cache-dir "$CACHE" --until hooks "$R/link.cfg"
+	"$MKIMAGE" --cache-dir "$CACHE" --until configure "$R/link.cfg"
 note "a symlinked /boot/extlinux: refused (exit 8)"
 
 if [ "$(id -u)" = 0 ]; then

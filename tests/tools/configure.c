@@ -1,5 +1,5 @@
 /*
- * Test driver for the hooks stage: configure an unpacked tree (dpkg status "install ok unpacked")
+ * Test driver for the configure stage: configure an unpacked tree (dpkg status "install ok unpacked")
  * in the sandbox, run a recipe's hooks, and write the reconciled manifest.
  *
  *   configure [-v] [--recipe FILE] [--limit NAME=VALUE]... [--single-id] [--manifest FILE] [--exec 'CMD ARG...']...
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "configure/hooks.h"
+#include "configure/configure.h"
 #include "configure/overlay.h"
 #include "configure/reconcile.h"
 #include "image/format.h"
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 	struct recipe r = { 0 };
 	struct plan p = { 0 };
 	struct settings st = { .source_date_epoch = -1 };
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	struct overlay_report *overlays = NULL;
 	struct sandbox_opts so = { 0 };
 	struct strv execs = { 0 };
@@ -160,8 +160,16 @@ int main(int argc, char **argv)
 		ret = sandbox_add_arch(p.archs.v[i]);
 	if (!ret && !exec_only)
 		ret = reconcile_manifest(&s, st.source_date_epoch, &st.limits, NULL);
-	if (!ret && !exec_only)
-		ret = hooks_run(&s, NULL, &p, NULL, &r, &st, &overlays);
+	if (!ret && !exec_only) {
+		struct configure cf;
+
+		ret = configure_init(&cf, &s, &p, &r, &st);
+		if (!ret)
+			ret = configure_tree(&cf, NULL);
+		if (!ret)
+			ret = configure_finish(&cf, &overlays);
+		configure_release(&cf);
+	}
 	if (!ret && manifest && (ret = manifest_save(&s.manifest, manifest)))
 		fprintf(stderr, "configure: cannot write '%s': %s\n", manifest, err_text(ret));
 	for (i = 0; !ret && !exec_failed && i < execs.n; i++)

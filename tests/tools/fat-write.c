@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	struct fat_params fp = { .subtree = "" };
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *mfile = NULL, *region = NULL;
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	struct imgtree t;
 	uint64_t bytes = 0;
 	int c, ret, estimate = 0;

@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 	static const char *const comps[] = { "zstd", "xz", "lz4", "gzip", "none" };
 	struct recipe_image im = { .format = ext4, .margin = 20, .reserved = 5 };
 	struct image_params p = { .im = &im, .source_date_epoch = -1 };
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	const char *mfile = NULL, *save = NULL, *verity = NULL;
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	int c, ret;

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	struct settings st = { .jobs = 2, .source_date_epoch = -1 };
 	struct recipe r = { .merged_usr = 1 };
 	struct plan p = { 0 };
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	struct strv archs = { 0 };
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	int c, ret;
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 		ret = unpack_plan(&s, &p, &r, &st);
 	if (!ret)
 		printf("%s\n", s.root);
-	stage_release(&s);
+	staging_release(&s);
 	plan_release(&p);
 	strv_release(&archs);
 	strv_release(&r.path_exclude);

@@ -80,7 +80,7 @@ static void setup(int loader, int boot, int esp)
 	put("usr/lib/systemd/boot/efi/systemd-bootx64.efi", "MZ loader");
 }
 
-static int run(struct stage *s)
+static int run(struct staging *s)
 {
 	struct settings st = { 0 };
 	int rootfd = open(dir, O_PATH | O_DIRECTORY), ret;

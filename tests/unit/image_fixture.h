@@ -26,7 +26,7 @@
 struct fixture {
 	char top[64];
 	char *out;                /* top/out: a whole-file output */
-	struct stage st;
+	struct staging st;
 	struct recipe_image im;
 	struct image_params p;
 	struct imgtree t;         /* after fx_tree */
@@ -121,7 +121,7 @@ static inline void fx_teardown(struct fixture *f)
 	cmd = xasprintf("rm -rf '%s'", f->top);
 	if (f->t.v)
 		imgtree_release(&f->t);
-	stage_release(&f->st);
+	staging_release(&f->st);
 	ck_assert_int_eq(system(cmd), 0);
 	free(cmd);
 	free(f->out);

@@ -52,7 +52,7 @@ static inline void fixture_texts(struct dep5_texts *t)
 	buf_add(&t->v[2], "a\0b", 3);
 }
 
-static inline int write_layer(const char *tree, const char *file, struct stage *s)
+static inline int write_layer(const char *tree, const char *file, struct staging *s)
 {
 	struct dep5_texts t;
 
@@ -82,7 +82,7 @@ static inline int check_file(const char *file)
 /* Restore `file` into the new directory DIR/SUB. */
 static inline int restore_into(const char *dir, const char *file, const char *sub)
 {
-	struct stage back = { 0 };
+	struct staging back = { 0 };
 	struct buf lint = { 0 };
 	struct dep5_texts t = { 0 };
 	char *dst = xasprintf("%s/%s", dir, sub);
@@ -98,7 +98,7 @@ static inline int restore_into(const char *dir, const char *file, const char *su
 	close(fd);
 	close(rootfd);
 	dep5_texts_release(&t);
-	stage_release(&back);
+	staging_release(&back);
 	buf_release(&lint);
 	free(dst);
 	return ret;
@@ -108,7 +108,7 @@ static inline int restore_into(const char *dir, const char *file, const char *su
  * layer DIR/layer; the layer's path (new string). */
 static inline char *make_layer(char *dir)
 {
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *src, *file;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));

@@ -61,7 +61,7 @@ END_TEST
 
 START_TEST(extlinux)
 {
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	struct manifest_entry *e;
 	char *text, want[400], id[37];
 	struct stat sb;
@@ -98,7 +98,7 @@ END_TEST
 START_TEST(image_kernel)
 {
 	static char older[] = "6.1.0-9-amd64", none[] = "5.10";
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *text;
 
 	log_set_level(LOG_QUIET);
@@ -125,7 +125,7 @@ END_TEST
  */
 START_TEST(vmlinux)
 {
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *text;
 
 	setup(DISK_BOOT_EXTLINUX, 0, 0);
@@ -152,7 +152,7 @@ END_TEST
 
 START_TEST(symlink_refused)
 {
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *p;
 
 	log_set_level(LOG_QUIET);
@@ -171,7 +171,7 @@ END_TEST
 
 START_TEST(no_kernel)
 {
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *p;
 
 	log_set_level(LOG_QUIET);
@@ -190,7 +190,7 @@ END_TEST
 
 START_TEST(systemd_boot)
 {
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *text, want[400], id[37];
 
 	setup(DISK_BOOT_SYSTEMD_BOOT, 0, 1);

@@ -31,7 +31,7 @@ static void add_verity(void)
 	rec.disk.n_partitions++;
 }
 
-static int prepare(struct stage *s)
+static int prepare(struct staging *s)
 {
 	int rootfd = open(dir, O_PATH | O_DIRECTORY), ret;
 
@@ -43,7 +43,7 @@ static int prepare(struct stage *s)
 /* The initramfs hook and script: written for a verified root only, executable, recorded. */
 START_TEST(verity_prepare)
 {
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *p = NULL, *text;
 	struct stat sb;
 
@@ -72,7 +72,7 @@ END_TEST
 
 static int check_kernels(void)
 {
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 
 	s.root = dir;
 	return bootcfg_check_kernels(&s, &rec);
@@ -119,7 +119,7 @@ END_TEST
 START_TEST(verity_roothash)
 {
 	struct settings st = { 0 };
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *text, root[37], hash[37];
 	int rootfd;
 

@@ -14,7 +14,7 @@
 #include "emit/bootexport_internal.h"
 
 static char top[64], tree[96], out[128];
-static struct stage st;
+static struct staging st;
 
 /* A tree file or directory (text NULL), recorded in the manifest as unpack would. */
 static void add(const char *rel, const char *text)

@@ -11,6 +11,7 @@
 #include "lib/str.h"
 #include "store/cache.h"
 #include "store/cachegc.h"
+#include "sandboxed.h"
 
 /* A fake object KEY (64 hex digits made of `c`) of 8 KiB, last used at `when` (seconds). */
 static void put(const char *dir, char c, time_t when, char *key)
@@ -122,6 +123,29 @@ START_TEST(claim_rejects_a_bad_key)
 }
 END_TEST
 
+/* --cache-gc: no cache is nothing to do; an emptied one is said with its figures. */
+START_TEST(expire_says_what_it_did)
+{
+	char dir[] = "/tmp/mki-cachegc-XXXXXX", logf[] = "/tmp/mki-unit-log-XXXXXX", *log, *none;
+	char key[65];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	none = xasprintf("%s/none", dir);
+	put(dir, 'a', 1000, key);
+	unit_log_capture(logf);
+	ck_assert_int_eq(cachegc_expire(none, 0), 0);
+	ck_assert_int_eq(cachegc_expire(dir, 0), 0);
+	log = unit_log_text(logf);
+	ck_assert_ptr_nonnull(strstr(log, "no cache at '"));
+	ck_assert_ptr_nonnull(strstr(log, "/none': nothing to remove"));
+	ck_assert_ptr_nonnull(strstr(log, "1 objects, 0.0 MiB; removed 1 least recently used"));
+	free(log);
+	unlink(logf);
+	free(none);
+	rm_rf(dir);
+}
+END_TEST
+
 Suite *cachegc_suite(void)
 {
 	Suite *s = suite_create("cachegc");
@@ -130,6 +154,7 @@ Suite *cachegc_suite(void)
 	tcase_add_test(tc, least_recently_used_first_and_claims_spared);
 	tcase_add_test(tc, dead_registrations_do_not_protect);
 	tcase_add_test(tc, claim_rejects_a_bad_key);
+	tcase_add_test(tc, expire_says_what_it_did);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,7 +17,7 @@ START_TEST(raw_files_checked)
 	struct recipe_partition p[2] = { { .name = spl, .contents = PART_FILE },
 					 { .name = root, .contents = PART_ROOT } };
 	struct recipe r = { 0 };
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	s.root = dir;

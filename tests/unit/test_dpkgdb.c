@@ -21,8 +21,8 @@
 
 struct fixture {
 	char dir[64];
-	struct stage s;
-	struct stage_writer w;
+	struct staging s;
+	struct staging_writer w;
 	struct deb *deb, *base;
 	struct deb_control control[2];
 	struct strv conffiles, md5s, archs;
@@ -73,7 +73,7 @@ static void setup(struct fixture *f, const char *triggers)
 	ck_assert_int_eq(deb_open(&f->base, deb, NULL), 0);
 	free(deb);
 	manifest_init(&f->s.manifest);
-	f->w.rootfd = stage_init(&f->s, f->dir);
+	f->w.rootfd = staging_init(&f->s, f->dir);
 	ck_assert_int_ge(f->w.rootfd, 0);
 	f->w.m = &f->s.manifest;
 	f->w.mtime = 1700000000;
@@ -100,7 +100,7 @@ static void teardown(struct fixture *f)
 	char *cmd = xasprintf("rm -rf %s", f->dir);
 
 	close(f->w.rootfd);
-	stage_release(&f->s);
+	staging_release(&f->s);
 	deb_free(f->deb);
 	deb_free(f->base);
 	deb_control_release(&f->control[0]);

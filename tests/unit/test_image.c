@@ -21,7 +21,7 @@
 #define BS 4096
 
 static char top[64], out[128];
-static struct stage st;
+static struct staging st;
 static struct recipe_image im;
 static ext2_filsys fs;
 
@@ -95,7 +95,7 @@ static void teardown(void)
 	char *cmd = xasprintf("rm -rf '%s'", top);
 
 	ext2fs_close_free(&fs);
-	stage_release(&st);
+	staging_release(&st);
 	ck_assert_int_eq(system(cmd), 0);
 	free(cmd);
 }

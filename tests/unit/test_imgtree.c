@@ -19,14 +19,14 @@ static struct manifest_entry *add(struct manifest *m, const char *path, char typ
 	return e;
 }
 
-static void test_stage_init(struct stage *s)
+static void test_staging_init(struct staging *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->root = strdup("/");
 	manifest_init(&s->manifest);
 }
 
-static void stage_done(struct stage *s)
+static void staging_done(struct staging *s)
 {
 	manifest_release(&s->manifest);
 	free(s->root);
@@ -40,10 +40,10 @@ START_TEST(sorted_clamped_linked)
 	struct recipe_image im = { .devices = &dev, .n_devices = 1 };
 	struct image_params p = { .im = &im, .source_date_epoch = 1000 };
 	struct imgtree t;
-	struct stage s;
+	struct staging s;
 	long z, a;
 
-	test_stage_init(&s);
+	test_staging_init(&s);
 	add(&s.manifest, "z", MF_DIR, 5);
 	add(&s.manifest, "z/file", MF_REG, 2000);
 	add(&s.manifest, "a", MF_HARDLINK, 5)->target = strdup("z/file");
@@ -66,7 +66,7 @@ START_TEST(sorted_clamped_linked)
 	ck_assert_str_eq(imgtree_name(&t, (size_t)z), "file");
 	ck_assert_uint_eq(imgtree_parent(&t, (size_t)z), (size_t)imgtree_find(&t, "z"));
 	imgtree_release(&t);
-	stage_done(&s);
+	staging_done(&s);
 }
 END_TEST
 
@@ -75,16 +75,16 @@ START_TEST(epoch_from_manifest)
 	struct recipe_image im = { 0 };
 	struct image_params p = { .im = &im, .source_date_epoch = -1 };
 	struct imgtree t;
-	struct stage s;
+	struct staging s;
 
-	test_stage_init(&s);
+	test_staging_init(&s);
 	add(&s.manifest, "", MF_DIR, 10);
 	add(&s.manifest, "f", MF_REG, 1234);
 	ck_assert_int_eq(imgtree_build(&t, &s, &p), 0);
 	ck_assert_int_eq(t.sde, 1234);
 	ck_assert_int_eq(t.v[1].mtime, 1234);
 	imgtree_release(&t);
-	stage_done(&s);
+	staging_done(&s);
 }
 END_TEST
 
@@ -93,32 +93,32 @@ START_TEST(inconsistent)
 	struct recipe_image im = { 0 };
 	struct image_params p = { .im = &im, .source_date_epoch = 0 };
 	struct imgtree t;
-	struct stage s;
+	struct staging s;
 
-	test_stage_init(&s);
+	test_staging_init(&s);
 	add(&s.manifest, "x/y", MF_FIFO, 0);
 	ck_assert_int_eq(imgtree_build(&t, &s, &p), -MKI_E_IMAGE);
-	stage_done(&s);
+	staging_done(&s);
 
-	test_stage_init(&s);
+	test_staging_init(&s);
 	add(&s.manifest, "d", MF_DIR, 0);
 	add(&s.manifest, "h", MF_HARDLINK, 0)->target = strdup("d");
 	ck_assert_int_eq(imgtree_build(&t, &s, &p), -MKI_E_IMAGE);
-	stage_done(&s);
+	staging_done(&s);
 
-	test_stage_init(&s);
+	test_staging_init(&s);
 	add(&s.manifest, "l", MF_SYMLINK, 0);
 	ck_assert_int_eq(imgtree_build(&t, &s, &p), -MKI_E_IMAGE);
-	stage_done(&s);
+	staging_done(&s);
 }
 END_TEST
 
 /* A tree for the scoped views: /boot/efi a subtree (on disk too), /srv holding none. */
-static void scoped_stage(struct stage *s, char *dir)
+static void scoped_stage(struct staging *s, char *dir)
 {
 	char path[4096];
 
-	test_stage_init(s);
+	test_staging_init(s);
 	free(s->root);
 	s->root = strdup(dir);
 	snprintf(path, sizeof(path), "%s/boot/efi/EFI", dir);
@@ -141,7 +141,7 @@ START_TEST(scoped_views)
 	struct imgtree_scope root = { NULL, efi, 2 }, sub = { "boot/efi", NULL, 0 };
 	struct imgtree_scope boot = { "boot", efi, 1 };
 	struct imgtree t;
-	struct stage s;
+	struct staging s;
 	long i;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -175,7 +175,7 @@ START_TEST(scoped_views)
 	/* a hard link across a view's edge is refused, naming both */
 	add(&s.manifest, "etc/link", MF_HARDLINK, 5)->target = strdup("boot/efi/EFI/x.efi");
 	ck_assert_int_eq(imgtree_build_scoped(&t, &s, &p, &root), -MKI_E_IMAGE);
-	stage_done(&s);
+	staging_done(&s);
 	fsutil_remove_tree(dir);
 }
 END_TEST
@@ -186,7 +186,7 @@ START_TEST(scoped_whole_unchanged)
 	struct recipe_image im = { 0 };
 	struct image_params p = { .im = &im, .source_date_epoch = 100 };
 	struct imgtree a, b;
-	struct stage s;
+	struct staging s;
 	size_t i;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -198,7 +198,7 @@ START_TEST(scoped_whole_unchanged)
 		ck_assert_ptr_eq(a.v[i].e, b.v[i].e);
 	imgtree_release(&a);
 	imgtree_release(&b);
-	stage_done(&s);
+	staging_done(&s);
 	fsutil_remove_tree(dir);
 }
 END_TEST

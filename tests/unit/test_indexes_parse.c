@@ -152,6 +152,23 @@ START_TEST(date_table)
 }
 END_TEST
 
+/* The newest Date of the signed Releases: the default epoch; an unreadable one does not count. */
+START_TEST(newest_date)
+{
+	static char sat[] = "Sat, 10 Jun 2023 08:46:48 UTC", sun[] = "Sun, 11 Jun 2023 08:46:48 UTC",
+		    bad[] = "not a date";
+	struct index_release rel[] = { { .date = sat }, { .date = NULL }, { .date = sun },
+				       { .date = bad } };
+	struct indexes ix = { .releases = rel, .n_releases = 4 };
+
+	ck_assert_int_eq(indexes_newest_date(&ix), 1686473208);
+	ix.n_releases = 2;
+	ck_assert_int_eq(indexes_newest_date(&ix), 1686386808);
+	ix.n_releases = 0;
+	ck_assert_int_eq(indexes_newest_date(&ix), 0);
+}
+END_TEST
+
 Suite *indexes_parse_suite(void)
 {
 	Suite *s = suite_create("indexes_parse");
@@ -161,6 +178,7 @@ Suite *indexes_parse_suite(void)
 	tcase_add_test(tc, rel_find);
 	tcase_add_test(tc, signed_text_table);
 	tcase_add_test(tc, date_table);
+	tcase_add_test(tc, newest_date);
 	suite_add_tcase(s, tc);
 	return s;
 }

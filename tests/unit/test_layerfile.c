@@ -103,7 +103,7 @@ START_TEST(socket_not_stored)
 {
 	char dir[] = "/tmp/mki-layer-XXXXXX";
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *src, *file;
 	int sock;
 
@@ -129,7 +129,7 @@ END_TEST
 START_TEST(too_many_entries_not_stored)
 {
 	char dir[] = "/tmp/mki-layer-XXXXXX";
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *src, *file;
 	int rootfd, fd;
 
@@ -158,7 +158,7 @@ END_TEST
 START_TEST(empty_tree)
 {
 	char dir[] = "/tmp/mki-layer-XXXXXX";
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	char *src, *file;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));

@@ -13,7 +13,7 @@ static void quiet(void)
 START_TEST(round_trip_is_exact)
 {
 	char dir[] = "/tmp/mki-layer-XXXXXX";
-	struct stage s = { 0 }, back = { 0 };
+	struct staging s = { 0 }, back = { 0 };
 	struct manifest_entry *e;
 	struct buf lint = { 0 };
 	struct dep5_texts texts = { 0 }, want;
@@ -84,7 +84,7 @@ START_TEST(round_trip_is_exact)
 	ck_assert_int_eq(getxattr(dst, "user.root", val, sizeof(val)), 1);
 	free(cmd);
 	manifest_release(&s.manifest);
-	stage_release(&back);
+	staging_release(&back);
 	buf_release(&lint);
 	sh(xasprintf("chmod -R u+w %s; rm -rf %s", dir, dir));
 	free(src);

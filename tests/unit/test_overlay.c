@@ -137,7 +137,7 @@ START_TEST(apply)
 {
 	struct recipe_overlay o = overlay();
 	struct recipe r = { .file = recipe_file, .overlays = &o, .n_overlays = 1 };
-	struct stage s = { .root = tree };
+	struct staging s = { .root = tree };
 	struct overlay_report *rep;
 	struct manifest_entry *e;
 	char buf[16] = "";

@@ -271,6 +271,70 @@ START_TEST(abi_renames)
 }
 END_TEST
 
+/* Two packages, one local, as --plan prints them (mkimage(1)); their seed and installed size. */
+static char amd64[] = "amd64", all[] = "all", a[] = "a", quoted[] = "b\"", v1[] = "1",
+	    v2[] = "2~1", url[] = "http://x/a.deb", kib[] = "3", huge[] = "99999999999999";
+static char *archs[] = { amd64, NULL };
+
+static void two(struct plan *p, struct plan_entry *e)
+{
+	memset(p, 0, sizeof(*p));
+	e[0] = (struct plan_entry){ .name = a, .arch = amd64, .version = v1, .size = 10, .url = url,
+				    .installed_size = kib };
+	e[1] = (struct plan_entry){ .name = quoted, .arch = all, .version = v2,
+				    .installed_size = huge };
+	memset(e[0].sha256, 'a', 64);
+	memset(e[1].sha256, 'b', 64);
+	p->v = e;
+	p->n = 2;
+	p->archs.v = archs;
+	p->archs.n = 1;
+}
+
+START_TEST(format_text_and_json)
+{
+	struct plan_entry e[2];
+	struct buf b = { 0 };
+	struct plan p;
+
+	two(&p, e);
+	plan_format(&p, 0, &b);
+	ck_assert_str_eq(b.p, "a:amd64=1 10 " "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"
+			      "b\":all=2~1 0 " "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n");
+	buf_release(&b);
+	plan_format(&p, 1, &b);
+	ck_assert_ptr_nonnull(strstr(b.p, "{\n  \"architectures\": [\"amd64\"],\n  \"packages\": [\n    "
+					  "{ \"name\": \"a\", \"architecture\": \"amd64\", \"version\": \"1\", "
+					  "\"size\": 10, \"sha256\": \"aaaa"));
+	ck_assert_ptr_nonnull(strstr(b.p, "{ \"name\": \"b\\\"\", \"architecture\": \"all\""));
+	ck_assert_ptr_nonnull(strstr(b.p, "\"local\": true }\n  ],\n  \"total\": 2\n}\n"));
+	buf_release(&b);
+	p.n = 0;
+	plan_format(&p, 1, &b);
+	ck_assert_str_eq(b.p, "{\n  \"architectures\": [\"amd64\"],\n  \"packages\": [],\n  \"total\": 0\n}\n");
+	buf_release(&b);
+}
+END_TEST
+
+/* The seed changes with any package's sha256; an Installed-Size is bounded at a TiB. */
+START_TEST(seed_and_installed_bytes)
+{
+	char digest[65], seed1[65], seed2[65];
+	struct plan_entry e[2];
+	struct plan p;
+
+	memset(digest, 'd', 64);
+	digest[64] = '\0';
+	two(&p, e);
+	plan_seed(&p, digest, seed1);
+	ck_assert_uint_eq(strlen(seed1), 64);
+	e[1].sha256[0] = 'c';
+	plan_seed(&p, digest, seed2);
+	ck_assert_str_ne(seed1, seed2);
+	ck_assert_uint_eq(plan_installed_bytes(&p), 3 * 1024 + (1ULL << 40));
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -283,6 +347,8 @@ Suite *plan_suite(void)
 	tcase_add_test(tc, essential_cycle);
 	tcase_add_test(tc, essential_none);
 	tcase_add_test(tc, abi_renames);
+	tcase_add_test(tc, format_text_and_json);
+	tcase_add_test(tc, seed_and_installed_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,7 +24,7 @@ static void put(const char *root, const char *rel, const char *text)
 START_TEST(reconcile_tree)
 {
 	char tmpl[] = "/tmp/mki-unit-reconcile.XXXXXX", *root = mkdtemp(tmpl), *p, *q;
-	struct stage s = { .root = root };
+	struct staging s = { .root = root };
 	struct reconcile_changes ch;
 	struct manifest_entry *e;
 
@@ -93,7 +93,7 @@ static void sized(const char *root, const char *rel, off_t data, off_t size)
 START_TEST(reconcile_limits)
 {
 	char tmpl[] = "/tmp/mki-unit-reconcile.XXXXXX", *root = mkdtemp(tmpl), *p, *q;
-	struct stage s = { .root = root };
+	struct staging s = { .root = root };
 	struct limits l = { 0 };
 	int i;
 

@@ -192,6 +192,62 @@ START_TEST(failure_json)
 }
 END_TEST
 
+/* The native tools' member: twins counted once per host; none used is null. */
+START_TEST(native_tools_json)
+{
+	static char n1[] = "a", n2[] = "b", n3[] = "c", u1[] = "http://deb.example:8080/p/a.deb",
+		    u2[] = "http://deb.example:8080/p/b.deb", u3[] = "https://other.example/c.deb";
+	struct plan_entry e[] = { { .name = n1, .url = u1, .size = 1 },
+				  { .name = n2, .url = u2, .size = 2 },
+				  { .name = n3, .url = u3, .size = 4 } };
+	struct plan twins = { .v = e, .n = 3 }, none = { 0 };
+	struct buf b = { 0 };
+
+	report_native_json(&b, 1, &twins, "host");
+	ck_assert_str_eq(b.p, "  \"native_tools\": { \"enabled\": true, \"twins_from\": "
+			      "\"host apt sources\", \"twin_packages\": 3, \"twin_bytes\": 7, "
+			      "\"hosts\": [\"deb.example:8080\", \"other.example\"] }");
+	buf_release(&b);
+	report_native_json(&b, 0, &none, NULL);
+	ck_assert_str_eq(b.p, "  \"native_tools\": { \"enabled\": false, \"twins_from\": null, "
+			      "\"twin_packages\": 0, \"twin_bytes\": 0, \"hosts\": [] }");
+	buf_release(&b);
+	report_native_json(&b, 1, &twins, "recipe");
+	ck_assert_ptr_nonnull(strstr(b.p, "\"twins_from\": \"recipe\""));
+	buf_release(&b);
+}
+END_TEST
+
+/* Each server once, each purpose once per server, in the order first contacted. */
+START_TEST(network_json)
+{
+	static struct report_net n;
+	struct buf b = { 0 };
+	int i;
+
+	report_net_json(&n, &b);
+	ck_assert_str_eq(b.p, "  \"network\": []");
+	buf_release(&b);
+	report_net_note(&n, "a.example", "indexes");
+	report_net_note(&n, "b.example:8080", "packages");
+	report_net_note(&n, "a.example", "packages");
+	report_net_note(&n, "a.example", "indexes");
+	for (i = 0; i < REPORT_NET_HOSTS + 3; i++) {
+		char host[32];
+
+		snprintf(host, sizeof(host), "h%d", i);
+		report_net_note(&n, host, "packages");
+	}
+	ck_assert_uint_eq(n.n, REPORT_NET_HOSTS);
+	report_net_json(&n, &b);
+	ck_assert_ptr_nonnull(strstr(b.p, "  \"network\": [\n    { \"host\": \"a.example\", \"for\": "
+					  "[\"indexes\", \"packages\"] },\n    { \"host\": "
+					  "\"b.example:8080\", \"for\": [\"packages\"] },"));
+	ck_assert_ptr_null(strstr(b.p, "\"h30\""));
+	buf_release(&b);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -201,6 +257,8 @@ Suite *report_suite(void)
 	tcase_add_test(tc, layer_cache_and_escaping);
 	tcase_add_test(tc, unwritable);
 	tcase_add_test(tc, failure_json);
+	tcase_add_test(tc, native_tools_json);
+	tcase_add_test(tc, network_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

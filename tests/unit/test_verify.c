@@ -14,7 +14,7 @@
 
 struct fixture {
 	char dir[64];
-	struct stage a, b;
+	struct staging a, b;
 	char *img_a, *img_b;
 };
 
@@ -28,7 +28,7 @@ static void put(const char *path, const char *data, size_t len)
 }
 
 /* Both trees hold etc/a ("same"), a link bin -> usr/bin; stderr goes to DIR/log. */
-static void build(struct fixture *f, struct stage *s, const char *name)
+static void build(struct fixture *f, struct staging *s, const char *name)
 {
 	struct manifest_entry *e;
 	char *p;
@@ -86,8 +86,8 @@ static void teardown(struct fixture *f)
 	free(cmd);
 	free(f->img_a);
 	free(f->img_b);
-	stage_release(&f->a);
-	stage_release(&f->b);
+	staging_release(&f->a);
+	staging_release(&f->b);
 }
 
 static char *logged(const struct fixture *f)

@@ -27,7 +27,7 @@
 struct fx {
 	char dir[64];
 	struct plan plan;
-	struct stage stage;
+	struct staging stage;
 	int ret;
 };
 
@@ -57,7 +57,7 @@ static inline void fx_init(struct fx *f)
 
 static inline void fx_release(struct fx *f)
 {
-	stage_release(&f->stage);
+	staging_release(&f->stage);
 	plan_release(&f->plan);
 	sh("chmod -R u+rwX '%s' && rm -rf '%s'", f->dir, f->dir);
 }

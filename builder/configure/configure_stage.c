@@ -1,10 +1,11 @@
 /*
- * The in-tree step of the pipeline, in the sandbox main entered: register the plan's archs,
- * install the build guards, configure the packages (with native tools when there are twins),
- * run the recipe's hooks, remove the guards and the build's traces, reconcile the manifest.
- * Each of those is its own module; this file only orders them and owns the tree's fd.
+ * The configure stage, in the sandbox main entered: register the plan's archs, install the build
+ * guards, configure the packages (with native tools when there are twins) - the layer point -
+ * then write the identity, copy the overlays, run the recipe's hooks, remove the guards and the
+ * build's traces, reconcile the manifest. Each of those is its own module; this file only orders
+ * them and owns the tree's fd.
  */
-#include "hooks.h"
+#include "configure.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,6 @@
 
 #include "accel.h"
 #include "bootcfg.h"
-#include "configure.h"
 #include "execprof.h"
 #include "guards.h"
 #include "identity.h"
@@ -25,7 +25,6 @@
 #include "overlay.h"
 #include "recipehooks.h"
 #include "reconcile.h"
-#include "store/layer.h"
 #include "target.h"
 
 /*
@@ -75,8 +74,8 @@ static int configure_once(struct target *t, const struct plan *p, const struct r
  * Maintainer scripts with native tools (accel.h) bound at ACCEL_MOUNT while they run; the checks
  * afterwards run without them, as every later command does.
  */
-static int configure(struct target *t, const struct plan *p, const struct plan *twins,
-		     const struct recipe *r, const struct settings *st)
+static int configure_with_tools(struct target *t, const struct plan *p, const struct plan *twins,
+				const struct recipe *r, const struct settings *st)
 {
 	struct accel a = { 0 };
 	int ret = configure_has_dpkg(t), ret2;
@@ -114,7 +113,7 @@ static int open_tree(const char *root)
 	return rootfd;
 }
 
-static int finish(struct stage *s, const struct recipe *r, int rootfd, const struct settings *st)
+static int finish(struct staging *s, const struct recipe *r, int rootfd, const struct settings *st)
 {
 	struct reconcile_changes ch = { 0 };
 	int ret;
@@ -129,50 +128,68 @@ static int finish(struct stage *s, const struct recipe *r, int rootfd, const str
 	return ret;
 }
 
-int hooks_run(struct stage *s, struct layer *l, const struct plan *p, const struct plan *twins,
-	      const struct recipe *r, const struct settings *st, struct overlay_report **overlays)
+int configure_init(struct configure *c, struct staging *s, const struct plan *p,
+		   const struct recipe *r, const struct settings *st)
 {
-	struct guards g = { 0 };
-	struct target t;
-	int rootfd = open_tree(s->root), ret, ret2;
+	int ret;
 
-	if (rootfd < 0)
-		return rootfd;
-	target_init(&t, s->root, rootfd, p, r, st);
-	ret = overlay_precheck(r, s, rootfd);
-	if (!ret)
-		ret = target_setup_archs(&t, &p->archs);
-	if (!ret && layer_restored(l)) {
-		guards_adopt(&g, rootfd); /* a layer is stored with the guards in place */
-	} else if (!ret && (ret = guards_install(&g, rootfd))) {
-		log_error("cannot install the build guards in '%s': %s", s->root, strerror(-ret));
-		ret = -MKI_E_SANDBOX;
+	*c = (struct configure){ .s = s, .p = p, .r = r, .st = st, .rootfd = open_tree(s->root) };
+	if (c->rootfd < 0)
+		return c->rootfd;
+	target_init(&c->t, s->root, c->rootfd, p, r, st);
+	c->guards_pending = 1;
+	ret = overlay_precheck(r, s, c->rootfd);
+	return ret ? ret : target_setup_archs(&c->t, &p->archs);
+}
+
+int configure_tree(struct configure *c, const struct plan *twins)
+{
+	int ret = guards_install(&c->g, c->rootfd);
+
+	if (ret) {
+		log_error("cannot install the build guards in '%s': %s", c->s->root, strerror(-ret));
+		return -MKI_E_SANDBOX;
 	}
-	if (!ret && !layer_restored(l))
-		ret = identity_prepare(rootfd, st->source_date_epoch);
+	ret = identity_prepare(c->rootfd, c->st->source_date_epoch);
 	/* before the kernel's postinst builds the initramfs */
-	if (!ret && !layer_restored(l))
-		ret = bootcfg_prepare(s, r, rootfd, st->source_date_epoch);
-	if (!ret && !layer_restored(l))
-		ret = configure(&t, p, twins, r, st);
-	/* The layer point: what follows depends on more than the package set (layer.c's key). */
 	if (!ret)
-		layer_save(l, s, rootfd);
+		ret = bootcfg_prepare(c->s, c->r, c->rootfd, c->st->source_date_epoch);
+	return ret ? ret : configure_with_tools(&c->t, c->p, twins, c->r, c->st);
+}
+
+void configure_adopt(struct configure *c)
+{
+	guards_adopt(&c->g, c->rootfd); /* a layer is stored with the guards in place */
+}
+
+/* What follows the layer point depends on more than the package set (layer.c's key). */
+int configure_finish(struct configure *c, struct overlay_report **overlays)
+{
+	const struct settings *st = c->st;
+	int ret = identity_write(c->r, c->rootfd, st->source_date_epoch), ret2;
+
 	if (!ret)
-		ret = identity_write(r, rootfd, st->source_date_epoch);
+		ret = overlay_apply(c->r, c->s, c->rootfd, st->source_date_epoch, overlays);
 	if (!ret)
-		ret = overlay_apply(r, s, rootfd, st->source_date_epoch, overlays);
-	if (!ret)
-		ret = recipehooks_run(&t, r);
-	ret2 = guards_remove(&g, rootfd, s->root);
+		ret = recipehooks_run(&c->t, c->r);
+	ret2 = guards_remove(&c->g, c->rootfd, c->s->root);
+	c->guards_pending = 0;
 	if (!ret && ret2)
 		ret = -MKI_E_HOOK;
 	/* after the hooks, which may add a kernel; the layer above holds none of it (bootcfg.h) */
 	if (!ret)
-		ret = bootcfg_write(s, r, rootfd, st);
-	if (!ret)
-		ret = finish(s, r, rootfd, st);
-	close(rootfd);
-	target_release(&t);
-	return ret;
+		ret = bootcfg_write(c->s, c->r, c->rootfd, st);
+	return ret ? ret : finish(c->s, c->r, c->rootfd, st);
+}
+
+void configure_release(struct configure *c)
+{
+	if (c->rootfd < 0)
+		return;
+	if (c->guards_pending)
+		guards_remove(&c->g, c->rootfd, c->s->root);
+	close(c->rootfd);
+	target_release(&c->t);
+	c->rootfd = -1;
+	c->guards_pending = 0;
 }

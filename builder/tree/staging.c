@@ -1,5 +1,5 @@
-/* The staging tree's description and what mkimage itself writes into it (stage.h). */
-#include "stage.h"
+/* The staging tree's description and what mkimage itself writes into it (staging.h). */
+#include "staging.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include "lib/str.h"
 #include "sandbox/idshift.h"
 
-int stage_init(struct stage *s, const char *work_dir)
+int staging_init(struct staging *s, const char *work_dir)
 {
 	int fd;
 
@@ -34,7 +34,7 @@ int stage_init(struct stage *s, const char *work_dir)
 	return fd;
 }
 
-void stage_release(struct stage *s)
+void staging_release(struct staging *s)
 {
 	free(s->root);
 	free(s->manifest_file);
@@ -44,7 +44,7 @@ void stage_release(struct stage *s)
 }
 
 /* The first refusal means an unprivileged build: stop trying, the manifest keeps the owners. */
-static void note_chown_failed(struct stage_writer *w, int err)
+static void note_chown_failed(struct staging_writer *w, int err)
 {
 	if (w->can_chown && (err == EPERM || err == EINVAL)) {
 		w->can_chown = 0;
@@ -53,7 +53,7 @@ static void note_chown_failed(struct stage_writer *w, int err)
 	}
 }
 
-void stage_chown(struct stage_writer *w, int dirfd, const char *name, uid_t uid, gid_t gid)
+void staging_chown(struct staging_writer *w, int dirfd, const char *name, uid_t uid, gid_t gid)
 {
 	int flags = *name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH;
 
@@ -62,7 +62,7 @@ void stage_chown(struct stage_writer *w, int dirfd, const char *name, uid_t uid,
 		note_chown_failed(w, errno);
 }
 
-struct manifest_entry *stage_own_entry(struct stage_writer *w, const char *path, char type,
+struct manifest_entry *staging_own_entry(struct staging_writer *w, const char *path, char type,
 					uint32_t mode)
 {
 	struct manifest_entry *me = manifest_add(w->m, path);
@@ -74,7 +74,7 @@ struct manifest_entry *stage_own_entry(struct stage_writer *w, const char *path,
 	return me;
 }
 
-int stage_mkdirs(struct stage_writer *w, const char *path)
+int staging_mkdirs(struct staging_writer *w, const char *path)
 {
 	char *p = xstrdup(path), *s = p;
 	struct stat st;
@@ -98,8 +98,8 @@ int stage_mkdirs(struct stage_writer *w, const char *path)
 				r = -errno;
 				break;
 			}
-			stage_chown(w, w->rootfd, p, 0, 0);
-			stage_own_entry(w, p, MF_DIR, 0755);
+			staging_chown(w, w->rootfd, p, 0, 0);
+			staging_own_entry(w, p, MF_DIR, 0755);
 		}
 		if (!saved)
 			break;
@@ -111,7 +111,7 @@ int stage_mkdirs(struct stage_writer *w, const char *path)
 	return r;
 }
 
-int stage_write_file(struct stage_writer *w, const char *path, const char *data, size_t len,
+int staging_write_file(struct staging_writer *w, const char *path, const char *data, size_t len,
 		     uint32_t mode)
 {
 	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
@@ -127,7 +127,7 @@ int stage_write_file(struct stage_writer *w, const char *path, const char *data,
 		r = fd < 0 ? -errno : fsutil_write_all(fd, data, len);
 	}
 	if (!r)
-		stage_chown(w, fd, "", 0, 0);
+		staging_chown(w, fd, "", 0, 0);
 	if (!r && (fchmod(fd, mode) || futimens(fd, ts)))
 		r = -errno;
 	if (fd >= 0 && close(fd) && !r)
@@ -139,7 +139,7 @@ int stage_write_file(struct stage_writer *w, const char *path, const char *data,
 	if (r)
 		log_error("cannot write '/%s' in the staging tree: %s", path, strerror(-r));
 	else
-		stage_own_entry(w, path, MF_REG, mode)->size = len;
+		staging_own_entry(w, path, MF_REG, mode)->size = len;
 	if (dfd >= 0)
 		close(dfd);
 	free(parent);

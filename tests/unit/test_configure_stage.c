@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "configure/hooks.h"
+#include "configure/configure.h"
 #include "configure/overlay.h"
 #include "lib/err.h"
 #include "unit_target.h"
@@ -61,17 +61,32 @@ static void one_package(struct unit_target *u, const char *preinst)
 	u->r.hostname = xstrdup("board1");
 }
 
-/* hooks_run() on the fake tree; what it logged in `*log` (new string). */
+/* The whole stage, as main.c runs it without a layer cache. */
+static int configure_all(struct staging *s, const struct plan *p, const struct recipe *r,
+			 const struct settings *st, struct overlay_report **ov)
+{
+	struct plan twins = { 0 };
+	struct configure c;
+	int ret = configure_init(&c, s, p, r, st);
+
+	if (!ret)
+		ret = configure_tree(&c, &twins);
+	if (!ret)
+		ret = configure_finish(&c, ov);
+	configure_release(&c);
+	return ret;
+}
+
+/* The stage on the fake tree; what it logged in `*log` (new string). */
 static int run_hooks(struct unit_target *u, char **log)
 {
-	struct stage s = { .root = u->dir };
-	struct plan twins = { 0 };
+	struct staging s = { .root = u->dir };
 	struct overlay_report *ov = NULL;
 	char logf[] = "/tmp/mki-unit-log-XXXXXX";
 	int ret;
 
 	unit_log_capture(logf);
-	ret = hooks_run(&s, NULL, &u->p, &twins, &u->r, &u->st, &ov);
+	ret = configure_all(&s, &u->p, &u->r, &u->st, &ov);
 	overlay_report_free(ov);
 	*log = unit_log_text(logf);
 	unlink(logf);
@@ -92,14 +107,13 @@ START_TEST(tree_that_cannot_be_opened)
 {
 	char root[] = "/nonexistent/tree";
 	struct unit_target u;
-	struct stage s = { .root = root };
-	struct plan twins = { 0 };
+	struct staging s = { .root = root };
 	struct overlay_report *ov = NULL;
 	char logf[] = "/tmp/mki-unit-log-XXXXXX", *log;
 
 	unit_target_data(&u);
 	unit_log_capture(logf);
-	ck_assert_int_eq(hooks_run(&s, NULL, &u.p, &twins, &u.r, &u.st, &ov), -MKI_E_HOOK);
+	ck_assert_int_eq(configure_all(&s, &u.p, &u.r, &u.st, &ov), -MKI_E_HOOK);
 	ck_assert_ptr_null(ov);
 	log = unit_log_text(logf);
 	ck_assert_ptr_nonnull(strstr(log, "cannot open the staging tree '/nonexistent/tree': "));
@@ -157,10 +171,10 @@ START_TEST(failed_configuration_stops_before_the_hooks)
 }
 END_TEST
 
-Suite *hooks_suite(void)
+Suite *configure_stage_suite(void)
 {
-	Suite *s = suite_create("hooks");
-	TCase *tc = tcase_create("hooks");
+	Suite *s = suite_create("configure_stage");
+	TCase *tc = tcase_create("configure_stage");
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, tree_that_cannot_be_opened);

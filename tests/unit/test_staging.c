@@ -11,12 +11,12 @@
 #include "lib/err.h"
 #include "lib/readfile.h"
 #include "lib/str.h"
-#include "tree/stage.h"
+#include "tree/staging.h"
 
 struct fixture {
 	char dir[64];
-	struct stage s;
-	struct stage_writer w;
+	struct staging s;
+	struct staging_writer w;
 };
 
 static void setup(struct fixture *f)
@@ -29,7 +29,7 @@ static void setup(struct fixture *f)
 	snprintf(f->dir, sizeof(f->dir), "/tmp/mki-unit-stage.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(f->dir));
 	manifest_init(&f->s.manifest);
-	f->w.rootfd = stage_init(&f->s, f->dir);
+	f->w.rootfd = staging_init(&f->s, f->dir);
 	ck_assert_int_ge(f->w.rootfd, 0);
 	f->w.m = &f->s.manifest;
 	f->w.mtime = 1700000000;
@@ -40,7 +40,7 @@ static void teardown(struct fixture *f)
 	char *cmd = xasprintf("rm -rf %s", f->dir);
 
 	close(f->w.rootfd);
-	stage_release(&f->s);
+	staging_release(&f->s);
 	ck_assert_int_eq(system(cmd), 0);
 	free(cmd);
 }
@@ -77,13 +77,13 @@ END_TEST
 
 START_TEST(init_fails_without_work_dir)
 {
-	struct stage s = { 0 };
+	struct staging s = { 0 };
 	int fd = open("/dev/null", O_WRONLY);
 
 	dup2(fd, 2);
 	close(fd);
-	ck_assert_int_eq(stage_init(&s, "/nonexistent-mki/work"), -ENOENT);
-	stage_release(&s);
+	ck_assert_int_eq(staging_init(&s, "/nonexistent-mki/work"), -ENOENT);
+	staging_release(&s);
 	ck_assert_ptr_null(s.root);
 	ck_assert_ptr_null(s.manifest_file);
 }
@@ -99,7 +99,7 @@ START_TEST(mkdirs_records_new_dirs)
 
 	setup(&f);
 	ck_assert_int_eq(mkdirat(f.w.rootfd, "var", 0700), 0);
-	ck_assert_int_eq(stage_mkdirs(&f.w, "var/lib/dpkg"), 0);
+	ck_assert_int_eq(staging_mkdirs(&f.w, "var/lib/dpkg"), 0);
 	ck_assert_ptr_null(manifest_get(&f.s.manifest, "var"));
 	e = manifest_get(&f.s.manifest, "var/lib/dpkg");
 	ck_assert_ptr_nonnull(e);
@@ -113,7 +113,7 @@ START_TEST(mkdirs_records_new_dirs)
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert(S_ISDIR(st.st_mode));
 	free(p);
-	ck_assert_int_eq(stage_mkdirs(&f.w, "var/lib/dpkg"), 0); /* again: nothing new */
+	ck_assert_int_eq(staging_mkdirs(&f.w, "var/lib/dpkg"), 0); /* again: nothing new */
 	ck_assert_uint_eq(f.s.manifest.n, 2);
 	teardown(&f);
 }
@@ -133,8 +133,8 @@ START_TEST(mkdirs_refuses_non_directory)
 	fd = openat(f.w.rootfd, "etc", O_WRONLY | O_CREAT, 0644);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert_int_eq(stage_mkdirs(&f.w, "usr/lib/x"), -MKI_E_PACKAGE);
-	ck_assert_int_eq(stage_mkdirs(&f.w, "etc/default"), -MKI_E_PACKAGE);
+	ck_assert_int_eq(staging_mkdirs(&f.w, "usr/lib/x"), -MKI_E_PACKAGE);
+	ck_assert_int_eq(staging_mkdirs(&f.w, "etc/default"), -MKI_E_PACKAGE);
 	p = xasprintf("%s/lib", outside);
 	ck_assert_int_eq(access(p, F_OK), -1);
 	ck_assert_uint_eq(f.s.manifest.n, 0);
@@ -154,9 +154,9 @@ START_TEST(write_file)
 	char *p;
 
 	setup(&f);
-	ck_assert_int_eq(stage_mkdirs(&f.w, "etc"), 0);
-	ck_assert_int_eq(stage_write_file(&f.w, "etc/hostname", "old\n", 4, 0600), 0);
-	ck_assert_int_eq(stage_write_file(&f.w, "etc/hostname", "board\n", 6, 0644), 0);
+	ck_assert_int_eq(staging_mkdirs(&f.w, "etc"), 0);
+	ck_assert_int_eq(staging_write_file(&f.w, "etc/hostname", "old\n", 4, 0600), 0);
+	ck_assert_int_eq(staging_write_file(&f.w, "etc/hostname", "board\n", 6, 0644), 0);
 	p = tree_path(&f, "etc/hostname");
 	ck_assert_int_eq(readfile_read(p, 100, &b, NULL), 0);
 	ck_assert_str_eq(b.p, "board\n");
@@ -187,8 +187,8 @@ START_TEST(write_file_refused)
 	outside = xasprintf("%s/outside", f.dir);
 	ck_assert_int_eq(mkdir(outside, 0755), 0);
 	ck_assert_int_eq(symlinkat(outside, f.w.rootfd, "etc"), 0);
-	ck_assert_int_lt(stage_write_file(&f.w, "etc/passwd", "x", 1, 0644), 0);
-	ck_assert_int_eq(stage_write_file(&f.w, "var/lib/x", "x", 1, 0644), -ENOENT);
+	ck_assert_int_lt(staging_write_file(&f.w, "etc/passwd", "x", 1, 0644), 0);
+	ck_assert_int_eq(staging_write_file(&f.w, "var/lib/x", "x", 1, 0644), -ENOENT);
 	p = xasprintf("%s/passwd", outside);
 	ck_assert_int_eq(access(p, F_OK), -1);
 	ck_assert_uint_eq(f.s.manifest.n, 0);
@@ -208,8 +208,8 @@ START_TEST(chown_while_allowed)
 
 	setup(&f);
 	f.w.can_chown = 1;
-	ck_assert_int_eq(stage_write_file(&f.w, "file", "x", 1, 0644), 0);
-	stage_chown(&f.w, f.w.rootfd, "file", 7, 8);
+	ck_assert_int_eq(staging_write_file(&f.w, "file", "x", 1, 0644), 0);
+	staging_chown(&f.w, f.w.rootfd, "file", 7, 8);
 	p = tree_path(&f, "file");
 	ck_assert_int_eq(stat(p, &st), 0);
 	if (geteuid() == 0) {
@@ -221,10 +221,10 @@ START_TEST(chown_while_allowed)
 		ck_assert_uint_eq(st.st_uid, geteuid());
 	}
 	f.w.can_chown = 0;
-	stage_chown(&f.w, f.w.rootfd, "file", 9, 9); /* not tried */
+	staging_chown(&f.w, f.w.rootfd, "file", 9, 9); /* not tried */
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert_uint_ne(st.st_uid, 9);
-	e = stage_own_entry(&f.w, "dev", MF_DIR, 0755);
+	e = staging_own_entry(&f.w, "dev", MF_DIR, 0755);
 	ck_assert_str_eq(e->path, "dev");
 	ck_assert_uint_eq(e->gid, 0);
 	ck_assert_ptr_eq(manifest_get(&f.s.manifest, "dev"), e);
@@ -233,9 +233,9 @@ START_TEST(chown_while_allowed)
 }
 END_TEST
 
-Suite *stage_suite(void)
+Suite *staging_suite(void)
 {
-	Suite *s = suite_create("stage");
+	Suite *s = suite_create("staging");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, init_names_and_creates);

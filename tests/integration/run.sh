@@ -2,7 +2,8 @@
 # Run every tests/integration/NN-*.sh (or those named on the command line); the last line is the
 # summary CI reads. A test passes when it exits 0 and is skipped when it exits 77 (lib.sh's skip,
 # which says why); its output is shown only when it fails. Parts of a test skipped with
-# skip_part are listed under its "ok" line, so a pass never hides what did not run.
+# skip_part are listed under its "ok" line, so a pass never hides what did not run. Before the
+# summary, the ten slowest tests with their wall and CPU seconds.
 #
 #   run.sh [-j N] [TEST...]
 #
@@ -88,6 +89,13 @@ while [ "$next" -lt ${#tests[@]} ] || [ ${#running[@]} -gt 0 ]; do
 	report "${running[$done_pid]}"
 	unset "running[$done_pid]"
 done
+# The ten slowest, where the suite's minutes go (tests/README.md, "End to end").
+if [ ${#tests[@]} -gt 1 ]; then
+	echo "slowest:"
+	for t in "${tests[@]}"; do
+		[ -f "$out_dir/$t.rc" ] && read -r _ took cpu <"$out_dir/$t.rc" && echo "$took $cpu $t"
+	done | sort -rn | head -n 10 | awk '{ printf "  %5ss  cpu %4ss  %s\n", $1, $2, $3 }'
+fi
 [ -z "$failures" ] || echo "failed:$failures"
 echo "integration: $pass passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

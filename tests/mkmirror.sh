@@ -28,6 +28,8 @@ host=$(dpkg --print-architecture)
 twins=${TWINS:-1}
 case ",$archs," in *",$host,"*) twins=0 ;; esac
 stamp="v4 $archs $suite twins=$twins $*"
+# A release other than bookworm may need the fallback below, which also fetches its twins.
+[ "$suite" = bookworm ] || stamp="v5 $archs $suite twins=$twins $*"
 # Tests running at once (tests/integration/run.sh -j) build one mirror once: the others wait here.
 mkdir -p "$(dirname "$dir")"
 exec 9>"$dir.lock"
@@ -117,9 +119,9 @@ PY
 # package's newest +debNNuK version that the archive serves for every package and architecture
 # of the set built from it; packages.txt is rewritten to name what the pool holds.
 fallback_older() {
-	python3 - "$dir" <<'PY' || exit 1
+	python3 - "$dir" "$twins" "$host" <<'PY' || exit 1
 import os, re, subprocess, sys
-d = sys.argv[1]
+d, twins, host = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
 pool = os.path.join(d, "repo/pool/main")
 entries = [l.strip() for l in open(os.path.join(d, "packages.txt")) if l.strip()]
 def fname(name, arch, ver):  # as apt-get download names it
@@ -183,10 +185,18 @@ for (src, ver), members in sorted(groups.items()):
         sys.exit(f"mkmirror: the archive serves no file of '{src}' {ver} for " +
                  ", ".join(sorted(members)) + ", nor an older stable update of it for them all")
     for e, (u, f) in chosen[1].items():
+        name, arch, _ = re.match(r"([^:]+):([^=]+)=(.*)", e).groups()
         newest = os.path.join(pool, fname(*re.match(r"([^:]+):([^=]+)=(.*)", e).groups()))
         if os.path.exists(newest):
             os.unlink(newest)
         rewrite[e] = e.rsplit("=", 1)[0] + "=" + chosen[0]
+        # The host's build of the older version too, where served: the twin of what the
+        # mirror now carries (the host's lists name only the newest).
+        twin = fname(name, host, chosen[0])
+        if twins and arch != "all" and twin not in have and fetch(
+                u.rsplit("/", 1)[0] + "/" + poolname(name, host, chosen[0]), os.path.join(d, "fallback.part")):
+            os.rename(os.path.join(d, "fallback.part"), os.path.join(pool, twin))
+            have.add(twin)
     msg = (f"mkmirror: the archive lacks some files of '{src}' {ver}; the mirror carries {chosen[0]}, "
            f"the newest served for all of: {' '.join(sorted(members))}")
     print(msg, file=sys.stderr)

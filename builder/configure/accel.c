@@ -706,10 +706,17 @@ static const char *unusable(struct prep *x, const struct plan *twins)
 	return NULL;
 }
 
-/* The basename of the ELF interpreter of the host's shell build, which must be in the copy. */
+/*
+ * The basename of the ELF interpreter of the host's shell build, which must be in the copy. The
+ * shell is /bin/dash up to bookworm, /usr/bin/dash in packages laid out for merged /usr (trixie).
+ */
 static char *loader_in_copy(struct prep *x)
 {
-	char *sh = bin_copy(x, "bin/dash"), *name = sh ? elf_interp_name(sh) : NULL, *path;
+	char *sh = bin_copy(x, "bin/dash"), *name, *path;
+
+	if (!sh)
+		sh = bin_copy(x, "usr/bin/dash");
+	name = sh ? elf_interp_name(sh) : NULL;
 
 	free(sh);
 	if (!name)
@@ -804,7 +811,7 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 		ret = build_copy(&x, twins, &loader);
 		/* A twin that cannot be extracted only costs speed: emulation is always exact. */
 		why = ret ? "a host-architecture package could not be extracted"
-		      : !loader ? "the host-architecture C library is not in the plan"
+		      : !loader ? "the host-architecture shell (dash) and its C library are not among the twins"
 		      : !a->n_tools ? "no program can run natively" : NULL;
 		ret = 0;
 	}

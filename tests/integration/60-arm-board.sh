@@ -22,6 +22,10 @@ mkdir -p "$out"
 export SOURCE_DATE_EPOCH=1700000000
 expect_ok "$MKIMAGE" --source "$SRC" \
 	--output "$out/arm-board.$ext" "$recipe"
+# Native tools (the mirror carries the host's builds of the same versions, as Debian's archive
+# does): on trixie too, whose shell is /usr/bin/dash.
+grep -Eq "native tools: [0-9]+ target programs run as their host-architecture build" "$T/err" ||
+	{ grep "native tools" "$T/err" >&2; fail "the build ran no native tools"; }
 for f in lock spdx.json report.json $outputs; do
 	f=arm-board.$f
 	[ -s "$out/$f" ] || fail "missing output $f"

@@ -94,6 +94,24 @@ static int check_aux_archs(struct recipe_ctx *c, const config_setting_t *g,
 	return 0;
 }
 
+/* Since trixie packages ship their files under /usr only (DEP17): a tree without the links breaks. */
+static int check_merged_usr(struct recipe_ctx *c, const config_setting_t *g,
+			    const struct recipe_key *k, void *base)
+{
+	static const char *const merged_only[] = { "trixie", "forky", "duke", "sid", "testing",
+						    "unstable", NULL };
+	const struct recipe *r = c->r;
+	size_t i;
+
+	if (r->merged_usr || !r->suite)
+		return 0;
+	for (i = 0; merged_only[i]; i++)
+		if (!strcmp(r->suite, merged_only[i]))
+			return recipe_fail(c, recipe_member(g, k->name), "merged_usr = false: suite "
+				    "'%s' requires merged /usr (its packages ship /bin, /sbin and /lib "
+				    "under /usr only); drop the key, or build bookworm", r->suite);
+	return 0;
+}
 
 static int check_hostname(struct recipe_ctx *c, const config_setting_t *g,
 			  const struct recipe_key *k, void *base)
@@ -720,6 +738,7 @@ const struct recipe_key recipe_keys[] = {
 	{ RECIPE_IN_TOP, "suite", RECIPE_STRING, "bookworm", .offset = TOP(suite),
 	  .doc = "the Debian suite every source defaults to" },
 	{ RECIPE_IN_TOP, "merged_usr", RECIPE_BOOL, "true", .offset = TOP(merged_usr), .tree = 1,
+	  .check = check_merged_usr,
 	  .doc = "/bin, /sbin and /lib as links into /usr" },
 	{ RECIPE_IN_TOP, "sources", RECIPE_LIST, .def_doc = "( { host = true; } )",
 	  .offset = TOP(sources), .count = TOP(n_sources), .sub = RECIPE_IN_SOURCES,

@@ -37,6 +37,16 @@ packages = { install = [ "hello" ]; };
 R
 check_err "r.cfg:3: 'merged_usr' must be true or false"
 
+# Since trixie, packages ship /bin, /sbin and /lib under /usr only.
+recipe <<'R'
+name = "t";
+architecture = "armhf";
+suite = "trixie";
+merged_usr = false;
+packages = { install = [ "hello" ]; };
+R
+check_err "r.cfg:4: merged_usr = false: suite 'trixie' requires merged /usr \(its packages ship /bin, /sbin and /lib under /usr only\); drop the key, or build bookworm"
+
 recipe <<'R'
 name = "t";
 architecture = "armhf";

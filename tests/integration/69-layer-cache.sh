@@ -14,7 +14,7 @@ export SOURCE_DATE_EPOCH=1700000000
 flagship_lean arm-board "$T/r"
 R=$T/r/recipes
 C=$T/cache
-mkdir -p "$T/tmp"
+mkdir -p "$SHM"
 chmod 755 "$T"
 cp "$MKIMAGE" "$T/mkimage"
 
@@ -38,7 +38,7 @@ build() {
 	local name=$1 recipe=$2 t0
 	shift 2
 	t0=$(date +%s.%N)
-	TMPDIR=$T/tmp "$MKIMAGE" --cache-dir "$C" --source "$SRC" --output "$T/$name.ext4" "$@" \
+	TMPDIR=$SHM "$MKIMAGE" --cache-dir "$C" --source "$SRC" --output "$T/$name.ext4" "$@" \
 		"$R/$recipe.cfg" 2>"$T/$name.err" || { cat "$T/$name.err" >&2; fail "build '$name' failed"; }
 	echo "$(date +%s.%N) - $t0" | bc >"$T/$name.secs"
 }
@@ -140,11 +140,11 @@ i=0
 while [ ! -e /var/tmp/mki69-go ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
 EOF
 with_hook wait
-TMPDIR=$T/tmp "$MKIMAGE" --cache-dir "$C" --source "$SRC" \
+TMPDIR=$SHM "$MKIMAGE" --cache-dir "$C" --source "$SRC" \
 	--output "$T/wait.ext4" "$R/wait.cfg" 2>"$T/wait.err" & pid=$!
 _PIDS="$_PIDS $pid"
 i=0
-until [ -n "$(find "$T/tmp" -path '*/root/var/tmp/mki69-waiting')" ] || [ $i -ge 600 ]; do
+until [ -n "$(find "$SHM" -path '*/root/var/tmp/mki69-waiting')" ] || [ $i -ge 600 ]; do
 	kill -0 $pid 2>/dev/null || { cat "$T/wait.err" >&2; fail "the waiting build ended early"; }
 	sleep 0.5
 	i=$((i + 1))
@@ -154,9 +154,9 @@ grep -q "configured tree restored" "$T/wait.err" || fail "the waiting build did 
 gc
 [ -f "$L" ] || fail "--cache-gc removed the layer a running build holds"
 [ "$(layers)" = 1 ] || fail "--cache-gc kept a layer no build holds ($(layers) left)"
-touch "$(find "$T/tmp" -path '*/root/var/tmp' -type d | head -1)/mki69-go"
+touch "$(find "$SHM" -path '*/root/var/tmp' -type d | head -1)/mki69-go"
 wait $pid || { cat "$T/wait.err" >&2; fail "the waiting build failed"; }
-rm -rf "$T"/tmp/*
+rm -rf "$SHM"/*
 gc
 [ "$(layers)" = 0 ] || fail "--cache-gc kept a layer after its build ended"
 

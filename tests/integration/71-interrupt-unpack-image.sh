@@ -26,7 +26,7 @@ architecture = "armhf";
 sources = ( { uri = "$SERVER_URL"; keyring = "$KEYRING"; } );
 packages = { install = [ "big-test" ]; };
 R
-mkdir -p "$T/tmp"
+mkdir -p "$SHM"
 
 # caught PID FILE-GLOB DONE-PATTERN: poll until FILE-GLOB exists, stop PID there, and check that
 # the stage has not finished (DONE-PATTERN not yet in $T/err).
@@ -58,18 +58,18 @@ finish() {
 
 for sig in INT TERM; do
 	# --- unpack ---
-	TMPDIR=$T/tmp "$MKIMAGE" --until unpack --cache-dir "$T/cache" "$T/r.cfg" >/dev/null \
+	TMPDIR=$SHM "$MKIMAGE" --until unpack --cache-dir "$T/cache" "$T/r.cfg" >/dev/null \
 		2>"$T/err" & pid=$!
-	caught $pid "$T/tmp/*/root/usr/share/big-test/d00/f0000" "unpacked [0-9]+ packages"
+	caught $pid "$SHM/*/root/usr/share/big-test/d00/f0000" "unpacked [0-9]+ packages"
 	finish $pid "$sig" unpack
-	[ -z "$(ls -A "$T/tmp")" ] || fail "$sig during unpack: work dir left: $(ls -A "$T/tmp")"
+	[ -z "$(ls -A "$SHM")" ] || fail "$sig during unpack: work dir left: $(ls -A "$SHM")"
 	no_temp_files "$T/cache"
 
 	# --- image write (the image writer alone, on the tree of a kept staging dir) ---
 	if [ ! -d "$T/keep" ]; then
-		TMPDIR=$T/tmp expect_ok "$MKIMAGE" --until unpack --keep-staging --cache-dir "$T/cache" \
+		TMPDIR=$SHM expect_ok "$MKIMAGE" --until unpack --keep-staging --cache-dir "$T/cache" \
 			"$T/r.cfg"
-		mv "$T/tmp"/* "$T/keep"
+		mv "$SHM"/* "$T/keep"
 		# Bulk data so that writing the image takes a while.
 		head -c 64M /dev/urandom >"$T/keep/root/usr/share/big-test/blob"
 	fi
@@ -82,5 +82,5 @@ done
 expect_ok "$MKFS" "$T/keep/root" "$T/img/out.ext4"
 [ "$(ls "$T/img")" = out.ext4 ] || fail "image not written: $(ls "$T/img")"
 e2fsck -fn "$T/img/out.ext4" >/dev/null 2>&1 || fail "the image after the interrupted runs is not clean"
-TMPDIR=$T/tmp expect_ok "$MKIMAGE" --until unpack --cache-dir "$T/cache" "$T/r.cfg"
-[ -z "$(ls -A "$T/tmp")" ] || fail "work dir left after a good build"
+TMPDIR=$SHM expect_ok "$MKIMAGE" --until unpack --cache-dir "$T/cache" "$T/r.cfg"
+[ -z "$(ls -A "$SHM")" ] || fail "work dir left after a good build"

@@ -17,7 +17,7 @@ sleep 7501
 deb_build "$d" "$T/repo/pool/main" >/dev/null
 native_repo
 
-mkdir -p "$T/r/hooks" "$T/tmp" "$T/img"
+mkdir -p "$T/r/hooks" "$SHM" "$T/img"
 printf '#!/bin/sh\ntouch /var/tmp/mki75-inside-started\nsleep 7502\n' >"$T/r/hooks/inside.sh"
 # (in the tree, so that the test finds it by its working directory)
 printf '#!/bin/sh\ncd "$MKIMAGE_ROOT"\ntouch var/tmp/mki75-outside-started\nsleep 7503\n' \
@@ -34,16 +34,16 @@ native_recipe "$T/r/good.cfg" t ""
 # terminal does.
 interrupt() {
 	local sig=$1 recipe=$2 marker=$3 what=$4 pid rc=0 i
-	TMPDIR=$T/tmp ${GROUP:+setsid} "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" \
+	TMPDIR=$SHM ${GROUP:+setsid} "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" \
 		"$T/r/$recipe.cfg" >/dev/null 2>"$T/err" & pid=$!
 	_PIDS="$_PIDS $pid" # if the test fails, its exit trap stops this build
 	for i in $(seq 1 1200); do
-		compgen -G "$T/tmp/*/root/var/tmp/$marker" >/dev/null && break
+		compgen -G "$SHM/*/root/var/tmp/$marker" >/dev/null && break
 		kill -0 $pid 2>/dev/null || { cat "$T/err" >&2; fail "$recipe: mkimage ended before '$marker'"; }
 		sleep 0.05
 	done
-	compgen -G "$T/tmp/*/root/var/tmp/$marker" >/dev/null || fail "$recipe: no '$marker'"
-	running=$(processes_under "$T/tmp" | tr '\n' ' ')
+	compgen -G "$SHM/*/root/var/tmp/$marker" >/dev/null || fail "$recipe: no '$marker'"
+	running=$(processes_under "$SHM" | tr '\n' ' ')
 	[ -n "$running" ] || fail "$recipe: nothing runs in the sandbox to be interrupted"
 	kill -"$sig" -- ${GROUP:+-}$pid
 	# Bounded wait (the script sleeps for hours: a missed signal would hang here).
@@ -55,8 +55,8 @@ interrupt() {
 	grep -Eq "$what was stopped: interrupted" "$T/err" ||
 		{ cat "$T/err" >&2; fail "$sig during $recipe: what was running is not named"; }
 	no_process 'sleep 750[123]' "$sig during $recipe"
-	no_process_under "$T/tmp" "$sig during $recipe"
-	[ -z "$(ls -A "$T/tmp")" ] || fail "$sig during $recipe: work dir left: $(ls -A "$T/tmp")"
+	no_process_under "$SHM" "$sig during $recipe"
+	[ -z "$(ls -A "$SHM")" ] || fail "$sig during $recipe: work dir left: $(ls -A "$SHM")"
 	[ -z "$(left_beside "$T/img")" ] || fail "$sig during $recipe: output left: $(left_beside "$T/img")"
 	grep -q '"status": "interrupted"' "$T/img/t.report.json" ||
 		fail "$sig during $recipe: the report does not say interrupted"
@@ -75,30 +75,30 @@ GROUP=1 interrupt INT configure mki75-configure-started "'dpkg --configure -a'"
 # but no step outlives mkimage (each step's pid 1 dies with it, PR_SET_PDEATHSIG) and the cache is
 # still consistent; nothing is left beside the image either (its log was an unnamed file).
 rm -f "$T"/img/*
-TMPDIR=$T/tmp "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/configure.cfg" \
+TMPDIR=$SHM "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/configure.cfg" \
 	>/dev/null 2>"$T/err" & pid=$!
 _PIDS="$_PIDS $pid"
 for i in $(seq 1 1200); do
-	compgen -G "$T/tmp/*/root/var/tmp/mki75-configure-started" >/dev/null && break
+	compgen -G "$SHM/*/root/var/tmp/mki75-configure-started" >/dev/null && break
 	kill -0 $pid 2>/dev/null || { cat "$T/err" >&2; fail "KILL: mkimage ended before configuring"; }
 	sleep 0.05
 done
-[ -n "$(processes_under "$T/tmp")" ] || fail "KILL: nothing runs in the sandbox"
+[ -n "$(processes_under "$SHM")" ] || fail "KILL: nothing runs in the sandbox"
 kill -KILL $pid
 wait $pid 2>/dev/null || true
-for i in $(seq 1 100); do [ -z "$(processes_under "$T/tmp")" ] && break; sleep 0.1; done
-no_process_under "$T/tmp" "KILL during configure"
+for i in $(seq 1 100); do [ -z "$(processes_under "$SHM")" ] && break; sleep 0.1; done
+no_process_under "$SHM" "KILL during configure"
 no_process 'sleep 750[123]' "KILL during configure"
 verify_cache "$T/cache" >/dev/null
 [ -z "$(ls -A "$T/img")" ] || fail "KILL during configure: output left: $(ls -A "$T/img")"
-stale=$(ls -d "$T"/tmp/mkimage.*)
+stale=$(ls -d "$SHM"/mkimage.*)
 [ -e "$stale/.mkimage-lock" ] || fail "KILL: the killed build's work dir has no lock file"
 # The next build that enters its namespace removes what the killed one left.
-TMPDIR=$T/tmp expect_ok "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/good.cfg"
-grep -q "removed 1 work directory in '$T/tmp' left by killed builds" "$T/err" ||
+TMPDIR=$SHM expect_ok "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/good.cfg"
+grep -q "removed 1 work directory in '$SHM' left by killed builds" "$T/err" ||
 	{ cat "$T/err" >&2; fail "KILL: the next build did not say it removed the stale work dir"; }
 [ ! -e "$stale" ] || fail "KILL: the killed build's work dir is still there after the next build"
-[ -z "$(ls -A "$T/tmp")" ] || fail "KILL: work dirs left after the next build: $(ls -A "$T/tmp")"
+[ -z "$(ls -A "$SHM")" ] || fail "KILL: work dirs left after the next build: $(ls -A "$SHM")"
 rm -f "$T"/img/*
 note "KILL during configure: nothing left running; the next build removed the work dir"
 
@@ -111,6 +111,6 @@ fixture_repo "$T/arm" arm armhf
 RECIPE_ARCH=armhf native_recipe "$T/r/arm.cfg" t ', "slow-test"'
 interrupt TERM arm mki75-configure-started "'dpkg --configure -a'"
 
-TMPDIR=$T/tmp expect_ok "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/good.cfg"
+TMPDIR=$SHM expect_ok "$MKIMAGE" --cache-dir "$T/cache" -o "$T/img/t.ext4" "$T/r/good.cfg"
 e2fsck -fn "$T/img/t.ext4" >/dev/null 2>&1 || fail "the image after the interrupted runs is not clean"
-[ -z "$(ls -A "$T/tmp")" ] || fail "work dir left after a good build"
+[ -z "$(ls -A "$SHM")" ] || fail "work dir left after a good build"

@@ -15,6 +15,12 @@ TMPDIR=$(mktemp -d "/var/tmp/mki-$TEST_NAME.XXXXXX")
 chmod 1777 "$TMPDIR"
 export TMPDIR
 export XDG_CACHE_HOME=$T/xdg-cache
+# A directory of the test's own on tmpfs, for tests that look into an emulated armhf or armel
+# build's work directory: mkimage moves such a build off a filesystem whose directory offsets a
+# 32-bit guest cannot read (builder/sandbox/workroot.h), which the test's TMPDIR is; with
+# TMPDIR=$SHM it stays where the test looks.
+SHM=$(mktemp -d "/dev/shm/mki-$TEST_NAME.XXXXXX" 2>/dev/null) || SHM=$(mktemp -d "$TMPDIR/shm.XXXXXX")
+chmod 1777 "$SHM"
 # No test reads the host's apt sources (for "host" entries, or for native tools' twins when its
 # repository lacks the host's architecture: builder/repo/twinsrc.h) unless it names its own root.
 export MKIMAGE_APT_ROOT=${MKIMAGE_APT_ROOT:-$T/no-apt}
@@ -25,8 +31,8 @@ _cleanup() {
 	for pid in $_PIDS; do kill "$pid" 2>/dev/null || true; done
 	for pid in $_PIDS; do wait "$pid" 2>/dev/null || true; done
 	[ -n "${KEEP_TMP:-}" ] && { echo "kept $T" >&2; return; }
-	chmod -R u+rwX "$T" "$TMPDIR" 2>/dev/null || true
-	rm -rf "$T" "$TMPDIR"
+	chmod -R u+rwX "$T" "$TMPDIR" "$SHM" 2>/dev/null || true
+	rm -rf "$T" "$TMPDIR" "$SHM"
 }
 trap _cleanup EXIT
 trap 'exit 130' INT TERM

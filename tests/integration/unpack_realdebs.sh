@@ -21,7 +21,10 @@ A
 export APT_CONFIG=$C/apt/apt.conf
 if [ ! -f "$C/debs/.complete" ]; then
 	if ! ls "$C"/apt/lists/*_Packages >/dev/null 2>&1; then
-		apt-get -q update >&2
+		# A mirror mid-sync fails one suite's index; apt goes on with the others, and so
+		# does this set where the release's main is there.
+		apt-get -q update >&2 ||
+			ls "$C"/apt/lists/*_dists_"$(. /etc/os-release && echo "$VERSION_CODENAME")"_main_binary-armhf_Packages* >/dev/null
 	fi
 	cd "$C/debs"
 	args=$OTHER

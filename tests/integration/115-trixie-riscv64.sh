@@ -53,6 +53,7 @@ qemu-riscv64-static -L "$T/sys" "$T/sys/usr/bin/busybox" true || fail "riscv64 b
 # It boots: OpenSBI, U-Boot, the kernel from the disk, a serial login, the riscv64 hello run by the
 # boot-time unit, no failed unit.
 e2e_boot qemu-system-riscv64 riscv64
+[ -s "$T/console.log" ] || exit 0 # the boot skipped (MKIMAGE_TEST_BOOT=0), as listed
 grep -aq '^OpenSBI v' "$T/console.log" && grep -aq '^U-Boot 20' "$T/console.log" ||
 	fail "the console does not show OpenSBI and U-Boot"
 grep -aq "Retrieving file: /boot/vmlinux-$ver" "$T/console.log" ||

@@ -46,8 +46,13 @@ expect_fail 4 "perl-base:arm.*cannot both be installed" "$RESOLVE" --primary arm
 	"${PK[@]}" --install perl:armel --install python3
 apt_sim "$D/apt.conf" "$T/impossible.apt" perl:armel python3 && fail "apt solved perl:armel + python3"
 true
-# armel has no security updates: libpcre2-8-0 differs between the archs -> a clear skew error
-expect_fail 4 "'libpcre2-8-0:arm[a-z]*=[^']*' and 'libpcre2-8-0:arm[a-z]*=[^']*' are Multi-Arch: same and must have the same version" \
-	"$RESOLVE" --primary armhf --arch armel "${PK[@]}" --install openssh-client --install coreutils:armel
-apt_sim "$D/apt.conf" "$T/skew.apt" openssh-client coreutils:armel && fail "apt solved the skew"
+# armel has no security updates: libpcre2-8-0 differs between the archs -> a clear skew error.
+# It needs the security suite's armhf index, which a mirror mid-sync may not have served.
+if compgen -G "$D/lists/*security*_binary-armhf_Packages" >/dev/null; then
+	expect_fail 4 "'libpcre2-8-0:arm[a-z]*=[^']*' and 'libpcre2-8-0:arm[a-z]*=[^']*' are Multi-Arch: same and must have the same version" \
+		"$RESOLVE" --primary armhf --arch armel "${PK[@]}" --install openssh-client --install coreutils:armel
+	apt_sim "$D/apt.conf" "$T/skew.apt" openssh-client coreutils:armel && fail "apt solved the skew"
+else
+	skip_part "the armhf/armel skew: no security index for armhf (the mirror failed it: resolve-data.sh)"
+fi
 true

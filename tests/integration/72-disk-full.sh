@@ -46,11 +46,11 @@ verify_cache() {
 
 # --- the cache: room for the indexes, not for the 3 MiB package ---
 small "$T/cache" 1M
-TMPDIR=$T/tmp expect_fail 1 "cannot write '.*/cache/.*': No space left on device" "$MKIMAGE" --until fetch --cache-dir "$T/cache" "$T/r.cfg"
+TMPDIR=$SHM expect_fail 1 "cannot write '.*/cache/.*': No space left on device" "$MKIMAGE" --until fetch --cache-dir "$T/cache" "$T/r.cfg"
 note "cache full: $(grep -m1 "No space" "$T/err")"
 no_temp_files "$T/cache"
 verify_cache "$T/cache"
-[ -z "$(ls -A "$T/tmp")" ] || fail "cache full: work dir left: $(ls -A "$T/tmp")"
+[ -z "$(ls -A "$SHM")" ] || fail "cache full: work dir left: $(ls -A "$SHM")"
 umount "$T/cache"
 rm -rf "$T/cache"
 
@@ -64,8 +64,8 @@ verify_cache "$T/cache"
 umount "$T/tmp"
 
 # --- the image: the output directory on a tmpfs smaller than the image ---
-TMPDIR=$T/tmp expect_ok "$MKIMAGE" --until unpack --keep-staging --cache-dir "$T/cache" "$T/r.cfg"
-mv "$T/tmp"/* "$T/keep"
+TMPDIR=$SHM expect_ok "$MKIMAGE" --until unpack --keep-staging --cache-dir "$T/cache" "$T/r.cfg"
+mv "$SHM"/* "$T/keep"
 small "$T/img" 2M
 expect_fail 8 "No space left" "$MKFS" "$T/keep/root" "$T/img/out.ext4"
 note "image full: $(grep -m1 "No space" "$T/err")"

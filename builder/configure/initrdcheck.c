@@ -231,7 +231,8 @@ static char *modules_setting(int rootfd)
 		closedir(d);
 	else if (dfd >= 0)
 		close(dfd);
-	qsort(files.v, files.n, sizeof(*files.v), by_name);
+	if (files.n)
+		qsort(files.v, files.n, sizeof(*files.v), by_name);
 	for (i = 0; i < files.n; i++)
 		read_modules_setting(rootfd, files.v[i], &value);
 	strv_release(&files);

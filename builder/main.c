@@ -187,8 +187,9 @@ static void usage(FILE *f)
 	buf_adds(&b, "usage: mkimage [OPTIONS] RECIPE\n"
 		     "       mkimage --diff OLD.lock NEW.lock\n"
 		     "       mkimage --cache-gc[=SIZE] [--cache-dir DIR]\n"
-		     "Build an ext4 (or tar) root filesystem image for one or more Debian "
-		     "architectures,\nas described by RECIPE, without root.\n\n");
+		     "Build a bootable disk (GPT or MBR; ext4, FAT and squashfs partitions, "
+		     "dm-verity)\nor a root filesystem image (ext4, squashfs or tar) of one or more "
+		     "Debian\narchitectures, as described by RECIPE, without root.\n\n");
 	for (i = 0; i < N_OPTS; i++)
 		usage_opt(&b, &opts[i]);
 	runlimits_help(&b);

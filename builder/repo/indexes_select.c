@@ -31,6 +31,18 @@ void indexes_wants_release(struct wants *w)
 	free(w->v);
 }
 
+void indexes_wants_drop(struct wants *w, size_t ri)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < w->n; i++)
+		if (w->v[i].rel == ri)
+			want_release(&w->v[i]);
+		else
+			w->v[o++] = w->v[i];
+	w->n = o;
+}
+
 /* "updates/main" in a Components field names the component "main" (Debian's security archive). */
 static int offers_component(const struct strv *comps, const char *name)
 {

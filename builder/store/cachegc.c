@@ -212,7 +212,7 @@ static int read_user(int dfd, const char *dir, const char *name, struct strv *in
 	return ret;
 }
 
-/* Every live build's claims, sorted; dead builds' registrations removed. */
+/* Every live build's claims (unsorted); dead builds' registrations removed. */
 static int read_users(const char *cache_dir, struct strv *in_use, struct cache_gc_result *res)
 {
 	char *dir = xasprintf("%s/users", cache_dir);
@@ -234,9 +234,44 @@ static int read_users(const char *cache_dir, struct strv *in_use, struct cache_g
 				res->leftovers++;
 		}
 	closedir(d);
-	if (in_use->n)
-		qsort(in_use->v, in_use->n, sizeof(char *), cmp_str);
 out:
+	free(dir);
+	return ret;
+}
+
+/*
+ * The indexes each source's last verified Release named (releases/KEY/verified/indexes, written
+ * by the indexes stage): kept for good, since --allow-stale builds from them when the mirror is
+ * mid-sync. A newer verified Release replaces the list, and then the old ones may go.
+ */
+static int read_kept(const char *cache_dir, struct strv *in_use)
+{
+	char *dir = xasprintf("%s/releases", cache_dir), *path;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct buf b = { 0 };
+	int ret = 0;
+
+	if (!d) {
+		ret = errno == ENOENT ? 0 : -errno;
+		free(dir);
+		return ret;
+	}
+	while (!ret && (e = readdir(d))) {
+		if (!is_key(e->d_name))
+			continue;
+		path = xasprintf("%s/%s/verified/indexes", dir, e->d_name);
+		ret = readfile_read(path, USER_FILE_MAX, &b, NULL);
+		if (!ret)
+			add_claims(in_use, &b);
+		else if (ret == -ENOENT)
+			ret = 0;
+		else
+			log_error("cannot read '%s': %s", path, err_text(ret));
+		buf_release(&b);
+		free(path);
+	}
+	closedir(d);
 	free(dir);
 	return ret;
 }
@@ -425,6 +460,10 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 	int ret;
 
 	ret = read_users(cache_dir, &in_use, res);
+	if (!ret)
+		ret = read_kept(cache_dir, &in_use);
+	if (in_use.n)
+		qsort(in_use.v, in_use.n, sizeof(char *), cmp_str);
 	if (!ret)
 		ret = scan_objects(cache_dir, &in_use, &es, res);
 	if (!ret)

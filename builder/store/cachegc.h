@@ -56,7 +56,9 @@ struct cache_gc_result {
  * Remove least recently used objects (a download and its decompressed index count as one) and
  * layers of `cache_dir` until they use at most `limit` bytes, sparing those claimed by running
  * builds.
- * Repository state (releases/: the rollback guard) is never removed. Returns 0 (the result may
+ * Repository state (releases/: the rollback guard, each source's last verified Release) is never
+ * removed, nor the indexes a last verified Release names (releases/KEY/verified/indexes: what
+ * --allow-stale builds from). Returns 0 (the result may
  * still be above `limit` when running builds hold more) or a negative errno.
  */
 int cachegc_run(const char *cache_dir, uint64_t limit, struct cache_gc_result *res);

@@ -380,8 +380,8 @@ static int process(struct indexes_ctx *c, const struct sources *s, struct wants 
 		ret = midsync_wait(c->st->midsync_wait * (round + 1));
 		rels_reset(c, w);
 	}
-	if (!ret && round > 1)
-		log_info("indexes: consistent after %u retr%s", round - 1, round > 2 ? "ies" : "y");
+	if (!ret && round)
+		log_info("indexes: consistent after %u retr%s", round, round > 1 ? "ies" : "y");
 	return ret ? ret : decompress_all(c, w);
 }
 

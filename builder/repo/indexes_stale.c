@@ -67,22 +67,20 @@ size_t indexes_midsync_count(const struct wants *w, size_t ri)
 static char *describe(const struct wants *w, size_t ri)
 {
 	const struct want *first = NULL;
-	size_t i, more = 0;
+	size_t i;
+	int more = 0;
 
 	for (i = 0; i < w->n; i++)
 		if (w->v[i].rel == ri && mismatched(&w->v[i])) {
-			more += first != NULL;
+			more |= first != NULL;
 			first = first ? first : &w->v[i];
 		}
 	if (!first)
 		return xstrdup("(nothing)");
-	if (!more)
-		return xasprintf("'%s' %s%s", first->file->path, first->item.mismatch,
-				 first->by_hash_missing ? " and by-hash has no copy of it" : "");
-	return xasprintf("'%s' %s%s, and %zu more index%s", first->file->path,
+	return xasprintf("'%s' from '%s' %s%s%s", first->file->path, first->url,
 			 first->item.mismatch,
-			 first->by_hash_missing ? " and by-hash has no copy of it" : "", more,
-			 more > 1 ? "es" : "");
+			 first->by_hash_missing ? " and by-hash has no copy of it" : "",
+			 more ? ", and more indexes of the suite do not match either" : "");
 }
 
 void indexes_midsync_retrying(const struct indexes_ctx *c, const struct wants *w, unsigned round,
@@ -110,10 +108,11 @@ void indexes_midsync_retrying(const struct indexes_ctx *c, const struct wants *w
 static void log_midsync_error(const struct rel *r, const char *name, const char *what,
 			      const char *settings_bound)
 {
-	log_error("%s (%s) looks mid-sync: %s, against its InRelease dated %s; still so after %d "
-		  "retries over %s. Wait and build again; or use another mirror (--source, or the "
-		  "recipe's sources); or build with the last verified index of the suite while its "
-		  "Release is valid: --allow-stale=%s", name, r->src->origin, what,
+	log_error("%s (%s) looks mid-sync, or its file was tampered with: %s, against its Release "
+		  "dated %s; still so after %d retries over %s; nothing was cached. Wait and build "
+		  "again; or use another mirror (--source, or the recipe's sources); or build with "
+		  "the last verified index of the suite while its Release is valid: "
+		  "--allow-stale=%s", name, r->src->origin, what,
 		  r->info.date ? r->info.date : "(no date)", INDEXES_RETRIES, settings_bound,
 		  r->src->suite);
 }

@@ -63,6 +63,7 @@ static void setup(struct fixture *f, const char *suite)
 	f->w.v[0].comp = xstrdup("main");
 	f->w.v[0].arch = xstrdup("armhf");
 	f->w.v[0].file = &f->file;
+	f->w.v[0].url = xstrdup("http://x/P.xz");
 	f->w.v[0].by_hash_missing = 1;
 	f->w.v[0].item.result = -MKI_E_INTEGRITY;
 	snprintf(f->w.v[0].item.mismatch, sizeof(f->w.v[0].item.mismatch),
@@ -151,8 +152,8 @@ START_TEST(not_allowed_is_an_error)
 	ck_assert_uint_eq(indexes_midsync_count(&f.w, SIZE_MAX), 1);
 	ck_assert_uint_eq(indexes_midsync_count(&f.w, 1), 0);
 	ck_assert_int_eq(indexes_stale_resolve(&f.c, &f.w), -MKI_E_INTEGRITY);
-	ck_assert_str_eq(f.r.why, "'main/binary-armhf/Packages.xz' has 1 bytes, the index says 2 "
-				  "and by-hash has no copy of it");
+	ck_assert_str_eq(f.r.why, "'main/binary-armhf/Packages.xz' from 'http://x/P.xz' has 1 "
+				  "bytes, the index says 2 and by-hash has no copy of it");
 	ck_assert_int_eq(f.r.use, INDEX_CURRENT);
 	teardown(&f);
 }

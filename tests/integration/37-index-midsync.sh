@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-native.sh"
 
-export MKIMAGE_MIDSYNC_WAIT=0
+
 native_repo
 SEC=$T/repo/dists/bookworm-security
 PKG=main/binary-amd64/Packages.xz

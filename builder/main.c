@@ -108,8 +108,8 @@ static const struct opt {
 	  "accept a Release older than the last one verified" },
 	{ "allow-stale", O_ALLOW_STALE, required_argument, "SUITE,...",
 	  "\nwhen the mirror of SUITE is mid-sync, build with its last\n"
-	  "verified indexes while valid (\"updates\": every -updates\n"
-	  "and -security suite, left out if none was kept)" },
+	  "verified indexes while valid (\"updates\": each updates or\n"
+	  "security suite, left out if none was kept)" },
 	{ "lock", O_LOCK, optional_argument, "FILE",
 	  "resolve only and write the lock file (default: beside the\nimage, e.g. images/NAME.lock)" },
 	{ "locked", O_LOCKED, optional_argument, "FILE", "build exactly what the lock file says" },

@@ -361,11 +361,12 @@ static int midsync_wait(long secs)
 /*
  * The rounds: while only bytes that do not match their Release failed (a mirror mid-sync: its
  * indexes land before or after its InRelease), wait and start again from a new InRelease, at
- * most INDEXES_RETRIES times (indexes.h); then indexes_stale_resolve() decides.
+ * most INDEXES_RETRIES times (indexes.h); then indexes_stale_resolve() decides. The host's
+ * indexes for native tools' twins are not worth a wait: without them the build emulates.
  */
 static int process(struct indexes_ctx *c, const struct sources *s, struct wants *w)
 {
-	unsigned round;
+	unsigned round, rounds = c->native_only ? 0 : INDEXES_RETRIES;
 	int ret = 0;
 
 	for (round = 0; !ret; round++) {
@@ -374,8 +375,10 @@ static int process(struct indexes_ctx *c, const struct sources *s, struct wants 
 			ret = fetch_round(c, w);
 		if (ret != -MKI_E_INTEGRITY || !indexes_midsync_count(w, SIZE_MAX))
 			break;
-		if (round == INDEXES_RETRIES)
-			return indexes_stale_resolve(c, w) ?: decompress_all(c, w);
+		if (round == rounds) {
+			ret = indexes_stale_resolve(c, w);
+			return ret ? ret : decompress_all(c, w);
+		}
 		indexes_midsync_retrying(c, w, round + 1, c->st->midsync_wait * (round + 1));
 		ret = midsync_wait(c->st->midsync_wait * (round + 1));
 		rels_reset(c, w);

@@ -106,15 +106,14 @@ void indexes_midsync_retrying(const struct indexes_ctx *c, const struct wants *w
 
 /* The ways out, for an error that ends the build. */
 static void log_midsync_error(const struct rel *r, const char *name, const char *what,
-			      const char *settings_bound)
+			      int retries, long waited)
 {
 	log_error("%s (%s) looks mid-sync, or its file was tampered with: %s, against its Release "
-		  "dated %s; still so after %d retries over %s; nothing was cached. Wait and build "
+		  "dated %s; still so after %d retries over %ld s; nothing was cached. Wait and build "
 		  "again; or use another mirror (--source, or the recipe's sources); or build with "
 		  "the last verified index of the suite while its Release is valid: "
 		  "--allow-stale=%s", name, r->src->origin, what,
-		  r->info.date ? r->info.date : "(no date)", INDEXES_RETRIES, settings_bound,
-		  r->src->suite);
+		  r->info.date ? r->info.date : "(no date)", retries, waited, r->src->suite);
 }
 
 /* The signed files of the last verified Release of `r`, if one was kept. */
@@ -204,16 +203,15 @@ static int stand_in(struct indexes_ctx *c, struct wants *w, size_t ri, const cha
 static int resolve_one(struct indexes_ctx *c, struct wants *w, size_t ri)
 {
 	struct rel *r = &c->rels[ri];
-	char *name = rel_name(r), *bound;
-	int ret = 0;
+	char *name = rel_name(r);
+	int ret = 0, retries = c->native_only ? 0 : INDEXES_RETRIES;
 
 	r->why = describe(w, ri);
 	r->served_date = r->info.date ? xstrdup(r->info.date) : NULL;
 	if (!indexes_stale_allowed(&c->st->allow_stale, r->src->suite)) {
-		bound = xasprintf("%ld s", c->st->midsync_wait * INDEXES_RETRIES *
-					   (INDEXES_RETRIES + 1) / 2);
-		log_midsync_error(r, name, r->why, bound);
-		free(bound);
+		/* the waits were W, 2W, 3W (indexes.c) */
+		log_midsync_error(r, name, r->why, retries,
+				  c->st->midsync_wait * retries * (retries + 1) / 2);
 		ret = -MKI_E_INTEGRITY;
 	} else if (find_record(r)) {
 		ret = stand_in(c, w, ri, name);

@@ -452,7 +452,7 @@ static int sweep_locks(const char *cache_dir, const struct strv *in_use, struct 
 
 static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result *res)
 {
-	struct strv in_use = { 0 };
+	struct strv in_use = { 0 }, kept = { 0 };
 	struct entries es = { 0 };
 	char *idx = xasprintf("%s/indexes", cache_dir);
 	char *layers = xasprintf("%s/layers", cache_dir);
@@ -461,9 +461,11 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 
 	ret = read_users(cache_dir, &in_use, res);
 	if (!ret)
-		ret = read_kept(cache_dir, &in_use);
+		ret = read_kept(cache_dir, &kept);
 	if (in_use.n)
 		qsort(in_use.v, in_use.n, sizeof(char *), cmp_str);
+	if (kept.n)
+		qsort(kept.v, kept.n, sizeof(char *), cmp_str);
 	if (!ret)
 		ret = scan_objects(cache_dir, &in_use, &es, res);
 	if (!ret)
@@ -482,6 +484,8 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 			ret = -MKI_E_INTERRUPTED;
 		} else if (claimed(&in_use, es.v[i].key)) {
 			res->objects_in_use++;
+		} else if (claimed(&kept, es.v[i].key)) {
+			res->objects_kept++;
 		} else if (!(ret = remove_entry(cache_dir, &es.v[i]))) {
 			res->bytes_after -= es.v[i].bytes;
 			res->objects_removed++;
@@ -492,6 +496,7 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 		ret = sweep_locks(cache_dir, &in_use, &es, res);
 	free(es.v);
 	strv_release(&in_use);
+	strv_release(&kept);
 	free(idx);
 	free(layers);
 	return ret;
@@ -535,7 +540,11 @@ int cachegc_expire(const char *cache_dir, uint64_t limit)
 		 "and %zu leftovers of dead processes; now %.1f MiB", cache_dir,
 		 res.objects_before, mib(res.bytes_before), res.objects_removed,
 		 mib(res.bytes_before - res.bytes_after), res.leftovers, mib(res.bytes_after));
-	if (res.bytes_after > limit)
+	if (res.objects_kept)
+		log_info("cache '%s': kept %zu indexes that the last verified Releases name (what "
+			 "--allow-stale builds from when a mirror is mid-sync)", cache_dir,
+			 res.objects_kept);
+	if (res.bytes_after > limit && res.objects_in_use)
 		log_warn("the cache is still above %.1f MiB: %zu objects are in use by %zu running "
 			 "builds", mib(limit), res.objects_in_use, res.builds);
 	return 0;

@@ -48,6 +48,7 @@ struct cache_gc_result {
 	uint64_t bytes_before, bytes_after;
 	size_t objects_before, objects_removed;
 	size_t objects_in_use; /* spared because a running build claimed them */
+	size_t objects_kept;   /* spared because a last verified Release names them */
 	size_t builds;         /* running builds found registered */
 	size_t leftovers;      /* temp files and lock files of dead processes removed */
 };

@@ -104,7 +104,8 @@ START_TEST(last_verified_indexes_kept)
 	fclose(f);
 	ck_assert_int_eq(cachegc_run(dir, 0, &res), 0);
 	ck_assert(present(dir, a) && !present(dir, b));
-	ck_assert_uint_eq(res.objects_in_use, 1);
+	ck_assert_uint_eq(res.objects_kept, 1);
+	ck_assert_uint_eq(res.objects_in_use, 0);
 	ck_assert_int_eq(access(kept, F_OK), 0);
 	free(kept);
 	free(text);

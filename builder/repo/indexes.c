@@ -370,12 +370,14 @@ static int process(struct indexes_ctx *c, const struct sources *s, struct wants 
 	int ret = 0;
 
 	for (round = 0; !ret; round++) {
+		c->round = round;
 		ret = rels_init(c, s);
 		if (!ret)
 			ret = fetch_round(c, w);
 		if (ret != -MKI_E_INTEGRITY || !indexes_midsync_count(w, SIZE_MAX))
 			break;
 		if (round == rounds) {
+			c->round = round + 1;
 			ret = indexes_stale_resolve(c, w);
 			return ret ? ret : decompress_all(c, w);
 		}

@@ -52,6 +52,7 @@ struct indexes_ctx {
 	fetch_items_fn *download; /* fetch_items, from main.c */
 	const char *native_arch; /* the host's arch, fetched for native tools (accel.h); or NULL */
 	int native_only;         /* indexes_fetch_twins(): native_arch's files alone */
+	unsigned round;          /* 0, or a retry's (a mirror mid-sync): said once is enough */
 	struct rel *rels;
 	size_t n;
 	struct indexes *out;

@@ -212,7 +212,7 @@ int indexes_want_release_files(struct indexes_ctx *c, struct wants *w, size_t ri
 	all = strv_contains(&ri_->archs, "all") && !ri_->no_all && !c->native_only;
 	for (i = 0; i < r->src->components.n && !ret; i++) {
 		for (j = 0; j < r->src->archs.n && !ret && !c->native_only; j++)
-			if (skip_arch(r, r->src->archs.v[j], !i))
+			if (skip_arch(r, r->src->archs.v[j], !i && !c->round))
 				continue;
 			else
 				ret = add_want(c, w, ri, r->src->components.v[i],

@@ -438,6 +438,7 @@ int indexes_fetch(struct indexes *out, const struct sources *s, const struct rec
 	struct indexes_ctx c = { .st = st, .download = download, .out = out, .n = s->n,
 				 .native_arch = indexes_native_arch(r, st) };
 
+	indexes_stale_check_words(&st->allow_stale, s);
 	return run(&c, s);
 }
 

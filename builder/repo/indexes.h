@@ -103,6 +103,8 @@ void indexes_release(struct indexes *ix);
  * suite itself, or "updates" for an -updates or -security suite (indexes_suite_is_update()).
  */
 int indexes_stale_allowed(const struct strv *allow, const char *suite);
+/** Warn of each word of `allow` that names none of the suites of `s` (a typo changes nothing). */
+void indexes_stale_check_words(const struct strv *allow, const struct sources *s);
 /** 1 for a suite of updates apt may do without: "*-updates", "*-security", "*\/updates". */
 int indexes_suite_is_update(const char *suite);
 /**

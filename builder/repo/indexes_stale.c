@@ -49,6 +49,32 @@ int indexes_stale_allowed(const struct strv *allow, const char *suite)
 	return 0;
 }
 
+/* A word that names no source's suite is a typo the user would otherwise never learn of. */
+static void check_word(const char *word, size_t n, const struct sources *s)
+{
+	size_t i;
+
+	if (!n || (n == 7 && !strncmp(word, "updates", 7)))
+		return;
+	for (i = 0; i < s->n; i++)
+		if (names(word, n, s->v[i].suite))
+			return;
+	log_warn("--allow-stale names '%.*s', which is none of the sources' suites (nor "
+		 "'updates'): it changes nothing", (int)n, word);
+}
+
+void indexes_stale_check_words(const struct strv *allow, const struct sources *s)
+{
+	const char *p, *comma;
+	size_t i;
+
+	for (i = 0; i < allow->n; i++)
+		for (p = allow->v[i]; p; p = comma ? comma + 1 : NULL) {
+			comma = strchr(p, ',');
+			check_word(p, comma ? (size_t)(comma - p) : strlen(p), s);
+		}
+}
+
 static int mismatched(const struct want *x)
 {
 	return x->item.result == -MKI_E_INTEGRITY && x->item.mismatch[0];

@@ -126,5 +126,7 @@ base=$T/repo/dists/bookworm/$PKG
 cp "$base" "$T/base.good"
 echo junk >>"$base"
 expect_fail 5 "error: '$SERVER_URL' suite 'bookworm' \($T/r.cfg:[0-9]+\) looks mid-sync \(.*\) and no verified Release of it is kept in the cache; --allow-stale leaves out only an -updates or -security suite, never a base one" \
-	ix "$T/cache-b" --allow-stale=bookworm,updates
+	ix "$T/cache-b" --allow-stale=bookworm,updates,sid
+grep -q "warning: --allow-stale names 'sid', which is none of the sources' suites" "$T/err" ||
+	fail "a word naming no suite was not said"
 cp "$T/base.good" "$base"

@@ -143,6 +143,25 @@ START_TEST(allowed_words)
 }
 END_TEST
 
+/* A word naming no source's suite is said; "updates", a suite's name and empty words are not. */
+START_TEST(unknown_words_warned)
+{
+	struct strv allow = { 0 };
+	struct source v[2] = { { .suite = (char[]){ "bookworm" } },
+			       { .suite = (char[]){ "bookworm-security" } } };
+	struct sources s = { .v = v, .n = 2 };
+	size_t before = log_warning_count();
+
+	strv_push(&allow, "updates,bookworm,,bookworm-security");
+	indexes_stale_check_words(&allow, &s);
+	ck_assert_uint_eq(log_warning_count(), before);
+	strv_push(&allow, "bookwrom-security");
+	indexes_stale_check_words(&allow, &s);
+	ck_assert_uint_eq(log_warning_count(), before + 1);
+	strv_release(&allow);
+}
+END_TEST
+
 /* Without --allow-stale: the error, and nothing changed. */
 START_TEST(not_allowed_is_an_error)
 {
@@ -279,6 +298,7 @@ Suite *indexes_stale_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, allowed_words);
+	tcase_add_test(tc, unknown_words_warned);
 	tcase_add_test(tc, not_allowed_is_an_error);
 	tcase_add_test(tc, fresh_cache_omits_only_updates);
 	tcase_add_test(tc, kept_release_stands_in);

@@ -76,7 +76,8 @@ struct options {
 
 enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED, O_PLAN,
        O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF, O_CACHE_GC,
-       O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY, O_JSON, O_NO_INITRAMFS_ONCE };
+       O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY, O_JSON, O_NO_INITRAMFS_ONCE,
+       O_ALLOW_STALE };
 
 /*
  * The options, in --help's order: getopt's tables and --help are made from this one, and
@@ -105,6 +106,10 @@ static const struct opt {
 	  "accept expired Release files (old snapshots)" },
 	{ "allow-release-rollback", O_ROLLBACK, no_argument, NULL,
 	  "accept a Release older than the last one verified" },
+	{ "allow-stale", O_ALLOW_STALE, required_argument, "SUITE,...",
+	  "\nwhen the mirror of SUITE is mid-sync, build with its last\n"
+	  "verified indexes while valid (\"updates\": each updates or\n"
+	  "security suite, left out if none was kept)" },
 	{ "lock", O_LOCK, optional_argument, "FILE",
 	  "resolve only and write the lock file (default: beside the\nimage, e.g. images/NAME.lock)" },
 	{ "locked", O_LOCKED, optional_argument, "FILE", "build exactly what the lock file says" },
@@ -287,6 +292,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 		case O_OFFLINE: o->st.offline = 1; break;
 		case O_IGNORE_VU: o->st.ignore_valid_until = 1; break;
 		case O_ROLLBACK: o->st.allow_rollback = 1; break;
+		case O_ALLOW_STALE: strv_push(&o->st.allow_stale, optarg); break;
 		case O_LOCK:
 			o->lock_only = 1;
 			if (optarg)
@@ -690,7 +696,7 @@ static int resolve_stage(struct options *o, const struct recipe *r, struct build
 /* The image's companions: lock, SBOM and build report beside it. */
 static int write_outputs(struct options *o, const struct recipe *r, struct build *b)
 {
-	struct buf overlays = { 0 }, net = { 0 }, native = { 0 };
+	struct buf overlays = { 0 }, net = { 0 }, native = { 0 }, ixuse = { 0 };
 	struct stat st;
 	const char *base;
 	int ret = hash_file_hex(o->output, HASH_SHA256, b->rep.image_sha256);
@@ -734,12 +740,15 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 			   b->twins.n ? twinsrc_origin(&b->indexes) : NULL);
 	b->rep.network = net.p;
 	b->rep.native_tools = native.p;
+	indexes_report_json(&b->indexes, &ixuse);
+	b->rep.indexes = ixuse.p;
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, o->report_file);
-	b->rep.overlays = b->rep.network = b->rep.native_tools = NULL;
+	b->rep.overlays = b->rep.network = b->rep.native_tools = b->rep.indexes = NULL;
 	buf_release(&overlays);
 	buf_release(&net);
 	buf_release(&native);
+	buf_release(&ixuse);
 	if (ret)
 		log_error("cannot write the build report '%s': %s", o->report_file, err_text(ret));
 	return ret;
@@ -1266,6 +1275,7 @@ static void options_release(struct options *o)
 	free(o->st.layer_registry);
 	free(o->st.layer_sign_key);
 	strv_release(&o->st.sources);
+	strv_release(&o->st.allow_stale);
 	cachegc_user_close(o->st.cache_user);
 	settings_release_env(&o->st);
 }

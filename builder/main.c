@@ -259,7 +259,7 @@ static int check_registry(const char *url)
 {
 	struct registry *g = NULL;
 	struct buf why = { 0 };
-	int ret = registry_open(&g, url, NULL, NULL, 0, &why);
+	int ret = registry_open(&g, url, &(struct registry_access){ 0 }, &why);
 
 	if (ret)
 		log_error("--layer-registry: %s", why.p);

@@ -110,7 +110,8 @@ static uint64_t unit_of(const char *s)
 	return !s[1] || !strcasecmp(s + 1, "B") || !strcasecmp(s + 1, "iB") ? mult : 0;
 }
 
-int runlimits_parse_value(enum limit_id id, const char *s, uint64_t *out)
+/* A number >= 1 with a unit suffix for sizes (unit_of) or none for counts, at most `max`. */
+static int parse_number(const char *s, int is_size, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
 	uint64_t mult;
@@ -122,11 +123,21 @@ int runlimits_parse_value(enum limit_id id, const char *s, uint64_t *out)
 	v = strtoull(s, &end, 10);
 	if (errno || end == s)
 		return -MKI_E_USAGE;
-	mult = defs[id].is_size ? unit_of(end) : !*end;
-	if (!mult || !v || v > (defs[id].is_size ? MAX_SIZE : MAX_COUNT) / mult)
+	mult = is_size ? unit_of(end) : !*end;
+	if (!mult || !v || v > max / mult)
 		return -MKI_E_USAGE;
 	*out = (uint64_t)v * mult;
 	return 0;
+}
+
+int runlimits_parse_value(enum limit_id id, const char *s, uint64_t *out)
+{
+	return parse_number(s, defs[id].is_size, defs[id].is_size ? MAX_SIZE : MAX_COUNT, out);
+}
+
+int runlimits_parse_size(const char *s, uint64_t *out)
+{
+	return parse_number(s, 1, MAX_SIZE, out);
 }
 
 /* A limit spelt within 3 edits of `name`, else one containing it ("entries"), or NULL. */

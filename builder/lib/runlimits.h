@@ -58,6 +58,12 @@ uint64_t runlimits_get(const struct limits *l, enum limit_id id);
  */
 int runlimits_set(struct limits *l, const char *spec);
 
+/**
+ * A size as --limit takes it (a number of bytes >= 1, or with a K, M, G or T suffix), for other
+ * settings given in the same units. 0 or -MKI_E_USAGE; nothing logged.
+ */
+int runlimits_parse_size(const char *s, uint64_t *out);
+
 /** Append the --help lines (one per limit: name, default, what it bounds) to `out`. */
 void runlimits_help(struct buf *out);
 

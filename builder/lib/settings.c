@@ -8,6 +8,9 @@
 #define APT_ROOT_DEFAULT "/etc/apt"
 #define STALL_DEFAULT 30              /* seconds */
 #define MIDSYNC_WAIT_DEFAULT 10       /* seconds; then 20 and 30 (indexes.h) */
+/* A registry operation gets GRACE seconds, plus its blob's size at MIN_RATE (mkimage(7)). */
+#define REGISTRY_GRACE_DEFAULT 60     /* seconds */
+#define REGISTRY_MIN_RATE_DEFAULT (1ull << 20) /* bytes/s */
 #define STREAM_OVER_DEFAULT (32ull << 20) /* a package decoding to more is streamed, not held */
 
 /* A number of seconds from `min` to 3600 in `name`, else `def` (warned about when invalid). */
@@ -24,6 +27,21 @@ static long env_seconds(const char *name, long min, long def)
 		log_warn("ignoring %s='%s' (seconds from %ld to 3600); using %ld", name, s, min,
 			 def);
 		return def;
+	}
+	return v;
+}
+
+static uint64_t min_rate(void)
+{
+	const char *s = getenv("MKIMAGE_REGISTRY_MIN_RATE");
+	uint64_t v;
+
+	if (!s || !*s)
+		return REGISTRY_MIN_RATE_DEFAULT;
+	if (runlimits_parse_size(s, &v)) {
+		log_warn("ignoring MKIMAGE_REGISTRY_MIN_RATE='%s' (bytes per second, or with K, M "
+			 "or G: 512K, 4M); using 1M", s);
+		return REGISTRY_MIN_RATE_DEFAULT;
 	}
 	return v;
 }
@@ -50,7 +68,7 @@ static void auth_files(struct strv *v)
 void settings_read_env(struct settings *st)
 {
 	const char *auth = getenv("MKIMAGE_REGISTRY_AUTH");
-
+	const char *hosts = getenv("MKIMAGE_REGISTRY_TOKEN_HOSTS");
 	const char *root = getenv("MKIMAGE_APT_ROOT"), *stream = getenv("MKI_TEST_STREAM_BYTES");
 
 	free(st->apt_root);
@@ -58,10 +76,14 @@ void settings_read_env(struct settings *st)
 	st->stall_timeout = env_seconds("MKIMAGE_STALL_TIMEOUT", 1, STALL_DEFAULT);
 	/* The tests shorten the waits of a mirror mid-sync (indexes.h); 0 retries at once. */
 	st->midsync_wait = env_seconds("MKIMAGE_MIDSYNC_WAIT", 0, MIDSYNC_WAIT_DEFAULT);
+	st->registry_grace = env_seconds("MKIMAGE_REGISTRY_GRACE", 1, REGISTRY_GRACE_DEFAULT);
+	st->registry_min_rate = min_rate();
 	/* The test suite lowers the threshold to stream every package. */
 	st->stream_over = stream && *stream ? strtoull(stream, NULL, 10) : STREAM_OVER_DEFAULT;
 	free(st->registry_auth);
 	st->registry_auth = auth && *auth ? xstrdup(auth) : NULL;
+	free(st->registry_token_hosts);
+	st->registry_token_hosts = hosts && *hosts ? xstrdup(hosts) : NULL;
 	strv_release(&st->registry_auth_files);
 	auth_files(&st->registry_auth_files);
 }
@@ -72,5 +94,7 @@ void settings_release_env(struct settings *st)
 	st->apt_root = NULL;
 	free(st->registry_auth);
 	st->registry_auth = NULL;
+	free(st->registry_token_hosts);
+	st->registry_token_hosts = NULL;
 	strv_release(&st->registry_auth_files);
 }

@@ -39,13 +39,17 @@ struct settings {
 				     index that does not match its Release (indexes.h) */
 	uint64_t stream_over;     /* MKI_TEST_STREAM_BYTES: unpack streams packages decoding to more */
 	char *registry_auth;      /* MKIMAGE_REGISTRY_AUTH: "user:password" for the layer registry */
+	char *registry_token_hosts; /* MKIMAGE_REGISTRY_TOKEN_HOSTS: other realms allowed */
+	long registry_grace;      /* MKIMAGE_REGISTRY_GRACE: seconds a registry operation gets */
+	uint64_t registry_min_rate; /* MKIMAGE_REGISTRY_MIN_RATE: bytes/s its blob is timed at */
 	struct strv registry_auth_files; /* docker/podman auth files, in the order they are tried */
 };
 
 /**
  * Fill the environment-driven fields of `st` (its other fields are left alone): each variable
- * when set and valid, else its default. An invalid MKIMAGE_STALL_TIMEOUT is warned about and
- * ignored. Stages never read the environment themselves.
+ * when set and valid, else its default. An invalid MKIMAGE_STALL_TIMEOUT, MKIMAGE_REGISTRY_GRACE
+ * or MKIMAGE_REGISTRY_MIN_RATE is warned about and ignored. Stages never read the environment
+ * themselves.
  */
 void settings_read_env(struct settings *st);
 /** Free what settings_read_env() allocated. */

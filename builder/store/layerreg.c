@@ -20,12 +20,52 @@
 struct layerreg {
 	struct registry *g;
 	struct layersign *keys;
+	long grace;          /* seconds every pull or push gets, */
+	uint64_t min_rate;   /* and one more per min_rate bytes of its blob */
+	int failed;          /* the registry failed a pull (down, refusing, too slow): no push */
 };
+
+/* How long an operation on a blob of `size` bytes may take: the one rule of mkimage(7). */
+static double bound(const struct layerreg *lr, uint64_t size)
+{
+	return (double)lr->grace + (double)size / (double)lr->min_rate;
+}
+
+/* "bytes/s" in the unit a person reads best. */
+static void rate_text(uint64_t rate, struct buf *out)
+{
+	if (rate >= (1u << 30))
+		buf_addf(out, "%.4g GiB/s", (double)rate / (1 << 30));
+	else if (rate >= (1u << 20))
+		buf_addf(out, "%.4g MiB/s", (double)rate / (1 << 20));
+	else if (rate >= 1024)
+		buf_addf(out, "%.4g KiB/s", (double)rate / 1024);
+	else
+		buf_addf(out, "%llu bytes/s", (unsigned long long)rate);
+}
+
+/* Why an operation was cut: "the pull was not over within its bound of 62 s (...): WHY". */
+static void cut_text(const struct layerreg *lr, const char *what, const uint64_t *size,
+		     const char *detail, struct buf *out)
+{
+	buf_addf(out, "the %s was not over within its bound of %.0f s (", what,
+		 bound(lr, size ? *size : 0));
+	if (size) {
+		buf_addf(out, "%ld s, then %.1f MiB at ", lr->grace, (double)*size / (1 << 20));
+		rate_text(lr->min_rate, out);
+		buf_adds(out, "; MKIMAGE_REGISTRY_GRACE, MKIMAGE_REGISTRY_MIN_RATE");
+	} else {
+		buf_addf(out, "%ld s before a manifest gives a size; MKIMAGE_REGISTRY_GRACE",
+			 lr->grace);
+	}
+	buf_addf(out, "): %s", detail);
+}
 
 struct layerreg *layerreg_open(const struct recipe *r, const struct settings *st)
 {
 	const char *url = st->layer_registry ? st->layer_registry : r->layers.registry;
 	const char *sign = st->layer_sign_key ? st->layer_sign_key : r->layers.sign_key;
+	struct registry_access access;
 	struct layerreg *lr;
 	struct buf why = { 0 };
 
@@ -36,8 +76,13 @@ struct layerreg *layerreg_open(const struct recipe *r, const struct settings *st
 		return NULL;
 	}
 	lr = xcalloc(1, sizeof(*lr));
-	if (registry_open(&lr->g, url, st->registry_auth, &st->registry_auth_files,
-			  st->stall_timeout, &why) ||
+	lr->grace = st->registry_grace > 0 ? st->registry_grace : 60;
+	lr->min_rate = st->registry_min_rate ? st->registry_min_rate : 1u << 20;
+	access = (struct registry_access){ .auth = st->registry_auth,
+					   .auth_files = &st->registry_auth_files,
+					   .token_hosts = st->registry_token_hosts,
+					   .stall = st->stall_timeout };
+	if (registry_open(&lr->g, url, &access, &why) ||
 	    layersign_load(&lr->keys, sign, &r->layers.trusted_keys)) {
 		if (why.len)
 			log_warn("layer registry: %s; the registry is not used", why.p);
@@ -117,6 +162,40 @@ out:
 	return ret;
 }
 
+/* What a pull that did not give a layer says: one line, at info level for a plain miss. */
+static void say_not_pulled(const struct layerreg *lr, const char *key, int ret,
+			   const struct registry_layer *l, const struct buf *why)
+{
+	struct buf text = { 0 };
+
+	if (ret == -ENOENT) {
+		log_info("layer registry: no layer %.12s in '%s'", key, registry_url(lr->g));
+		return;
+	}
+	if ((ret == -EBADMSG || ret == -EPROTO) && !why->len) {
+		log_info("layer registry: layer %.12s from '%s' not used: unpacking and "
+			 "configuring instead", key, registry_url(lr->g));
+		return;
+	}
+	if (ret == -ETIMEDOUT)
+		cut_text(lr, "pull", l->key ? &l->size : NULL, why->p, &text);
+	else
+		buf_adds(&text, why->len ? why->p : err_text(ret));
+	log_warn("layer registry: layer %.12s from '%s' not used: %s; unpacking and configuring "
+		 "instead", key, registry_url(lr->g), text.p);
+	buf_release(&text);
+}
+
+/* The registry is down, refuses us or is too slow: this build pushes nothing to it. */
+static int registry_failed(int ret)
+{
+	return ret == -ETIMEDOUT || ret == -EACCES || ret == -MKI_E_NETWORK;
+}
+
+/*
+ * The manifest within `grace` seconds, then all of it within the bound its blob's size gives
+ * (mkimage(7)): every request, the token's too, is cut at that deadline.
+ */
 int layerreg_pull(struct layerreg *lr, const char *cache_dir, const char *key, const char *path,
 		  uint64_t max)
 {
@@ -133,22 +212,20 @@ int layerreg_pull(struct layerreg *lr, const char *cache_dir, const char *key, c
 	if (lock < 0)
 		return 0; /* another build is writing this layer: this one configures */
 	registry_tag(key, tag);
+	registry_set_deadline(lr->g, t0 + bound(lr, 0));
 	ret = !stat(path, &sb) ? 1 : get_verified(lr, key, tag, max, &l, &why);
-	if (!ret)
+	if (!ret) {
+		registry_set_deadline(lr->g, t0 + bound(lr, l.size));
 		ret = fetch(lr, &l, path, &why);
+	}
+	registry_set_deadline(lr->g, 0);
 	cache_unlock(lock);
-	if (ret == -ENOENT)
-		log_info("layer registry: no layer %.12s in '%s'", key, registry_url(lr->g));
-	else if ((ret == -EBADMSG || ret == -EPROTO) && !why.len)
-		log_info("layer registry: layer %.12s from '%s' not used: unpacking and configuring "
-			 "instead", key, registry_url(lr->g));
-	else if (ret < 0 && ret != -MKI_E_INTERRUPTED)
-		log_warn("layer registry: layer %.12s from '%s' not used: %s; unpacking and "
-			 "configuring instead", key, registry_url(lr->g),
-			 why.len ? why.p : err_text(ret));
+	if (ret < 0 && ret != -MKI_E_INTERRUPTED)
+		say_not_pulled(lr, key, ret, &l, &why);
 	else if (!ret)
 		log_info("layer registry: layer %.12s pulled from '%s' (%.1f MiB) in %.2f s", key,
 			 registry_url(lr->g), (double)l.size / (1 << 20), log_now() - t0);
+	lr->failed |= registry_failed(ret);
 	registry_layer_release(&l);
 	buf_release(&why);
 	if (ret == -MKI_E_INTERRUPTED)
@@ -156,48 +233,71 @@ int layerreg_pull(struct layerreg *lr, const char *cache_dir, const char *key, c
 	return ret >= 0;
 }
 
+/* The layer file `path` of `key`, `size` bytes, as a signed registry layer in `l`. */
+static int describe(const struct layerreg *lr, const char *key, const char *path, uint64_t size,
+		    struct registry_layer *l)
+{
+	char hex[SHA256_HEX_LEN + 1], signer[LAYERSIGN_FPR_LEN + 1];
+	struct buf sig = { 0 };
+	int ret = hash_file_hex(path, HASH_SHA256, hex);
+
+	if (!ret) {
+		snprintf(l->digest, sizeof(l->digest), "sha256:%s", hex);
+		l->size = size;
+		l->key = xstrdup(key);
+		ret = layersign_sign(lr->keys, key, l->digest, l->size, &sig, signer);
+	}
+	if (!ret) {
+		l->signature = buf_detach(&sig);
+		l->signer = xstrdup(signer);
+	}
+	buf_release(&sig);
+	return ret;
+}
+
+/* The HEAD, the hash and the upload all within the bound the layer's size gives (mkimage(7)). */
 void layerreg_push(struct layerreg *lr, const char *key, const char *path, int if_missing)
 {
 	struct registry_layer l = { 0 };
-	char tag[REGISTRY_TAG_LEN + 1], hex[SHA256_HEX_LEN + 1];
-	char signer[LAYERSIGN_FPR_LEN + 1];
-	struct buf sig = { 0 }, why = { 0 };
+	char tag[REGISTRY_TAG_LEN + 1];
+	struct buf why = { 0 }, text = { 0 };
 	double t0 = log_now();
 	struct stat sb;
 	int fd, ret;
 
 	if (!lr || !layersign_can_sign(lr->keys))
 		return;
-	registry_tag(key, tag);
-	if (if_missing && (ret = registry_has_manifest(lr->g, tag, &why))) {
-		if (ret < 0)
-			log_warn("layer registry: cannot tell whether '%s' has layer %.12s: %s",
-				 registry_url(lr->g), key, why.p);
-		buf_release(&why);
+	if (lr->failed) {
+		log_info("layer registry: layer %.12s not pushed to '%s': its pull failed (above)",
+			 key, registry_url(lr->g));
 		return;
 	}
+	registry_tag(key, tag);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	ret = fd < 0 ? -errno : fstat(fd, &sb) ? -errno : hash_file_hex(path, HASH_SHA256, hex);
-	if (!ret) {
-		snprintf(l.digest, sizeof(l.digest), "sha256:%s", hex);
-		l.size = (uint64_t)sb.st_size;
-		l.key = xstrdup(key);
-		ret = layersign_sign(lr->keys, key, l.digest, l.size, &sig, signer);
-	}
-	if (!ret) {
-		l.signature = buf_detach(&sig);
-		l.signer = xstrdup(signer);
+	ret = fd < 0 ? -errno : fstat(fd, &sb) ? -errno : 0;
+	if (!ret)
+		registry_set_deadline(lr->g, t0 + bound(lr, (uint64_t)sb.st_size));
+	if (!ret && if_missing && (ret = registry_has_manifest(lr->g, tag, &why)) > 0)
+		goto out; /* the registry has it */
+	if (!ret)
+		ret = describe(lr, key, path, (uint64_t)sb.st_size, &l);
+	if (!ret)
 		ret = registry_push(lr->g, tag, fd, &l, &why);
-	}
-	if (fd >= 0)
-		close(fd);
+	if (ret == -ETIMEDOUT)
+		cut_text(lr, "push", &(uint64_t){ (uint64_t)sb.st_size }, why.p, &text);
+	else if (ret)
+		buf_adds(&text, why.len ? why.p : err_text(ret));
 	if (ret)
 		log_warn("layer registry: layer %.12s not pushed to '%s': %s", key,
-			 registry_url(lr->g), why.len ? why.p : err_text(ret));
+			 registry_url(lr->g), text.p);
 	else
 		log_info("layer registry: layer %.12s pushed to '%s' as '%s' in %.2f s", key,
 			 registry_url(lr->g), tag, log_now() - t0);
+out:
+	registry_set_deadline(lr->g, 0);
+	if (fd >= 0)
+		close(fd);
 	registry_layer_release(&l);
-	buf_release(&sig);
 	buf_release(&why);
+	buf_release(&text);
 }

@@ -1,7 +1,8 @@
 /*
  * The OCI distribution protocol over libcurl's easy interface (registry.h): one request at a
- * time, each bounded (connect, stall, body size), basic authentication or the bearer-token
- * exchange a registry asks for with "WWW-Authenticate: Bearer realm=...".
+ * time, each bounded (the caller's deadline, connect, stall, body size), basic authentication or
+ * the bearer-token exchange a registry asks for with "WWW-Authenticate: Bearer realm=...", the
+ * credentials going only where regrealm.h allows.
  */
 #include "registry.h"
 
@@ -22,9 +23,10 @@
 #include "lib/log.h"
 #include "lib/readfile.h"
 #include "regjson.h"
+#include "regrealm.h"
 
 #define CONNECT_TIMEOUT 10L  /* seconds: a registry on the farm's network answers at once */
-#define SMALL_TIMEOUT 60L    /* seconds for a request without a blob (manifest, token, HEAD) */
+#define SMALL_TIMEOUT 60L    /* seconds for a request without a blob, without a deadline */
 #define TOKEN_MAX (64u << 10)
 #define AUTH_FILE_MAX (1u << 20)
 #define HEADER_MAX 4096
@@ -38,7 +40,9 @@ struct registry {
 	char *repo;
 	char *user, *password; /* NULL: anonymous */
 	char *token;  /* a bearer token, once the registry asked for one */
+	char *token_hosts; /* other realms the credentials may go to; NULL: none */
 	long stall;
+	double deadline; /* log_now() seconds every request ends by; 0: none */
 };
 
 /* One response: the body into a buffer (at most `body_max`) or into `fd` (at most `max`). */
@@ -50,6 +54,7 @@ struct resp {
 	uint64_t max, got;
 	struct hash h;
 	int hashing, too_big, write_err;
+	curl_off_t sent; /* bytes of an upload sent so far */
 	char *location, *www_auth;
 };
 
@@ -132,6 +137,9 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *data)
 static int on_progress(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
 		       curl_off_t ulnow)
 {
+	struct resp *rs = data;
+
+	rs->sent = ulnow;
 	return err_interrupted() ? 1 : 0;
 }
 
@@ -147,6 +155,7 @@ static void resp_reset(struct resp *rs)
 {
 	rs->status = 0;
 	rs->got = 0;
+	rs->sent = 0;
 	rs->too_big = rs->write_err = 0;
 	buf_release(&rs->body);
 	free(rs->location);
@@ -194,15 +203,63 @@ static void set_auth(struct registry *g, CURL *h, struct curl_slist **hdrs)
 	}
 }
 
+/* A request cut at the deadline, or not started because it has passed: how far it got. */
+static int past_deadline(const char *method, const char *url, const struct resp *rs,
+			 const struct req_body *in, int started, struct buf *why)
+{
+	buf_addf(why, "%s '%s' %s", method, url, started ? "was not over in time" :
+		 "was not sent: the time for it was over");
+	if (started && rs->fd >= 0)
+		buf_addf(why, " (%llu of %llu bytes in)", (unsigned long long)rs->got,
+			 (unsigned long long)rs->max);
+	else if (started && in && in->fd >= 0)
+		buf_addf(why, " (%llu of %llu bytes sent)", (unsigned long long)rs->sent,
+			 (unsigned long long)in->size);
+	return -ETIMEDOUT;
+}
+
+/* The whole request within the deadline; without one, a request without a blob within 60 s. */
+static void set_timeout(const struct registry *g, CURL *h, const struct resp *rs,
+			const struct req_body *in, double left)
+{
+	if (g->deadline)
+		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(left * 1000) + 1);
+	else if (rs->fd < 0 && !(in && in->fd >= 0))
+		curl_easy_setopt(h, CURLOPT_TIMEOUT, SMALL_TIMEOUT);
+}
+
+/* Accept, Content-Type and the credentials: the list to free after the request. */
+static struct curl_slist *set_headers(struct registry *g, CURL *h, const char *accept,
+				      const char *type)
+{
+	struct curl_slist *hdrs = NULL;
+	char *line;
+
+	if (accept) {
+		line = xasprintf("Accept: %s", accept);
+		hdrs = curl_slist_append(hdrs, line);
+		free(line);
+	}
+	line = xasprintf("Content-Type: %s", type ? type : "application/octet-stream");
+	hdrs = curl_slist_append(hdrs, line);
+	free(line);
+	set_auth(g, h, &hdrs);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	return hdrs;
+}
+
 /* One request; 0 with rs->status set, or a negative code with the reason in `why`. */
 static int request(struct registry *g, const char *method, const char *url, const char *accept,
 		   const char *type, struct req_body *in, struct resp *rs, struct buf *why)
 {
-	char errbuf[CURL_ERROR_SIZE] = "", *line;
-	struct curl_slist *hdrs = NULL;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct curl_slist *hdrs;
+	double left = g->deadline ? g->deadline - log_now() : 0;
 	CURL *h;
 	CURLcode rc;
 
+	if (g->deadline && left <= 0)
+		return past_deadline(method, url, rs, in, 0, why);
 	pthread_once(&curl_once, curl_init);
 	h = curl_easy_init();
 	if (!h)
@@ -219,25 +276,16 @@ static int request(struct registry *g, const char *method, const char *url, cons
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT);
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, g->stall);
-	if (rs->fd < 0 && !(in && in->fd >= 0))
-		curl_easy_setopt(h, CURLOPT_TIMEOUT, SMALL_TIMEOUT);
+	set_timeout(g, h, rs, in, left);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "mkimage/" MKI_VERSION);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, rs);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, rs);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, rs);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-	if (accept) {
-		line = xasprintf("Accept: %s", accept);
-		hdrs = curl_slist_append(hdrs, line);
-		free(line);
-	}
-	line = xasprintf("Content-Type: %s", type ? type : "application/octet-stream");
-	hdrs = curl_slist_append(hdrs, line);
-	free(line);
-	set_auth(g, h, &hdrs);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	hdrs = set_headers(g, h, accept, type);
 	set_body(h, method, in);
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &rs->status);
@@ -252,6 +300,8 @@ static int request(struct registry *g, const char *method, const char *url, cons
 			 rs->fd < 0 ? "a registry's answer may be" : "its manifest says");
 		return -MKI_E_INTEGRITY;
 	}
+	if (rc == CURLE_OPERATION_TIMEDOUT && g->deadline && log_now() >= g->deadline - 0.1)
+		return past_deadline(method, url, rs, in, 1, why);
 	if (rc != CURLE_OK) {
 		buf_addf(why, "%s '%s': %s", method, url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		return -MKI_E_NETWORK;
@@ -303,6 +353,9 @@ static int get_token(struct registry *g, const char *c, struct buf *why)
 		buf_addf(why, "the registry asks for a bearer token without a usable realm");
 		goto out;
 	}
+	/* Anonymous, nothing is given away: any realm (Docker Hub's is on another host). */
+	if (g->user && regrealm_check(g->url, realm, g->token_hosts, why))
+		goto out;
 	buf_adds(&url, realm);
 	add_query(&url, h, "service", service);
 	add_query(&url, h, "scope", scope);
@@ -505,13 +558,14 @@ static void find_credentials(struct registry *g, const char *auth, const struct 
 	buf_release(&text);
 }
 
-int registry_open(struct registry **out, const char *url, const char *auth,
-		  const struct strv *auth_files, long stall, struct buf *why)
+int registry_open(struct registry **out, const char *url, const struct registry_access *a,
+		  struct buf *why)
 {
 	struct registry *g = xcalloc(1, sizeof(*g));
 
 	g->url = xstrdup(url);
-	g->stall = stall > 0 ? stall : 30;
+	g->stall = a->stall > 0 ? a->stall : 30;
+	g->token_hosts = a->token_hosts ? xstrdup(a->token_hosts) : NULL;
 	if (parse_url(g, url)) {
 		buf_addf(why, "'%s' is no registry repository: write http(s)://HOST[:PORT]/REPO, the "
 			      "repository in lower case letters, digits and . _ - /", url);
@@ -519,7 +573,7 @@ int registry_open(struct registry **out, const char *url, const char *auth,
 		*out = NULL;
 		return -EINVAL;
 	}
-	find_credentials(g, auth, auth_files);
+	find_credentials(g, a->auth, a->auth_files);
 	*out = g;
 	return 0;
 }
@@ -537,12 +591,18 @@ void registry_free(struct registry *g)
 		explicit_bzero(g->password, strlen(g->password));
 	free(g->password);
 	free(g->token);
+	free(g->token_hosts);
 	free(g);
 }
 
 const char *registry_url(const struct registry *g)
 {
 	return g->url;
+}
+
+void registry_set_deadline(struct registry *g, double deadline)
+{
+	g->deadline = deadline;
 }
 
 void registry_tag(const char *key, char *tag)

@@ -35,17 +35,32 @@ struct registry_layer {
 
 struct registry;
 
+/* How a registry is reached (all borrowed for registry_open's call only). */
+struct registry_access {
+	const char *auth;              /* "user:password"; NULL: from auth_files */
+	const struct strv *auth_files; /* docker/podman auth.json files, in order; may be NULL */
+	const char *token_hosts;       /* other realms the credentials may go to (regrealm.h) */
+	long stall;                    /* seconds below 1 byte/s that cut a transfer; 0: 30 */
+};
+
 /**
- * A repository `url` (http(s)://HOST[:PORT]/REPO/PATH) with the credentials `auth` ("user:password",
- * NULL: none) or, without it, the first of `auth_files` (docker/podman auth.json) that has an
- * entry for HOST[:PORT]. Transfers below 1 byte/s for `stall` seconds are cut. 0, or -EINVAL
- * with the reason in `why` (a URL of another shape).
+ * A repository `url` (http(s)://HOST[:PORT]/REPO/PATH) with the credentials `a->auth` or,
+ * without it, those of the first of `a->auth_files` that has an entry for HOST[:PORT]. 0, or
+ * -EINVAL with the reason in `why` (a URL of another shape).
  */
-int registry_open(struct registry **out, const char *url, const char *auth,
-		  const struct strv *auth_files, long stall, struct buf *why);
+int registry_open(struct registry **out, const char *url, const struct registry_access *a,
+		  struct buf *why);
 void registry_free(struct registry *g);
 /** The URL as given, for messages. */
 const char *registry_url(const struct registry *g);
+
+/**
+ * Bound every request from now on: connecting, a token exchange, redirects, the body - all of it
+ * ends by `deadline` (log_now() seconds), cut there if need be; such a request, and one asked
+ * for after it, fails with -ETIMEDOUT, `why` saying how far it got. 0: no deadline, only 10 s to
+ * connect, the stall rule and 60 s for a request without a blob.
+ */
+void registry_set_deadline(struct registry *g, double deadline);
 
 /** `tag` (REGISTRY_TAG_LEN + 1 bytes) for the layer named `key` (64 hex digits). */
 void registry_tag(const char *key, char *tag);
@@ -68,7 +83,8 @@ int registry_auth_lookup(const char *json, size_t len, const char *host, char **
 
 /**
  * The manifest tagged `tag` into `l`. 0; -ENOENT when the registry has no such tag; else a
- * negative code with the reason in `why` (HTTP status, connection, malformed manifest).
+ * negative code with the reason in `why` (HTTP status, connection, malformed manifest; -EACCES
+ * also for a token realm its credentials may not go to, -ETIMEDOUT past the deadline).
  */
 int registry_get_manifest(struct registry *g, const char *tag, struct registry_layer *l,
 			  struct buf *why);

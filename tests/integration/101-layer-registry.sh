@@ -1,15 +1,21 @@
-# test-cost: slow (some twenty native builds)
+# test-cost: slow (some thirty native builds)
 # The remote layer cache (builder/store/layerreg.h): Debian's docker-registry (Distribution) on
 # 127.0.0.1 with its own config and storage; "machines" are separate --cache-dir. The first
 # builds, stores and pushes its configured tree, signed; a second machine pulls it and makes the
 # byte-identical image without configuring. Two machines pushing one key at once both succeed
 # and leave one blob. Refused with one warning, the build configuring instead and making the same
-# image: a layer signed by an unknown key, another layer's manifest under the tag, a manifest
-# whose key was rewritten (its signature fails), and from a hostile server (faultserver.py): a
-# huge size, a blob longer than its manifest, a blob with another digest, a cut transfer, a
-# stalled one, HTTP 500; a registry that is down; a registry with basic auth without and with
-# credentials (environment, auth file), one that wants a bearer token (tokenserver.py) without and
-# with credentials; --offline contacts nobody. As root and as an ordinary user.
+# image (e2fsck -fn clean): a layer signed by an unknown key, another layer's manifest under the
+# tag, a manifest whose key was rewritten (its signature fails), and from a hostile server
+# (faultserver.py): a huge size, a blob longer than its manifest, a blob with another digest, a
+# cut transfer, a stalled one, HTTP 500, and a server dripping at 2 bytes/s - the signed
+# manifest's blob, the manifest, the HEAD before a push, the upload of a push - each cut at the
+# operation's bound (MKIMAGE_REGISTRY_GRACE + size / MKIMAGE_REGISTRY_MIN_RATE, here 3 s);
+# a registry that is down; a registry with basic auth without and with credentials (environment,
+# auth file), one that wants a bearer token (tokenserver.py) without and with credentials, and
+# one whose token realm is on another port: no credentials go there (it is not even asked) unless
+# MKIMAGE_REGISTRY_TOKEN_HOSTS names it; --offline contacts nobody. As root and, for the hostile
+# registries and a pull, as an ordinary user. (An http realm under an https registry is refused
+# too: tests/unit/test_regrealm.c, the suite has no https registry.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-native.sh"
 
@@ -81,13 +87,15 @@ REG_BASE=http://127.0.0.1:$REG_PORT
 
 # build NAME RECIPE [OPTIONS]: $T/img/NAME.ext4 from $T/r/RECIPE.cfg with the cache $T/c/NAME
 # (a machine of its own unless CACHE says which); stderr in $T/img/NAME.err.
+# Its wall time in seconds goes to $T/img/NAME.secs.
 build() {
-	local name=$1 recipe=$2
+	local name=$1 recipe=$2 t0=$SECONDS
 	shift 2
 	mkdir -p "$T/img" "${CACHE:-$T/c/$name}"
 	${RUNNER:-} "$MKIMAGE" --cache-dir "${CACHE:-$T/c/$name}" -o "$T/img/$name.ext4" "$@" \
 		"$T/r/$recipe.cfg" 2>"$T/img/$name.err" ||
 		{ cat "$T/img/$name.err" >&2; fail "build '$name' failed"; }
+	echo $((SECONDS - t0)) >"$T/img/$name.secs"
 }
 report() {
 	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["layer_cache"][sys.argv[2]])' \
@@ -97,15 +105,24 @@ expect_outcome() {
 	[ "$(report "$1" outcome)" = "$2" ] ||
 		{ cat "$T/img/$1.err" >&2; fail "build '$1': layer '$(report "$1" outcome)', expected '$2'"; }
 }
-# expect_refused NAME PATTERN: one warning naming the reason, configured, the image of 'first'
+# expect_refused NAME PATTERN [OUTCOME]: one warning naming the reason, configured (or the
+# layer's OUTCOME), the image of 'first', e2fsck -fn clean, nothing half-written in the cache
 expect_refused() {
 	local n
 	n=$(grep -c "warning: " "$T/img/$1.err" || true)
 	[ "$n" = 1 ] || { cat "$T/img/$1.err" >&2; fail "build '$1': $n warnings, expected one"; }
 	grep -q "warning: .*$2" "$T/img/$1.err" ||
 		{ cat "$T/img/$1.err" >&2; fail "build '$1': the warning does not say '$2'"; }
-	expect_outcome "$1" stored
+	expect_outcome "$1" "${3:-stored}"
 	cmp -s "$T/img/first.ext4" "$T/img/$1.ext4" || fail "build '$1': the image differs from the first"
+	e2fsck -fn "$T/img/$1.ext4" >"$T/fsck.out" 2>&1 ||
+		{ cat "$T/fsck.out" >&2; fail "build '$1': the image is not e2fsck -fn clean"; }
+	no_temp_files "$T/c/$1/layers"
+}
+# expect_within NAME SECONDS: the build took less (a registry that drips cannot hold it longer)
+expect_within() {
+	[ "$(cat "$T/img/$1.secs")" -lt "$2" ] ||
+		fail "build '$1' took $(cat "$T/img/$1.secs") s, more than $2 s: its registry held it"
 }
 manifest() { # REPO_URL TAG
 	curl -sf -H 'Accept: application/vnd.oci.image.manifest.v1+json' "${1/\/mkimage/\/v2\/mkimage}/manifests/$2"
@@ -217,6 +234,7 @@ SAVED_URL=$SERVER_URL
 mkdir -p "$T/evil/v2/mkimage/layers/manifests" "$T/evil/v2/mkimage/layers/blobs"
 fault_serve "$T/evil" evil
 EVIL=$SERVER_URL/mkimage/layers
+EVIL_BASE=$SERVER_URL
 RULES_EVIL=$RULES
 SERVER_URL=$SAVED_URL
 FPR=$(openssl pkey -in "$T/keys/farm.key" -pubout -outform DER | tail -c 32 | sha256sum | cut -d' ' -f1)
@@ -276,6 +294,33 @@ expect_refused e500 "HTTP 500"
 : >"$RULES_EVIL"
 note "refused with one warning each, configured, the same image: unknown key, another layer under the tag, a rewritten key, a huge size, a longer blob, another digest, no layer, a cut and a stalled transfer, HTTP 500"
 
+# A registry that replays the signed manifest and then drips at 2 bytes/s, above any stall rule:
+# each operation ends at its bound, MKIMAGE_REGISTRY_GRACE seconds plus the blob's size at
+# MKIMAGE_REGISTRY_MIN_RATE from its first request (mkimage(7); by default 60 s + 1 s per MiB,
+# here 3 s + next to nothing), then the build configures.
+export MKIMAGE_REGISTRY_GRACE=3 MKIMAGE_REGISTRY_MIN_RATE=1G
+echo "*/blobs/* drip 2" >"$RULES_EVIL"
+build dripblob a --layer-registry "$EVIL"
+expect_refused dripblob "the pull was not over within its bound of 3 s (3 s, then [0-9.]* MiB at 1 GiB/s; MKIMAGE_REGISTRY_GRACE, MKIMAGE_REGISTRY_MIN_RATE): GET '$EVIL_BASE/v2/mkimage/layers/blobs/sha256:[0-9a-f]*' was not over in time (0 of $SIZE bytes in)"
+expect_within dripblob 60
+echo "*/manifests/* drip 2" >"$RULES_EVIL"
+build dripman a --layer-registry "$EVIL"
+expect_refused dripman "the pull was not over within its bound of 3 s (3 s before a manifest gives a size; MKIMAGE_REGISTRY_GRACE): GET '$EVIL_BASE/v2/mkimage/layers/manifests/layer-$KA' was not over in time"
+expect_within dripman 60
+# A machine with the layer in its cache seeds the registry: the HEAD asking whether it has it drips.
+cp -a "$T/c/first" "$T/c/driphead"
+build driphead a --layer-registry "$EVIL" --layer-sign-key "$T/keys/farm.key"
+expect_refused driphead "layer ${KA:0:12} not pushed to '$EVIL': the push was not over within its bound of 3 s (3 s, then [0-9.]* MiB at 1 GiB/s; MKIMAGE_REGISTRY_GRACE, MKIMAGE_REGISTRY_MIN_RATE): HEAD '$EVIL_BASE/v2/mkimage/layers/manifests/layer-$KA' was not over in time" reused
+expect_within driphead 60
+# A push to a repository without the layer: the upload is read at 2 bytes/s.
+echo "*/uploads/1 drip 2" >"$RULES_EVIL"
+build dripput a --layer-registry "$EVIL_BASE/other/layers" --layer-sign-key "$T/keys/farm.key"
+expect_refused dripput "layer ${KA:0:12} not pushed to '$EVIL_BASE/other/layers': the push was not over within its bound of 3 s .*: PUT '$EVIL_BASE/v2/other/layers/blobs/uploads/1?digest=sha256:[0-9a-f]*' was not over in time ([0-9]* of $SIZE bytes sent)"
+expect_within dripput 60
+: >"$RULES_EVIL"
+unset MKIMAGE_REGISTRY_GRACE MKIMAGE_REGISTRY_MIN_RATE
+note "a registry dripping at 2 bytes/s (blob, manifest, HEAD, upload) is cut at the operation's bound: one warning, configured, the same image"
+
 # A registry that is down: connection refused.
 DOWN=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 build down a --layer-registry "http://127.0.0.1:$DOWN/mkimage/layers"
@@ -311,6 +356,37 @@ expect_outcome token pulled
 cmp -s "$T/img/first.ext4" "$T/img/token.ext4" || fail "the image pulled with a bearer token differs"
 note "bearer token: refused without credentials, pulled with them"
 
+# tokenserver.py as a registry whose token realm is another instance, on another port: another
+# server (any user of a shared host can listen on a port). The credentials go there only when
+# MKIMAGE_REGISTRY_TOKEN_HOSTS names it; unlisted, it is not even asked.
+token_server() { # NAME [REALM]: sets PORT
+	python3 "$TOP/tests/integration/tokenserver.py" "$T/evil" "$T/$1.port" "farm:tok pass" \
+		"${2:-}" "$T/$1.log" 2>"$T/$1.err" &
+	_PIDS="$_PIDS $!"
+	for i in $(seq 1 100); do [ -s "$T/$1.port" ] && break; sleep 0.1; done
+	PORT=$(cat "$T/$1.port")
+}
+token_server realm
+REALM_PORT=$PORT
+token_server foreign "http://127.0.0.1:$REALM_PORT/token"
+FOREIGN=http://127.0.0.1:$PORT/mkimage/layers
+MKIMAGE_REGISTRY_AUTH="farm:tok pass" build realm a --layer-registry "$FOREIGN"
+expect_refused realm "the http registry sends its token requests to 'http://127.0.0.1:$REALM_PORT/token', not to its own host '127.0.0.1:$PORT': its credentials are not sent there (MKIMAGE_REGISTRY_TOKEN_HOSTS=127.0.0.1:$REALM_PORT sends them"
+[ ! -s "$T/realm.log" ] || fail "the token service on another port was asked: $(cat "$T/realm.log")"
+grep -q "tok pass" "$T/img/realm.err" && fail "the password was logged"
+MKIMAGE_REGISTRY_TOKEN_HOSTS="127.0.0.1:1 127.0.0.1:$REALM_PORT" MKIMAGE_REGISTRY_AUTH="farm:tok pass" \
+	build realmok a --layer-registry "$FOREIGN"
+expect_outcome realmok pulled
+cmp -s "$T/img/first.ext4" "$T/img/realmok.ext4" || fail "the image pulled through the listed realm differs"
+[ "$(cat "$T/realm.log")" = "token auth=basic" ] ||
+	fail "the listed token service did not get the credentials once: $(cat "$T/realm.log")"
+# Without credentials nothing is given away: the realm is asked anonymously, and refuses.
+: >"$T/realm.log"
+build realmanon a --layer-registry "$FOREIGN"
+expect_refused realmanon "the token service 'http://127.0.0.1:$REALM_PORT/token' answered 401"
+[ "$(cat "$T/realm.log")" = "token auth=none" ] || fail "the anonymous token request: $(cat "$T/realm.log")"
+note "a token realm on another port gets the credentials only when MKIMAGE_REGISTRY_TOKEN_HOSTS names it"
+
 # --- an ordinary user's machine pulls what root pushed -----------------------------------------
 if [ "$(id -u)" = 0 ]; then
 	test_user mkireg101
@@ -319,6 +395,21 @@ if [ "$(id -u)" = 0 ]; then
 	expect_outcome user pulled
 	cmp "$T/img/first.ext4" "$T/img/user.ext4" || fail "the ordinary user's image from the layer differs"
 	note "an ordinary user's build pulls root's layer: the same image"
+	# The hostile registries above, as the ordinary user: one warning, configured, root's image.
+	ubuild() { # NAME ARGS...
+		mkdir -p "$T/c/$1" && chown mkireg101 "$T/c/$1"
+		RUNNER="as_user mkireg101" build "$@"
+	}
+	echo "*/blobs/* drip 2" >"$RULES_EVIL"
+	MKIMAGE_REGISTRY_GRACE=3 MKIMAGE_REGISTRY_MIN_RATE=1G ubuild udrip a --layer-registry "$EVIL"
+	expect_refused udrip "the pull was not over within its bound of 3 s .*GET '$EVIL_BASE/v2/mkimage/layers/blobs/sha256:[0-9a-f]*' was not over in time"
+	expect_within udrip 60
+	: >"$RULES_EVIL"
+	: >"$T/realm.log"
+	MKIMAGE_REGISTRY_AUTH="farm:tok pass" ubuild urealm a --layer-registry "$FOREIGN"
+	expect_refused urealm "sends its token requests to 'http://127.0.0.1:$REALM_PORT/token', not to its own host"
+	[ ! -s "$T/realm.log" ] || fail "the ordinary user's build asked the token service on another port"
+	note "as an ordinary user: the dripping registry cut at its bound, the foreign realm refused"
 else
 	skip_part "not root: the ordinary user's build needs a throwaway user"
 fi

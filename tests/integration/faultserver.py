@@ -15,8 +15,12 @@ GLOB matches the request path (fnmatch). ACTION is one of
     norange -       ignore Range headers (always send the whole file)
     delay MS        wait MS milliseconds, then serve normally
     file NAME       serve DIR/NAME instead (an older copy: a mirror mid-sync)
+    drip RATE       send the whole answer - status line, headers, body - at RATE bytes/s
+                    (a PUT or POST: read its body at RATE bytes/s, never answer)
 COUNT is how many matching requests get the fault (default: all), then files are served normally.
 Counts start again whenever RULES changes.
+POST and PUT take an upload as a registry does: POST (to .../uploads/) answers 202 with
+"Location: PATH1", PUT reads the body and answers 201; nothing is stored.
 Every request is appended to LOG as "METHOD PATH range=R status=S conn=PORT". Requests with an
 absolute URI (as sent to a proxy) are served from DIR too, so the server doubles as a proxy.
 """
@@ -98,6 +102,8 @@ class Handler(BaseHTTPRequestHandler):
         fs = os.path.normpath(os.path.join(ROOT, (arg if action == "file" else path).lstrip("/")))
         if not fs.startswith(os.path.abspath(ROOT)) or not os.path.isfile(fs):
             return self.empty(404)
+        if action == "drip":
+            return self.drip(fs, head, int(arg))
         st = os.stat(fs)
         ims = self.headers.get("If-Modified-Since")
         if ims and action in (None, "file"):
@@ -139,6 +145,63 @@ class Handler(BaseHTTPRequestHandler):
                 if not chunk:
                     break
                 self.wfile.write(chunk)
+
+
+    def do_POST(self):
+        self.upload(202)
+
+    def do_PUT(self):
+        self.upload(201)
+
+    def upload(self, code):
+        """Read the body (at the drip rate, if asked, and then no answer), answer `code`."""
+        path = urllib.parse.unquote(self.path.split("?", 1)[0])
+        action, arg = fault_for(path)
+        left = int(self.headers.get("Content-Length", 0))
+        rate = int(arg) if action == "drip" else 1 << 30
+        if action == "status":
+            code = int(arg)
+        self.note("%s-drip" % code if action == "drip" else code)
+        try:
+            while left > 0:
+                got = self.rfile.read(min(left, max(1, rate // 10)))
+                if not got:
+                    return
+                left -= len(got)
+                if action == "drip":
+                    time.sleep(len(got) / rate)
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        if action == "drip":
+            self.close_connection = True
+            return
+        self.send_response(code)
+        if code == 202:
+            self.send_header("Location", path + "1")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def drip(self, fs, head, rate):
+        """The answer at `rate` bytes/s (a few bytes a tick), until it is out or the client left."""
+        self.note("200-drip")
+        self.close_connection = True
+        step = max(1, rate // 10)
+
+        def chunks():
+            yield ("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n"
+                   % os.path.getsize(fs)).encode()
+            if not head:
+                with open(fs, "rb") as f:
+                    yield from iter(lambda: f.read(65536), b"")
+
+        try:
+            for chunk in chunks():
+                for i in range(0, len(chunk), step):
+                    self.wfile.write(chunk[i:i + step])
+                    self.wfile.flush()
+                    time.sleep(step / rate)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
 
 class Server(ThreadingHTTPServer):

@@ -1,8 +1,13 @@
 /* The OCI registry client (store/registry.c): manifests, tags, credentials, URLs. */
+#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "lib/err.h"
 #include "lib/log.h"
@@ -152,7 +157,7 @@ START_TEST(open_url)
 {
 	struct registry *g = NULL;
 	struct buf why = { 0 };
-	int ret = registry_open(&g, urls[_i].url, NULL, NULL, 0, &why);
+	int ret = registry_open(&g, urls[_i].url, &(struct registry_access){ 0 }, &why);
 
 	ck_assert_msg(urls[_i].ok ? !ret : ret == -EINVAL, "'%s': %d", urls[_i].url, ret);
 	if (ret)
@@ -169,16 +174,73 @@ START_TEST(registry_down)
 {
 	struct registry *g = NULL;
 	struct registry_layer l;
+	struct registry_access a = { .auth = "u:p", .stall = 2 };
 	struct buf why = { 0 };
 
 	log_set_level(LOG_ERROR);
-	ck_assert_int_eq(registry_open(&g, "http://127.0.0.1:1/mkimage/layers", "u:p", NULL, 2, &why),
-			 0);
+	ck_assert_int_eq(registry_open(&g, "http://127.0.0.1:1/mkimage/layers", &a, &why), 0);
 	ck_assert_int_eq(registry_get_manifest(g, "layer-" KEY, &l, &why), -MKI_E_NETWORK);
 	ck_assert_msg(strstr(why.p, "127.0.0.1:1"), "%s", why.p);
 	ck_assert_msg(!strstr(why.p, "u:p"), "a credential in '%s'", why.p);
 	registry_free(g);
 	buf_release(&why);
+}
+END_TEST
+
+/* A registry that takes connections and never answers: its URL; the socket in *fd. */
+static char *silent_registry(int *fd)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t n = sizeof(a);
+
+	*fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(*fd, 0);
+	ck_assert_int_eq(bind(*fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(*fd, 8), 0);
+	ck_assert_int_eq(getsockname(*fd, (struct sockaddr *)&a, &n), 0);
+	return xasprintf("http://127.0.0.1:%d/mkimage/layers", ntohs(a.sin_port));
+}
+
+/*
+ * Every request ends by the deadline, whatever the stall rule would allow: a manifest, a blob
+ * (saying how far it got), and one asked for after the deadline is not sent at all.
+ */
+START_TEST(deadline)
+{
+	struct registry *g = NULL;
+	struct registry_layer l;
+	struct buf why = { 0 };
+	int fd, out = fileno(tmpfile());
+	char *url = silent_registry(&fd);
+	double t0 = log_now(), took;
+
+	ck_assert_int_eq(registry_open(&g, url, &(struct registry_access){ .stall = 60 }, &why), 0);
+	registry_set_deadline(g, t0 + 1);
+	ck_assert_int_eq(registry_get_manifest(g, "layer-" KEY, &l, &why), -ETIMEDOUT);
+	took = log_now() - t0;
+	ck_assert_msg(took > 0.9 && took < 2.5, "cut after %.2f s, not at the 1 s deadline", took);
+	ck_assert_msg(strstr(why.p, "/manifests/layer-" KEY "' was not over in time"), "%s", why.p);
+	buf_release(&why);
+
+	layer(&l, 1);
+	t0 = log_now();
+	registry_set_deadline(g, t0 + 0.5);
+	ck_assert_int_eq(registry_get_blob(g, &l, out, &why), -ETIMEDOUT);
+	ck_assert_msg(strstr(why.p, "/blobs/sha256:" HEX "' was not over in time (0 of 53477376 "
+				    "bytes in)"), "%s", why.p);
+	buf_release(&why);
+
+	t0 = log_now();
+	ck_assert_int_eq(registry_has_manifest(g, "layer-" KEY, &why), -ETIMEDOUT);
+	ck_assert_msg(log_now() - t0 < 0.1, "a request past the deadline was tried");
+	ck_assert_msg(strstr(why.p, "was not sent: the time for it was over"), "%s", why.p);
+	buf_release(&why);
+
+	registry_layer_release(&l);
+	registry_free(g);
+	close(fd);
+	close(out);
+	free(url);
 }
 END_TEST
 
@@ -193,6 +255,7 @@ Suite *registry_suite(void)
 	tcase_add_test(tc, auth_file);
 	tcase_add_loop_test(tc, open_url, 0, sizeof(urls) / sizeof(urls[0]));
 	tcase_add_test(tc, registry_down);
+	tcase_add_test(tc, deadline);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -37,6 +37,15 @@ START_TEST(sizes)
 	ck_assert_uint_eq(parse(LIMIT_DEB_DATA, "4g"), 4ull << 30);
 	ck_assert_uint_eq(parse(LIMIT_DEB_DATA, "2T"), 2ull << 40);
 	ck_assert_uint_eq(parse(LIMIT_LINE, "64K"), 65536);
+	/* The same units for other settings (MKIMAGE_REGISTRY_MIN_RATE). */
+	{
+		uint64_t v = 0;
+
+		ck_assert_int_eq(runlimits_parse_size("100M", &v), 0);
+		ck_assert_uint_eq(v, 100ull << 20);
+		ck_assert_int_eq(runlimits_parse_size("1", &v), 0);
+		ck_assert_uint_eq(v, 1);
+	}
 }
 END_TEST
 
@@ -58,8 +67,13 @@ START_TEST(bad_values)
 		"1000000001", NULL };
 	int i;
 
-	for (i = 0; bad_sizes[i]; i++)
+	for (i = 0; bad_sizes[i]; i++) {
+		uint64_t v = 12345;
+
 		refused(LIMIT_INDEX_UNPACKED, bad_sizes[i]);
+		ck_assert_msg(runlimits_parse_size(bad_sizes[i], &v) == -MKI_E_USAGE && v == 12345,
+			      "'%s' accepted as a size", bad_sizes[i]);
+	}
 	for (i = 0; bad_counts[i]; i++)
 		refused(LIMIT_DEB_ENTRIES, bad_counts[i]);
 }

@@ -1201,6 +1201,7 @@ static int run_stages(struct options *o, const struct recipe *r, struct build *b
 	for (st = stages; !ret && st < stages + N_STAGES; st++) {
 		b->at = st->name;
 		ret = st->run(o, r, b);
+		ret = log_fail_on_errors(ret, st->name); /* an error line fails the build */
 		if (st->stage >= 0)
 			ret = timed(b, st->stage, ret);
 		if (st->stage >= 0 && st->stage != ST_IMAGE)
@@ -1341,6 +1342,7 @@ int main(int argc, char **argv)
 	if (ret < 0 && o.log_open)
 		write_failure(&o, &r, &b, ret);
 out:
+	ret = log_fail_on_errors(ret, o.check ? "check" : "setup");
 	build_release(&b);
 	cleanup_work_dir(&o);
 	finish_log(&o);

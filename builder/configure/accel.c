@@ -808,8 +808,17 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 	if (!why)
 		why = unusable(&x, twins);
 	if (!why) {
+		/* A twin that cannot be extracted only costs speed: emulation is always exact,
+		 * so its messages say why at info level and one warning says what was used */
+		enum log_level old = log_cap_severity(LOG_INFO);
+
 		ret = build_copy(&x, twins, &loader);
-		/* A twin that cannot be extracted only costs speed: emulation is always exact. */
+		log_cap_severity(old);
+		if (ret)
+			log_warn_instead("emulation for every target program (the same image, "
+					 "slower)", "native tools: a host-architecture package could "
+					 "not be set up (%s; the messages above say why)",
+					 err_text(ret));
 		why = ret ? "a host-architecture package could not be extracted"
 		      : !loader ? "the host-architecture shell (dash) and its C library are not among the twins"
 		      : !a->n_tools ? "no program can run natively" : NULL;

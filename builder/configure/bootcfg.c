@@ -137,17 +137,33 @@ void bootcfg_mark_legacy_boot(struct recipe *r)
 		p->legacy_boot = 1;
 }
 
-/* A small text of the tree (through links inside it unless `canonical`), into `out`. */
-static int read_text(int rootfd, const char *rel, int canonical, struct buf *out)
+/*
+ * A small text of the tree (through links inside it unless `canonical`) into `out`, never
+ * blocking on a FIFO or a device; for a failure other than ENOENT, `*why` says what is there.
+ */
+static int read_tree(int rootfd, const char *rel, int canonical, struct buf *out,
+		     const char **why)
 {
 	const char *kind = NULL;
 	int fd = canonical ? beneath_open_canonical(rootfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY)
 			   : beneath_open(rootfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
 	int ret = fd < 0 ? fd : readfile_read_fd(fd, TEXT_MAX, out, &kind);
 
+	*why = canonical && ret == -ELOOP ? "a symbolic link is in its way"
+					  : ret ? readfile_why(ret, kind) : NULL;
+	return ret;
+}
+
+/* As read_tree(), a failure but ENOENT logged as an error: the build cannot go on without it. */
+static int read_text(int rootfd, const char *rel, int canonical, struct buf *out)
+{
+	const char *why;
+	int ret = read_tree(rootfd, rel, canonical, out, &why);
+
 	if (ret && ret != -ENOENT)
-		log_error("cannot read '/%s' of the tree: %s", rel, canonical && ret == -ELOOP ?
-			  "a symbolic link is in its way" : readfile_why(ret, kind));
+		log_error("cannot read '/%s' of the tree: %s; mkimage reads it for the boot "
+			  "configuration: make it a regular file of at most 1 MiB in the package or "
+			  "hook that made it, or remove it", rel, why);
 	return ret;
 }
 
@@ -486,8 +502,9 @@ static int write_default_u_boot(struct ctx *c, const char *root, const char *par
 
 	if (ret && ret != -ENOENT)
 		return -MKI_E_IMAGE;
-	bootcfg_default_u_boot(ret ? NULL : old.p, kv, &b);
-	ret = put(c, "etc/default/u-boot", &b);
+	ret = bootcfg_default_u_boot(ret ? NULL : old.p, old.len, kv, &b);
+	if (!ret)
+		ret = put(c, "etc/default/u-boot", &b);
 	buf_release(&old);
 	buf_release(&b);
 	return ret;
@@ -527,24 +544,54 @@ static int write_extlinux(struct ctx *c, struct buf *root, struct buf *params)
 	return ret;
 }
 
-/* The entry token: /etc/kernel/entry-token as a hook left it, else os-release's ID. */
+/* kernel-install's `read -r`: the first line, without the blanks around it. */
+static char *first_line(struct buf *b)
+{
+	char *p = b->p, *end = p + strcspn(p, "\n");
+
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	*end = 0;
+	p += strspn(p, " \t");
+	return xstrdup(p);
+}
+
+/* os-release's ID, else "linux": the token kernel-install derives when none is set. */
+static char *default_token(struct ctx *c, const char **from)
+{
+	char *t = os_value(&c->os_release, "ID");
+
+	*from = "os-release's ID";
+	if (!t || !*t) {
+		free(t);
+		*from = "kernel-install's default";
+		t = xstrdup("linux");
+	}
+	return t;
+}
+
+/*
+ * The entry token: /etc/kernel/entry-token as a hook left it, else os-release's ID. One that
+ * cannot be read (a FIFO, a directory, too large) is worked around: the default, and a warning.
+ */
 static char *entry_token(struct ctx *c)
 {
+	const char *why, *from = NULL;
 	struct buf b = { 0 };
-	char *t = NULL, *p;
+	char *t = NULL, *p, *used;
+	int ret = read_tree(c->rootfd, "etc/kernel/entry-token", 0, &b, &why);
 
-	if (!read_text(c->rootfd, "etc/kernel/entry-token", 0, &b)) {
-		b.p[strcspn(b.p, "\n")] = 0;
-		t = buf_detach(&b);
-	}
+	if (!ret)
+		t = first_line(&b);
 	buf_release(&b);
 	if (!t || !*t) {
 		free(t);
-		t = os_value(&c->os_release, "ID");
+		t = default_token(c, &from);
 	}
-	if (!t || !*t) {
-		free(t);
-		t = xstrdup("linux");
+	if (ret && ret != -ENOENT) {
+		used = xasprintf("the entry token '%s' (%s), written over it", t, from);
+		log_warn_instead(used, "cannot read '/etc/kernel/entry-token' of the tree: %s", why);
+		free(used);
 	}
 	for (p = t; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("._-", *p)) {

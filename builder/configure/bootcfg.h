@@ -128,11 +128,13 @@ struct bootcfg_extlinux {
 void bootcfg_extlinux_conf(const struct bootcfg_extlinux *x, struct buf *out);
 
 /**
- * /etc/default/u-boot: `old` (the package's, NULL for none) with each KEY's line ("#KEY=..."
- * or "KEY=...") replaced by KEY="VALUE", shell-quoted; keys not found are appended. `kv` holds
- * KEY, VALUE pairs and ends with NULL.
+ * /etc/default/u-boot: `old` (`len` bytes of the package's, NULL for none) rewritten whole by
+ * envfile_set() (envfile.h): each KEY's whole assignment (continuation lines and all), else its
+ * "#KEY=..." example, becomes KEY="VALUE", shell-quoted; later assignments of KEY go; keys not
+ * found are appended; every other byte is kept. `kv` holds KEY, VALUE pairs and ends with NULL.
+ * 0, or -MKI_E_IMAGE logged with the line sh would not read as mkimage means it.
  */
-void bootcfg_default_u_boot(const char *old, const char *const *kv, struct buf *out);
+int bootcfg_default_u_boot(const char *old, size_t len, const char *const *kv, struct buf *out);
 
 /** linux-version's order of kernel releases (linux-base): <0, 0 or >0 as strcmp. */
 int bootcfg_version_cmp(const char *a, const char *b);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "envfile.h"
 #include "recipe/fstype.h"
 #include "recipe/partuuid.h"
 
@@ -163,65 +164,11 @@ void bootcfg_extlinux_conf(const struct bootcfg_extlinux *x, struct buf *out)
 	buf_adds(out, "\n"); /* the echo that writes it */
 }
 
-/* VALUE in double quotes, as sh reads it back. */
-static void sh_quote(const char *v, struct buf *out)
+int bootcfg_default_u_boot(const char *old, size_t len, const char *const *kv, struct buf *out)
 {
-	buf_adds(out, "\"");
-	for (; *v; v++) {
-		if (strchr("\"$`\\", *v))
-			buf_adds(out, "\\");
-		buf_add(out, v, 1);
-	}
-	buf_adds(out, "\"");
-}
-
-/* The key a "#KEY=..." or "KEY=..." line sets, if it is one of `kv`'s: its index, else -1. */
-static int line_key(const char *line, size_t len, const char *const *kv)
-{
-	size_t i, n;
-
-	if (len && *line == '#')
-		line++, len--;
-	for (i = 0; kv[i]; i += 2) {
-		n = strlen(kv[i]);
-		if (len > n && !strncmp(line, kv[i], n) && line[n] == '=')
-			return (int)i;
-	}
-	return -1;
-}
-
-void bootcfg_default_u_boot(const char *old, const char *const *kv, struct buf *out)
-{
-	char done[16] = { 0 };
-	const char *p, *end;
-	size_t i;
-	int k;
-
-	if (!old)
-		old = "## /etc/default/u-boot - configuration file for u-boot-update(8)\n";
-	buf_adds(out, "");
-	for (p = old; *p; p = end) {
-		end = strchrnul(p, '\n');
-		k = line_key(p, (size_t)(end - p), kv);
-		end += *end == '\n';
-		if (k < 0 || done[k / 2]) {
-			buf_add(out, p, (size_t)(end - p));
-			if (end[-1] != '\n')
-				buf_adds(out, "\n");
-			continue;
-		}
-		done[k / 2] = 1;
-		buf_addf(out, "%s=", kv[k]);
-		sh_quote(kv[k + 1], out);
-		buf_adds(out, "\n");
-	}
-	for (i = 0; kv[i] && i / 2 < sizeof(done); i += 2) {
-		if (done[i / 2])
-			continue;
-		buf_addf(out, "%s=", kv[i]);
-		sh_quote(kv[i + 1], out);
-		buf_adds(out, "\n");
-	}
+	return envfile_set(old, len, "/etc/default/u-boot",
+			   "## /etc/default/u-boot - configuration file for u-boot-update(8)\n", kv,
+			   out);
 }
 
 /*

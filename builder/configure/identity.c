@@ -13,6 +13,7 @@
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
+#include "lib/readfile.h"
 #include "sandbox/idshift.h"
 
 #define TMP_SUFFIX ".mkimage-tmp"
@@ -104,36 +105,49 @@ static int put(int rootfd, const char *rel, const char *text, size_t len, int64_
 	return ret ? -MKI_E_HOOK : 0;
 }
 
-/* The tree's /etc/hosts (through links, inside the tree), or NULL when it has none. */
-static char *read_hosts(int rootfd)
+/*
+ * The tree's /etc/hosts (through links, inside the tree) into `*out`; NULL when it has none or
+ * one that is not a regular file (a FIFO a script made: worked around with Debian's default).
+ * Never a part of it: one too large or holding a NUL byte is an error, not a truncated copy.
+ */
+static int read_hosts(int rootfd, char **out)
 {
+	int fd = beneath_open(rootfd, "etc/hosts", O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	const char *kind = NULL;
 	struct buf b = { 0 };
-	int fd = beneath_open(rootfd, "etc/hosts", O_RDONLY | O_NONBLOCK, 0);
-	struct stat sb;
-	char chunk[4096];
-	ssize_t n;
+	int ret = fd < 0 ? fd : readfile_read_fd(fd, HOSTS_MAX, &b, &kind);
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return NULL;
+	*out = NULL;
+	if (ret == -EINVAL && kind)
+		log_warn_instead("Debian's default '/etc/hosts' with the recipe's hostname",
+				 "cannot read '/etc/hosts' of the tree: %s", readfile_why(ret, kind));
+	if (ret == -ENOENT || (ret == -EINVAL && kind)) {
+		buf_release(&b);
+		return 0;
+	}
+	if (!ret && memchr(b.p, 0, b.len))
+		ret = -EBADMSG;
+	if (ret) {
+		log_error("cannot add the hostname to '/etc/hosts' of the tree: %s; make it a "
+			  "text file of at most 1 MiB in the package or hook that wrote it",
+			  ret == -EBADMSG ? "it holds a NUL byte" : readfile_why(ret, kind));
+		buf_release(&b);
+		return -MKI_E_HOOK;
 	}
 	buf_adds(&b, "");
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0 && b.len < HOSTS_MAX)
-		buf_add(&b, chunk, (size_t)n);
-	close(fd);
-	return buf_detach(&b);
+	*out = buf_detach(&b);
+	return 0;
 }
 
 static int write_hostname(const struct recipe *r, int rootfd, int64_t sde)
 {
 	struct buf b = { 0 };
-	char *old = read_hosts(rootfd);
-	int ret;
+	char *old = NULL;
+	int ret = read_hosts(rootfd, &old);
 
 	buf_addf(&b, "%s\n", r->hostname);
-	ret = put(rootfd, "etc/hostname", b.p, b.len, sde);
+	if (!ret)
+		ret = put(rootfd, "etc/hostname", b.p, b.len, sde);
 	buf_release(&b);
 	if (!ret) {
 		identity_hosts(old, r->hostname, &b);
@@ -192,18 +206,44 @@ static int drop_placeholder(int rootfd)
 	return ret ? -MKI_E_HOOK : 0;
 }
 
+/*
+ * A package's or a script's /etc/fstab is kept (`*kept`); one that is no file a system could
+ * mount from (a FIFO, a device) is worked around with mkimage's own; a directory is an error.
+ */
+static int keep_fstab(const struct stat *sb, int *kept)
+{
+	*kept = S_ISREG(sb->st_mode) || S_ISLNK(sb->st_mode);
+	if (*kept) {
+		log_info("the tree has an '/etc/fstab' (from a package or its scripts): kept; "
+			 "image.fstab writes one only where there is none");
+		return 0;
+	}
+	if (S_ISDIR(sb->st_mode)) {
+		log_error("'/etc/fstab' of the tree is a directory (made by a package or a hook): "
+			  "remove it, or set image.fstab = false");
+		return -MKI_E_HOOK;
+	}
+	log_warn_instead("mkimage's own '/etc/fstab' (image.fstab)",
+			 "'/etc/fstab' of the tree is %s, not a regular file (made by a package or "
+			 "a hook)", readfile_kind(sb->st_mode));
+	return 0;
+}
+
 int identity_write(const struct recipe *r, int rootfd, int64_t sde)
 {
 	struct buf b = { 0 };
 	struct stat sb;
-	int ret = drop_placeholder(rootfd);
+	int ret = drop_placeholder(rootfd), kept;
 
 	if (ret)
 		return ret;
-	if (r->image.fstab && beneath_lstat(rootfd, "etc/fstab", &sb) == 0) {
-		log_info("the tree has an '/etc/fstab' (from a package or its scripts): kept; "
-			 "image.fstab writes one only where there is none");
-	} else if (r->image.fstab) {
+	if (!r->image.fstab)
+		kept = 1;
+	else if (beneath_lstat(rootfd, "etc/fstab", &sb) < 0)
+		kept = 0;
+	else
+		ret = keep_fstab(&sb, &kept);
+	if (!ret && !kept) {
 		/* on a disk the root is named by PARTUUID: the two slots of A/B share a label */
 		if (r->disk.set)
 			bootcfg_fstab(r, sde, &b);

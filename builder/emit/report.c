@@ -31,6 +31,23 @@ static void package_counts(struct buf *b, const struct plan *p)
 	strv_release(&archs);
 }
 
+/* ",\n  "worked_around": [ { "what": ..., "used_instead": ... } ]": log_warn_instead()'s. */
+static void worked_around(struct buf *b)
+{
+	const struct log_workaround *w;
+	size_t i, n = log_workarounds(&w);
+
+	buf_adds(b, ",\n  \"worked_around\": [");
+	for (i = 0; i < n; i++) {
+		buf_adds(b, i ? ",\n    { \"what\": " : "\n    { \"what\": ");
+		json_str(b, w[i].what);
+		buf_adds(b, ", \"used_instead\": ");
+		json_str(b, w[i].instead);
+		buf_adds(b, " }");
+	}
+	buf_adds(b, n ? "\n  ]" : "]");
+}
+
 /*
  * What the build was, for a farm that reads the report alone: which mkimage, which epoch, which
  * architectures, the file system's UUID, the warnings' texts, the network and native tools.
@@ -59,6 +76,7 @@ static void build_facts(struct buf *b, const struct report *rep, const struct pl
 		json_str(b, warn[i]);
 	}
 	buf_adds(b, n ? "\n  ]" : "]");
+	worked_around(b);
 	if (rep->network)
 		buf_addf(b, ",\n%s", rep->network);
 	if (rep->native_tools)
@@ -118,7 +136,9 @@ int report_write_failure(const struct report_failure *f, const struct report *re
 		json_str(&b, f->log);
 	else
 		buf_adds(&b, "null");
-	buf_addf(&b, ",\n  \"warnings\": %u\n}\n", rep->warnings);
+	buf_addf(&b, ",\n  \"warnings\": %u", rep->warnings);
+	worked_around(&b);
+	buf_adds(&b, "\n}\n");
 	ret = fsutil_write_atomic(file, b.p, b.len);
 	buf_release(&b);
 	return ret;

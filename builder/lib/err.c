@@ -33,6 +33,7 @@ static const struct {
 	CODE(INTERRUPTED, "interrupted", INTERRUPTED),
 	CODE(LIMIT_REPO, "repository data exceeds a safety limit", REPOSITORY),
 	CODE(LIMIT_PKG, "package exceeds a safety limit", PACKAGE),
+	CODE(INTERNAL, "internal error", FAILED),
 #undef CODE
 };
 

@@ -28,6 +28,7 @@ enum mki_err {
 	MKI_E_INTERRUPTED,/* SIGINT/SIGTERM */
 	MKI_E_LIMIT_REPO, /* repository data beyond a --limit (exit status of a repository error) */
 	MKI_E_LIMIT_PKG,  /* a package beyond a --limit (exit status of a bad package) */
+	MKI_E_INTERNAL,   /* mkimage broke its own rule (log_fail_on_errors) */
 	MKI_E_MAX
 };
 

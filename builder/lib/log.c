@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,11 @@
 static enum log_level threshold = LOG_INFO;
 static enum log_level cap = LOG_ERROR; /* log_cap_severity() */
 static unsigned warnings;
+/*
+ * Error-level messages: a page shared with the processes forked after log_file_start(), so that
+ * an error a child printed (the sandbox's, a worker's) counts for the build as well.
+ */
+static unsigned own_errors, *errors_seen = &own_errors;
 static int bar_visible; /* a progress bar occupies the current stderr line */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -38,6 +44,10 @@ static struct {
 	struct strv errors;  /* the first ERRORS_MAX error messages, for the report */
 	int started;
 } lf = { .fd = -1, .dirfd = -1 };
+
+#define WORKAROUNDS_MAX 64
+static struct log_workaround workarounds[WORKAROUNDS_MAX];
+static size_t n_workarounds;
 
 void log_set_level(enum log_level level)
 {
@@ -173,6 +183,8 @@ static enum log_level capped(enum log_level level)
 		level = cap;
 	if (level == LOG_WARN)
 		__atomic_add_fetch(&warnings, 1, __ATOMIC_RELAXED);
+	if (level == LOG_ERROR)
+		__atomic_add_fetch(errors_seen, 1, __ATOMIC_RELAXED);
 	return level;
 }
 
@@ -482,8 +494,67 @@ void log_progress_clear(struct progress *p)
 
 /* --- the build log ------------------------------------------------------------------------- */
 
+/* Count errors in a page the processes forked from now on share (errors_seen). */
+static void share_error_count(void)
+{
+	unsigned *page;
+
+	if (errors_seen != &own_errors)
+		return;
+	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return; /* then a child's errors count in the child only: its failure still fails */
+	*page = own_errors;
+	errors_seen = page;
+}
+
+unsigned log_error_count(void)
+{
+	return __atomic_load_n(errors_seen, __ATOMIC_RELAXED);
+}
+
+int log_fail_on_errors(int ret, const char *step)
+{
+	const struct strv *e = log_errors();
+
+	if (ret || !log_error_count())
+		return ret;
+	log_error("internal error: %u message%s at error level %s printed during step '%s' (the "
+		  "first: '%s'), yet the build would have succeeded: an error must fail the "
+		  "build, so it fails here; please report this as a bug in mkimage",
+		  log_error_count(), log_error_count() == 1 ? "" : "s",
+		  log_error_count() == 1 ? "was" : "were", step,
+		  e->n ? e->v[0] : "not kept: it was printed by another process");
+	return -MKI_E_INTERNAL;
+}
+
+void log_warn_instead(const char *instead, const char *fmt, ...)
+{
+	va_list ap;
+	char *what;
+
+	va_start(ap, fmt);
+	what = xvasprintf(fmt, ap);
+	va_end(ap);
+	log_warn("%s; used %s instead", what, instead);
+	pthread_mutex_lock(&lock);
+	if (n_workarounds < WORKAROUNDS_MAX) {
+		workarounds[n_workarounds].what = xasprintf("%.*s", ERROR_TEXT_MAX, what);
+		workarounds[n_workarounds++].instead = xasprintf("%.*s", ERROR_TEXT_MAX, instead);
+	}
+	pthread_mutex_unlock(&lock);
+	free(what);
+}
+
+size_t log_workarounds(const struct log_workaround **v)
+{
+	*v = workarounds;
+	return n_workarounds;
+}
+
 void log_file_start(void)
 {
+	share_error_count();
 	pthread_mutex_lock(&lock);
 	lf.started = 1;
 	pthread_mutex_unlock(&lock);

@@ -57,6 +57,41 @@ int log_errno(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
  */
 enum log_level log_cap_severity(enum log_level level);
 
+/*
+ * One meaning for "error" (mkimage(7), "Errors and warnings"): a message at error level means
+ * the build fails. What mkimage works around is a warning that says what it used instead
+ * (log_warn_instead), which the report lists.
+ */
+
+/**
+ * Log a warning "MSG; used INSTEAD instead" and keep the pair for the build report's
+ * "worked_around" (the first 64). `instead` says what mkimage used (e.g. "os-release's ID
+ * 'debian' as the entry token").
+ */
+void log_warn_instead(const char *instead, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** A worked-around problem and what was used instead, as log_warn_instead() kept them. */
+struct log_workaround {
+	char *what, *instead;
+};
+
+/** The problems worked around so far (the first 64), in order; `*v` stays the log's. */
+size_t log_workarounds(const struct log_workaround **v);
+
+/**
+ * Number of messages logged at error level so far (after log_cap_severity()), in this process
+ * and, once log_file_start() ran, in every process forked from it since.
+ */
+unsigned log_error_count(void);
+
+/**
+ * The guard that keeps an error an error: `ret` when it is an error already or no message was
+ * logged at error level; else a build that would succeed after printing an error, which is
+ * logged as an internal error naming `step` and the first such message, and -MKI_E_INTERNAL.
+ */
+int log_fail_on_errors(int ret, const char *step);
+
 /** Number of warnings logged so far (for the build report). */
 unsigned log_warning_count(void);
 /**

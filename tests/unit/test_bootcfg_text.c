@@ -120,18 +120,20 @@ START_TEST(default_u_boot)
 {
 	const char *kv[] = { "U_BOOT_ROOT", "root=PARTUUID=x", "U_BOOT_PARAMETERS",
 			     "console=ttyS0 a=\"$b\" c\\d", "U_BOOT_DEFAULT", "l1", NULL };
+	const char *old = "## head\n\n#U_BOOT_UPDATE=\"true\"\n"
+			  "#U_BOOT_PARAMETERS=\"ro quiet\"\n"
+			  "#U_BOOT_ROOT=\"\"\nU_BOOT_ROOT=\"old\"\n";
 	struct buf b = { 0 };
 
-	bootcfg_default_u_boot("## head\n\n#U_BOOT_UPDATE=\"true\"\n"
-			       "#U_BOOT_PARAMETERS=\"ro quiet\"\n"
-			       "#U_BOOT_ROOT=\"\"\nU_BOOT_ROOT=\"old\"\n", kv, &b);
+	/* the assignment replaces the key's own line, not its commented example */
+	ck_assert_int_eq(bootcfg_default_u_boot(old, strlen(old), kv, &b), 0);
 	ck_assert_str_eq(b.p, "## head\n\n#U_BOOT_UPDATE=\"true\"\n"
 			      "U_BOOT_PARAMETERS=\"console=ttyS0 a=\\\"\\$b\\\" c\\\\d\"\n"
-			      "U_BOOT_ROOT=\"root=PARTUUID=x\"\nU_BOOT_ROOT=\"old\"\n"
+			      "#U_BOOT_ROOT=\"\"\nU_BOOT_ROOT=\"root=PARTUUID=x\"\n"
 			      "U_BOOT_DEFAULT=\"l1\"\n");
 	buf_release(&b);
 	kv[4] = NULL;
-	bootcfg_default_u_boot(NULL, kv, &b);
+	ck_assert_int_eq(bootcfg_default_u_boot(NULL, 0, kv, &b), 0);
 	ck_assert_str_eq(b.p, "## /etc/default/u-boot - configuration file for u-boot-update(8)\n"
 			      "U_BOOT_ROOT=\"root=PARTUUID=x\"\n"
 			      "U_BOOT_PARAMETERS=\"console=ttyS0 a=\\\"\\$b\\\" c\\\\d\"\n");

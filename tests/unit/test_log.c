@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/err.h"
@@ -263,6 +264,63 @@ START_TEST(log_file_bounded)
 }
 END_TEST
 
+/* One meaning for "error": a build that logged one and would succeed fails, naming the step. */
+START_TEST(log_error_fails_the_build)
+{
+	int fd = open("/dev/null", O_WRONLY), saved = dup(2);
+	enum log_level old;
+	unsigned n0;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	dup2(fd, 2);
+	log_file_start(); /* the count is shared with the processes forked from here on */
+	n0 = log_error_count();
+	ck_assert_int_eq(log_fail_on_errors(0, "configure"), n0 ? -MKI_E_INTERNAL : 0);
+	log_warn_instead("the default", "cannot read '%s'", "x");
+	old = log_cap_severity(LOG_INFO); /* an optional step's own messages do not count */
+	log_error("capped");
+	log_cap_severity(old);
+	ck_assert_uint_eq(log_error_count(), n0);
+	ck_assert_int_eq(log_fail_on_errors(0, "configure"), 0);
+	pid = fork(); /* an error a child prints counts for the build */
+	if (pid == 0) {
+		log_error("in a child");
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	ck_assert_uint_eq(log_error_count(), n0 + 1);
+	ck_assert_int_eq(log_fail_on_errors(-MKI_E_IMAGE, "image"), -MKI_E_IMAGE);
+	ck_assert_int_eq(log_fail_on_errors(0, "configure"), -MKI_E_INTERNAL);
+	ck_assert_int_eq(err_exit_code(-MKI_E_INTERNAL), 1);
+	ck_assert_str_eq(err_text(-MKI_E_INTERNAL), "internal error");
+	dup2(saved, 2);
+	close(fd);
+	close(saved);
+	log_file_discard();
+}
+END_TEST
+
+/* The report's "worked_around": what was wrong and what was used, each kept whole. */
+START_TEST(log_keeps_workarounds)
+{
+	const struct log_workaround *w;
+	const char *const *t;
+	size_t n, nt;
+
+	log_set_level(LOG_ERROR);
+	log_warn_instead("os-release's ID 'debian'", "cannot read '%s': a FIFO", "/etc/x");
+	n = log_workarounds(&w);
+	nt = log_warning_texts(&t);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_str_eq(w[n - 1].what, "cannot read '/etc/x': a FIFO");
+	ck_assert_str_eq(w[n - 1].instead, "os-release's ID 'debian'");
+	ck_assert_str_eq(t[nt - 1], "cannot read '/etc/x': a FIFO; used os-release's ID 'debian' "
+				    "instead");
+	log_set_level(LOG_INFO);
+}
+END_TEST
+
 Suite *log_suite(void)
 {
 	Suite *s = suite_create("log");
@@ -274,6 +332,8 @@ Suite *log_suite(void)
 	tcase_add_test(tc, log_escapes_every_message);
 	tcase_add_test(tc, log_block_one_line_each);
 	tcase_add_test(tc, log_keeps_warning_texts);
+	tcase_add_test(tc, log_error_fails_the_build);
+	tcase_add_test(tc, log_keeps_workarounds);
 	tcase_add_test(tc, log_file_every_line);
 	tcase_add_test(tc, log_file_bounded);
 	suite_add_tcase(s, tc);

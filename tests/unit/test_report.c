@@ -90,6 +90,8 @@ START_TEST(report_json)
 	strv_push(&f.p.archs, "armel");
 	log_set_level(LOG_ERROR);
 	log_warn("disk \"space\"\nlow"); /* kept although not printed */
+	log_warn_instead("the entry token 'debian' (os-release's ID)",
+			 "cannot read '%s': it is a FIFO", "/etc/kernel/entry-token");
 	ck_assert_int_eq(report_write(&f.rep, &f.p, &f.r, f.file), 0);
 	strv_release(&f.p.archs);
 	got = written(&f);
@@ -108,7 +110,12 @@ START_TEST(report_json)
 		"  \"mkimage_version\": \"1.2+git3.abc\",\n  \"source_date_epoch\": 1700000000,\n"
 		"  \"architectures\": [\"armhf\", \"armel\"],\n"
 		"  \"filesystem_uuid\": \"0a1b2c3d-0000-4000-8000-00112233aabb\",\n"
-		"  \"warning_texts\": [\n    \"disk \\\"space\\\"\\nlow\"\n  ],\n"
+		"  \"warning_texts\": [\n    \"disk \\\"space\\\"\\nlow\",\n"
+		"    \"cannot read '/etc/kernel/entry-token': it is a FIFO; used the entry token "
+		"'debian' (os-release's ID) instead\"\n  ],\n"
+		"  \"worked_around\": [\n    { \"what\": \"cannot read '/etc/kernel/entry-token': "
+		"it is a FIFO\", \"used_instead\": \"the entry token 'debian' (os-release's ID)\" }"
+		"\n  ],\n"
 		"  \"network\": [],\n  \"native_tools\": {}\n}\n");
 	free(got);
 	teardown(&f);
@@ -178,7 +185,7 @@ START_TEST(failure_json)
 		"  \"stages\": { \"fetch\": 0.000, \"resolve\": 0.500, \"unpack\": 1.500, "
 		"\"image\": 2.500, \"outputs\": 3.000 },\n"
 		"  \"total_seconds\": 12.346,\n  \"log\": \"/out/board.log\",\n"
-		"  \"warnings\": 1\n}\n");
+		"  \"warnings\": 1,\n  \"worked_around\": []\n}\n");
 	free(got);
 	fl = (struct report_failure){ "interrupted", NULL, 130, NULL, NULL };
 	ck_assert_int_eq(report_write_failure(&fl, &f.rep, &f.r, f.file), 0);

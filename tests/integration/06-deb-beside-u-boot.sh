@@ -26,7 +26,7 @@ cleanup_pkgs() {
 	"${APT[@]}" purge mkimage u-boot-tools >/dev/null 2>&1 || true
 	[ ! -e "$T/man-db-auto-update" ] || mv "$T/man-db-auto-update" /var/lib/man-db/auto-update
 }
-trap 'cleanup_pkgs; _cleanup' EXIT
+trap '_rc=$(_exit_status $?); cleanup_pkgs; _cleanup; exit $_rc' EXIT
 
 apt_do() { "${APT[@]}" "$@" >"$T/apt.log" 2>&1 || { cat "$T/apt.log" >&2; fail "apt-get $*"; }; }
 ours() {

@@ -15,7 +15,7 @@ fi
 
 MKFS=$TOP/build/tools/mkfs
 # The tmpfs mounts go before the temp dir is removed (they vanish with the namespace anyway).
-trap 'rc=$?; for m in cache tmp img; do umount -l "$T/$m" 2>/dev/null || true; done; _cleanup; exit $rc' EXIT
+trap 'rc=$(_exit_status $?); for m in cache tmp img; do umount -l "$T/$m" 2>/dev/null || true; done; _cleanup; exit $rc' EXIT
 # small DIR SIZE: a tmpfs of SIZE on DIR, private to this namespace.
 small() {
 	mkdir -p "$1"

@@ -14,7 +14,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-native.sh"
 
-trap 'rc=$?; umount -l "$T/tmp" 2>/dev/null || true; _cleanup; exit $rc' EXIT
+trap 'rc=$(_exit_status $?); umount -l "$T/tmp" 2>/dev/null || true; _cleanup; exit $rc' EXIT
 native_repo
 mkdir -p "$T/r/hooks" "$T/tmp" "$T/img"
 # The unpacked and configured tree takes about 55 MiB: 80 MiB leaves room for a build, not more.

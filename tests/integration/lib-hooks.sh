@@ -163,7 +163,7 @@ test_user() {
 	userdel "$name" >/dev/null 2>&1 || true
 	useradd -M -d /nonexistent -s /usr/sbin/nologin "$name" >/dev/null
 	_USERS="${_USERS:-} $name"
-	trap '_cleanup; for u in $_USERS; do userdel "$u" >/dev/null 2>&1 || true; done' EXIT
+	trap '_rc=$(_exit_status $?); _cleanup; for u in $_USERS; do userdel "$u" >/dev/null 2>&1 || true; done; exit $_rc' EXIT
 	if [ "${2:-}" = nosubids ]; then
 		sed -i "/^$name:/d" /etc/subuid /etc/subgid
 	elif ! grep -q "^$name:" /etc/subuid; then

@@ -30,6 +30,27 @@ export MKIMAGE_APT_ROOT=${MKIMAGE_APT_ROOT:-$T/no-apt}
 export MKIMAGE_MIDSYNC_WAIT=${MKIMAGE_MIDSYNC_WAIT:-0}
 _PIDS=""
 
+# One meaning for "error" (mkimage(7), "Errors and warnings"): a build that succeeded printed no
+# error line. Every report with status ok the test left (beside its image, in its directories)
+# has a log without one; else the test fails, whatever it checked itself.
+_errors_in_ok_builds() {
+	local rep log bad=1
+	while IFS= read -r rep; do
+		grep -q '^  "status": "ok"' "$rep" 2>/dev/null || continue
+		log=${rep%.report.json}.log
+		[ -f "$log" ] && grep -Eq '^[0-9T:.Z-]+ error: ' "$log" || continue
+		echo "FAIL: $TEST_NAME: the successful build '$rep' printed error lines:" >&2
+		grep -E '^[0-9T:.Z-]+ error: ' "$log" | head -5 >&2
+		bad=0
+	done < <(find "$T" "$TMPDIR" "$SHM" -maxdepth 4 -name '*.report.json' 2>/dev/null)
+	return $bad
+}
+# _exit_status RC: the test's exit status, RC, or 1 where a successful build printed an error.
+# A test that sets its own EXIT trap calls it first: rc=$(_exit_status $?); ...; exit $rc
+_exit_status() {
+	if [ "$1" = 0 ] && _errors_in_ok_builds; then echo 1; else echo "$1"; fi
+}
+
 _cleanup() {
 	local pid
 	for pid in $_PIDS; do kill "$pid" 2>/dev/null || true; done
@@ -38,7 +59,7 @@ _cleanup() {
 	chmod -R u+rwX "$T" "$TMPDIR" "$SHM" 2>/dev/null || true
 	rm -rf "$T" "$TMPDIR" "$SHM"
 }
-trap _cleanup EXIT
+trap '_rc=$(_exit_status $?); _cleanup; exit $_rc' EXIT
 trap 'exit 130' INT TERM
 
 fail() { echo "FAIL: $TEST_NAME: $*" >&2; exit 1; }
@@ -66,11 +87,13 @@ expect_fail() {
 	grep -Eq -- "$pattern" "$T/err" || { cat "$T/err" >&2; fail "'$*': stderr lacks /$pattern/"; }
 }
 
-# expect_ok CMD...: CMD must succeed; its stdout is left in $T/out, stderr in $T/err.
+# expect_ok CMD...: CMD must succeed, printing no error line (an error means a failed build);
+# its stdout is left in $T/out, stderr in $T/err.
 expect_ok() {
 	local rc=0
 	"$@" >"$T/out" 2>"$T/err" || rc=$?
 	[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "'$*' exited $rc"; }
+	! grep -q '^mkimage: error' "$T/err" || { cat "$T/err" >&2; fail "'$*' succeeded with an error line"; }
 }
 
 # left_beside DIR: what DIR holds but build reports and logs (NAME.report.json, NAME.log), which

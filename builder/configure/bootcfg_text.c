@@ -56,11 +56,14 @@ void bootcfg_parameters(const struct recipe *r, struct buf *out)
 	buf_adds(out, cmdline);
 }
 
-/* fstab(5)'s octal escapes for the characters that would split a field. */
+/*
+ * fstab(5)'s octal escapes (libmount reads back any \ooo) for the characters that would split a
+ * field and for every control byte, so that mount reads exactly the recipe's path.
+ */
 static void fstab_field(struct buf *out, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\\')
+		if ((unsigned char)*s <= ' ' || *s == '\\' || *s == 0x7f)
 			buf_addf(out, "\\%03o", (unsigned char)*s);
 		else
 			buf_add(out, s, 1);

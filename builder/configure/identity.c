@@ -26,8 +26,8 @@ void identity_fstab(const char *label, struct buf *out)
 	buf_adds(out, "# /etc/fstab: static file system information (written by mkimage).\n"
 		      "# <file system>\t<mount point>\t<type>\t<options>\t<dump>\t<pass>\nLABEL=");
 	for (p = label; *p; p++) {
-		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\\')
-			buf_addf(out, "\\%03o", (unsigned char)*p); /* fstab(5)'s octal escapes */
+		if ((unsigned char)*p <= ' ' || *p == '\\' || *p == 0x7f) /* fstab(5)'s escapes */
+			buf_addf(out, "\\%03o", (unsigned char)*p);
 		else
 			buf_add(out, p, 1);
 	}

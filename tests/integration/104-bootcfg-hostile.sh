@@ -100,7 +100,7 @@ one_warning() {
 	local who=$1 what=$2 used=$3 rep=${4:-}
 	[ "$(grep -c '^mkimage: warning:' "$T/err")" = 1 ] ||
 		{ cat "$T/err" >&2; fail "$who: not exactly one warning"; }
-	grep -q "^mkimage: warning: .*$what.*; used $used.* instead$" "$T/err" ||
+	grep -Eq "^mkimage: warning: .*$what.*; used $used.* instead$" "$T/err" ||
 		{ cat "$T/err" >&2; fail "$who: the warning does not say '$what' and '$used'"; }
 	[ -n "$rep" ] || return 0
 	python3 - "$rep" "$what" "$used" <<'PY' || fail "$who: the report's worked_around"

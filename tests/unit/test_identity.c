@@ -13,6 +13,9 @@ START_TEST(fstab)
 	identity_fstab("my root\\x", &b);
 	ck_assert_ptr_nonnull(strstr(b.p, "\nLABEL=my\\040root\\134x\t/\t"));
 	buf_release(&b);
+	identity_fstab("a\033[2J\r\x7f", &b); /* control bytes escaped: mount reads the label back */
+	ck_assert_ptr_nonnull(strstr(b.p, "\nLABEL=a\\033[2J\\015\\177\t/\t"));
+	buf_release(&b);
 }
 END_TEST
 

@@ -884,8 +884,9 @@ static int fetch_stage(struct options *o, const struct recipe *r, struct build *
 	if (ret == -MKI_E_INTERRUPTED)
 		return ret;
 	if (ret)
-		log_warn("native tools: the host-architecture packages are not available (%s); "
-			 "every target program will be emulated", err_text(ret));
+		log_warn_instead("emulation for every target program (the same image, slower)",
+				 "native tools: the host-architecture packages are not available "
+				 "(%s)", err_text(ret));
 	return 0;
 }
 

@@ -34,6 +34,15 @@ void identity_fstab(const char *label, struct buf *out)
 	buf_adds(out, "\t/\text4\terrors=remount-ro\t0\t1\n");
 }
 
+/* A hosts(5) line whose address (after blanks) is `addr`. */
+static int hosts_addr(const char *line, const char *addr)
+{
+	size_t n = strlen(addr);
+
+	line += strspn(line, " \t");
+	return !strncmp(line, addr, n) && (line[n] == ' ' || line[n] == '\t');
+}
+
 void identity_hosts(const char *old, const char *name, struct buf *out)
 {
 	struct buf body = { 0 };
@@ -49,12 +58,12 @@ void identity_hosts(const char *old, const char *name, struct buf *out)
 	for (p = old; *p; p = end) {
 		end = strchrnul(p, '\n');
 		end += *end == '\n';
-		if (!strncmp(p, "127.0.1.1", 9) && (p[9] == ' ' || p[9] == '\t'))
+		if (hosts_addr(p, "127.0.1.1")) /* the resolver would find an old name first */
 			continue;
 		buf_add(&body, p, (size_t)(end - p));
 		if (end[-1] != '\n')
 			buf_adds(&body, "\n");
-		if (!placed && !strncmp(p, "127.0.0.1", 9) && (p[9] == ' ' || p[9] == '\t')) {
+		if (!placed && hosts_addr(p, "127.0.0.1")) {
 			buf_addf(&body, "127.0.1.1\t%s\n", name);
 			placed = 1;
 		}

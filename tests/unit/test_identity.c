@@ -40,6 +40,10 @@ START_TEST(hosts)
 	identity_hosts("127.0.0.1\tlocalhost\n127.0.1.10\tother\n", "x", &b);
 	ck_assert_str_eq(b.p, "127.0.0.1\tlocalhost\n127.0.1.1\tx\n127.0.1.10\tother\n");
 	buf_release(&b);
+	/* hosts(5) lets a line start with blanks; CRLF and control bytes of other lines stay */
+	identity_hosts(" 127.0.0.1 localhost\r\n\t127.0.1.1\told\r\n10.0.0.1 \033x\r\n", "x", &b);
+	ck_assert_str_eq(b.p, " 127.0.0.1 localhost\r\n127.0.1.1\tx\n10.0.0.1 \033x\r\n");
+	buf_release(&b);
 }
 END_TEST
 

@@ -181,8 +181,9 @@ static void say_not_pulled(const struct layerreg *lr, const char *key, int ret,
 		cut_text(lr, "pull", l->key ? &l->size : NULL, why->p, &text);
 	else
 		buf_adds(&text, why->len ? why->p : err_text(ret));
-	log_warn("layer registry: layer %.12s from '%s' not used: %s; unpacking and configuring "
-		 "instead", key, registry_url(lr->g), text.p);
+	log_warn_instead("a tree unpacked and configured here (the same image)",
+			 "layer registry: layer %.12s from '%s' not used: %s", key,
+			 registry_url(lr->g), text.p);
 	buf_release(&text);
 }
 

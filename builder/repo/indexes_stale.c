@@ -175,9 +175,9 @@ static int omit(struct indexes_ctx *c, struct wants *w, size_t ri, const char *n
 
 	indexes_wants_drop(w, ri);
 	r->use = INDEX_OMITTED;
-	log_warn("%s looks mid-sync (%s) and no verified Release of it is kept in the cache: built "
-		 "WITHOUT the suite (--allow-stale), as apt does; its updates are not in the image",
-		 name, r->why);
+	log_warn_instead("the other suites alone (built WITHOUT it, as apt does; its updates are "
+			 "not in the image; --allow-stale)", "%s looks mid-sync (%s) and no "
+			 "verified Release of it is kept in the cache", name, r->why);
 	return 0;
 }
 
@@ -202,6 +202,7 @@ static int check_cached(const struct indexes_ctx *c, const struct wants *w, size
 static int stand_in(struct indexes_ctx *c, struct wants *w, size_t ri, const char *name)
 {
 	struct rel *r = &c->rels[ri];
+	char *used;
 	int ret;
 
 	indexes_wants_drop(w, ri);
@@ -217,12 +218,13 @@ static int stand_in(struct indexes_ctx *c, struct wants *w, size_t ri, const cha
 	if (ret)
 		return ret;
 	r->use = INDEX_STALE;
-	log_warn("%s looks mid-sync (%s, against its Release dated %s): built with its last verified "
-		 "Release, dated %s%s%s, and its indexes instead (--allow-stale)", name, r->why,
-		 r->served_date ? r->served_date : "(no date)",
-		 r->info.date ? r->info.date : "(no date)",
-		 r->info.valid_until ? ", valid until " : "",
-		 r->info.valid_until ? r->info.valid_until : "");
+	used = xasprintf("its last verified Release, dated %s%s%s, and its indexes (--allow-stale)",
+			 r->info.date ? r->info.date : "(no date)",
+			 r->info.valid_until ? ", valid until " : "",
+			 r->info.valid_until ? r->info.valid_until : "");
+	log_warn_instead(used, "%s looks mid-sync (%s, against its Release dated %s)", name, r->why,
+			 r->served_date ? r->served_date : "(no date)");
+	free(used);
 	return 0;
 }
 

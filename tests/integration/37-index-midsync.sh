@@ -81,7 +81,7 @@ cp "$T/Packages.xz.v1" "$SEC/$PKG"
 [ -e "$T/cache/indexes/$v1_sha" ] || fail "the cache's expiry removed the last verified index"
 mkdir -p "$T/img"
 expect_ok "$MKIMAGE" --cache-dir "$T/cache" --allow-stale=bookworm-security -o "$T/img/t.ext4" "$T/r.cfg"
-grep -Eq "warning: '$SERVER_URL' suite 'bookworm-security' looks mid-sync \('$PKG' .*\): built with its last verified Release, dated .*, and its indexes instead \(--allow-stale\)" "$T/err" ||
+grep -Eq "warning: '$SERVER_URL' suite 'bookworm-security' looks mid-sync \('$PKG' .*\); used its last verified Release, dated .*, and its indexes \(--allow-stale\) instead" "$T/err" ||
 	fail "no warning for the stale suite: $(cat "$T/err")"
 grep -Eq "^source: $SERVER_URL bookworm-security sha256=[0-9a-f]{64} components=main keys=[0-9A-Fa-f,]+ index=stale date=" "$T/img/t.lock" &&
 	grep -qF " index=stale date=$(grep '^Date:' "$T/Release.v1" | cut -d' ' -f2-)" "$T/img/t.lock" ||
@@ -93,6 +93,8 @@ ix = r["indexes"]
 assert len(ix) == 1 and ix[0]["suite"] == "bookworm-security" and ix[0]["used"] == "last-verified", ix
 assert ix[0]["uri"] == sys.argv[2] and ix[0]["release_date"] and ix[0]["served_date"], ix
 assert any("last verified Release" in w for w in r["warning_texts"]), r["warning_texts"]
+assert any("last verified Release" in w["used_instead"] and "mid-sync" in w["what"]
+           for w in r["worked_around"]), r["worked_around"]
 PY
 grep -q "error: " "$T/err" && fail "a successful build printed an error: $(grep error "$T/err")"
 
@@ -110,7 +112,7 @@ expect_fail 3 "error: the last verified InRelease of '$SERVER_URL' suite 'bookwo
 
 # A fresh cache and an -updates/-security suite: built without it, and the lock says so.
 expect_ok "$MKIMAGE" --cache-dir "$T/cache-f" --allow-stale=updates --lock="$T/f.lock" "$T/r.cfg"
-grep -q "warning: '$SERVER_URL' suite 'bookworm-security' looks mid-sync (.*) and no verified Release of it is kept in the cache: built WITHOUT the suite (--allow-stale), as apt does" "$T/err" ||
+grep -q "warning: '$SERVER_URL' suite 'bookworm-security' looks mid-sync (.*) and no verified Release of it is kept in the cache; used the other suites alone (built WITHOUT it, as apt does" "$T/err" ||
 	fail "no warning for the suite left out: $(cat "$T/err")"
 grep -Eq "^source: $SERVER_URL bookworm-security sha256=[0-9a-f]{64} .* index=omitted date=" "$T/f.lock" ||
 	fail "the lock does not record the suite left out: $(grep '^source' "$T/f.lock")"

@@ -46,8 +46,8 @@
 #include "sandbox/workroot.h"
 #include "store/cachegc.h"
 #include "store/fetch.h"
-#include "store/layer.h"
-#include "store/registry.h"
+#include "layer/layer.h"
+#include "layer/registry.h"
 #include "unpack/unpack.h"
 
 /* The stages: what --until names and the report times, in order (stages[] below). */

@@ -49,7 +49,7 @@ struct indexes {
  * not st->ignore_valid_until), -MKI_E_SOURCE (suite, component or architecture not in the
  * Release), -MKI_E_PARSE (malformed Release), -MKI_E_INTEGRITY, -MKI_E_NETWORK, -MKI_E_NOTFOUND,
  * -MKI_E_OFFLINE (st->offline and not cached). `out` belongs to the caller (indexes_release).
- * Every download goes through `download` (main.c passes fetch_items): the stage never calls the
+ * Every download goes through `download` (the pipeline's fetch stage passes fetch_items): the stage never calls the
  * fetch stage itself.
  */
 int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,

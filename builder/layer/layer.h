@@ -56,8 +56,8 @@ int layer_shipped(struct layer *l, struct dep5_texts *out, const struct plan *p,
 		  layer_capture_fn *capture);
 
 /**
- * The layer point (the configure stage): right after configuration, before anything that depends on more
- * than the package set. Store the tree `rootfd` of `s` as its layer, unless it was restored, the
+ * The layer point (the configure stage): right after configuration, before anything that
+ * depends on more than the package set. Store the tree `rootfd` of `s` as its layer, unless it was restored, the
  * cache is off, or another build stores or stored it. Never fails the build: a layer that cannot
  * be stored is a warning. `l` may be NULL (nothing to do).
  */

@@ -187,7 +187,7 @@ static int parse_uint(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
-
+/* --cache-dir's default (mkimage(1)): $XDG_CACHE_HOME/mkimage, else ~/.cache/mkimage. */
 static char *default_cache_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -353,7 +353,8 @@ int main(int argc, char **argv)
 	/*
 	 * No SA_RESTART: a signal sets a flag and ends the system call mkimage was blocked in with
 	 * EINTR, so no wait (a pipe, a child, a lock, an open) outlives SIGINT or SIGTERM; every wait
-	 * loop checks err_interrupted(), and whatever failed with EINTR becomes "interrupted" below.
+	 * loop checks err_interrupted(), and whatever failed with EINTR becomes "interrupted"
+	 * (pipeline_finish).
 	 */
 	struct sigaction sa = { .sa_handler = on_signal };
 	int ret, loaded = 0;

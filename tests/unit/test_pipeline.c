@@ -12,27 +12,16 @@
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/x.h"
+#include "pipeline_fixture.h"
 #include "pipeline/pipeline.h"
 #include "store/cachegc.h"
 
-static char dir[] = "/tmp/mkimage-pipeline-XXXXXX";
 static char name[] = "t", arch[] = "amd64", ext4[] = "ext4";
-
-static void setup(void)
-{
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	log_set_level(LOG_QUIET);
-	setenv("TMPDIR", dir, 1);
-}
-
-static void teardown(void)
-{
-	fsutil_remove_tree(dir);
-}
 
 /* An amd64 image recipe "t" with no output of its own; options as main.c leaves them. */
 static void init(struct build_opts *o, struct recipe *r, struct build *b)
 {
+	setenv("TMPDIR", dir, 1); /* the work directory's place */
 	*o = (struct build_opts){ .until = ST_IMAGE };
 	o->st.cache_dir = xasprintf("%s/cache", dir);
 	*r = (struct recipe){ .name = name, .arch = arch };

@@ -10,21 +10,10 @@
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/x.h"
+#include "pipeline_fixture.h"
 #include "pipeline/stage.h"
 
-static char dir[] = "/tmp/mkimage-stage-emit-XXXXXX";
 static char name[] = "t", arch[] = "amd64";
-
-static void setup(void)
-{
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	log_set_level(LOG_QUIET);
-}
-
-static void teardown(void)
-{
-	fsutil_remove_tree(dir);
-}
 
 static int exists(const char *path)
 {

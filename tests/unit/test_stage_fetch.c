@@ -8,23 +8,12 @@
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/x.h"
+#include "pipeline_fixture.h"
 #include "pipeline/stage.h"
 #include "pipeline/stage_ctx.h"
 
-static char dir[] = "/tmp/mkimage-stage-fetch-XXXXXX";
 /* Installed-Size counts at most 1 TiB a package (plan.h): two of them want more than /tmp has. */
 static char huge[] = "1073741824", small[] = "4";
-
-static void setup(void)
-{
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	log_set_level(LOG_QUIET);
-}
-
-static void teardown(void)
-{
-	fsutil_remove_tree(dir);
-}
 
 /* Whether an error logged so far says `what`. */
 static int logged(const char *what)
@@ -58,7 +47,7 @@ START_TEST(room_refused)
 	o.output = xasprintf("%s/x.ext4", dir);
 	plan_of(&b.plan, v, 2, huge);
 	ck_assert_int_eq(stage_room(&o, &r, &b), -MKI_E_NOSPACE);
-	ck_assert(logged("not enough free space for the image in '/tmp/mkimage-stage-fetch-"));
+	ck_assert(logged("not enough free space for the image in '/tmp/mkimage-pipeline-"));
 	free(o.output);
 }
 END_TEST

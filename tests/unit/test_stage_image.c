@@ -10,21 +10,10 @@
 #include "lib/log.h"
 #include "lib/readfile.h"
 #include "lib/x.h"
+#include "pipeline_fixture.h"
 #include "pipeline/stage.h"
 
-static char dir[] = "/tmp/mkimage-stage-image-XXXXXX";
 static char out_img[] = "out/x.img", root_out[] = "elsewhere/root.ext4";
-
-static void setup(void)
-{
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	log_set_level(LOG_QUIET);
-}
-
-static void teardown(void)
-{
-	fsutil_remove_tree(dir);
-}
 
 /* A disk with a block map, a zstd copy and its squashfs root beside it: named from the output. */
 START_TEST(disk_outputs_beside_the_disk)

@@ -8,21 +8,10 @@
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/x.h"
+#include "pipeline_fixture.h"
 #include "pipeline/stage.h"
 
-static char dir[] = "/tmp/mkimage-stage-tree-XXXXXX";
 static char arch[] = "amd64";
-
-static void setup(void)
-{
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	log_set_level(LOG_QUIET);
-}
-
-static void teardown(void)
-{
-	fsutil_remove_tree(dir);
-}
 
 /* --until fetch and before never need a namespace: subordinate ids are not asked for. */
 START_TEST(sandbox_check_skipped_before_unpack)

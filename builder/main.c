@@ -28,7 +28,8 @@ static const struct recipe_checks recipe_checks = { overlay_check, format_recipe
 
 enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED, O_PLAN,
        O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF, O_CACHE_GC,
-       O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY, O_JSON, O_NO_INITRAMFS_ONCE };
+       O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY, O_JSON, O_NO_INITRAMFS_ONCE,
+       O_ALLOW_STALE };
 
 /*
  * The options, in --help's order: getopt's tables and --help are made from this one, and
@@ -57,6 +58,10 @@ static const struct opt {
 	  "accept expired Release files (old snapshots)" },
 	{ "allow-release-rollback", O_ROLLBACK, no_argument, NULL,
 	  "accept a Release older than the last one verified" },
+	{ "allow-stale", O_ALLOW_STALE, required_argument, "SUITE,...",
+	  "\nwhen the mirror of SUITE is mid-sync, build with its last\n"
+	  "verified indexes while valid (\"updates\": each updates or\n"
+	  "security suite, left out if none was kept)" },
 	{ "lock", O_LOCK, optional_argument, "FILE",
 	  "resolve only and write the lock file (default: beside the\nimage, e.g. images/NAME.lock)" },
 	{ "locked", O_LOCKED, optional_argument, "FILE", "build exactly what the lock file says" },
@@ -139,8 +144,9 @@ static void usage(FILE *f)
 	buf_adds(&b, "usage: mkimage [OPTIONS] RECIPE\n"
 		     "       mkimage --diff OLD.lock NEW.lock\n"
 		     "       mkimage --cache-gc[=SIZE] [--cache-dir DIR]\n"
-		     "Build an ext4 (or tar) root filesystem image for one or more Debian "
-		     "architectures,\nas described by RECIPE, without root.\n\n");
+		     "Build a bootable disk (GPT or MBR; ext4, FAT and squashfs partitions, "
+		     "dm-verity)\nor a root filesystem image (ext4, squashfs or tar) of one or more "
+		     "Debian\narchitectures, as described by RECIPE, without root.\n\n");
 	for (i = 0; i < N_OPTS; i++)
 		usage_opt(&b, &opts[i]);
 	runlimits_help(&b);
@@ -237,6 +243,7 @@ static int parse_args(struct build_opts *o, int argc, char **argv)
 		case O_OFFLINE: o->st.offline = 1; break;
 		case O_IGNORE_VU: o->st.ignore_valid_until = 1; break;
 		case O_ROLLBACK: o->st.allow_rollback = 1; break;
+		case O_ALLOW_STALE: strv_push(&o->st.allow_stale, optarg); break;
 		case O_LOCK:
 			o->lock_only = 1;
 			if (optarg)
@@ -341,6 +348,7 @@ static void options_release(struct build_opts *o)
 	free(o->st.layer_registry);
 	free(o->st.layer_sign_key);
 	strv_release(&o->st.sources);
+	strv_release(&o->st.allow_stale);
 	cachegc_user_close(o->st.cache_user);
 	settings_release_env(&o->st);
 }

@@ -63,6 +63,8 @@ static void build_facts(struct buf *b, const struct report *rep, const struct pl
 		buf_addf(b, ",\n%s", rep->network);
 	if (rep->native_tools)
 		buf_addf(b, ",\n%s", rep->native_tools);
+	if (rep->indexes)
+		buf_addf(b, ",\n%s", rep->indexes);
 }
 
 /* ",\n  "stages": { "sources": 0.123, ... },\n": the stages that ran. */

@@ -34,6 +34,8 @@ struct report {
 	char fs_uuid[37];                      /* the image's file system; "": none (tar, disk) */
 	const char *network;                   /* the "network" member (stage_fetch.c); NULL: none */
 	const char *native_tools;              /* report_native_json()'s member; NULL: none */
+	const char *indexes;                   /* suites built from their last verified indexes
+						  or left out (a mirror mid-sync); NULL: none */
 };
 
 /* Which servers a build contacted and why (string literals): the report's "network". */

@@ -7,21 +7,23 @@
 
 #define APT_ROOT_DEFAULT "/etc/apt"
 #define STALL_DEFAULT 30              /* seconds */
+#define MIDSYNC_WAIT_DEFAULT 10       /* seconds; then 20 and 30 (indexes.h) */
 #define STREAM_OVER_DEFAULT (32ull << 20) /* a package decoding to more is streamed, not held */
 
-static long stall_timeout(void)
+/* A number of seconds from `min` to 3600 in `name`, else `def` (warned about when invalid). */
+static long env_seconds(const char *name, long min, long def)
 {
-	const char *s = getenv("MKIMAGE_STALL_TIMEOUT");
+	const char *s = getenv(name);
 	char *end;
 	long v;
 
 	if (!s || !*s)
-		return STALL_DEFAULT;
+		return def;
 	v = strtol(s, &end, 10);
-	if (*end || v < 1 || v > 3600) {
-		log_warn("ignoring MKIMAGE_STALL_TIMEOUT='%s' (seconds from 1 to 3600); using %d", s,
-			 STALL_DEFAULT);
-		return STALL_DEFAULT;
+	if (*end || v < min || v > 3600) {
+		log_warn("ignoring %s='%s' (seconds from %ld to 3600); using %ld", name, s, min,
+			 def);
+		return def;
 	}
 	return v;
 }
@@ -53,7 +55,9 @@ void settings_read_env(struct settings *st)
 
 	free(st->apt_root);
 	st->apt_root = xstrdup(root && *root ? root : APT_ROOT_DEFAULT);
-	st->stall_timeout = stall_timeout();
+	st->stall_timeout = env_seconds("MKIMAGE_STALL_TIMEOUT", 1, STALL_DEFAULT);
+	/* The tests shorten the waits of a mirror mid-sync (indexes.h); 0 retries at once. */
+	st->midsync_wait = env_seconds("MKIMAGE_MIDSYNC_WAIT", 0, MIDSYNC_WAIT_DEFAULT);
 	/* The test suite lowers the threshold to stream every package. */
 	st->stream_over = stream && *stream ? strtoull(stream, NULL, 10) : STREAM_OVER_DEFAULT;
 	free(st->registry_auth);

@@ -16,6 +16,8 @@ struct settings {
 	int offline;              /* cache only; a miss is -MKI_E_OFFLINE */
 	int ignore_valid_until;   /* build from an old snapshot: Valid-Until not enforced */
 	int allow_rollback;       /* accept a Release older than the last verified one */
+	struct strv allow_stale;  /* --allow-stale: suites (or "updates") a mirror mid-sync may
+				     build from their last verified indexes (indexes.h) */
 	int64_t source_date_epoch;/* every timestamp written comes from here */
 	struct strv sources;      /* --source 'URI SUITE COMPONENTS [signed-by=...]': replace the recipe's */
 	char *lock_file;          /* where the lock is read (--locked) or written */
@@ -33,6 +35,8 @@ struct settings {
 	/* From the environment, read once by settings_read_env(): */
 	char *apt_root;           /* MKIMAGE_APT_ROOT: the host's apt configuration, or "/etc/apt" */
 	long stall_timeout;       /* MKIMAGE_STALL_TIMEOUT: seconds below 1 byte/s = stalled */
+	long midsync_wait;        /* MKIMAGE_MIDSYNC_WAIT: seconds before the first retry of an
+				     index that does not match its Release (indexes.h) */
 	uint64_t stream_over;     /* MKI_TEST_STREAM_BYTES: unpack streams packages decoding to more */
 	char *registry_auth;      /* MKIMAGE_REGISTRY_AUTH: "user:password" for the layer registry */
 	struct strv registry_auth_files; /* docker/podman auth files, in the order they are tried */

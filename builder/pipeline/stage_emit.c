@@ -21,7 +21,7 @@
 /* The image's companions: lock, SBOM and build report beside it. */
 static int write_outputs(struct build_opts *o, const struct recipe *r, struct build *b)
 {
-	struct buf overlays = { 0 }, net = { 0 }, native = { 0 };
+	struct buf overlays = { 0 }, net = { 0 }, native = { 0 }, ixuse = { 0 };
 	struct stat st;
 	const char *base;
 	int ret = hash_file_hex(o->output, HASH_SHA256, b->rep.image_sha256);
@@ -65,12 +65,15 @@ static int write_outputs(struct build_opts *o, const struct recipe *r, struct bu
 			   b->twins.n ? twinsrc_origin(&b->indexes) : NULL);
 	b->rep.network = net.p;
 	b->rep.native_tools = native.p;
+	indexes_report_json(&b->indexes, &ixuse);
+	b->rep.indexes = ixuse.p;
 	b->rep.total_secs = log_now() - o->started;
 	ret = report_write(&b->rep, &b->plan, r, b->report_file);
-	b->rep.overlays = b->rep.network = b->rep.native_tools = NULL;
+	b->rep.overlays = b->rep.network = b->rep.native_tools = b->rep.indexes = NULL;
 	buf_release(&overlays);
 	buf_release(&net);
 	buf_release(&native);
+	buf_release(&ixuse);
 	if (ret)
 		log_error("cannot write the build report '%s': %s", b->report_file, err_text(ret));
 	return ret;

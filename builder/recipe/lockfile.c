@@ -38,6 +38,7 @@ void lockfile_release(struct lockfile *lk)
 		free(lk->sources[i].uri);
 		free(lk->sources[i].suite);
 		free(lk->sources[i].date);
+		free(lk->sources[i].index);
 		strv_release(&lk->sources[i].components);
 		strv_release(&lk->sources[i].keys);
 	}
@@ -91,6 +92,7 @@ static int check_fields(const struct lockfile *lk, const char *file)
 		CHECK(s->uri, 0, "URI", "");
 		CHECK(s->suite, 0, "suite", s->uri);
 		CHECK(s->date, 1, "date", s->uri);
+		CHECK(s->index, 0, "index", s->uri);
 		for (k = 0; k < s->components.n; k++)
 			CHECK(s->components.v[k], 0, "component", s->uri);
 		for (k = 0; k < s->keys.n; k++)
@@ -168,6 +170,8 @@ static void format_lock(struct lockfile *lk, struct buf *b)
 		buf_addf(b, "source: %s %s sha256=%s", s->uri, s->suite, s->sha256[0] ? s->sha256 : "-");
 		add_list(b, " components=", &s->components);
 		add_list(b, " keys=", &s->keys);
+		if (s->index)
+			buf_addf(b, " index=%s", s->index);
 		buf_addf(b, " date=%s\n", s->date ? s->date : "-");
 	}
 	format_pkgs(b, lk->pkgs, lk->n_pkgs, NULL);
@@ -290,6 +294,14 @@ static int parse_source(struct lockfile *lk, char *v)
 			goto bad;
 		date = v;
 	}
+	if (date && !strncmp(date, "index=", 6)) {
+		char *use = strtok_r(NULL, " ", &v);
+
+		if (strcmp(use + 6, "stale") && strcmp(use + 6, "omitted"))
+			goto bad;
+		s.index = xstrdup(use + 6);
+		date = v;
+	}
 	if (!date || strncmp(date, "date=", 5))
 		goto bad;
 	if (strcmp(sha + 7, "-") && !hash_sha256_hex_valid(sha + 7))
@@ -305,6 +317,7 @@ static int parse_source(struct lockfile *lk, char *v)
 bad:
 	strv_release(&s.components);
 	strv_release(&s.keys);
+	free(s.index);
 	return -1;
 }
 

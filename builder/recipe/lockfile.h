@@ -5,10 +5,13 @@
  *   format: 1
  *   recipe: SHA256                     digest of the normalized recipe
  *   architectures: armhf armel         primary first
- *   source: URI SUITE sha256=HEX components=C,C keys=FPR,FPR date=DATE
+ *   source: URI SUITE sha256=HEX components=C,C keys=FPR,FPR [index=USE] date=DATE
  *                                      one per repository release: InRelease digest, components,
  *                                      primary-key fingerprints of its keyring (none: trusted),
- *                                      Date (components= and keys= absent in older locks)
+ *                                      Date (components= and keys= absent in older locks);
+ *                                      index=stale: built from the suite's last verified
+ *                                      Release (its digest and Date), the mirror mid-sync;
+ *                                      index=omitted: built without the suite (--allow-stale)
  *   package: NAME:ARCH=VERSION sha256=HEX size=BYTES [source=SRC]   sorted by NAME, then ARCH;
  *                                      source= when the source package is not NAME
  *   local: NAME:ARCH=VERSION sha256=HEX size=BYTES     a local .deb from the recipe
@@ -43,6 +46,7 @@ struct lock_source {
 	char *uri, *suite, *date;
 	char sha256[65];
 	struct strv components, keys; /* empty when the lock predates them / trusted source */
+	char *index;                  /* "stale" or "omitted" (indexes.h); NULL: as served */
 };
 
 struct lock_twins {

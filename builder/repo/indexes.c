@@ -26,8 +26,11 @@ static void rel_release(struct rel *r)
 	free(r->work);
 	free(r->signed_path);
 	free(r->sig_path);
+	free(r->served_date);
+	free(r->why);
 	buf_release(&r->text);
 	indexes_info_release(&r->info);
+	memset(r, 0, sizeof(*r));
 }
 
 /* --- InRelease / Release ------------------------------------------------------------------- */
@@ -194,7 +197,10 @@ out:
 
 /* --- Packages ------------------------------------------------------------------------------ */
 
-/* Download the indexes not yet decompressed in the cache; by-hash falls back to the plain name. */
+/*
+ * Download the indexes not yet decompressed in the cache; by-hash falls back to the plain name.
+ * Bytes that do not match are a result here (a mirror mid-sync is retried, indexes_stale.c).
+ */
 static int fetch_wants(struct indexes_ctx *c, struct wants *w, int by_hash_retry)
 {
 	struct fetch_item *items = xcalloc(w->n + 1, sizeof(*items));
@@ -207,13 +213,15 @@ static int fetch_wants(struct indexes_ctx *c, struct wants *w, int by_hash_retry
 		if (x->reuse || x->item.path || (by_hash_retry && x->item.result != -MKI_E_NOTFOUND))
 			continue;
 		if (by_hash_retry) {
+			x->by_hash_missing = 1;
 			free(x->url);
 			x->url = xasprintf("%s/%s", c->rels[x->rel].base, x->file->path);
 		}
 		items[n] = (struct fetch_item){ .url = x->url, .what = x->file->path,
 						.size = x->file->size, .sha256 = x->file->sha256,
 						.missing_ok = c->rels[x->rel].info.by_hash &&
-							      !by_hash_retry };
+							      !by_hash_retry,
+						.mismatch_ok = 1 };
 		idx[n++] = i;
 	}
 	ret = n ? c->download(items, n, c->st, "indexes", NULL) : 0;
@@ -245,6 +253,9 @@ static void emit(struct indexes_ctx *c, const struct wants *w)
 		memcpy(o->inrelease_sha256, r->sha256, 65);
 		o->date = r->info.date ? xstrdup(r->info.date) : NULL;
 		o->valid_until = r->info.valid_until ? xstrdup(r->info.valid_until) : NULL;
+		o->use = r->use;
+		o->served_date = r->served_date ? xstrdup(r->served_date) : NULL;
+		o->why = r->why ? xstrdup(r->why) : NULL;
 	}
 	ix->n_files = w->n;
 	ix->files = xcalloc(w->n + 1, sizeof(*ix->files));
@@ -270,13 +281,17 @@ static void log_summary(const struct indexes_ctx *c, const struct wants *w)
 		const struct rel *r = &c->rels[i];
 		struct buf files = { 0 };
 
+		if (r->use == INDEX_OMITTED)
+			continue;
 		for (j = 0; j < w->n; j++)
 			if (w->v[j].rel == i)
 				buf_addf(&files, " %s/%s %llu KiB%s;", w->v[j].comp, w->v[j].arch,
 					 (unsigned long long)(c->out->files[j].size + 1023) / 1024,
 					 w->v[j].reuse ? " (cached)" : "");
-		log_info("indexes: %s %s: %s, dated %s%s%s;%s", r->src->uri, r->src->suite,
+		log_info("indexes: %s %s: %s%s, dated %s%s%s;%s", r->src->uri, r->src->suite,
 			 r->src->trusted ? "NOT verified (trusted)" : "signature good",
+			 r->use == INDEX_STALE ? " (the last verified Release: the mirror is "
+						 "mid-sync)" : "",
 			 r->info.date ? r->info.date : "(no date)",
 			 r->info.valid_until ? ", valid until " : "",
 			 r->info.valid_until ? r->info.valid_until : "", files.p ? files.p : "");
@@ -284,7 +299,19 @@ static void log_summary(const struct indexes_ctx *c, const struct wants *w)
 	}
 }
 
-static int process(struct indexes_ctx *c, struct wants *w)
+static int decompress_all(struct indexes_ctx *c, struct wants *w)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < w->n && !ret; i++)
+		if (!w->v[i].reuse)
+			ret = indexes_decompress_want(c, &w->v[i]);
+	return ret;
+}
+
+/* One round: the signed files, then the indexes they name (not yet decompressed). */
+static int fetch_round(struct indexes_ctx *c, struct wants *w)
 {
 	size_t i;
 	int ret = fetch_signed_files(c);
@@ -295,10 +322,72 @@ static int process(struct indexes_ctx *c, struct wants *w)
 		ret = indexes_want_release_files(c, w, i);
 	if (!ret)
 		ret = fetch_wants(c, w, 0);
-	for (i = 0; i < w->n && !ret; i++)
-		if (!w->v[i].reuse)
-			ret = indexes_decompress_want(c, &w->v[i]);
 	return ret;
+}
+
+static int rels_init(struct indexes_ctx *c, const struct sources *s)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < s->n && !ret; i++)
+		ret = rel_init(c, &c->rels[i], &s->v[i], i);
+	return ret;
+}
+
+static void rels_reset(struct indexes_ctx *c, struct wants *w)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		rel_release(&c->rels[i]);
+	indexes_wants_release(w);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Sleep `secs` seconds, or less when SIGINT or SIGTERM comes. */
+static int midsync_wait(long secs)
+{
+	double until = log_now() + (double)secs;
+
+	while (log_now() < until) {
+		if (err_interrupted())
+			return -MKI_E_INTERRUPTED;
+		usleep(100 * 1000);
+	}
+	return 0;
+}
+
+/*
+ * The rounds: while only bytes that do not match their Release failed (a mirror mid-sync: its
+ * indexes land before or after its InRelease), wait and start again from a new InRelease, at
+ * most INDEXES_RETRIES times (indexes.h); then indexes_stale_resolve() decides. The host's
+ * indexes for native tools' twins are not worth a wait: without them the build emulates.
+ */
+static int process(struct indexes_ctx *c, const struct sources *s, struct wants *w)
+{
+	unsigned round, rounds = c->native_only ? 0 : INDEXES_RETRIES;
+	int ret = 0;
+
+	for (round = 0; !ret; round++) {
+		c->round = round;
+		ret = rels_init(c, s);
+		if (!ret)
+			ret = fetch_round(c, w);
+		if (ret != -MKI_E_INTEGRITY || !indexes_midsync_count(w, SIZE_MAX))
+			break;
+		if (round == rounds) {
+			c->round = round + 1;
+			ret = indexes_stale_resolve(c, w);
+			return ret ? ret : decompress_all(c, w);
+		}
+		indexes_midsync_retrying(c, w, round + 1, c->st->midsync_wait * (round + 1));
+		ret = midsync_wait(c->st->midsync_wait * (round + 1));
+		rels_reset(c, w);
+	}
+	if (!ret && round)
+		log_info("indexes: consistent after %u retr%s", round, round > 1 ? "ies" : "y");
+	return ret ? ret : decompress_all(c, w);
 }
 
 const char *indexes_native_arch(const struct recipe *r, const struct settings *st)
@@ -329,13 +418,12 @@ static int run(struct indexes_ctx *c, const struct sources *s)
 
 	memset(c->out, 0, sizeof(*c->out));
 	c->rels = xcalloc(s->n + 1, sizeof(*c->rels));
-	for (i = 0; i < s->n && !ret; i++)
-		ret = rel_init(c, &c->rels[i], &s->v[i], i);
-	if (!ret)
-		ret = process(c, &w);
+	ret = process(c, s, &w);
 	if (!ret) {
 		emit(c, &w);
 		log_summary(c, &w);
+		if (!c->st->offline)
+			indexes_stale_remember(c, &w);
 	}
 	for (i = 0; i < s->n; i++)
 		rel_release(&c->rels[i]);
@@ -350,6 +438,7 @@ int indexes_fetch(struct indexes *out, const struct sources *s, const struct rec
 	struct indexes_ctx c = { .st = st, .download = download, .out = out, .n = s->n,
 				 .native_arch = indexes_native_arch(r, st) };
 
+	indexes_stale_check_words(&st->allow_stale, s);
 	return run(&c, s);
 }
 
@@ -369,6 +458,8 @@ void indexes_release(struct indexes *ix)
 	for (i = 0; i < ix->n_releases; i++) {
 		free(ix->releases[i].date);
 		free(ix->releases[i].valid_until);
+		free(ix->releases[i].served_date);
+		free(ix->releases[i].why);
 	}
 	for (i = 0; i < ix->n_files; i++) {
 		free(ix->files[i].component);

@@ -41,6 +41,10 @@ struct rel {
 	struct buf text;        /* the signed Release text */
 	struct release_info info;
 	char sha256[65];
+	int stale;              /* signed_path is the last verified Release (indexes_stale.c) */
+	enum index_use use;
+	char *served_date;      /* not INDEX_CURRENT: the Date of the Release served now */
+	char *why;              /* not INDEX_CURRENT: the index that did not match */
 };
 
 struct indexes_ctx {
@@ -48,6 +52,7 @@ struct indexes_ctx {
 	fetch_items_fn *download; /* fetch_items, from the pipeline (stage_fetch.c) */
 	const char *native_arch; /* the host's arch, fetched for native tools (accel.h); or NULL */
 	int native_only;         /* indexes_fetch_twins(): native_arch's files alone */
+	unsigned round;          /* 0, or a retry's (a mirror mid-sync): said once is enough */
 	struct rel *rels;
 	size_t n;
 	struct indexes *out;
@@ -59,6 +64,7 @@ struct want {
 	const struct rel_entry *file, *plain;
 	int reuse;
 	int native_tools;
+	int by_hash_missing;    /* by-hash answered 404: the plain name was tried */
 	struct fetch_item item;
 };
 
@@ -112,8 +118,39 @@ int indexes_verify_release(struct indexes_ctx *c, struct rel *r);
  */
 int indexes_want_release_files(struct indexes_ctx *c, struct wants *w, size_t ri);
 
+/** Free the wants of release `ri` and take them out of `w`, the others kept in order. */
+void indexes_wants_drop(struct wants *w, size_t ri);
+
 /** Free every want of `w`. */
 void indexes_wants_release(struct wants *w);
+
+/* ---- indexes_stale.c: a mirror mid-sync ---------------------------------------------------- */
+
+/** How many of release `ri`'s wants (all releases: SIZE_MAX) got bytes that did not match. */
+size_t indexes_midsync_count(const struct wants *w, size_t ri);
+
+/**
+ * Say (warning) that the wants of `w` do not match their Release and that round `round`
+ * (1-based) of INDEXES_RETRIES follows after `wait` seconds.
+ */
+void indexes_midsync_retrying(const struct indexes_ctx *c, const struct wants *w, unsigned round,
+			      long wait);
+
+/**
+ * After the retries: each release with mismatched wants either stands in from its last verified
+ * Release (its wants replaced by that Release's, all already in the cache), is left out, or is
+ * an error, as indexes_fetch() says. Errors logged: -MKI_E_INTEGRITY (mid-sync, not allowed),
+ * -MKI_E_EXPIRED, -MKI_E_SIGNATURE, -MKI_E_NOTFOUND (no verified index kept for a base suite).
+ */
+int indexes_stale_resolve(struct indexes_ctx *c, struct wants *w);
+
+/**
+ * Keep, for each release used as served (INDEX_CURRENT), its signed files and the keys of its
+ * indexes under CACHE/releases/KEY/verified/: the last verified Release --allow-stale falls back
+ * to, its indexes spared by the cache's expiry (cachegc.h). A failure is a warning: the build
+ * itself is fine.
+ */
+void indexes_stale_remember(const struct indexes_ctx *c, const struct wants *w);
 
 /* ---- indexes_decompress.c ----------------------------------------------------------------- */
 

@@ -124,7 +124,8 @@ int64_t indexes_newest_date(const struct indexes *ix)
 	size_t i;
 
 	for (i = 0; i < ix->n_releases; i++)
-		if (ix->releases[i].date && !indexes_parse_date(ix->releases[i].date, &t) && t > newest)
+		if (ix->releases[i].use != INDEX_OMITTED && ix->releases[i].date &&
+		    !indexes_parse_date(ix->releases[i].date, &t) && t > newest)
 			newest = t;
 	return newest;
 }

@@ -31,6 +31,18 @@ void indexes_wants_release(struct wants *w)
 	free(w->v);
 }
 
+void indexes_wants_drop(struct wants *w, size_t ri)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < w->n; i++)
+		if (w->v[i].rel == ri)
+			want_release(&w->v[i]);
+		else
+			w->v[o++] = w->v[i];
+	w->n = o;
+}
+
 /* "updates/main" in a Components field names the component "main" (Debian's security archive). */
 static int offers_component(const struct strv *comps, const char *name)
 {
@@ -200,7 +212,7 @@ int indexes_want_release_files(struct indexes_ctx *c, struct wants *w, size_t ri
 	all = strv_contains(&ri_->archs, "all") && !ri_->no_all && !c->native_only;
 	for (i = 0; i < r->src->components.n && !ret; i++) {
 		for (j = 0; j < r->src->archs.n && !ret && !c->native_only; j++)
-			if (skip_arch(r, r->src->archs.v[j], !i))
+			if (skip_arch(r, r->src->archs.v[j], !i && !c->round))
 				continue;
 			else
 				ret = add_want(c, w, ri, r->src->components.v[i],

@@ -177,9 +177,14 @@ static int check_dates(const struct indexes_ctx *c, const struct rel *r, const c
 			 what, ri->valid_until);
 		return 0;
 	}
-	log_error("%s expired on %s (Valid-Until): the mirror is stale or replays old metadata; "
-		  "to build from an old snapshot on purpose use --ignore-valid-until", what,
-		  ri->valid_until);
+	if (r->stale)
+		log_error("%s expired on %s (Valid-Until): it can no longer stand in for the mirror "
+			  "mid-sync; wait and build again, or use another mirror (--source, or the "
+			  "recipe's sources)", what, ri->valid_until);
+	else
+		log_error("%s expired on %s (Valid-Until): the mirror is stale or replays old "
+			  "metadata; to build from an old snapshot on purpose use "
+			  "--ignore-valid-until", what, ri->valid_until);
 	return -MKI_E_EXPIRED;
 }
 
@@ -300,7 +305,8 @@ int indexes_verify_release(struct indexes_ctx *c, struct rel *r)
 	char *name = rel_name(r), *what;
 	int ret, line = 0;
 
-	what = xasprintf("the %s of %s", r->inrelease ? "InRelease" : "Release", name);
+	what = xasprintf("the %s%s of %s", r->stale ? "last verified " : "",
+			 r->inrelease ? "InRelease" : "Release", name);
 	ret = read_release_file(c, r->signed_path, &raw);
 	if (!ret && !r->src->trusted)
 		ret = run_gpgv(c, r, what);

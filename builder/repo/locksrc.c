@@ -46,6 +46,26 @@ static char *joined(const struct strv *v, const char *sep)
 	return b.p ? b.p : xstrdup("");
 }
 
+/*
+ * A suite the locked build did without (its mirror mid-sync, --allow-stale) is left out again:
+ * the replay builds what the lock says. One built from its last verified Release is fetched as
+ * served now; the locked versions must be in it (or --allow-stale again).
+ */
+static int mid_sync_spec(const struct lock_source *s, const char *lock_file)
+{
+	if (!s->index)
+		return 0;
+	if (!strcmp(s->index, "omitted")) {
+		log_warn("--locked: '%s' records that its build left out '%s' suite '%s' (its mirror "
+			 "was mid-sync, --allow-stale): left out again", lock_file, s->uri, s->suite);
+		return 1;
+	}
+	log_info("--locked: '%s' records that '%s' suite '%s' was built from its last verified "
+		 "Release (dated %s; the mirror was mid-sync): fetched as served now", lock_file,
+		 s->uri, s->suite, s->date ? s->date : "-");
+	return 0;
+}
+
 static int one_spec(const struct lock_source *s, const struct strv *cand, struct strv *specs)
 {
 	char *comps = joined(&s->components, " "), *fprs;
@@ -95,7 +115,8 @@ int locksrc_specs(const char *lock_file, const struct recipe *r, const char *apt
 		}
 	candidates(r, apt_root, &cand);
 	for (i = 0, ret = 0; i < lk.n_sources && !ret; i++)
-		ret = one_spec(&lk.sources[i], &cand, specs);
+		if (!mid_sync_spec(&lk.sources[i], lock_file))
+			ret = one_spec(&lk.sources[i], &cand, specs);
 	strv_release(&cand);
 	lockfile_release(&lk);
 	return ret;

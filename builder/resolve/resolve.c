@@ -559,6 +559,8 @@ int resolve_write_lock(const struct plan *p, const struct recipe *r, const struc
 		lk.sources[i].suite = xstrdup(rel->src->suite);
 		lk.sources[i].date = rel->date ? xstrdup(rel->date) : NULL;
 		memcpy(lk.sources[i].sha256, rel->inrelease_sha256, 65);
+		if (rel->use != INDEX_CURRENT)
+			lk.sources[i].index = xstrdup(rel->use == INDEX_STALE ? "stale" : "omitted");
 	}
 	lk.n_sources = lk.alloc_sources = ix->n_releases;
 	ret = lock_source_keys(&lk, ix);

@@ -212,7 +212,7 @@ static int read_user(int dfd, const char *dir, const char *name, struct strv *in
 	return ret;
 }
 
-/* Every live build's claims, sorted; dead builds' registrations removed. */
+/* Every live build's claims (unsorted); dead builds' registrations removed. */
 static int read_users(const char *cache_dir, struct strv *in_use, struct cache_gc_result *res)
 {
 	char *dir = xasprintf("%s/users", cache_dir);
@@ -234,9 +234,44 @@ static int read_users(const char *cache_dir, struct strv *in_use, struct cache_g
 				res->leftovers++;
 		}
 	closedir(d);
-	if (in_use->n)
-		qsort(in_use->v, in_use->n, sizeof(char *), cmp_str);
 out:
+	free(dir);
+	return ret;
+}
+
+/*
+ * The indexes each source's last verified Release named (releases/KEY/verified/indexes, written
+ * by the indexes stage): kept for good, since --allow-stale builds from them when the mirror is
+ * mid-sync. A newer verified Release replaces the list, and then the old ones may go.
+ */
+static int read_kept(const char *cache_dir, struct strv *in_use)
+{
+	char *dir = xasprintf("%s/releases", cache_dir), *path;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct buf b = { 0 };
+	int ret = 0;
+
+	if (!d) {
+		ret = errno == ENOENT ? 0 : -errno;
+		free(dir);
+		return ret;
+	}
+	while (!ret && (e = readdir(d))) {
+		if (!is_key(e->d_name))
+			continue;
+		path = xasprintf("%s/%s/verified/indexes", dir, e->d_name);
+		ret = readfile_read(path, USER_FILE_MAX, &b, NULL);
+		if (!ret)
+			add_claims(in_use, &b);
+		else if (ret == -ENOENT)
+			ret = 0;
+		else
+			log_error("cannot read '%s': %s", path, err_text(ret));
+		buf_release(&b);
+		free(path);
+	}
+	closedir(d);
 	free(dir);
 	return ret;
 }
@@ -417,7 +452,7 @@ static int sweep_locks(const char *cache_dir, const struct strv *in_use, struct 
 
 static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result *res)
 {
-	struct strv in_use = { 0 };
+	struct strv in_use = { 0 }, kept = { 0 };
 	struct entries es = { 0 };
 	char *idx = xasprintf("%s/indexes", cache_dir);
 	char *layers = xasprintf("%s/layers", cache_dir);
@@ -425,6 +460,12 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 	int ret;
 
 	ret = read_users(cache_dir, &in_use, res);
+	if (!ret)
+		ret = read_kept(cache_dir, &kept);
+	if (in_use.n)
+		qsort(in_use.v, in_use.n, sizeof(char *), cmp_str);
+	if (kept.n)
+		qsort(kept.v, kept.n, sizeof(char *), cmp_str);
 	if (!ret)
 		ret = scan_objects(cache_dir, &in_use, &es, res);
 	if (!ret)
@@ -443,6 +484,8 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 			ret = -MKI_E_INTERRUPTED;
 		} else if (claimed(&in_use, es.v[i].key)) {
 			res->objects_in_use++;
+		} else if (claimed(&kept, es.v[i].key)) {
+			res->objects_kept++;
 		} else if (!(ret = remove_entry(cache_dir, &es.v[i]))) {
 			res->bytes_after -= es.v[i].bytes;
 			res->objects_removed++;
@@ -453,6 +496,7 @@ static int collect(const char *cache_dir, uint64_t limit, struct cache_gc_result
 		ret = sweep_locks(cache_dir, &in_use, &es, res);
 	free(es.v);
 	strv_release(&in_use);
+	strv_release(&kept);
 	free(idx);
 	free(layers);
 	return ret;
@@ -496,7 +540,11 @@ int cachegc_expire(const char *cache_dir, uint64_t limit)
 		 "and %zu leftovers of dead processes; now %.1f MiB", cache_dir,
 		 res.objects_before, mib(res.bytes_before), res.objects_removed,
 		 mib(res.bytes_before - res.bytes_after), res.leftovers, mib(res.bytes_after));
-	if (res.bytes_after > limit)
+	if (res.objects_kept)
+		log_info("cache '%s': kept %zu indexes that the last verified Releases name (what "
+			 "--allow-stale builds from when a mirror is mid-sync)", cache_dir,
+			 res.objects_kept);
+	if (res.bytes_after > limit && res.objects_in_use)
 		log_warn("the cache is still above %.1f MiB: %zu objects are in use by %zu running "
 			 "builds", mib(limit), res.objects_in_use, res.builds);
 	return 0;

@@ -48,6 +48,7 @@ struct cache_gc_result {
 	uint64_t bytes_before, bytes_after;
 	size_t objects_before, objects_removed;
 	size_t objects_in_use; /* spared because a running build claimed them */
+	size_t objects_kept;   /* spared because a last verified Release names them */
 	size_t builds;         /* running builds found registered */
 	size_t leftovers;      /* temp files and lock files of dead processes removed */
 };
@@ -56,7 +57,9 @@ struct cache_gc_result {
  * Remove least recently used objects (a download and its decompressed index count as one) and
  * layers of `cache_dir` until they use at most `limit` bytes, sparing those claimed by running
  * builds.
- * Repository state (releases/: the rollback guard) is never removed. Returns 0 (the result may
+ * Repository state (releases/: the rollback guard, each source's last verified Release) is never
+ * removed, nor the indexes a last verified Release names (releases/KEY/verified/indexes: what
+ * --allow-stale builds from). Returns 0 (the result may
  * still be above `limit` when running builds hold more) or a negative errno.
  */
 int cachegc_run(const char *cache_dir, uint64_t limit, struct cache_gc_result *res);

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -121,6 +123,25 @@ static int check_first_bytes(struct xfer *x)
 	return 0;
 }
 
+/* Say why the bytes are not the promised ones: logged, or left to a mismatch_ok caller. */
+static int mismatch(struct xfer *x, const char *state, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int mismatch(struct xfer *x, const char *state, const char *fmt, ...)
+{
+	struct fetch_item *it = x->it;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(it->mismatch, sizeof(it->mismatch), fmt, ap);
+	va_end(ap);
+	if (it->mismatch_ok)
+		log_debug("'%s' from '%s' %s", what(x), it->url, it->mismatch);
+	else
+		log_error("'%s' from '%s' %s: the mirror is %s or the file was tampered with; "
+			  "nothing was cached", what(x), it->url, it->mismatch, state);
+	return -MKI_E_INTEGRITY;
+}
+
 static int over_limit(struct xfer *x, size_t n)
 {
 	const struct limits *lim = &x->f->st->limits;
@@ -128,12 +149,9 @@ static int over_limit(struct xfer *x, size_t n)
 
 	if (x->got + n <= limit)
 		return 0;
-	if (x->it->size) {
-		log_error("'%s' from '%s' is larger than the %llu bytes the index promises: the mirror "
-			  "is inconsistent or the file was tampered with; nothing was cached", what(x),
-			  x->it->url, (unsigned long long)x->it->size);
-		return -MKI_E_INTEGRITY;
-	}
+	if (x->it->size)
+		return mismatch(x, "inconsistent", "is larger than the %llu bytes the index promises",
+				(unsigned long long)x->it->size);
 	log_error("'%s' is larger than %s, the limit for a file of unknown size: refused, nothing "
 		  "was cached (%s)", x->it->url, runlimits_format(LIMIT_RELEASE_SIZE, limit).s,
 		  runlimits_hint(lim, LIMIT_RELEASE_SIZE).s);
@@ -278,24 +296,18 @@ static int verify(struct xfer *x)
 	const struct fetch_item *it = x->it;
 	char hex[65];
 
-	if (it->size && x->got != it->size) {
-		log_error("'%s' from '%s' has %llu bytes, the index says %llu: the mirror is "
-			  "inconsistent or the file was tampered with; nothing was cached", what(x),
-			  it->url, (unsigned long long)x->got, (unsigned long long)it->size);
-		return -MKI_E_INTEGRITY;
-	}
+	if (it->size && x->got != it->size)
+		return mismatch(x, "inconsistent", "has %llu bytes, the index says %llu",
+				(unsigned long long)x->got, (unsigned long long)it->size);
 	if (!it->sha256)
 		return 0;
 	if (!x->hashing)
 		return -ENOMEM;
 	hash_final_hex(&x->hash, hex);
 	x->hashing = 0;
-	if (strcmp(hex, it->sha256)) {
-		log_error("'%s' from '%s' has SHA-256 %s, the index says %s: the mirror is corrupt or "
-			  "the file was tampered with; nothing was cached", what(x), it->url, hex,
-			  it->sha256);
-		return -MKI_E_INTEGRITY;
-	}
+	if (strcmp(hex, it->sha256))
+		return mismatch(x, "corrupt", "has SHA-256 %s, the index says %s", hex,
+				it->sha256);
 	return 0;
 }
 

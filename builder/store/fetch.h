@@ -24,7 +24,9 @@
  * object is already cached are not downloaded. With settings->offline a cache miss fails with
  * -MKI_E_OFFLINE (items without sha256 fail the same way). Every item's result is set; returns 0
  * when all succeeded (a missing_ok item's 404 counts as success: check its result), else the
- * first failure's code (each failure logged once).
+ * first failure's code. Each failure is logged once, except a missing_ok item's 404 and a
+ * mismatch_ok item's wrong bytes (-MKI_E_INTEGRITY, said in its `mismatch`): those the caller
+ * reads per item. Bytes that do not match never enter the cache.
  */
 int fetch_items(struct fetch_item *items, size_t n, const struct settings *st, const char *step,
 		struct fetch_stats *stats);

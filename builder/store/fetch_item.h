@@ -35,6 +35,9 @@ struct fetch_item {
 	const char *dest;     /* without sha256: the final path; borrowed */
 	time_t if_modified;   /* without sha256: conditional GET when > 0 */
 	int missing_ok;       /* a 404/410 is a result (-MKI_E_NOTFOUND), not a logged error */
+	int mismatch_ok;      /* with size/sha256: bytes that do not match are a result
+				 (-MKI_E_INTEGRITY, `mismatch` says how), not a logged error: the
+				 caller retries (a mirror mid-sync) or logs it with more context */
 
 	/* results */
 	int result;           /* 0 or a negative code; logged unless missing_ok and 404 */
@@ -42,6 +45,8 @@ struct fetch_item {
 	int from_cache;       /* already in the cache: nothing downloaded */
 	time_t filetime;      /* the server's Last-Modified, or 0 */
 	char *path;           /* with sha256: the cache object (new string, caller frees) */
+	char mismatch[192];   /* -MKI_E_INTEGRITY: "has N bytes, the index says M" or the hashes;
+				 nothing of it was cached */
 };
 
 /** How a stage downloads: fetch_items() (fetch.h) has this type; see its contract there. */

@@ -1,5 +1,6 @@
 # Packages files are checked against the signed Release (size and SHA-256) before use: a mismatch
-# exits 5, names the file and keeps nothing in the cache.
+# is fetched again (a mirror mid-sync, 37-index-midsync.sh), then exits 5, names the file and
+# keeps nothing in the cache.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/faultlib.sh"
 
@@ -18,7 +19,7 @@ nothing_kept() {
 
 # Same size, other bytes.
 head -c "$size" /dev/urandom >"$bin/Packages.xz"
-expect_fail 5 "'main/binary-armhf/Packages.xz' from '$SERVER_URL/dists/bookworm/main/binary-armhf/Packages.xz' has SHA-256 [0-9a-f]{64}, the index says [0-9a-f]{64}: the mirror is corrupt or the file was tampered with; nothing was cached" until_indexes
+expect_fail 5 "'$SERVER_URL' suite 'bookworm' \($T/r.cfg:[0-9]+\) looks mid-sync, or its file was tampered with: 'main/binary-armhf/Packages.xz' from '$SERVER_URL/dists/bookworm/main/binary-armhf/Packages.xz' has SHA-256 [0-9a-f]{64}, the index says [0-9a-f]{64}, against its Release dated [^;]+; still so after 3 retries over 0 s; nothing was cached" until_indexes
 nothing_kept "hash mismatch"
 
 # Longer than the Release says.

@@ -14,6 +14,7 @@ GLOB matches the request path (fnmatch). ACTION is one of
     stall BYTES     send the headers and BYTES bytes, then send nothing more
     norange -       ignore Range headers (always send the whole file)
     delay MS        wait MS milliseconds, then serve normally
+    file NAME       serve DIR/NAME instead (an older copy: a mirror mid-sync)
 COUNT is how many matching requests get the fault (default: all), then files are served normally.
 Counts start again whenever RULES changes.
 Every request is appended to LOG as "METHOD PATH range=R status=S conn=PORT". Requests with an
@@ -94,12 +95,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.empty(int(arg))
         if action == "delay":
             time.sleep(int(arg) / 1000.0)
-        fs = os.path.normpath(os.path.join(ROOT, path.lstrip("/")))
+        fs = os.path.normpath(os.path.join(ROOT, (arg if action == "file" else path).lstrip("/")))
         if not fs.startswith(os.path.abspath(ROOT)) or not os.path.isfile(fs):
             return self.empty(404)
         st = os.stat(fs)
         ims = self.headers.get("If-Modified-Since")
-        if ims and action is None:
+        if ims and action in (None, "file"):
             try:
                 if int(st.st_mtime) <= email.utils.parsedate_to_datetime(ims).timestamp():
                     return self.empty(304)

@@ -24,6 +24,10 @@ chmod 1777 "$SHM"
 # No test reads the host's apt sources (for "host" entries, or for native tools' twins when its
 # repository lacks the host's architecture: builder/repo/twinsrc.h) unless it names its own root.
 export MKIMAGE_APT_ROOT=${MKIMAGE_APT_ROOT:-$T/no-apt}
+# An index that does not match its Release is fetched again 3 times (a mirror mid-sync,
+# builder/repo/indexes.h), after waits of 10, 20 and 30 s by default: at once in the tests that
+# break indexes on purpose (37-index-midsync.sh sets its own).
+export MKIMAGE_MIDSYNC_WAIT=${MKIMAGE_MIDSYNC_WAIT:-0}
 _PIDS=""
 
 _cleanup() {

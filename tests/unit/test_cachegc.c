@@ -83,6 +83,36 @@ START_TEST(least_recently_used_first_and_claims_spared)
 }
 END_TEST
 
+/* What a last verified Release names (releases/KEY/verified/indexes) is kept; the rest goes. */
+START_TEST(last_verified_indexes_kept)
+{
+	char dir[] = "/tmp/mki-cachegc-XXXXXX", a[65], b[65], *kept, *text;
+	struct cache_gc_result res;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put(dir, 'a', 1000, a);
+	put(dir, 'b', 2000, b);
+	kept = xasprintf("%s/releases/%s/verified", dir, b);
+	ck_assert_int_eq(fsutil_mkdirs(kept), 0);
+	free(kept);
+	kept = xasprintf("%s/releases/%s/verified/indexes", dir, b);
+	text = xasprintf("release %s\n%s\nnot a key\n", a, a);
+	f = fopen(kept, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(cachegc_run(dir, 0, &res), 0);
+	ck_assert(present(dir, a) && !present(dir, b));
+	ck_assert_uint_eq(res.objects_kept, 1);
+	ck_assert_uint_eq(res.objects_in_use, 0);
+	ck_assert_int_eq(access(kept, F_OK), 0);
+	free(kept);
+	free(text);
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(dead_registrations_do_not_protect)
 {
 	char dir[] = "/tmp/mki-cachegc-XXXXXX", a[65];
@@ -153,6 +183,7 @@ Suite *cachegc_suite(void)
 
 	tcase_add_test(tc, least_recently_used_first_and_claims_spared);
 	tcase_add_test(tc, dead_registrations_do_not_protect);
+	tcase_add_test(tc, last_verified_indexes_kept);
 	tcase_add_test(tc, claim_rejects_a_bad_key);
 	tcase_add_test(tc, expire_says_what_it_did);
 	suite_add_tcase(s, tc);

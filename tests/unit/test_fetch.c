@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/err.h"
 #include "lib/hash.h"
+#include "lib/log.h"
 #include "lib/settings.h"
 #include "lib/str.h"
 #include "store/cache.h"
@@ -77,12 +79,59 @@ START_TEST(same_object_twice_after_the_holder_dies)
 }
 END_TEST
 
+/*
+ * A mismatch_ok item (an index of a mirror mid-sync): the wrong bytes are its result, said in
+ * `mismatch`, never an error logged and never cached; without mismatch_ok, the same is logged.
+ */
+START_TEST(mismatch_is_a_result_when_asked)
+{
+	char dir[] = "/tmp/mki-unit-fetch.XXXXXX", hex[65], *src, *url, *cache, *obj;
+	struct settings st = { .jobs = 1, .source_date_epoch = -1 };
+	struct fetch_item it = { 0 };
+	size_t errors;
+	FILE *f;
+
+	settings_read_env(&st);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	src = xasprintf("%s/Packages.xz", dir);
+	url = xasprintf("file://%s", src);
+	cache = xasprintf("%s/cache", dir);
+	f = fopen(src, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("old index", f);
+	fclose(f);
+	hash_sha256_hex("new index!", 10, hex);
+	st.cache_dir = cache;
+	it = (struct fetch_item){ .url = url, .what = "Packages.xz", .size = 10, .sha256 = hex,
+				  .mismatch_ok = 1 };
+	errors = log_errors()->n;
+	ck_assert_int_eq(fetch_items(&it, 1, &st, "indexes", NULL), -MKI_E_INTEGRITY);
+	ck_assert_int_eq(it.result, -MKI_E_INTEGRITY);
+	ck_assert_str_eq(it.mismatch, "has 9 bytes, the index says 10");
+	ck_assert_uint_eq(log_errors()->n, errors);
+	ck_assert_ptr_null(it.path);
+	obj = cache_object_path(cache, hex);
+	ck_assert_int_ne(access(obj, F_OK), 0);
+	it = (struct fetch_item){ .url = url, .what = "Packages.xz", .size = 10, .sha256 = hex };
+	ck_assert_int_eq(fetch_items(&it, 1, &st, "indexes", NULL), -MKI_E_INTEGRITY);
+	ck_assert_uint_eq(log_errors()->n, errors + 1);
+	ck_assert_int_ne(access(obj, F_OK), 0);
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(obj);
+	free(src);
+	free(url);
+	free(cache);
+	settings_release_env(&st);
+}
+END_TEST
+
 Suite *fetch_suite(void)
 {
 	Suite *s = suite_create("fetch");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, same_object_twice_after_the_holder_dies);
+	tcase_add_test(tc, mismatch_is_a_result_when_asked);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return s;

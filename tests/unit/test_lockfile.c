@@ -52,6 +52,35 @@ START_TEST(source_fields_round_trip)
 }
 END_TEST
 
+/* index=stale and index=omitted (a mirror mid-sync) read, written back and read again. */
+START_TEST(source_index_use_round_trip)
+{
+	struct lockfile lk, back;
+	char file[] = "/tmp/mkimage-lock-XXXXXX";
+	int fd = mkstemp(file);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(read_text(HEAD "source: http://h/d bookworm sha256=" SHA
+				   " components=main keys=ABCD" DATE
+				   "source: http://h/d bookworm-security sha256=" SHA
+				   " components=main keys=ABCD index=omitted" DATE, &lk), 0);
+	ck_assert_ptr_null(lk.sources[0].index);
+	ck_assert_str_eq(lk.sources[1].index, "omitted");
+	free(lk.sources[1].index);
+	lk.sources[1].index = xstrdup("stale");
+	ck_assert_int_eq(lockfile_write(&lk, file), 0);
+	ck_assert_int_eq(lockfile_read(&back, file), 0);
+	ck_assert_str_eq(back.sources[1].index, "stale");
+	ck_assert_str_eq(back.sources[1].date, "Sat, 10 Jun 2023 08:56:02 UTC");
+	lockfile_release(&lk);
+	lockfile_release(&back);
+	unlink(file);
+	ck_assert_int_eq(read_text(HEAD "source: http://h/d b sha256=" SHA " index=maybe" DATE, &lk),
+			 -MKI_E_LOCK);
+}
+END_TEST
+
 /* field:, twins: and twin: lines read, written back in place and read again the same. */
 START_TEST(fields_and_twins_round_trip)
 {
@@ -229,6 +258,7 @@ Suite *lockfile_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, source_fields_round_trip);
+	tcase_add_test(tc, source_index_use_round_trip);
 	tcase_add_test(tc, older_source_lines_still_read);
 	tcase_add_test(tc, fields_and_twins_round_trip);
 	tcase_add_loop_test(tc, bad_new_lines_refused, 0,

@@ -32,7 +32,7 @@ struct report {
 	const char *version;                   /* mkimage's own */
 	int64_t source_date_epoch;             /* the effective epoch every timestamp is */
 	char fs_uuid[37];                      /* the image's file system; "": none (tar, disk) */
-	const char *network;                   /* the "network" member (main.c); NULL: none */
+	const char *network;                   /* the "network" member (stage_fetch.c); NULL: none */
 	const char *native_tools;              /* report_native_json()'s member; NULL: none */
 	const char *indexes;                   /* suites built from their last verified indexes
 						  or left out (a mirror mid-sync); NULL: none */
@@ -61,7 +61,7 @@ void report_net_json(const struct report_net *n, struct buf *out);
 /** How a build that did not succeed ended, for report_write_failure(). */
 struct report_failure {
 	const char *status;        /* "failed" or "interrupted" */
-	const char *stage;         /* the step that failed (main.c's names); NULL: not known */
+	const char *stage;         /* the step that failed (pipeline.c's names); NULL: not known */
 	int exit_code;             /* the process's exit status */
 	const struct strv *errors; /* the messages logged at error level (log_errors()) */
 	const char *log;           /* the build log's path; NULL: none */

@@ -140,7 +140,7 @@ struct recipe_disk {
 
 enum machine_id_mode { MACHINE_ID_UNINITIALIZED, MACHINE_ID_EMPTY };
 
-/* Where configured trees are shared (recipe section `layers`, store/registry.h): never the image. */
+/* Where configured trees are shared (recipe section `layers`, layer/registry.h): never the image. */
 struct recipe_layers {
 	char *registry;           /* http(s)://HOST[:PORT]/REPO; NULL: none */
 	char *sign_key;           /* absolute path of the Ed25519 private key; NULL: layers unsigned */

@@ -77,7 +77,8 @@ struct indexes {
  * stand in when that Release still verifies and is valid (INDEX_STALE), else an -updates or
  * -security suite is left out when no verified Release of it was kept (INDEX_OMITTED); each
  * with one warning. `out` belongs to the caller (indexes_release).
- * Every download goes through `download` (main.c passes fetch_items): the stage never calls the
+ * Every download goes through `download` (the pipeline's fetch stage passes fetch_items): the
+ * stage never calls the
  * fetch stage itself.
  */
 int indexes_fetch(struct indexes *out, const struct sources *s, const struct recipe *r,

@@ -49,7 +49,7 @@ struct rel {
 
 struct indexes_ctx {
 	const struct settings *st;
-	fetch_items_fn *download; /* fetch_items, from main.c */
+	fetch_items_fn *download; /* fetch_items, from the pipeline (stage_fetch.c) */
 	const char *native_arch; /* the host's arch, fetched for native tools (accel.h); or NULL */
 	int native_only;         /* indexes_fetch_twins(): native_arch's files alone */
 	unsigned round;          /* 0, or a retry's (a mirror mid-sync): said once is enough */

@@ -3,7 +3,7 @@
  * the host's architecture (as Debian's archive does), else the host's own apt sources - a company
  * mirror often carries only the archs it ships. Twins only make configuring faster, and
  * emulation is exact: whatever goes wrong with the host's sources costs speed, never the build.
- * Part of main.c's wiring: it runs the sources and indexes stages for the host's architecture.
+ * Part of the pipeline's wiring: it runs the sources and indexes stages for the host's architecture.
  */
 #ifndef MKI_TWINSRC_H
 #define MKI_TWINSRC_H
@@ -17,7 +17,7 @@
 
 /**
  * accel_select()'s signature (configure/accel.h): choose the twins of `p` from the Packages
- * indexes `v`. main.c passes it in, since the repo family does not call into configure.
+ * indexes `v`. The fetch stage passes it in, since the repo family does not call into configure.
  */
 typedef int twinsrc_pick_fn(const struct pkgindex *v, size_t n, const struct plan *p,
 			    struct plan *twins, const char *from);

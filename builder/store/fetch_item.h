@@ -1,7 +1,7 @@
 /*
  * One download request and its result: the type shared by the stages that need files (indexes)
  * and the fetch stage that gets them (fetch.h), so that a stage asks for downloads through a
- * function main.c hands it instead of calling the fetch stage itself.
+ * function the pipeline hands it instead of calling the fetch stage itself.
  */
 #ifndef MKI_FETCH_ITEM_H
 #define MKI_FETCH_ITEM_H

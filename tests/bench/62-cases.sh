@@ -98,7 +98,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 s = r["stages"]
 print(f"floor: the set built natively for amd64 ({r['packages']['total']} packages): "
-      f"configure + hooks {s['configure']:.2f} s, unpack {s['unpack']:.2f} s")
+      f"configure {s['configure']:.2f} s, unpack {s['unpack']:.2f} s")
 PY
 else
 	echo "floor: the amd64 build from the host's apt sources failed (above); no configure floor"
@@ -122,7 +122,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 s = r["stages"]
 print(f"floor: the bootable set built natively for amd64 ({r['packages']['total']} packages): "
-      f"configure + hooks {s['configure']:.2f} s, unpack {s['unpack']:.2f} s")
+      f"configure {s['configure']:.2f} s, unpack {s['unpack']:.2f} s")
 PY
 else
 	echo "floor: the bootable amd64 build from the host's apt sources failed (above); no floor for (c)"

@@ -1,5 +1,5 @@
 # test-cost: slow (some thirty native builds)
-# The remote layer cache (builder/store/layerreg.h): Debian's docker-registry (Distribution) on
+# The remote layer cache (builder/layer/layerreg.h): Debian's docker-registry (Distribution) on
 # 127.0.0.1 with its own config and storage; "machines" are separate --cache-dir. The first
 # builds, stores and pushes its configured tree, signed; a second machine pulls it and makes the
 # byte-identical image without configuring. Two machines pushing one key at once both succeed

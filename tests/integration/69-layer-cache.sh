@@ -1,5 +1,5 @@
 # test-cost: slow (builds the lean recipe about ten times: run.sh starts it first)
-# The layer cache (builder/store/layer.h) with the lean arm-board set: a rebuild that changes only a
+# The layer cache (builder/layer/layer.h) with the lean arm-board set: a rebuild that changes only a
 # hook restores the configured tree instead of unpacking and configuring, and makes the image a
 # build without the cache makes; another package set or path filter is another layer; a corrupt
 # or truncated layer is warned about, never used, and replaced; two builds of one key store one

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "lib/str.h"
-#include "store/layerfile.h"
+#include "layer/layerfile.h"
 
 static inline void sh(char *cmd)
 {

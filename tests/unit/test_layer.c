@@ -8,7 +8,7 @@
 #include "lib/log.h"
 #include "lib/str.h"
 #include "recipe/recipe_internal.h"
-#include "store/layer_internal.h"
+#include "layer/layer_internal.h"
 
 /* ---- the key ---- */
 

@@ -3,7 +3,7 @@
 #include <sys/un.h>
 
 #include "layer_fixture.h"
-#include "store/layerfile_fmt.h"
+#include "layer/layerfile_fmt.h"
 
 static void quiet(void)
 {

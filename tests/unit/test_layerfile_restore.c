@@ -1,6 +1,6 @@
 /* A layer restored into an empty directory: the same tree, bit for bit, and the stage's record. */
 #include "layer_fixture.h"
-#include "store/layerfile_fmt.h"
+#include "layer/layerfile_fmt.h"
 
 static void quiet(void)
 {

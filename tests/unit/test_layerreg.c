@@ -1,4 +1,4 @@
-/* The layer cache's remote side (store/layerreg.c): when it contacts nobody, and a registry down. */
+/* The layer cache's remote side (layer/layerreg.c): when it contacts nobody, and a registry down. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <dirent.h>
@@ -11,7 +11,7 @@
 #include "layersign_fixture.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
-#include "store/layerreg.h"
+#include "layer/layerreg.h"
 
 #define KEY "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 

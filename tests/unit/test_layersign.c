@@ -1,4 +1,4 @@
-/* Layer signatures (store/layersign.c): sign, verify, and what is refused. */
+/* Layer signatures (layer/layersign.c): sign, verify, and what is refused. */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include "layersign_fixture.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
-#include "store/layersign.h"
+#include "layer/layersign.h"
 
 #define KEY "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define KEY2 "1123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

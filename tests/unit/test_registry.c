@@ -1,4 +1,4 @@
-/* The OCI registry client (store/registry.c): manifests, tags, credentials, URLs. */
+/* The OCI registry client (layer/registry.c): manifests, tags, credentials, URLs. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/str.h"
-#include "store/registry.h"
+#include "layer/registry.h"
 
 #define KEY "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define HEX "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

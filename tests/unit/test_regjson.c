@@ -1,10 +1,10 @@
-/* The registry's bounded JSON reader (store/regjson.c). */
+/* The registry's bounded JSON reader (layer/regjson.c). */
 #include <check.h>
 #include <errno.h>
 #include <string.h>
 
 #include "lib/str.h"
-#include "store/regjson.h"
+#include "layer/regjson.h"
 
 static int parse(const char *text, struct regjson *j)
 {

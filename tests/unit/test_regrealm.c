@@ -1,10 +1,10 @@
-/* Where a registry's credentials may go (store/regrealm.c): the token realm's place and scheme. */
+/* Where a registry's credentials may go (layer/regrealm.c): the token realm's place and scheme. */
 #include <check.h>
 #include <errno.h>
 #include <string.h>
 
 #include "lib/str.h"
-#include "store/regrealm.h"
+#include "layer/regrealm.h"
 
 static const struct {
 	const char *registry, *realm, *allowed;

@@ -9,8 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "cachegc.h"
 #include "layerfile.h"
 #include "layerreg.h"
 #include "lib/err.h"
@@ -20,6 +18,8 @@
 #include "lib/readfile.h"
 #include "lib/runlimits.h"
 #include "sandbox/sandbox.h"
+#include "store/cache.h"
+#include "store/cachegc.h"
 
 /* The multiarch lint text is a few lines per package; far more is not ours. */
 #define LINT_MAX (16u << 20)

@@ -22,7 +22,7 @@
 
 struct layer;
 
-/** unpack_plan()'s signature (unpack.h): main.c passes it in. */
+/** unpack_plan()'s signature (unpack.h): the pipeline (stage_tree.c) passes it in. */
 typedef int layer_unpack_fn(struct staging *out, const struct plan *p, const struct recipe *r,
 			    const struct settings *st);
 
@@ -42,7 +42,7 @@ int layer_unpack(struct staging *s, struct layer **lp, const struct plan *p,
 /** 1 when the tree `l` describes was restored from the cache: it is already configured. */
 int layer_restored(const struct layer *l);
 
-/** sbom_capture()'s signature (sbom.h): main.c passes it in. */
+/** sbom_capture()'s signature (sbom.h): the pipeline (stage_tree.c) passes it in. */
 typedef int layer_capture_fn(struct dep5_texts *t, const struct plan *p, const char *root);
 
 /**
@@ -56,8 +56,8 @@ int layer_shipped(struct layer *l, struct dep5_texts *out, const struct plan *p,
 		  layer_capture_fn *capture);
 
 /**
- * The layer point (main.c's configure stage): right after configuration, before anything that depends on more
- * than the package set. Store the tree `rootfd` of `s` as its layer, unless it was restored, the
+ * The layer point (the configure stage): right after configuration, before anything that
+ * depends on more than the package set. Store the tree `rootfd` of `s` as its layer, unless it was restored, the
  * cache is off, or another build stores or stored it. Never fails the build: a layer that cannot
  * be stored is a warning. `l` may be NULL (nothing to do).
  */

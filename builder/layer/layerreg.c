@@ -9,13 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache.h"
 #include "layerfile.h"
 #include "layersign.h"
 #include "lib/err.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "registry.h"
+#include "store/cache.h"
 
 struct layerreg {
 	struct registry *g;

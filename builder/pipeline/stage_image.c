@@ -1,0 +1,195 @@
+/*
+ * The image stages (stage.h): what the image is written with, the image or disk itself, and what
+ * completes it - a second build compared, the verified root's hash, the boot files, the block
+ * map and the compressed copy.
+ */
+#include "stage.h"
+#include "stage_ctx.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "configure/bootcfg.h"
+#include "configure/overlay.h"
+#include "emit/bmap.h"
+#include "emit/compress.h"
+#include "emit/verify.h"
+#include "image/disk.h"
+#include "image/image.h"
+#include "lib/err.h"
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "lib/x.h"
+#include "recipe/fstype.h"
+#include "unpack/unpack.h"
+
+/* What the disk writer calls back with a verified root's hash (disk.h, bootcfg.h). */
+struct entry_ctx {
+	struct staging *s;
+	const struct recipe *r;
+	const struct settings *st;
+};
+
+static int write_entry(void *ctx, const char *roothash)
+{
+	struct entry_ctx *e = ctx;
+	int rootfd = open(e->s->root, O_PATH | O_DIRECTORY | O_CLOEXEC), ret;
+
+	if (rootfd < 0)
+		return log_errno(-MKI_E_IMAGE, "cannot open the staging tree '%s': %m", e->s->root);
+	ret = bootcfg_write_roothash(e->s, e->r, rootfd, e->st, roothash);
+	close(rootfd);
+	return ret;
+}
+
+/*
+ * The image, or with a disk section the whole disk at `output` (its root partition also at
+ * b->root_image when asked, and the report's "disk" member into `report` when not NULL).
+ */
+static int write_image(const struct build_opts *o, const struct recipe *r, struct build *b,
+		       struct staging *s, const struct image_params *ip, const char *output,
+		       struct buf *report)
+{
+	struct buf none = { 0 };
+	struct entry_ctx e = { s, r, &o->st };
+	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, b->bmap,
+				  b->compressed, &o->st.limits, report ? b->root_hash : NULL,
+				  bootcfg_entry_path(r), write_entry, &e };
+	int ret;
+
+	if (!r->disk.set)
+		return image_write(s, ip);
+	ret = disk_write(s, &dp, report ? report : &none);
+	buf_release(&none);
+	return ret;
+}
+
+/*
+ * --verify-reproducible: unpack, configure and write the image a second time from the same plan
+ * in a separate work directory, then compare. Same namespace, same cache: what differs can only
+ * come from the build itself.
+ */
+static int verify_again(struct build_opts *o, const struct recipe *r, struct build *b,
+			const struct image_params *first)
+{
+	struct settings st2 = o->st;
+	struct image_params ip = *first;
+	struct staging again = { 0 };
+	struct overlay_report *overlays = NULL;
+	char *out2 = xasprintf("%s.verify", o->output);
+	int ret;
+
+	st2.work_dir = xasprintf("%s/verify", o->st.work_dir);
+	ip.output = out2;
+	ret = fsutil_mkdirs(st2.work_dir);
+	fsutil_spread(st2.work_dir); /* as the work directory is (fsutil.h) */
+	if (!ret)
+		ret = unpack_plan(&again, &b->plan, r, &st2);
+	if (!ret)
+		ret = stage_configure_tree(&again, NULL, &b->plan, &b->twins, r, &st2, &overlays);
+	if (!ret)
+		ret = write_image(o, r, b, &again, &ip, out2, NULL);
+	if (!ret) {
+		manifest_sort(&b->staging.manifest);
+		manifest_sort(&again.manifest);
+		ret = verify_builds(&b->staging, o->output, &again, out2);
+	}
+	unlink(out2);
+	staging_release(&again);
+	overlay_report_free(overlays);
+	free(st2.work_dir);
+	free(out2);
+	return ret;
+}
+
+static enum compress_kind disk_compression(const struct recipe *r)
+{
+	return r->disk.compress == DISK_COMPRESS_ZSTD ? COMPRESS_ZSTD
+	     : r->disk.compress == DISK_COMPRESS_XZ ? COMPRESS_XZ : COMPRESS_NONE;
+}
+
+/*
+ * NAME.roothash beside the disk (systemd's name for it): the root hash of the root's dm-verity
+ * tree, hex and a newline, written atomically; only when the disk has one.
+ */
+static int write_root_hash(const struct build_opts *o, const struct build *b)
+{
+	char *path, text[66];
+	int ret;
+
+	if (!b->root_hash[0])
+		return 0;
+	path = xasprintf("%.*s.roothash", build_output_stem(o->output), o->output);
+	snprintf(text, sizeof(text), "%s\n", b->root_hash);
+	ret = fsutil_write_atomic(path, text, 65);
+	if (ret)
+		log_error("cannot write the root hash to '%s': %s", path, strerror(-ret));
+	else
+		log_info("dm-verity root hash %s written to '%s'", b->root_hash, path);
+	free(path);
+	return ret;
+}
+
+/*
+ * A disk's other outputs: OUTPUT.bmap, OUTPUT.zst or .xz, the root partition at image.output
+ * (default: beside the disk, its stem and .ext4).
+ */
+static void disk_outputs(const struct build_opts *o, const struct recipe *r, struct build *b)
+{
+	enum compress_kind k = disk_compression(r);
+
+	if (r->disk.bmap)
+		b->bmap = xasprintf("%s.bmap", o->output);
+	if (k != COMPRESS_NONE)
+		b->compressed = xasprintf("%s%s", o->output, compress_suffix(k));
+	if (r->disk.root_image && r->image.output) {
+		b->root_image = xstrdup(r->image.output);
+	} else if (r->disk.root_image) { /* beside the disk, as the lock: images/x.img -> x.ext4 */
+		const char *ext = "ext4";
+		size_t i;
+
+		for (i = 0; i < r->disk.n_partitions; i++)
+			if (r->disk.partitions[i].contents == PART_ROOT) /* x.squashfs: as image.format */
+				ext = fstype_get(r->disk.partitions[i].format)->name;
+		b->root_image = xasprintf("%.*s.%s", build_output_stem(o->output), o->output, ext);
+	}
+}
+
+/* What the image is written with; a disk's other outputs named; the boot files' export begun. */
+int stage_image_setup(struct build_opts *o, const struct recipe *r, struct build *b)
+{
+	if (r->disk.set)
+		disk_outputs(o, r, b);
+	b->ip.im = &r->image;
+	b->ip.output = o->output;
+	b->ip.source_date_epoch = o->st.source_date_epoch;
+	plan_seed(&b->plan, r->digest, b->ip.seed); /* the UUID and hash seed: what the lock pins */
+	if (!r->image.export_boot)
+		return 0;
+	return bootexport_prepare(&b->boot, &b->staging, r, o->output, o->st.source_date_epoch,
+				  &o->st.limits);
+}
+
+int stage_image(struct build_opts *o, const struct recipe *r, struct build *b)
+{
+	return write_image(o, r, b, &b->staging, &b->ip, o->output, &b->disk);
+}
+
+/* The image checked and completed: built again, its root hash, boot files, block map, copy. */
+int stage_image_extras(struct build_opts *o, const struct recipe *r, struct build *b)
+{
+	int ret = o->verify ? verify_again(o, r, b, &b->ip) : 0;
+
+	if (!ret)
+		ret = write_root_hash(o, b);
+	if (!ret && r->image.export_boot)
+		ret = bootexport_commit(&b->boot);
+	if (!ret && b->bmap)
+		ret = bmap_write(o->output, b->bmap);
+	if (!ret && b->compressed)
+		ret = compress_file(o->output, b->compressed, disk_compression(r));
+	return ret;
+}

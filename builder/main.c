@@ -632,6 +632,7 @@ struct build {
 	struct buf disk;           /* the report's "disk" member (disk.h); empty without a disk */
 	char *root_image, *bmap, *compressed; /* a disk's other outputs, or NULL */
 	char root_hash[65];        /* the root's dm-verity root hash (disk.h), or "" */
+	struct sparsehash digests; /* a disk's whole sha256 and block map (disk.h), or empty */
 	struct image_params ip;    /* what the image is written with */
 	double t0;
 	const char *at;            /* the step running: the report's "stage" when it fails */
@@ -692,7 +693,9 @@ static int write_outputs(struct options *o, const struct recipe *r, struct build
 	struct buf overlays = { 0 }, net = { 0 }, native = { 0 };
 	struct stat st;
 	const char *base;
-	int ret = hash_file_hex(o->output, HASH_SHA256, b->rep.image_sha256);
+	int ret = b->digests.whole[0] ? 0 : hash_file_hex(o->output, HASH_SHA256, b->digests.whole);
+
+	memcpy(b->rep.image_sha256, b->digests.whole, sizeof(b->digests.whole));
 
 	if (!ret && stat(o->output, &st) == 0)
 		b->rep.image_bytes = (uint64_t)st.st_size;
@@ -775,7 +778,8 @@ static int write_image(const struct options *o, const struct recipe *r, struct b
 	struct entry_ctx e = { s, r, &o->st };
 	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, b->bmap,
 				  b->compressed, &o->st.limits, report ? b->root_hash : NULL,
-				  bootcfg_entry_path(r), write_entry, &e };
+				  bootcfg_entry_path(r), write_entry, &e,
+				  report ? &b->digests : NULL };
 	int ret;
 
 	if (!r->disk.set)
@@ -1094,7 +1098,7 @@ static int image_extras_stage(struct options *o, const struct recipe *r, struct 
 	if (!ret && r->image.export_boot)
 		ret = bootexport_commit(&b->boot);
 	if (!ret && b->bmap)
-		ret = bmap_write(o->output, b->bmap);
+		ret = bmap_write(o->output, b->bmap, &b->digests);
 	if (!ret && b->compressed)
 		ret = compress_file(o->output, b->compressed, disk_compression(r));
 	return ret;
@@ -1238,6 +1242,7 @@ static void finish_log(struct options *o)
 static void build_release(struct build *b)
 {
 	buf_release(&b->disk);
+	sparsehash_release(&b->digests);
 	free(b->root_image);
 	free(b->bmap);
 	free(b->compressed);

@@ -222,6 +222,7 @@ static void *whole_main(void *arg)
 {
 	struct whole *w = arg;
 	struct piece pc;
+	int ret;
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
@@ -231,9 +232,9 @@ static void *whole_main(void *arg)
 			break;
 		pc = w->q[w->head % QCAP];
 		pthread_mutex_unlock(&w->mu);
-		if (feed(&w->h, pc.p, pc.n))
-			__atomic_store_n(&w->abort, 1, __ATOMIC_RELAXED); /* the pass sees it too */
+		ret = feed(&w->h, pc.p, pc.n); /* only SIGINT/SIGTERM, which the pass sees too */
 		pthread_mutex_lock(&w->mu);
+		w->abort |= ret != 0;
 		w->head++;
 		pthread_cond_broadcast(&w->cv);
 	}
@@ -480,7 +481,7 @@ static int pass_data(struct pass *P, uint64_t s, uint64_t e)
 			hash_update(&P->range_h, b, n);
 			P->range_fed = s + n;
 		}
-		if (!ret && (err_interrupted() || __atomic_load_n(&P->w.abort, __ATOMIC_RELAXED)))
+		if (!ret && err_interrupted())
 			ret = -MKI_E_INTERRUPTED;
 	}
 	return ret;

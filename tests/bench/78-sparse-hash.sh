@@ -4,8 +4,7 @@
 # the root and an empty slot, with a bmap. One build with this mkimage and, when MKIMAGE_BEFORE
 # names an older binary, one with that, from the same warm layer cache: wall and CPU time, the
 # bytes the build read (rchar of mkimage and its children, /proc/PID/io), and the report's
-# image and image_extras stages (where the digests and the bmap are computed). The load average
-# before and after. Never asserts on time; needs root (a native build) and an amd64 host.
+# image stage (which now computes every digest and the bmap). The load average before and after. Never asserts on time; needs root (a native build) and an amd64 host.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/tests/integration/lib.sh"
 . "$TOP/tests/integration/lib-native.sh"

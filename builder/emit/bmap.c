@@ -3,12 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,133 +15,11 @@
 #include "lib/fsutil.h"
 #include "lib/hash.h"
 #include "lib/log.h"
+#include "lib/sparsehash.h"
 #include "lib/x.h"
 
-#define CHUNK (1u << 20)
-#define FIEMAP_BATCH 256
 #define BS ((uint64_t)BMAP_BLOCK_SIZE)
-/* Bytes [from, to) of the image. */
-struct span {
-	uint64_t from, to;
-};
-
 #define ZERO_SUM "0000000000000000000000000000000000000000000000000000000000000000"
-
-/* Append [first, last] to the list, merged with the previous range when they touch. */
-static void add_range(struct bmap_range **v, size_t *n, size_t *alloc, uint64_t first,
-		      uint64_t last)
-{
-	if (*n && first <= (*v)[*n - 1].last + 1) {
-		if (last > (*v)[*n - 1].last)
-			(*v)[*n - 1].last = last;
-		return;
-	}
-	if (*n == *alloc) {
-		*alloc = *alloc ? 2 * *alloc : 64;
-		*v = xrealloc(*v, *alloc * sizeof(**v));
-	}
-	(*v)[(*n)++] = (struct bmap_range){ first, last };
-}
-
-/* Bytes [from, to) hold data: the blocks they touch are mapped. */
-static void add_bytes(struct bmap_range **v, size_t *n, size_t *alloc, uint64_t from, uint64_t to)
-{
-	if (from < to)
-		add_range(v, n, alloc, from / BS, (to + BS - 1) / BS - 1);
-}
-
-/*
- * The extents of `fd` allocated but never written (FIEMAP's "unwritten": what fallocate and
- * libext2fs's zeroing leave on ext4, xfs, btrfs), in bytes, after the file's dirty pages are
- * written out (FIEMAP_FLAG_SYNC) so that written data is no longer reported as such. They read
- * as zeros, and SEEK_DATA calls them data only once something has read them into the page
- * cache: left out always, the map does not depend on who read the image before (and matches
- * tmpfs, where the same zeroing punches holes). Where FIEMAP is not supported there are none.
- */
-static int unwritten(int fd, uint64_t size, struct span **v, size_t *n)
-{
-	struct fiemap *fm = xcalloc(1, sizeof(*fm) + FIEMAP_BATCH * sizeof(struct fiemap_extent));
-	uint64_t start = 0, end = 0;
-	size_t alloc = 0, i;
-	int ret = 0, last = 0;
-
-	while (!last && start < size) {
-		fm->fm_start = start;
-		fm->fm_length = size - start;
-		fm->fm_flags = FIEMAP_FLAG_SYNC;
-		fm->fm_extent_count = FIEMAP_BATCH;
-		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
-			ret = errno == EOPNOTSUPP || errno == ENOTTY ? 0 : -errno;
-			break;
-		}
-		for (i = 0; i < fm->fm_mapped_extents; i++) {
-			const struct fiemap_extent *e = &fm->fm_extents[i];
-
-			end = e->fe_logical + e->fe_length;
-			last |= !!(e->fe_flags & FIEMAP_EXTENT_LAST);
-			if (!(e->fe_flags & FIEMAP_EXTENT_UNWRITTEN))
-				continue;
-			if (*n == alloc) {
-				alloc = alloc ? 2 * alloc : 16;
-				*v = xrealloc(*v, alloc * sizeof(**v));
-			}
-			(*v)[(*n)++] = (struct span){ e->fe_logical, end };
-		}
-		if (!fm->fm_mapped_extents || end <= start)
-			break;
-		start = end;
-	}
-	free(fm);
-	return ret;
-}
-
-/* Data bytes [from, to) less the unwritten extents `u` (sorted, from *j on) into the map. */
-static void add_written(struct bmap_range **v, size_t *n, size_t *alloc, uint64_t from,
-			uint64_t to, const struct span *u, size_t n_u, size_t *j)
-{
-	while (*j < n_u && u[*j].to <= from)
-		(*j)++;
-	for (size_t k = *j; k < n_u && u[k].from < to; k++) {
-		add_bytes(v, n, alloc, from, u[k].from < from ? from : u[k].from);
-		from = u[k].to > from ? u[k].to : from;
-	}
-	add_bytes(v, n, alloc, from, to);
-}
-
-int bmap_ranges(int fd, uint64_t size, struct bmap_range **v, size_t *n)
-{
-	struct span *u = NULL;
-	size_t alloc = 0, n_u = 0, j = 0;
-	off_t pos = 0, start, end;
-	int ret;
-
-	*v = NULL;
-	*n = 0;
-	ret = unwritten(fd, size, &u, &n_u);
-	while (!ret && (uint64_t)pos < size) {
-		start = lseek(fd, pos, SEEK_DATA);
-		if (start < 0 && errno == ENXIO)
-			break; /* the rest is a hole */
-		if (start < 0 || (end = lseek(fd, start, SEEK_HOLE)) < 0) {
-			ret = -errno;
-			break;
-		}
-		if ((uint64_t)start >= size)
-			break;
-		if ((uint64_t)end > size)
-			end = (off_t)size;
-		/* The host's holes may be finer than the map's blocks: any data maps its block. */
-		add_written(v, n, &alloc, (uint64_t)start, (uint64_t)end, u, n_u, &j);
-		pos = end;
-	}
-	free(u);
-	if (ret) {
-		free(*v);
-		*v = NULL;
-		*n = 0;
-	}
-	return ret;
-}
 
 void bmap_human_size(uint64_t size, char *out, size_t len)
 {
@@ -170,60 +45,23 @@ void bmap_human_size(uint64_t size, char *out, size_t len)
 	snprintf(out, len, "%.1f EiB", s);
 }
 
-/* The SHA-256 of the image's bytes in range `r` (the last block may be short). */
-static int hash_range(int fd, uint64_t size, const struct bmap_range *r, char *chunk, char *hex)
+/* The <Range> lines of the map into `b`; the mapped block count into *mapped. */
+static void add_ranges(struct buf *b, const struct sparsehash *sh, uint64_t *mapped)
 {
-	uint64_t pos = r->first * BS, end = (r->last + 1) * BS;
-	struct hash h;
-	ssize_t got;
-
-	end = end < size ? end : size;
-	if (hash_init(&h, HASH_SHA256))
-		return -ENOMEM;
-	while (pos < end) {
-		size_t want = end - pos < CHUNK ? (size_t)(end - pos) : CHUNK;
-
-		if (err_interrupted()) {
-			hash_release(&h);
-			return -MKI_E_INTERRUPTED;
-		}
-		got = pread(fd, chunk, want, (off_t)pos);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			hash_release(&h);
-			return got < 0 ? -errno : -ESTALE; /* shorter than it was: changed */
-		}
-		hash_update(&h, chunk, (size_t)got);
-		pos += (uint64_t)got;
-	}
-	hash_final_hex(&h, hex);
-	return 0;
-}
-
-/* The <Range> lines of every range into `b`; the mapped block count into *mapped. */
-static int add_ranges(struct buf *b, int fd, uint64_t size, const struct bmap_range *v, size_t n,
-		      uint64_t *mapped)
-{
-	char *chunk = xmalloc(CHUNK), hex[SHA256_HEX_LEN + 1];
+	const struct sparsehash_range *r;
 	size_t i;
-	int ret = 0;
 
 	*mapped = 0;
-	for (i = 0; i < n && !ret; i++) {
-		ret = hash_range(fd, size, &v[i], chunk, hex);
-		if (ret)
-			break;
-		*mapped += v[i].last - v[i].first + 1;
-		if (v[i].first == v[i].last)
-			buf_addf(b, "        <Range chksum=\"%s\"> %" PRIu64 " </Range>\n", hex,
-				 v[i].first);
+	for (i = 0; i < sh->n_map; i++) {
+		r = &sh->map[i];
+		*mapped += r->last - r->first + 1;
+		if (r->first == r->last)
+			buf_addf(b, "        <Range chksum=\"%s\"> %" PRIu64 " </Range>\n",
+				 r->sha256, r->first);
 		else
 			buf_addf(b, "        <Range chksum=\"%s\"> %" PRIu64 "-%" PRIu64
-				 " </Range>\n", hex, v[i].first, v[i].last);
+				 " </Range>\n", r->sha256, r->first, r->last);
 	}
-	free(chunk);
-	return ret;
 }
 
 /*
@@ -304,25 +142,41 @@ static int write_map(const char *path, const struct buf *b)
 	return ret ? -MKI_E_IMAGE : 0;
 }
 
-int bmap_write(const char *image, const char *bmap_path)
+/* The map of `image` as `known` gave it when it is the map of a file that size, else hashed now. */
+static int image_map(const char *image, const struct sparsehash *known, struct sparsehash *own,
+		     const struct sparsehash **sh)
+{
+	uint64_t size = 0;
+	int fd = -1, ret = open_image(image, &fd, &size);
+
+	*sh = known;
+	if (!ret && known && known->want_map && known->size != size)
+		ret = map_error(-ESTALE, image);
+	if (!ret && !(known && known->want_map)) {
+		own->want_map = 1;
+		ret = sparsehash_file(fd, size, own);
+		ret = ret ? map_error(ret, image) : 0;
+		*sh = own;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int bmap_write(const char *image, const char *bmap_path, const struct sparsehash *known)
 {
 	struct buf head = { 0 }, body = { 0 };
-	struct bmap_range *v = NULL;
+	struct sparsehash own = { 0 };
+	const struct sparsehash *sh = NULL;
 	char hex[SHA256_HEX_LEN + 1];
-	uint64_t size = 0, mapped = 0;
-	size_t n = 0, pos;
-	int fd = -1, ret;
+	uint64_t mapped = 0;
+	size_t pos;
+	int ret = image_map(image, known, &own, &sh);
 
-	ret = open_image(image, &fd, &size);
-	if (!ret)
-		ret = bmap_ranges(fd, size, &v, &n);
-	if (!ret)
-		ret = add_ranges(&body, fd, size, v, n, &mapped);
-	if (ret) {
-		ret = ret == -MKI_E_IMAGE ? ret : map_error(ret, image);
+	if (ret)
 		goto out;
-	}
-	pos = add_head(&head, size, mapped);
+	add_ranges(&body, sh, &mapped);
+	pos = add_head(&head, sh->size, mapped);
 	if (body.len) /* no range at all: body.p is NULL */
 		buf_add(&head, body.p, body.len);
 	buf_adds(&head, "    </BlockMap>\n</bmap>\n");
@@ -330,9 +184,7 @@ int bmap_write(const char *image, const char *bmap_path)
 	memcpy(head.p + pos, hex, SHA256_HEX_LEN);
 	ret = write_map(bmap_path, &head);
 out:
-	if (fd >= 0)
-		close(fd);
-	free(v);
+	sparsehash_release(&own);
 	buf_release(&head);
 	buf_release(&body);
 	return ret;

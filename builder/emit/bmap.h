@@ -12,16 +12,20 @@
 #ifndef MKI_BMAP_H
 #define MKI_BMAP_H
 
+#include "lib/sparsehash.h"
+
 /* bmap-tools' block size on every common file system; the map's unit whatever the host's is. */
-#define BMAP_BLOCK_SIZE 4096
+#define BMAP_BLOCK_SIZE SPARSEHASH_BLOCK
 
 /**
  * Write the block map of the finished image file `image` to `bmap_path`: through a temporary
- * file beside it (fsync, rename), removed on failure or on SIGINT/SIGTERM (checked while the
- * ranges are hashed). Returns 0; -MKI_E_IMAGE, logged, when the image cannot be read (missing,
- * not a regular file, empty, changed while read) or the map cannot be written;
- * -MKI_E_INTERRUPTED when interrupted (nothing written).
+ * file beside it (fsync, rename), removed on failure. The ranges and their sums are `known`'s
+ * map (borrowed; from sparsehash_file() with want_map over the image's bytes, when whoever wrote
+ * the image hashed it already: its data is not read again), else computed now from the image
+ * (which SIGINT/SIGTERM interrupt). Returns 0; -MKI_E_IMAGE, logged, when the image cannot be
+ * read (missing, not a regular file, empty, changed while read, not the size `known` hashed) or
+ * the map cannot be written; -MKI_E_INTERRUPTED when interrupted (nothing written).
  */
-int bmap_write(const char *image, const char *bmap_path);
+int bmap_write(const char *image, const char *bmap_path, const struct sparsehash *known);
 
 #endif

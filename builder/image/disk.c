@@ -26,6 +26,7 @@
 #include "lib/hash.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/sparsehash.h"
 #include "parttable.h"
 #include "recipe/fstype.h"
 #include "recipe/partuuid.h"
@@ -430,59 +431,44 @@ static int write_table(struct disk_ctx *c)
 	return ret;
 }
 
-/* The next data (SEEK_DATA) or hole (SEEK_HOLE) of the temporary from `at`, at most `end`. */
-static uint64_t next(const struct disk_ctx *c, uint64_t at, uint64_t end, int whence)
+static int by_offset(const void *a, const void *b)
 {
-	off_t o = lseek(c->k.fd, (off_t)at, whence);
+	const struct sparsehash_span *x = a, *y = b;
 
-	return o < 0 || (uint64_t)o > end ? end : (uint64_t)o;
+	return x->from < y->from ? -1 : x->from > y->from;
 }
 
-/* Feed [at, end) of the temporary to `h`: holes as zeros from memory, data as read. */
-static int hash_range(struct disk_ctx *c, struct hash *h, uint8_t *buf, const uint8_t *zero,
-		      uint64_t at, uint64_t end)
+/*
+ * Every partition's sha256 (holes hashed as zeros), and what dp->digests asks - the whole disk's,
+ * the block map's - in one pass over the temporary: its data read once, its holes not at all.
+ */
+static int hash_disk(struct disk_ctx *c)
 {
-	uint64_t stop;
-	ssize_t got;
+	struct sparsehash own = { 0 }, *sh = c->dp->digests ? c->dp->digests : &own;
+	size_t i, j, n = c->d->n_partitions;
+	struct sparsehash_span *v = xcalloc(n ? n : 1, sizeof(*v));
+	int ret;
 
-	while (at < end) {
-		for (stop = next(c, at, end, SEEK_DATA); at < stop; at += (uint64_t)got) {
-			got = stop - at < COPY_CHUNK ? (ssize_t)(stop - at) : COPY_CHUNK;
-			hash_update(h, zero, (size_t)got);
-		}
-		for (stop = next(c, at, end, SEEK_HOLE); at < stop; at += (uint64_t)got) {
-			got = pread(c->k.fd, buf, stop - at < COPY_CHUNK ? (size_t)(stop - at)
-								      : COPY_CHUNK, (off_t)at);
-			if (got <= 0)
-				return log_errno(got ? -errno : -EIO, "cannot read back '%s': %m",
-						 c->k.tmp);
-			hash_update(h, buf, (size_t)got);
-		}
-		if (err_interrupted())
-			return -MKI_E_INTERRUPTED;
-	}
-	return 0;
-}
-
-/* sha256 of every partition's region, as the report gives it (holes hashed as zeros). */
-static int hash_regions(struct disk_ctx *c)
-{
-	uint8_t *buf = xmalloc(COPY_CHUNK), *zero = xcalloc(1, COPY_CHUNK);
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; !ret && i < c->d->n_partitions; i++) {
-		struct hash h;
-
-		hash_init(&h, HASH_SHA256);
-		ret = hash_range(c, &h, buf, zero, c->v[i].offset, c->v[i].offset + c->v[i].size);
-		if (ret)
-			hash_release(&h);
-		else
-			hash_final_hex(&h, c->sha[i]);
-	}
-	free(buf);
-	free(zero);
+	for (i = 0; i < n; i++)
+		v[i] = (struct sparsehash_span){ .from = c->v[i].offset,
+					       .to = c->v[i].offset + c->v[i].size };
+	qsort(v, n, sizeof(*v), by_offset); /* disklayout_finish: they do not overlap */
+	sh->spans = v;
+	sh->n_spans = n;
+	sh->want_whole = sh == c->dp->digests;
+	sh->want_map = sh == c->dp->digests && c->dp->bmap;
+	ret = sparsehash_file(c->k.fd, c->size, sh);
+	for (i = 0; !ret && i < n; i++)
+		for (j = 0; j < n; j++)
+			if (v[j].from == c->v[i].offset && v[j].to == c->v[i].offset + c->v[i].size)
+				memcpy(c->sha[i], v[j].sha256, sizeof(c->sha[i]));
+	sh->spans = NULL;
+	sh->n_spans = 0;
+	sparsehash_release(&own);
+	free(v);
+	if (ret && ret != -MKI_E_INTERRUPTED)
+		ret = log_errno(ret, "cannot read back '%s' to hash it: %s", c->k.tmp,
+				ret == -ESTALE ? "it changed while being read" : strerror(-ret));
 	return ret;
 }
 
@@ -650,7 +636,7 @@ static int write_all(struct disk_ctx *c)
 		ret = write_table(c);
 	log_debug("disk: table written, %" PRIu64 " bytes (%.2fs)", c->size, log_now() - t0);
 	if (!ret)
-		ret = hash_regions(c);
+		ret = hash_disk(c);
 	log_debug("disk: partitions hashed (%.2fs)", log_now() - t0);
 	return ret;
 }

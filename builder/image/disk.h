@@ -9,6 +9,7 @@
 #define MKI_DISK_H
 
 #include "lib/runlimits.h"
+#include "lib/sparsehash.h"
 #include "lib/str.h"
 #include "params.h"
 #include "recipe/recipe.h"
@@ -31,6 +32,12 @@ struct disk_params {
 	const char *entry_path;
 	int (*entry)(void *entry_ctx, const char *roothash);
 	void *entry_ctx;
+	/*
+	 * Or NULL. Receives the whole disk's sha256 (->whole) and, with `bmap`, its block map
+	 * (->map, freed by sparsehash_release), from the pass that hashes the partitions: the
+	 * disk's data is read once for all of them, its holes never.
+	 */
+	struct sparsehash *digests;
 };
 
 /**

@@ -7,6 +7,7 @@
  */
 #include "squashfs_ctx.h"
 
+#include <linux/limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,6 +55,13 @@ static int set_xattrs(struct squashfs_ctx *w, size_t i, uint32_t *idx)
 		return 0;
 	ret = sqfs_xattr_writer_begin(w->xw, 0);
 	for (k = 0; !ret && k < e->n_xattrs; k++) {
+		/* a package's tar may declare any size; the kernel returns none past this */
+		if (e->xattrs[k].len > XATTR_SIZE_MAX) {
+			log_error("'/%s' has the extended attribute '%s' of %zu bytes, more than the "
+				  "%d Linux can read back: remove it in a hook", e->path,
+				  e->xattrs[k].name, e->xattrs[k].len, XATTR_SIZE_MAX);
+			return -MKI_E_IMAGE;
+		}
 		ret = sqfs_xattr_writer_add(w->xw, e->xattrs[k].name, e->xattrs[k].value,
 					    e->xattrs[k].len);
 		if (ret == SQFS_ERROR_UNSUPPORTED) {

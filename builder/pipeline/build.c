@@ -26,6 +26,7 @@ char *build_parent_dir(const char *path)
 void build_release(struct build *b)
 {
 	buf_release(&b->disk);
+	sparsehash_release(&b->digests);
 	free(b->root_image);
 	free(b->bmap);
 	free(b->compressed);

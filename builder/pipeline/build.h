@@ -18,6 +18,7 @@
 #include "layer/layer.h"
 #include "lib/buf.h"
 #include "lib/settings.h"
+#include "lib/sparsehash.h"
 #include "repo/indexes.h"
 #include "repo/sources.h"
 #include "store/fetch.h"
@@ -64,6 +65,7 @@ struct build {
 	struct buf disk;           /* the report's "disk" member (disk.h); empty without a disk */
 	char *root_image, *bmap, *compressed; /* a disk's other outputs, or NULL */
 	char root_hash[65];        /* the root's dm-verity root hash (disk.h), or "" */
+	struct sparsehash digests; /* a disk's whole sha256 and block map (disk.h), or empty */
 	struct image_params ip;    /* what the image is written with */
 	double t0;
 	const char *at;            /* the step running: the report's "stage" when it fails */

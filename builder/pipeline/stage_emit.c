@@ -24,7 +24,9 @@ static int write_outputs(struct build_opts *o, const struct recipe *r, struct bu
 	struct buf overlays = { 0 }, net = { 0 }, native = { 0 }, ixuse = { 0 };
 	struct stat st;
 	const char *base;
-	int ret = hash_file_hex(o->output, HASH_SHA256, b->rep.image_sha256);
+	int ret = b->digests.whole[0] ? 0 : hash_file_hex(o->output, HASH_SHA256, b->digests.whole);
+
+	memcpy(b->rep.image_sha256, b->digests.whole, sizeof(b->digests.whole));
 
 	if (!ret && stat(o->output, &st) == 0)
 		b->rep.image_bytes = (uint64_t)st.st_size;

@@ -57,7 +57,8 @@ static int write_image(const struct build_opts *o, const struct recipe *r, struc
 	struct entry_ctx e = { s, r, &o->st };
 	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, b->bmap,
 				  b->compressed, &o->st.limits, report ? b->root_hash : NULL,
-				  bootcfg_entry_path(r), write_entry, &e };
+				  bootcfg_entry_path(r), write_entry, &e,
+				  report ? &b->digests : NULL };
 	int ret;
 
 	if (!r->disk.set)
@@ -188,7 +189,7 @@ int stage_image_extras(struct build_opts *o, const struct recipe *r, struct buil
 	if (!ret && r->image.export_boot)
 		ret = bootexport_commit(&b->boot);
 	if (!ret && b->bmap)
-		ret = bmap_write(o->output, b->bmap);
+		ret = bmap_write(o->output, b->bmap, &b->digests);
 	if (!ret && b->compressed)
 		ret = compress_file(o->output, b->compressed, disk_compression(r));
 	return ret;

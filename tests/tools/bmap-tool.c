@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (argc == 4 && !strcmp(argv[1], "map"))
-		ret = bmap_write(argv[2], argv[3]);
+		ret = bmap_write(argv[2], argv[3], NULL);
 	else if (argc >= 2 && !strcmp(argv[1], "compress"))
 		ret = compress(argc, argv);
 	else

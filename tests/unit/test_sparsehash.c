@@ -139,8 +139,8 @@ START_TEST(one_pass_same_digests)
 {
 	const off_t data[] = { 0, 5, 1000 * 4096 + 17, 3000000, 40 * 1048576 + 5, 1,
 			       (60 << 20) - 3, 3 };
-	struct sparsehash_span spans[] = { { 512, 8 << 20 }, { 9 << 20, 9 << 20 },
-					   { 20 << 20, 60 << 20 } };
+	struct sparsehash_span spans[] = { { .from = 512, .to = 8 << 20 }, { .from = 9 << 20, .to = 9 << 20 },
+					   { .from = 20 << 20, .to = 60 << 20 } };
 	struct sparsehash sh = { .spans = spans, .n_spans = 3, .want_whole = 1, .want_map = 1 };
 	struct sparsehash_range *v;
 	char hex[65];
@@ -175,7 +175,7 @@ END_TEST
 /* A file with no data at all: the digests of zeros, an empty map, nothing read. */
 START_TEST(all_hole)
 {
-	struct sparsehash_span span = { 4096, 96 << 20 };
+	struct sparsehash_span span = { .from = 4096, .to = 96 << 20 };
 	struct sparsehash sh = { .spans = &span, .n_spans = 1, .want_whole = 1, .want_map = 1 };
 	char hex[65];
 	int fd = make_sparse(96 << 20, NULL, 0);
@@ -195,7 +195,7 @@ END_TEST
 START_TEST(spans_only)
 {
 	const off_t data[] = { 100, 50 };
-	struct sparsehash_span span = { 0, 1 << 20 };
+	struct sparsehash_span span = { .from = 0, .to = 1 << 20 };
 	struct sparsehash sh = { .spans = &span, .n_spans = 1 };
 	char hex[65];
 	int fd = make_sparse(2 << 20, data, 2);
@@ -211,8 +211,8 @@ END_TEST
 
 START_TEST(bad_spans)
 {
-	struct sparsehash_span twisted[] = { { 8192, 16384 }, { 0, 4096 } };
-	struct sparsehash_span past[] = { { 0, (1 << 20) + 1 } };
+	struct sparsehash_span twisted[] = { { .from = 8192, .to = 16384 }, { .from = 0, .to = 4096 } };
+	struct sparsehash_span past[] = { { .from = 0, .to = (1 << 20) + 1 } };
 	struct sparsehash sh = { .spans = twisted, .n_spans = 2, .want_whole = 1 };
 	int fd = make_sparse(1 << 20, NULL, 0);
 

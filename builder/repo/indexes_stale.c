@@ -270,30 +270,13 @@ int indexes_stale_resolve(struct indexes_ctx *c, struct wants *w)
 
 /* --- the record ---------------------------------------------------------------------------- */
 
-static int store_bytes(const char *final, const char *p, size_t n)
-{
-	char *tmp = NULL;
-	int fd = cache_tmp_open(final, &tmp), ret = 0;
-
-	if (fd < 0)
-		return fd;
-	if (write(fd, p, n) != (ssize_t)n)
-		ret = errno ? -errno : -EIO;
-	if (ret)
-		cache_discard(fd, tmp);
-	else
-		ret = cache_commit(fd, tmp, final);
-	free(tmp);
-	return ret;
-}
-
 static int copy_file(const char *from, const char *to)
 {
 	struct buf b = { 0 };
 	int ret = readfile_read(from, RECORD_MAX, &b, NULL);
 
 	if (!ret)
-		ret = store_bytes(to, b.p ? b.p : "", b.len);
+		ret = cache_store(to, b.p ? b.p : "", b.len, 0);
 	buf_release(&b);
 	return ret;
 }
@@ -330,7 +313,7 @@ static int remember_one(const struct rel *r, const struct wants *w, size_t ri)
 
 	keys_list(r, w, ri, &list, &same);
 	/* The keys first: the expiry then never removes what a kept Release names. */
-	ret = store_bytes(keys, list.p, list.len);
+	ret = cache_store(keys, list.p, list.len, 0);
 	for (k = 0; k < 3 && !ret && !same; k++) {
 		const char *from = !k ? (r->inrelease ? r->signed_path : NULL)
 				      : k == 1 ? (r->inrelease ? NULL : r->signed_path) : r->sig_path;

@@ -109,34 +109,6 @@ static int run_gpgv(const struct indexes_ctx *c, const struct rel *r, const char
 
 /* --- the Release -------------------------------------------------------------------------- */
 
-static int store_file(const struct buf *data, const char *final, time_t mtime)
-{
-	char *tmp = NULL;
-	int fd = cache_tmp_open(final, &tmp), ret = 0;
-	size_t off = 0;
-
-	if (fd < 0)
-		return fd;
-	while (off < data->len && !ret) {
-		ssize_t w = write(fd, data->p + off, data->len - off);
-
-		if (w < 0 && errno != EINTR)
-			ret = -errno;
-		off += w > 0 ? (size_t)w : 0;
-	}
-	if (!ret && mtime > 0) {
-		struct timespec ts[2] = { { mtime, 0 }, { mtime, 0 } };
-
-		futimens(fd, ts);
-	}
-	if (ret)
-		cache_discard(fd, tmp);
-	else
-		ret = cache_commit(fd, tmp, final);
-	free(tmp);
-	return ret;
-}
-
 /* Keep the verified files so the next build can ask "changed since?" and work offline. */
 static int store_release(const struct rel *r, const struct buf *raw, const struct limits *lim)
 {
@@ -147,9 +119,9 @@ static int store_release(const struct rel *r, const struct buf *raw, const struc
 
 	if (!r->inrelease && r->sig_path &&
 	    !(ret = read_file(r->sig_path, (size_t)runlimits_get(lim, LIMIT_RELEASE_SIZE), &sig)))
-		ret = store_file(&sig, sig_final, r->filetime);
+		ret = cache_store(sig_final, sig.p, sig.len, r->filetime);
 	if (!ret)
-		ret = store_file(raw, final, r->filetime);
+		ret = cache_store(final, raw->p, raw->len, r->filetime);
 	if (ret)
 		log_error("cannot store '%s' in the cache: %s", final, strerror(-ret));
 	buf_release(&sig);

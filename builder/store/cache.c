@@ -99,6 +99,24 @@ int cache_commit(int fd, const char *tmp, const char *final)
 	return ret;
 }
 
+int cache_store(const char *final, const void *p, size_t n, time_t mtime)
+{
+	char *tmp = NULL;
+	int fd = cache_tmp_open(final, &tmp), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = fsutil_write_all(fd, p, n);
+	if (!ret && mtime > 0)
+		futimens(fd, (struct timespec[2]){ { mtime, 0 }, { mtime, 0 } });
+	if (ret)
+		cache_discard(fd, tmp);
+	else
+		ret = cache_commit(fd, tmp, final);
+	free(tmp);
+	return ret;
+}
+
 int cache_publish(const char *tmp, const char *final)
 {
 	if (!rename(tmp, final))

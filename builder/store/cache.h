@@ -16,6 +16,7 @@
 #define MKI_CACHE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /** Path of object `sha256` (64 hex digits) in `cache_dir`; a new string. */
 char *cache_object_path(const char *cache_dir, const char *sha256);
@@ -40,6 +41,13 @@ int cache_tmp_open(const char *final, char **tmp);
  * `fd` is closed in every case. On failure the temp file is removed. Returns 0 or a negative errno.
  */
 int cache_commit(int fd, const char *tmp, const char *final);
+
+/**
+ * Write `n` bytes as the file `final` whole: a temp file beside it, its mtime `mtime` when it is
+ * > 0 (a Release kept as the server dated it), then cache_commit(). 0 or a negative errno, and
+ * nothing at `final` changed on failure.
+ */
+int cache_store(const char *final, const void *p, size_t n, time_t mtime);
 
 /**
  * Rename a closed temp file that is verified and already fsync'ed to `final` (no directory sync:

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/err.h"
@@ -128,6 +129,36 @@ START_TEST(sweep_removes_only_the_objects_temp_files)
 }
 END_TEST
 
+/* A whole file stored under its final name, dated as asked; nothing left when it cannot be. */
+START_TEST(store_whole_file_dated)
+{
+	char *dir = tmpdir(), *final = xasprintf("%s/releases/k/InRelease", dir), *bad;
+	struct stat st;
+	char got[16] = { 0 };
+	FILE *f;
+
+	ck_assert_int_eq(cache_store(final, "signed\n", 7, 1700000000), 0);
+	ck_assert_int_eq(stat(final, &st), 0);
+	ck_assert_int_eq((long)st.st_mtime, 1700000000);
+	ck_assert_ptr_nonnull(f = fopen(final, "r"));
+	ck_assert_uint_eq(fread(got, 1, sizeof(got) - 1, f), 7);
+	fclose(f);
+	ck_assert_str_eq(got, "signed\n");
+	/* a second store replaces it whole, its mtime left as written when none is asked */
+	ck_assert_int_eq(cache_store(final, "", 0, 0), 0);
+	ck_assert_int_eq(stat(final, &st), 0);
+	ck_assert_int_eq((long)st.st_size, 0);
+	ck_assert_int_ne((long)st.st_mtime, 1700000000);
+	/* under a file, not a directory: an error, and no temp file beside it */
+	bad = xasprintf("%s/x", final);
+	ck_assert_int_lt(cache_store(bad, "y", 1, 0), 0);
+	ck_assert_int_eq(access(bad, F_OK), -1);
+	free(bad);
+	free(final);
+	rm_tree(dir);
+}
+END_TEST
+
 Suite *cache_suite(void)
 {
 	Suite *s = suite_create("cache");
@@ -137,6 +168,7 @@ Suite *cache_suite(void)
 	tcase_add_test(tc, lock_excludes_other_holders);
 	tcase_add_test(tc, lock_wait_stops_on_interrupt);
 	tcase_add_test(tc, sweep_removes_only_the_objects_temp_files);
+	tcase_add_test(tc, store_whole_file_dated);
 	suite_add_tcase(s, tc);
 	return s;
 }

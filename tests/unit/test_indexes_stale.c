@@ -63,7 +63,7 @@ static void setup(struct fixture *f, const char *suite)
 	f->w.v[0].comp = xstrdup("main");
 	f->w.v[0].arch = xstrdup("armhf");
 	f->w.v[0].file = &f->file;
-	f->w.v[0].url = xstrdup("http://x/P.xz");
+	f->w.v[0].url = xstrdup("http://127.0.0.1/P.xz");
 	f->w.v[0].by_hash_missing = 1;
 	f->w.v[0].item.result = -MKI_E_INTEGRITY;
 	snprintf(f->w.v[0].item.mismatch, sizeof(f->w.v[0].item.mismatch),
@@ -171,7 +171,7 @@ START_TEST(not_allowed_is_an_error)
 	ck_assert_uint_eq(indexes_midsync_count(&f.w, SIZE_MAX), 1);
 	ck_assert_uint_eq(indexes_midsync_count(&f.w, 1), 0);
 	ck_assert_int_eq(indexes_stale_resolve(&f.c, &f.w), -MKI_E_INTEGRITY);
-	ck_assert_str_eq(f.r.why, "'main/binary-armhf/Packages.xz' from 'http://x/P.xz' has 1 "
+	ck_assert_str_eq(f.r.why, "'main/binary-armhf/Packages.xz' from 'http://127.0.0.1/P.xz' has 1 "
 				  "bytes, the index says 2 and by-hash has no copy of it");
 	ck_assert_int_eq(f.r.use, INDEX_CURRENT);
 	teardown(&f);
@@ -273,7 +273,7 @@ END_TEST
 
 START_TEST(report_member)
 {
-	char uri[] = "http://m", suite[] = "bookworm-security", date[] = "D", why[] = "w";
+	char uri[] = "http://127.0.0.1/m", suite[] = "bookworm-security", date[] = "D", why[] = "w";
 	struct source s = { .uri = uri, .suite = suite };
 	struct index_release r[2] = { { .src = &s }, { .src = &s, .use = INDEX_OMITTED,
 						       .served_date = date, .why = why } };
@@ -284,7 +284,7 @@ START_TEST(report_member)
 	ck_assert_ptr_null(b.p);
 	ix.n_releases = 2;
 	indexes_report_json(&ix, &b);
-	ck_assert_str_eq(b.p, "  \"indexes\": [\n    { \"uri\": \"http://m\", \"suite\": "
+	ck_assert_str_eq(b.p, "  \"indexes\": [\n    { \"uri\": \"http://127.0.0.1/m\", \"suite\": "
 			      "\"bookworm-security\", \"used\": \"omitted\", \"release_date\": "
 			      "null, \"valid_until\": null, \"served_date\": \"D\", \"why\": \"w\" }"
 			      "\n  ]");

@@ -35,7 +35,7 @@ START_TEST(source_fields_round_trip)
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert_int_eq(read_text(HEAD "source: http://h/d bookworm sha256=" SHA
+	ck_assert_int_eq(read_text(HEAD "source: http://127.0.0.1/d bookworm sha256=" SHA
 				   " components=main,contrib keys=ABCD,EF01" DATE, &lk), 0);
 	ck_assert_uint_eq(lk.n_sources, 1);
 	ck_assert_uint_eq(lk.sources[0].components.n, 2);
@@ -61,9 +61,9 @@ START_TEST(source_index_use_round_trip)
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert_int_eq(read_text(HEAD "source: http://h/d bookworm sha256=" SHA
+	ck_assert_int_eq(read_text(HEAD "source: http://127.0.0.1/d bookworm sha256=" SHA
 				   " components=main keys=ABCD" DATE
-				   "source: http://h/d bookworm-security sha256=" SHA
+				   "source: http://127.0.0.1/d bookworm-security sha256=" SHA
 				   " components=main keys=ABCD index=omitted" DATE, &lk), 0);
 	ck_assert_ptr_null(lk.sources[0].index);
 	ck_assert_str_eq(lk.sources[1].index, "omitted");
@@ -76,7 +76,7 @@ START_TEST(source_index_use_round_trip)
 	lockfile_release(&lk);
 	lockfile_release(&back);
 	unlink(file);
-	ck_assert_int_eq(read_text(HEAD "source: http://h/d b sha256=" SHA " index=maybe" DATE, &lk),
+	ck_assert_int_eq(read_text(HEAD "source: http://127.0.0.1/d b sha256=" SHA " index=maybe" DATE, &lk),
 			 -MKI_E_LOCK);
 }
 END_TEST
@@ -150,11 +150,11 @@ START_TEST(older_source_lines_still_read)
 {
 	struct lockfile lk;
 
-	ck_assert_int_eq(read_text(HEAD "source: http://h/d bookworm sha256=-" DATE, &lk), 0);
+	ck_assert_int_eq(read_text(HEAD "source: http://127.0.0.1/d bookworm sha256=-" DATE, &lk), 0);
 	ck_assert_uint_eq(lk.sources[0].components.n, 0);
 	ck_assert_uint_eq(lk.sources[0].keys.n, 0);
 	lockfile_release(&lk);
-	ck_assert_int_eq(read_text(HEAD "source: http://h/d bookworm sha256=- components=main" DATE, &lk), 0);
+	ck_assert_int_eq(read_text(HEAD "source: http://127.0.0.1/d bookworm sha256=- components=main" DATE, &lk), 0);
 	ck_assert_uint_eq(lk.sources[0].keys.n, 0);
 	lockfile_release(&lk);
 }
@@ -163,10 +163,10 @@ END_TEST
 START_TEST(bad_source_lists_refused)
 {
 	const char *bad[] = {
-		HEAD "source: http://h/d bookworm sha256=- components=" DATE,
-		HEAD "source: http://h/d bookworm sha256=- components=main,,x" DATE,
-		HEAD "source: http://h/d bookworm sha256=- keys=A, components=main" DATE,
-		HEAD "source: http://h/d bookworm sha256=- components=main\n",
+		HEAD "source: http://127.0.0.1/d bookworm sha256=- components=" DATE,
+		HEAD "source: http://127.0.0.1/d bookworm sha256=- components=main,,x" DATE,
+		HEAD "source: http://127.0.0.1/d bookworm sha256=- keys=A, components=main" DATE,
+		HEAD "source: http://127.0.0.1/d bookworm sha256=- components=main\n",
 	};
 	struct lockfile lk;
 	size_t i;
@@ -184,8 +184,8 @@ START_TEST(control_characters_rejected)
 	const char *bad[] = {
 		HEAD "package: a:armhf=1 sha256=" SHA " size=1 source=e\x1b[2J\n",
 		HEAD "package: a:armhf=1\r sha256=" SHA " size=1\n",
-		HEAD "source: http://h/d book\tworm sha256=-" DATE,
-		HEAD "source: http://h/d bookworm sha256=- date=Sat\x7f\n",
+		HEAD "source: http://127.0.0.1/d book\tworm sha256=-" DATE,
+		HEAD "source: http://127.0.0.1/d bookworm sha256=- date=Sat\x7f\n",
 	};
 	struct lockfile lk;
 	size_t i;
@@ -221,7 +221,7 @@ START_TEST(hostile_fields_refused)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	unlink(file);
-	ck_assert_int_eq(read_text(HEAD "source: http://h/d bookworm sha256=- components=main"
+	ck_assert_int_eq(read_text(HEAD "source: http://127.0.0.1/d bookworm sha256=- components=main"
 				   DATE "package: a:armhf=1 sha256=" SHA " size=1 source=b\n",
 				   &lk), 0);
 	slot = hostile[_i].field == 0   ? &lk.pkgs[0].source

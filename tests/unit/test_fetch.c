@@ -20,6 +20,20 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 	return remove(p);
 }
 
+/* DIR/Packages.xz holding `bytes`, its file:// URL, and DIR/cache for the cache. */
+static void served(const char *dir, const char *bytes, char **src, char **url, char **cache)
+{
+	FILE *f;
+
+	*src = xasprintf("%s/Packages.xz", dir);
+	*url = xasprintf("file://%s", *src);
+	*cache = xasprintf("%s/cache", dir);
+	f = fopen(*src, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(bytes, f);
+	fclose(f);
+}
+
 /*
  * Two items with one SHA-256 (identical indexes of two components) while another process holds
  * the object's lock and then dies without storing it: the first item takes over and downloads,
@@ -32,18 +46,11 @@ START_TEST(same_object_twice_after_the_holder_dies)
 	struct fetch_item it[2] = { { 0 } };
 	int sync[2], wst, i;
 	char go;
-	FILE *f;
 	pid_t holder;
 
 	settings_read_env(&st);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	src = xasprintf("%s/Packages.xz", dir);
-	url = xasprintf("file://%s", src);
-	cache = xasprintf("%s/cache", dir);
-	f = fopen(src, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("same bytes", f);
-	fclose(f);
+	served(dir, "same bytes", &src, &url, &cache);
 	hash_sha256_hex("same bytes", 10, hex);
 	st.cache_dir = cache;
 	ck_assert_int_eq(pipe(sync), 0);
@@ -89,17 +96,10 @@ START_TEST(mismatch_is_a_result_when_asked)
 	struct settings st = { .jobs = 1, .source_date_epoch = -1 };
 	struct fetch_item it = { 0 };
 	size_t errors;
-	FILE *f;
 
 	settings_read_env(&st);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	src = xasprintf("%s/Packages.xz", dir);
-	url = xasprintf("file://%s", src);
-	cache = xasprintf("%s/cache", dir);
-	f = fopen(src, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("old index", f);
-	fclose(f);
+	served(dir, "old index", &src, &url, &cache);
 	hash_sha256_hex("new index!", 10, hex);
 	st.cache_dir = cache;
 	it = (struct fetch_item){ .url = url, .what = "Packages.xz", .size = 10, .sha256 = hex,

@@ -84,9 +84,9 @@ static int check_slot(int fd, const struct recipe *r, const struct recipe_partit
 	if (p->table_entry || !p->size || (uint64_t)st.st_size <= p->size)
 		return 0;
 	if (b)
-		log_error("partition '%s' holds '/%s', %lld bytes, larger than board '%s''s %" PRIu64
-			  "-byte slot for it at byte %" PRIu64 " (%s)", p->name, p->path,
-			  (long long)st.st_size, b->name, p->size, p->offset, b->rule);
+		log_error("partition '%s' holds '/%s', %lld bytes, larger than its %" PRIu64
+			  "-byte slot at byte %" PRIu64 " (board '%s': %s)", p->name, p->path,
+			  (long long)st.st_size, p->size, p->offset, b->name, b->rule);
 	else
 		log_error("partition '%s' holds '/%s', %lld bytes, larger than its %" PRIu64
 			  "-byte slot at byte %" PRIu64 ": raise its 'size'", p->name, p->path,

@@ -99,7 +99,7 @@ static int check_own_loader(struct recipe_ctx *c, const config_setting_t *g, con
 {
 	if (p->table_entry || p->contents != PART_FILE || strcmp(p->path, l->path) ||
 	    p->offset != l->offset || (p->size && p->size != l->slot))
-		return recipe_fail(c, g, "partition '%s' is board '%s''s boot loader slot: "
+		return recipe_fail(c, g, "partition '%s' is the boot loader slot of board '%s': "
 				   "file:/%s at byte %llu, %llu bytes, outside the table (%s); "
 				   "remove the partition, the board writes it", p->name, b->name,
 				   l->path, (unsigned long long)l->offset,
@@ -124,9 +124,9 @@ static int check_slots(struct recipe_ctx *c, const config_setting_t *g, const st
 			if (p->offset < l->offset + l->slot &&
 			    (p->offset + (p->size ? p->size : 1) > l->offset))
 				return recipe_fail(c, recipe_disk_part_setting(g, i), "partition '%s' at byte "
-						   "%llu lies in board '%s''s slot for %s (bytes %llu "
-						   "to %llu): %s", p->name,
-						   (unsigned long long)p->offset, b->name, l->name,
+						   "%llu lies in the slot of %s on board '%s' (bytes "
+						   "%llu to %llu): %s", p->name,
+						   (unsigned long long)p->offset, l->name, b->name,
 						   (unsigned long long)l->offset,
 						   (unsigned long long)(l->offset + l->slot), b->rule);
 		}

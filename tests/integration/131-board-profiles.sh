@@ -9,8 +9,8 @@
 # GP header the ROM's SRAM holds, u-boot.img at sector 768, partitions from 4 MiB). Then the
 # errors: an unknown board ("did you mean"), one not yet supported, another architecture, a
 # table, console or size the board refuses, a partition in a loader's slot (exit 2, before any
-# download), a plan without the loader's package (exit 8 before downloading) and a loader larger
-# than its slot (exit 8, right after unpacking).
+# download), a plan without the loader's package (exit 8 before downloading), a loader larger
+# than its slot and a kernel without the board's device tree (exit 8, right after unpacking).
 FLAGSHIP_SUITE=bookworm
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
@@ -170,3 +170,17 @@ expect_fail 8 "partition 'spl' holds '/usr/lib/u-boot/orangepi_plus/u-boot-sunxi
 	"$MKIMAGE" --source "$SRC" --no-layer-cache --output "$T/big.img" "$T/big.cfg"
 grep -q "dpkg --configure" "$T/err" && fail "big: refused only after configuring"
 [ ! -e "$T/big.img" ] || fail "big: a disk was written"
+
+# A kernel without the board's device tree (u-boot-update would fall back to the directory and
+# U-Boot hand the kernel another board's tree): exit 8 right after unpacking.
+d=$(deb_new linux-image-6.1.0-99-armmp 1.0 armhf)
+deb_file "$d" boot/vmlinuz-6.1.0-99-armmp "not a kernel"
+deb_file "$d" usr/lib/linux-image-6.1.0-99-armmp/sun8i-h3-orangepi-plus.dtb "another board's tree"
+rm -f "$T"/local/*.deb
+deb_build "$d" "$T/local" >/dev/null
+board_recipe "$T/nodtb.cfg" orangepi-pc 'bootloader = "extlinux";' '"u-boot-sunxi", "u-boot-menu"'
+sed -i "s|\"u-boot-menu\" \];|\"u-boot-menu\" ]; local = [ \"$(ls "$T"/local/*.deb)\" ];|" "$T/nodtb.cfg"
+expect_fail 8 "board 'orangepi-pc' boots with the device tree sun8i-h3-orangepi-pc.dtb, which kernel '6.1.0-99-armmp' does not ship as a file \(/usr/lib/linux-image-6.1.0-99-armmp/sun8i-h3-orangepi-pc.dtb\)" \
+	"$MKIMAGE" --source "$SRC" --no-layer-cache --output "$T/nodtb.img" "$T/nodtb.cfg"
+grep -q "dpkg --configure" "$T/err" && fail "nodtb: refused only after configuring"
+[ ! -e "$T/nodtb.img" ] || fail "nodtb: a disk was written"

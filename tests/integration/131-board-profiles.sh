@@ -158,29 +158,27 @@ expect_fail 8 "board 'firefly-rk3288' boots usr/lib/u-boot/firefly-rk3288/idbloa
 ! grep -q "^mkimage: info: packages: " "$T/err" || fail "nopkg: refused only after fetching packages"
 [ ! -e "$T/nopkg.img" ] || fail "nopkg: a disk was written"
 
-# A loader larger than its slot (a vendor's u-boot-sunxi whose SPL image outgrew the first
-# MiB): exit 8 right after unpacking, before anything is configured.
+# unpacked_fail NAME DEB DISK-KEYS INSTALL PATTERN: an orangepi-pc recipe installing INSTALL
+# and the local package DEB fails with exit 8 and PATTERN right after unpacking: nothing
+# configured, no disk written.
+unpacked_fail() {
+	board_recipe "$T/$1.cfg" orangepi-pc "$3" "$4"
+	sed -i "s|install = \[ $4 \];|install = [ $4 ]; local = [ \"$2\" ];|" "$T/$1.cfg"
+	expect_fail 8 "$5" "$MKIMAGE" --source "$SRC" --no-layer-cache --output "$T/$1.img" "$T/$1.cfg"
+	! grep -q "dpkg --configure" "$T/err" || fail "$1: refused only after configuring"
+	[ ! -e "$T/$1.img" ] || fail "$1: a disk was written"
+}
+
+# A loader larger than its slot (a vendor's u-boot-sunxi whose SPL image outgrew the first MiB).
 d=$(deb_new u-boot-sunxi 9:1.0 armhf)
 deb_file "$d" usr/lib/u-boot/orangepi_plus/u-boot-sunxi-with-spl.bin "$(head -c 1100000 /dev/zero | tr '\0' 'S')"
-mkdir -p "$T/local"
-deb_build "$d" "$T/local" >/dev/null
-board_recipe "$T/big.cfg" orangepi-pc "" '"u-boot-sunxi"'
-sed -i "s|install = \[ \"u-boot-sunxi\" \];|install = [ \"u-boot-sunxi\" ]; local = [ \"$(ls "$T"/local/*.deb)\" ];|" "$T/big.cfg"
-expect_fail 8 "partition 'spl' holds '/usr/lib/u-boot/orangepi_plus/u-boot-sunxi-with-spl.bin', 1100000 bytes, larger than its 1040384-byte slot at byte 8192 \(board 'orangepi-pc': the Allwinner boot ROM" \
-	"$MKIMAGE" --source "$SRC" --no-layer-cache --output "$T/big.img" "$T/big.cfg"
-grep -q "dpkg --configure" "$T/err" && fail "big: refused only after configuring"
-[ ! -e "$T/big.img" ] || fail "big: a disk was written"
+unpacked_fail big "$(deb_build "$d" "$T/local")" "" '"u-boot-sunxi"' \
+	"partition 'spl' holds '/usr/lib/u-boot/orangepi_plus/u-boot-sunxi-with-spl.bin', 1100000 bytes, larger than its 1040384-byte slot at byte 8192 \(board 'orangepi-pc': the Allwinner boot ROM"
 
 # A kernel without the board's device tree (u-boot-update would fall back to the directory and
-# U-Boot hand the kernel another board's tree): exit 8 right after unpacking.
+# U-Boot hand the kernel another board's tree).
 d=$(deb_new linux-image-6.1.0-99-armmp 1.0 armhf)
 deb_file "$d" boot/vmlinuz-6.1.0-99-armmp "not a kernel"
 deb_file "$d" usr/lib/linux-image-6.1.0-99-armmp/sun8i-h3-orangepi-plus.dtb "another board's tree"
-rm -f "$T"/local/*.deb
-deb_build "$d" "$T/local" >/dev/null
-board_recipe "$T/nodtb.cfg" orangepi-pc 'bootloader = "extlinux";' '"u-boot-sunxi", "u-boot-menu"'
-sed -i "s|\"u-boot-menu\" \];|\"u-boot-menu\" ]; local = [ \"$(ls "$T"/local/*.deb)\" ];|" "$T/nodtb.cfg"
-expect_fail 8 "board 'orangepi-pc' boots with the device tree sun8i-h3-orangepi-pc.dtb, which kernel '6.1.0-99-armmp' does not ship as a file \(/usr/lib/linux-image-6.1.0-99-armmp/sun8i-h3-orangepi-pc.dtb\)" \
-	"$MKIMAGE" --source "$SRC" --no-layer-cache --output "$T/nodtb.img" "$T/nodtb.cfg"
-grep -q "dpkg --configure" "$T/err" && fail "nodtb: refused only after configuring"
-[ ! -e "$T/nodtb.img" ] || fail "nodtb: a disk was written"
+unpacked_fail nodtb "$(deb_build "$d" "$T/local")" 'bootloader = "extlinux";' '"u-boot-sunxi", "u-boot-menu"' \
+	"board 'orangepi-pc' boots with the device tree sun8i-h3-orangepi-pc.dtb, which kernel '6.1.0-99-armmp' does not ship as a file \(/usr/lib/linux-image-6.1.0-99-armmp/sun8i-h3-orangepi-pc.dtb\)"

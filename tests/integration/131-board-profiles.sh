@@ -6,7 +6,8 @@
 # eGON.BT0 SPL at 8 KiB, its checksum), a Rockchip RK3288 (firefly-rk3288: the ID block at
 # sector 64 as the ROM decodes it, U-Boot's image at sector 16384 with its CRCs, partitions from
 # 16 MiB) and the BeagleBone Black (MBR; MLO raw at 128 KiB with its CHSETTINGS table and a
-# GP header the ROM's SRAM holds, u-boot.img at sector 768, partitions from 4 MiB). Then the
+# GP header the ROM's SRAM holds, u-boot.img at sector 768, partitions from 4 MiB, and both
+# files in the root of an active FAT partition, the ROM's other place). Then the
 # errors: an unknown board ("did you mean"), one not yet supported, another architecture, a
 # table, console or size the board refuses, a partition in a loader's slot (exit 2, before any
 # download), a plan without the loader's package (exit 8 before downloading), a loader larger
@@ -35,19 +36,19 @@ disk = {
 EOR
 }
 
-# build BOARD: its disk as $T/BOARD.img, the table in $T/BOARD.json, the root in $T/BOARD.root.
+# build BOARD [PARTITIONS]: its disk as $T/BOARD.img, the table in $T/BOARD.json, the root (the
+# table's last partition) in $T/BOARD.root.
 build() {
 	local start size
-	board_recipe "$T/$1.cfg" "$1"
+	board_recipe "$T/$1.cfg" "$1" "" "" "${2:-$ROOT}"
 	expect_ok "$MKIMAGE" --source "$SRC" --output "$T/$1.img" "$T/$1.cfg"
 	sfdisk --verify "$T/$1.img" >"$T/verify" 2>&1 || { cat "$T/verify" >&2; fail "$1: sfdisk --verify"; }
 	sfdisk --json "$T/$1.img" >"$T/$1.json"
-	# the root: the table's one partition (an MBR's partitions have no names)
+	# (an MBR's partitions have no names)
 	read -r start size < <(python3 -c '
 import json, sys
 p = json.load(open(sys.argv[1]))["partitiontable"]["partitions"]
-assert len(p) == 1, p
-print(p[0]["start"], p[0]["size"])' "$T/$1.json") || fail "$1: the table is not the root alone"
+print(p[-1]["start"], p[-1]["size"])' "$T/$1.json")
 	dd if="$T/$1.img" of="$T/$1.root" bs=512 skip="$start" count="$size" conv=sparse status=none
 	e2fsck -fn "$T/$1.root" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "$1: e2fsck -fn of the root"; }
 }
@@ -122,9 +123,30 @@ else:
 PY
 }
 
-for b in cubieboard2 firefly-rk3288 beaglebone-black; do
-	build "$b"
-	rom_check "$b"
+build cubieboard2
+rom_check cubieboard2
+build firefly-rk3288
+rom_check firefly-rk3288
+# The BeagleBone Black also as TI's guides lay out its card: MLO and u-boot.img in the root of
+# the active FAT partition, where the ROM looks when raw mode finds nothing (here: the loaders'
+# directory as the partition, so that an upgrade of u-boot-omap updates them).
+build beaglebone-black '{ name = "boot"; type = "0x0c"; contents = "/usr/lib/u-boot/am335x_evm"; format = "vfat"; legacy_boot = true; }, '"$ROOT"
+rom_check beaglebone-black
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["partitiontable"]["partitions"]
+assert p[0]["type"] == "c" and p[0].get("bootable") and p[0]["start"] == 8192, p[0]
+' "$T/beaglebone-black.json" || fail "beaglebone-black: the first partition is not an active FAT32 (LBA) one at 4 MiB"
+read -r start size < <(python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["partitiontable"]["partitions"][0]
+print(p["start"], p["size"])' "$T/beaglebone-black.json")
+dd if="$T/beaglebone-black.img" of="$T/bbb-boot.img" bs=512 skip="$start" count="$size" status=none
+fsck.vfat -n "$T/bbb-boot.img" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "beaglebone-black: fsck.vfat"; }
+for f in MLO u-boot.img; do
+	MTOOLS_SKIP_CHECK=1 mcopy -n -i "$T/bbb-boot.img" "::/$f" "$T/bbb-$f" ||
+		fail "beaglebone-black: no $f in the root of the FAT partition"
+	cmp -s "$T/bbb-$f" "$T/files/am335x_evm/$f" || fail "beaglebone-black: the FAT partition's $f is not the package's"
 done
 grep -q "layer cache: .*restored\|from the layer cache" "$T/err" ||
 	{ grep -i layer "$T/err" >&2; fail "the third board did not reuse the first's configured tree"; }

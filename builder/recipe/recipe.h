@@ -137,6 +137,7 @@ struct recipe_disk {
 	int size_round;        /* enum board_size_round (board.h): how "auto" rounds the size */
 	struct recipe_partition *partitions;
 	size_t n_partitions;
+	size_t n_board;        /* the first n_board partitions are the board's loaders (board.h) */
 };
 
 enum machine_id_mode { MACHINE_ID_UNINITIALIZED, MACHINE_ID_EMPTY };

@@ -123,7 +123,7 @@ static int check_slots(struct recipe_ctx *c, const config_setting_t *g, const st
 				continue;
 			if (p->offset < l->offset + l->slot &&
 			    (p->offset + (p->size ? p->size : 1) > l->offset))
-				return recipe_fail(c, recipe_disk_part_setting(g, i), "partition '%s' at byte "
+				return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partition '%s' at byte "
 						   "%llu lies in the slot of %s on board '%s' (bytes "
 						   "%llu to %llu): %s", p->name,
 						   (unsigned long long)p->offset, l->name, b->name,
@@ -191,7 +191,7 @@ int recipe_board_apply(struct recipe_ctx *c, const config_setting_t *g, struct r
 		for (i = 0; i < d->n_partitions && strcmp(d->partitions[i].name, l->name); i++)
 			;
 		if (i < d->n_partitions)
-			ret = check_own_loader(c, recipe_disk_part_setting(g, i), b, l, &d->partitions[i]);
+			ret = check_own_loader(c, recipe_disk_part_setting(g, d, i), b, l, &d->partitions[i]);
 		else
 			add++;
 	}
@@ -202,6 +202,7 @@ int recipe_board_apply(struct recipe_ctx *c, const config_setting_t *g, struct r
 	d->partitions = xrealloc(d->partitions, (d->n_partitions + add) * sizeof(*d->partitions));
 	memmove(d->partitions + add, d->partitions, d->n_partitions * sizeof(*d->partitions));
 	d->n_partitions += add;
+	d->n_board = add;
 	for (l = b->loaders, i = 0; l < b->loaders + BOARD_LOADERS && l->name; l++) {
 		size_t j;
 

@@ -502,11 +502,14 @@ int recipe_disk_finish_partition(struct recipe_ctx *c, const config_setting_t *g
 
 /* ---- the whole disk ------------------------------------------------------------------------ */
 
-const config_setting_t *recipe_disk_part_setting(const config_setting_t *g, size_t i)
+const config_setting_t *recipe_disk_part_setting(const config_setting_t *g,
+						 const struct recipe_disk *d, size_t i)
 {
 	const config_setting_t *l = recipe_member(g, "partitions");
 
-	return l ? config_setting_get_elem(l, (unsigned)i) : g;
+	if (i < d->n_board) /* a board's loader: the disk's setting stands for it */
+		return g;
+	return l ? config_setting_get_elem(l, (unsigned)(i - d->n_board)) : g;
 }
 
 /* Names and subtrees unique; one root; at most one grows, the last in the table. */
@@ -522,11 +525,11 @@ static int check_partition_set(struct recipe_ctx *c, const config_setting_t *g,
 			const struct recipe_partition *q = &d->partitions[j];
 
 			if (!strcmp(p->name, q->name))
-				return recipe_fail(c, recipe_disk_part_setting(g, i), "partition name '%s' is "
+				return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partition name '%s' is "
 						   "used twice (line %d)", p->name, q->line);
 			if (p->contents == PART_SUBTREE && q->contents == PART_SUBTREE &&
 			    !strcmp(p->path, q->path))
-				return recipe_fail(c, recipe_disk_part_setting(g, i), "partitions '%s' and '%s' "
+				return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partitions '%s' and '%s' "
 						   "both hold '/%s'", q->name, p->name, p->path);
 		}
 		roots += p->contents == PART_ROOT;
@@ -545,10 +548,10 @@ static int check_partition_set(struct recipe_ctx *c, const config_setting_t *g,
 		if (!d->partitions[i].grow)
 			continue;
 		if (i != last)
-			return recipe_fail(c, recipe_disk_part_setting(g, i), "only the last partition can have "
+			return recipe_fail(c, recipe_disk_part_setting(g, d, i), "only the last partition can have "
 					   "size = \"grow\", not '%s'", d->partitions[i].name);
 		if (!d->size)
-			return recipe_fail(c, recipe_disk_part_setting(g, i), "partition '%s' grows to the disk's "
+			return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partition '%s' grows to the disk's "
 					   "size: give the disk a fixed 'size', such as \"4G\"",
 					   d->partitions[i].name);
 	}
@@ -567,14 +570,14 @@ static int check_fixed_overlaps(struct recipe_ctx *c, const config_setting_t *g,
 		if (!p->offset || !p->size)
 			continue;
 		if (d->size && p->offset + p->size > d->size)
-			return recipe_fail(c, recipe_disk_part_setting(g, i), "partition '%s' ends past the "
+			return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partition '%s' ends past the "
 					   "disk's size", p->name);
 		for (j = 0; j < i; j++) {
 			const struct recipe_partition *q = &d->partitions[j];
 
 			if (q->offset && q->size && p->offset < q->offset + q->size &&
 			    q->offset < p->offset + p->size)
-				return recipe_fail(c, recipe_disk_part_setting(g, i), "partition '%s' overlaps "
+				return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partition '%s' overlaps "
 						   "'%s' (line %d)", p->name, q->name, q->line);
 		}
 	}
@@ -589,7 +592,7 @@ static int check_verity_of(struct recipe_ctx *c, const config_setting_t *g,
 			   struct recipe_disk *d, size_t i)
 {
 	struct recipe_partition *p = &d->partitions[i];
-	const config_setting_t *s = recipe_member(recipe_disk_part_setting(g, i), "contents");
+	const config_setting_t *s = recipe_member(recipe_disk_part_setting(g, d, i), "contents");
 	const struct fstype *fs;
 	size_t j, k;
 

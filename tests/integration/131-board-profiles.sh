@@ -168,6 +168,10 @@ bad slot "partition 'data' at byte 9437184 lies in the slot of u-boot on board '
 	firefly-rk3288 "" "$ROOT, { name = \"data\"; type = \"linux\"; offset = \"9M\"; size = \"1M\"; }"
 bad own "partition 'spl' is the boot loader slot of board 'cubieboard2': file:/usr/lib/u-boot/Cubieboard2/u-boot-sunxi-with-spl.bin at byte 8192" \
 	cubieboard2 "" "{ name = \"spl\"; type = \"raw\"; contents = \"file:/boot/x\"; in_table = false; offset = \"8K\"; }, $ROOT"
+# the disk's own checks still name the recipe's lines, the board's loaders put first
+bad dupname "bad-dupname.cfg:8: partition name 'root' is used twice \(line 7\)" firefly-rk3288 "" \
+	"$ROOT,
+    { name = \"root\"; type = \"linux\"; }"
 board_recipe "$T/nodisk.cfg" orangepi-pc
 sed -i '/^disk = {/,$d' "$T/nodisk.cfg"
 expect_fail 2 "board 'orangepi-pc' describes the disk its boot ROM reads: add a disk section" \

@@ -15,10 +15,10 @@
 
 #define BOARD_LOADERS 2
 
-/* A boot loader image written raw outside the partition table (a partition with in_table = false). */
+/* A boot loader image written raw outside the table (a partition with in_table = false). */
 struct board_loader {
 	const char *name;   /* the partition's name: "spl", "idbloader", "u-boot" */
-	const char *path;   /* the file in the tree, relative: "usr/lib/u-boot/B/u-boot-sunxi-with-spl.bin" */
+	const char *path;   /* the file in the tree, relative: "usr/lib/u-boot/B/u-boot.img" */
 	uint64_t offset;    /* the byte the ROM (or the loader before it) reads it from */
 	uint64_t slot;      /* the bytes it may take, up to whatever reads the disk next */
 };

@@ -169,47 +169,67 @@ static int board_console(struct recipe_ctx *c, const config_setting_t *g, const 
 			   b->name, b->soc, b->console, d->console, b->console, b->baud);
 }
 
+/* A fixed size the board's rounding keeps; "auto" is rounded by the disk writer. */
+static int board_size(struct recipe_ctx *c, const config_setting_t *g, const struct board *b,
+		      struct recipe_disk *d)
+{
+	uint64_t want = board_round_size(b->round, d->size);
+
+	d->size_round = b->round;
+	if (b->round != BOARD_ROUND_POW2 || !d->size || want == d->size)
+		return 0;
+	return recipe_fail(c, recipe_member(g, "size"), "board '%s': the disk's size must be a "
+			   "power of two, such as \"%lluM\" (%s)", b->name,
+			   (unsigned long long)(want / MIB), b->rule);
+}
+
+/* The loaders the recipe does not name, put in front of its partitions (`add` of them). */
+static void prepend_loaders(const config_setting_t *g, const struct board *b,
+			    struct recipe_disk *d, size_t add)
+{
+	const config_setting_t *bs = recipe_member(config_setting_parent(g), "board");
+	const struct board_loader *l;
+	size_t i = 0, j;
+
+	d->partitions = xrealloc(d->partitions, (d->n_partitions + add) * sizeof(*d->partitions));
+	memmove(d->partitions + add, d->partitions, d->n_partitions * sizeof(*d->partitions));
+	d->n_partitions += add;
+	d->n_board = add;
+	for (l = b->loaders; l < b->loaders + BOARD_LOADERS && l->name; l++) {
+		for (j = add; j < d->n_partitions && strcmp(d->partitions[j].name, l->name); j++)
+			;
+		if (j == d->n_partitions)
+			set_loader(&d->partitions[i++], l, bs ? config_setting_source_line(bs) : 0);
+	}
+}
+
 /* The board's defaults and rules on the disk: its loaders first, in their slots. */
 int recipe_board_apply(struct recipe_ctx *c, const config_setting_t *g, struct recipe_disk *d)
 {
 	const struct board *b = board_get(c->r->board);
-	const config_setting_t *bs = recipe_member(config_setting_parent(g), "board");
 	const struct board_loader *l;
 	size_t i, add = 0;
-	int ret, line = bs ? config_setting_source_line(bs) : 0;
+	int ret;
 
 	if (!b)
 		return 0;
-	d->size_round = b->round;
 	ret = board_console(c, g, b, d);
-	if (!ret && b->round == BOARD_ROUND_POW2 && d->size && board_round_size(b->round, d->size) != d->size)
-		ret = recipe_fail(c, recipe_member(g, "size"), "board '%s': the disk's size must be "
-				  "a power of two, such as \"%lluM\" (%s)", b->name,
-				  (unsigned long long)(board_round_size(b->round, d->size) / MIB),
-				  b->rule);
+	if (!ret)
+		ret = board_size(c, g, b, d);
 	for (l = b->loaders; !ret && l < b->loaders + BOARD_LOADERS && l->name; l++) {
 		for (i = 0; i < d->n_partitions && strcmp(d->partitions[i].name, l->name); i++)
 			;
 		if (i < d->n_partitions)
-			ret = check_own_loader(c, recipe_disk_part_setting(g, d, i), b, l, &d->partitions[i]);
+			ret = check_own_loader(c, recipe_disk_part_setting(g, d, i), b, l,
+					       &d->partitions[i]);
 		else
 			add++;
 	}
 	if (!ret)
 		ret = check_slots(c, g, b, d);
-	if (ret || !add)
-		return ret ? ret : check_gpt_room(c, g, b, d);
-	d->partitions = xrealloc(d->partitions, (d->n_partitions + add) * sizeof(*d->partitions));
-	memmove(d->partitions + add, d->partitions, d->n_partitions * sizeof(*d->partitions));
-	d->n_partitions += add;
-	d->n_board = add;
-	for (l = b->loaders, i = 0; l < b->loaders + BOARD_LOADERS && l->name; l++) {
-		size_t j;
-
-		for (j = add; j < d->n_partitions && strcmp(d->partitions[j].name, l->name); j++)
-			;
-		if (j == d->n_partitions)
-			set_loader(&d->partitions[i++], l, line);
-	}
+	if (ret)
+		return ret;
+	if (add)
+		prepend_loaders(g, b, d, add);
 	return check_gpt_room(c, g, b, d);
 }

@@ -1,17 +1,18 @@
-# test-cost: slow (three small armhf builds: run.sh starts it first)
+# test-cost: slow (four small armhf builds: run.sh starts it first)
 # Board profiles (issue 40) that QEMU cannot boot, each checked natively by reading the disk
 # where that SoC's boot ROM (and the loader after it) reads it, with Debian's real U-Boot
-# builds from the plan (one small set of the essential packages and the three loader packages,
-# so the second and third builds reuse the first's configured tree): an A20 (cubieboard2: the
-# eGON.BT0 SPL at 8 KiB, its checksum), a Rockchip RK3288 (firefly-rk3288: the ID block at
-# sector 64 as the ROM decodes it, U-Boot's image at sector 16384 with its CRCs, partitions from
-# 16 MiB) and the BeagleBone Black (MBR; MLO raw at 128 KiB with its CHSETTINGS table and a
-# GP header the ROM's SRAM holds, u-boot.img at sector 768, partitions from 4 MiB, and both
-# files in the root of an active FAT partition, the ROM's other place). Then the
-# errors: an unknown board ("did you mean"), one not yet supported, another architecture, a
-# table, console or size the board refuses, a partition in a loader's slot (exit 2, before any
-# download), a plan without the loader's package (exit 8 before downloading), a loader larger
-# than its slot and a kernel without the board's device tree (exit 8, right after unpacking).
+# builds from the plan (one small set, the essential packages and the three loader packages,
+# so the later builds reuse the first's configured tree): the A20s (cubieboard2,
+# a20-olinuxino-lime2: the eGON.BT0 SPL at 8 KiB, its checksum), a Rockchip RK3288
+# (firefly-rk3288: the ID block at sector 64 as the ROM decodes it, U-Boot's image at sector
+# 16384 with its CRCs, partitions from 16 MiB) and the BeagleBone Black (MBR; MLO raw at 128 KiB
+# with its CHSETTINGS table and a GP header the ROM's SRAM holds, u-boot.img at sector 768,
+# partitions from 4 MiB, and both files in the root of an active FAT partition, the ROM's other
+# place). Then the errors: an unknown board ("did you mean"), one not yet supported, another
+# architecture, a table, console or size the board refuses, a partition in a loader's slot, a
+# name used twice still named at its line (exit 2, before any download), a plan without the
+# loader's package (exit 8 before downloading), a loader larger than its slot and a kernel
+# without the board's device tree (exit 8, right after unpacking).
 FLAGSHIP_SUITE=bookworm
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
@@ -57,7 +58,8 @@ print(p[-1]["start"], p[-1]["size"])' "$T/$1.json")
 # root partition (the plan's packages), read with debugfs.
 rom_check() {
 	local b=$1 f
-	for f in Cubieboard2/u-boot-sunxi-with-spl.bin firefly-rk3288/idbloader.img \
+	for f in Cubieboard2/u-boot-sunxi-with-spl.bin A20-OLinuXino-Lime2/u-boot-sunxi-with-spl.bin \
+		firefly-rk3288/idbloader.img \
 		firefly-rk3288/u-boot.img am335x_evm/MLO am335x_evm/u-boot.img; do
 		mkdir -p "$T/files/${f%/*}"
 		debugfs -R "dump /usr/lib/u-boot/$f $T/files/$f" "$T/$b.root" 2>/dev/null
@@ -96,8 +98,9 @@ def rc4(data):  # the Rockchip ROM's fixed key for the ID block's header
         out.append(c ^ s[(s[i] + s[j]) & 255])
     return bytes(out)
 first = min(p["start"] for p in t["partitions"]) * 512
-if board == "cubieboard2":
-    spl = same(8192, "Cubieboard2/u-boot-sunxi-with-spl.bin")
+sunxi = {"cubieboard2": "Cubieboard2", "a20-olinuxino-lime2": "A20-OLinuXino-Lime2"}
+if board in sunxi:
+    spl = same(8192, sunxi[board] + "/u-boot-sunxi-with-spl.bin")
     assert spl[4:12] == b"eGON.BT0", spl[4:12]
     csum, length = struct.unpack_from("<II", spl, 12)
     words = struct.unpack_from("<%dI" % (length // 4), spl[:12] + struct.pack("<I", 0x5F0A6C39) + spl[16:length])
@@ -123,8 +126,10 @@ else:
 PY
 }
 
-build cubieboard2
-rom_check cubieboard2
+for b in cubieboard2 a20-olinuxino-lime2; do
+	build "$b"
+	rom_check "$b"
+done
 build firefly-rk3288
 rom_check firefly-rk3288
 # The BeagleBone Black also as TI's guides lay out its card: MLO and u-boot.img in the root of
@@ -149,7 +154,7 @@ for f in MLO u-boot.img; do
 	cmp -s "$T/bbb-$f" "$T/files/am335x_evm/$f" || fail "beaglebone-black: the FAT partition's $f is not the package's"
 done
 grep -q "layer cache: .*restored\|from the layer cache" "$T/err" ||
-	{ grep -i layer "$T/err" >&2; fail "the third board did not reuse the first's configured tree"; }
+	{ grep -i layer "$T/err" >&2; fail "the last board did not reuse the first's configured tree"; }
 
 # Errors the recipe alone shows: exit 2, nothing fetched (a --check is all it takes).
 bad() { # NAME PATTERN BOARD DISK-KEYS [PARTITIONS] [ARCH]

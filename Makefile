@@ -175,7 +175,7 @@ bench: bench-deps mkimage mkimage-exec
 # The long tail CI leaves out: every flagship built and booted through firmware on both releases
 # (CI boots each on trixie and checks bookworm's image natively). Run it before resolving work
 # that touches what boots; an hour or more on two cores.
-BOOT_TESTS := 60-arm-board.sh 62-pc-legacy.sh 63-arm64-armhf.sh 94-arm-board-verity.sh \
+BOOT_TESTS := 130-orangepi-pc.sh 60-arm-board.sh 62-pc-legacy.sh 63-arm64-armhf.sh 94-arm-board-verity.sh \
 	110-trixie-arm-board.sh 111-trixie-pc-legacy.sh 112-trixie-arm64-armhf.sh \
 	113-trixie-arm-board-verity.sh 115-trixie-riscv64.sh
 check-boots: test-deps mkimage mkimage-exec tools

@@ -10,6 +10,9 @@
 #   amd64  qemu-system-x86_64 with Debian's OVMF (OVMF_CODE_4M.fd and a copy of its variables)
 #   riscv64  qemu-system-riscv64 -M virt with Debian's OpenSBI (opensbi's generic fw_jump.elf) as
 #          -bios and u-boot-qemu's supervisor-mode U-Boot (qemu-riscv64_smode) as -kernel
+# BOOT_MACHINE=orangepi-pc boots a board's SD card as the board does: qemu-system-arm -M
+# orangepi-pc with the disk as its SD card and nothing else (its boot ROM loads the SPL from
+# the card: recipes/orangepi-pc.cfg).
 # An ext4 image boots with the kernel and initrd exported beside it (image.export_boot:
 # NAME.vmlinuz or NAME.vmlinux, NAME.initrd.img), or else read from its /boot, given to qemu
 # with -kernel (riscv64: after OpenSBI's fw_jump); its
@@ -152,7 +155,21 @@ image_machine() {
 	boot=(-kernel "$kernel" -initrd "$initrd" -append "$append")
 }
 
-if sfdisk --dump "$img" >/dev/null 2>&1; then
+# A board's card: the machine's own boot ROM, 1 GiB and four cores as the board has (one host
+# thread for all four, -accel tcg,thread=single, took minutes longer to boot).
+board_machine() {
+	case $BOOT_MACHINE in
+	orangepi-pc) arch=armhf qemu=(qemu-system-arm -M orangepi-pc) ;;
+	*) die "BOOT_MACHINE '$BOOT_MACHINE' is not a board this script boots (orangepi-pc)" ;;
+	esac
+	disk=(-drive "file=$img,format=raw,if=sd")
+	boot=() size=()
+}
+
+size=(-m 1024 -smp 1)
+if [ -n "${BOOT_MACHINE:-}" ]; then
+	board_machine
+elif sfdisk --dump "$img" >/dev/null 2>&1; then
 	disk_machine
 else
 	image_machine
@@ -161,7 +178,7 @@ command -v "${qemu[0]}" >/dev/null || die "'${qemu[0]}' is not installed (make t
 
 log=${BOOT_LOG:-$W/console.log}
 : >"$log"
-cmd=("${qemu[@]}" -accel tcg -m 1024 -smp 1 -nic none -snapshot -no-reboot -display none
+cmd=("${qemu[@]}" -accel tcg "${size[@]}" -nic none -snapshot -no-reboot -display none
 	-monitor none -serial "file:$log" "${boot[@]}" "${disk[@]}")
 [ -z "${BOOT_SHOW:-}" ] || echo "bootvm: ${cmd[*]}" >&2
 "${cmd[@]}" </dev/null >"$W/qemu.err" 2>&1 &

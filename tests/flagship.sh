@@ -19,6 +19,11 @@ flagship_mirror() {
 	arm-board | arm-board-ab | arm-board-verity)
 		set=arm-board-verity
 		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu cryptsetup-bin hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
+	# The board profiles' recipes (recipes/orangepi-pc.cfg, tests 130-139): arm-board's system
+	# and Debian's U-Boot builds for the boards of builder/recipe/board.c.
+	orangepi-pc | boards)
+		set=boards
+		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu u-boot-sunxi u-boot-omap u-boot-rockchip hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
 	# The bench's large appliance (60-build.sh SET=large): arm-board plus an interpreter stack
 	# and a network manager, some 500-700 packages.
 	arm-board-large)

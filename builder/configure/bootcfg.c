@@ -22,6 +22,7 @@
 #include "lib/readfile.h"
 #include "lib/runlimits.h"
 #include "lib/strv.h"
+#include "recipe/board.h"
 #include "tree/staging.h"
 
 #define TEXT_MAX (1u << 20)
@@ -59,10 +60,25 @@ static int plan_has(const struct plan *p, const char *name, int prefix)
 	return 0;
 }
 
+/* A board's boot loader images come from a package of the image's own plan. */
+static int check_board_package(const struct plan *p, const struct recipe *r)
+{
+	const struct board *b = board_get(r->board);
+
+	if (!b || !b->package || plan_has(p, b->package, 0))
+		return 0;
+	log_error("%s: board '%s' boots %s from package '%s', which the plan does not hold: "
+		  "add \"%s\" to packages.install", r->file, b->name,
+		  b->loaders[0].name ? b->loaders[0].path : "its firmware", b->package, b->package);
+	return -MKI_E_IMAGE;
+}
+
 int bootcfg_check_plan(const struct plan *p, const struct recipe *r)
 {
 	size_t i;
 
+	if (check_board_package(p, r))
+		return -MKI_E_IMAGE;
 	if (!r->disk.set || r->disk.bootloader == DISK_BOOT_NONE)
 		return 0;
 	for (i = 0; i < sizeof(needs) / sizeof(*needs); i++) {
@@ -468,6 +484,8 @@ static struct bootcfg_kernel *extlinux_kernels(struct ctx *c, const char *boot_p
 					       struct strv *owned)
 {
 	struct bootcfg_kernel *k = xcalloc(c->kernels.n + 1, sizeof(*k));
+	const struct board *b = board_get(c->r->board);
+	const char *fdt = b ? b->fdt : NULL, *fdtfile;
 	size_t i;
 
 	for (i = 0; i < c->kernels.n; i++) {
@@ -480,7 +498,9 @@ static struct bootcfg_kernel *extlinux_kernels(struct ctx *c, const char *boot_p
 		k[i].version = v;
 		k[i].initrd = exists(c, initrd, 0) ? keep(owned, xstrdup(initrd + 5))
 			    : exists(c, "boot/initrd.img", 0) ? "initrd.img" : NULL;
-		if (exists(c, fdtdir, S_IFDIR))
+		if (fdt && exists(c, fdtfile = keep(owned, xasprintf("%s/%s", fdtdir, fdt)), S_IFREG))
+			k[i].fdt = keep(owned, xasprintf("fdt /usr/lib/linux-image-%s/%s", v, fdt));
+		else if (exists(c, fdtdir, S_IFDIR))
 			k[i].fdt = keep(owned, xasprintf("fdtdir /usr/lib/linux-image-%s/", v));
 		else if (exists(c, dtb, S_IFREG))
 			k[i].fdt = keep(owned, xasprintf("fdt /dtb-%s", v));
@@ -495,18 +515,28 @@ static struct bootcfg_kernel *extlinux_kernels(struct ctx *c, const char *boot_p
 static int write_default_u_boot(struct ctx *c, const char *root, const char *params,
 				const char *def)
 {
-	const char *kv[] = { "U_BOOT_ROOT", root, "U_BOOT_PARAMETERS", params,
-			     c->r->image.kernel ? "U_BOOT_DEFAULT" : NULL, def, NULL };
-	struct buf old = { 0 }, b = { 0 };
-	int ret = read_text(c->rootfd, "etc/default/u-boot", 1, &old);
+	const struct board *b = board_get(c->r->board);
+	const char *kv[9] = { "U_BOOT_ROOT", root, "U_BOOT_PARAMETERS", params };
+	struct buf old = { 0 }, out = { 0 };
+	size_t n = 4;
+	int ret;
 
+	if (b && b->fdt) { /* the board's device tree, not U-Boot's own (u-boot-update's fdt) */
+		kv[n++] = "U_BOOT_FDT";
+		kv[n++] = b->fdt;
+	}
+	if (c->r->image.kernel) {
+		kv[n++] = "U_BOOT_DEFAULT";
+		kv[n++] = def;
+	}
+	ret = read_text(c->rootfd, "etc/default/u-boot", 1, &old);
 	if (ret && ret != -ENOENT)
 		return -MKI_E_IMAGE;
-	ret = bootcfg_default_u_boot(ret ? NULL : old.p, old.len, kv, &b);
+	ret = bootcfg_default_u_boot(ret ? NULL : old.p, old.len, kv, &out);
 	if (!ret)
-		ret = put(c, "etc/default/u-boot", &b);
+		ret = put(c, "etc/default/u-boot", &out);
 	buf_release(&old);
-	buf_release(&b);
+	buf_release(&out);
 	return ret;
 }
 

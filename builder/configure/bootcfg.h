@@ -64,9 +64,10 @@ int bootcfg_verity_root(const struct recipe *r);
 int bootcfg_prepare(struct staging *s, const struct recipe *r, int rootfd, int64_t sde);
 
 /**
- * Right after unpacking, before the long configure step: with a verified root, every kernel in
- * /usr/lib/modules (/lib/modules) has dm-verity and squashfs, as modules or built in. 0 or
- * -MKI_E_IMAGE (exit 8) logged with the kernel and the module.
+ * Right after unpacking, before the long configure step: a board's device tree (board.h) in every
+ * kernel's /usr/lib/linux-image-VERSION/ when extlinux.conf names it; with a verified root,
+ * every kernel in /usr/lib/modules (/lib/modules) has dm-verity and squashfs, as modules or
+ * built in. 0 or -MKI_E_IMAGE (exit 8) logged with the kernel and what it lacks.
  */
 int bootcfg_check_kernels(const struct staging *s, const struct recipe *r);
 

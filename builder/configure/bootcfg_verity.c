@@ -20,6 +20,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/strv.h"
+#include "recipe/board.h"
 #include "tree/staging.h"
 
 #define HOOK "etc/initramfs-tools/hooks/mkimage-verity"
@@ -173,6 +174,44 @@ static int check_kernel(int rootfd, const char *base, const char *version,
 	return ret;
 }
 
+/*
+ * A board's device tree in each kernel's /usr/lib/linux-image-VERSION/: without it u-boot-update
+ * falls back to the directory, and U-Boot hands the kernel another board's tree.
+ */
+static int check_board_fdt(int rootfd, const struct recipe *r)
+{
+	const struct board *b = board_get(r->board);
+	int fd, ret = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (!b || !b->fdt || r->disk.bootloader != DISK_BOOT_EXTLINUX)
+		return 0;
+	fd = beneath_open_canonical(rootfd, "usr/lib", O_RDONLY | O_DIRECTORY);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	while (d && !ret && (de = readdir(d))) {
+		char *rel;
+
+		if (strncmp(de->d_name, "linux-image-", 12) || !de->d_name[12])
+			continue;
+		rel = xasprintf("usr/lib/%s/%s", de->d_name, b->fdt);
+		if (beneath_lstat(rootfd, rel, &st) || !S_ISREG(st.st_mode)) {
+			log_error("%s: board '%s' boots with the device tree %s, which kernel '%s' does "
+				  "not ship as a file (/%s): install a kernel built for the %s, such as "
+				  "linux-image-armmp", r->file, b->name, b->fdt, de->d_name + 12, rel,
+				  b->soc);
+			ret = -MKI_E_IMAGE;
+		}
+		free(rel);
+	}
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 /* Each kernel's modules, in /usr/lib/modules (merged /usr) or else /lib/modules. */
 int bootcfg_check_kernels(const struct staging *s, const struct recipe *r)
 {
@@ -182,9 +221,14 @@ int bootcfg_check_kernels(const struct staging *s, const struct recipe *r)
 	DIR *d = NULL;
 	size_t i;
 
-	if (bootcfg_verity_root(r) < 0)
-		return 0;
 	rootfd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd >= 0 && r->disk.set)
+		ret = check_board_fdt(rootfd, r);
+	if (ret || bootcfg_verity_root(r) < 0) {
+		if (rootfd >= 0)
+			close(rootfd);
+		return ret;
+	}
 	for (i = 0; rootfd >= 0 && fd < 0 && i < sizeof(bases) / sizeof(*bases); i++)
 		fd = beneath_open_canonical(rootfd, bases[i], O_RDONLY | O_DIRECTORY);
 	d = fd < 0 ? NULL : fdopendir(fd);

@@ -28,6 +28,7 @@
 #include "lib/log.h"
 #include "lib/sparsehash.h"
 #include "parttable.h"
+#include "recipe/board.h"
 #include "recipe/fstype.h"
 #include "recipe/partuuid.h"
 #include "sink.h"
@@ -69,6 +70,30 @@ static int open_file(int root_fd, const struct recipe_partition *p)
 	return fd < 0 ? -MKI_E_IMAGE : fd;
 }
 
+/* A file written outside the table into a slot of fixed size (a boot loader's) fits it. */
+static int check_slot(int fd, const struct recipe *r, const struct recipe_partition *p)
+{
+	const struct board *b = board_get(r->board);
+	struct stat st;
+
+	if (fstat(fd, &st)) {
+		log_error("cannot read '/%s' of partition '%s': %s", p->path, p->name,
+			  strerror(errno));
+		return -MKI_E_IMAGE;
+	}
+	if (p->table_entry || !p->size || (uint64_t)st.st_size <= p->size)
+		return 0;
+	if (b)
+		log_error("partition '%s' holds '/%s', %lld bytes, larger than its %" PRIu64
+			  "-byte slot at byte %" PRIu64 " (board '%s': %s)", p->name, p->path,
+			  (long long)st.st_size, p->size, p->offset, b->name, b->rule);
+	else
+		log_error("partition '%s' holds '/%s', %lld bytes, larger than its %" PRIu64
+			  "-byte slot at byte %" PRIu64 ": raise its 'size'", p->name, p->path,
+			  (long long)st.st_size, p->size, p->offset);
+	return -MKI_E_IMAGE;
+}
+
 int disk_check_files(const struct staging *s, const struct recipe *r)
 {
 	int root_fd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC), fd, ret = 0;
@@ -85,6 +110,8 @@ int disk_check_files(const struct staging *s, const struct recipe *r)
 		if (fd < 0)
 			ret = fd;
 		else
+			ret = check_slot(fd, r, &r->disk.partitions[i]);
+		if (fd >= 0)
 			close(fd);
 	}
 	close(root_fd);

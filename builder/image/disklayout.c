@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "lib/err.h"
+#include "recipe/board.h"
 #include "lib/log.h"
 
 #define MIB DISKLAYOUT_MIB
@@ -163,7 +164,9 @@ int disklayout_finish(const struct recipe_disk *d, const struct disklayout_part 
 	for (i = 0; i < d->n_partitions; i++)
 		if (v[i].offset + v[i].size > end)
 			end = v[i].offset + v[i].size;
-	*disk_size = d->size ? d->size : disklayout_align(end) + (d->table == DISK_GPT ? MIB : 0);
+	*disk_size = d->size ? d->size :
+		     board_round_size(d->size_round, disklayout_align(end) +
+							(d->table == DISK_GPT ? MIB : 0));
 	if (*disk_size > max) {
 		log_error("the disk would be %.1f MiB, more than the %s disk-size limit (%s)",
 			  mib(*disk_size), runlimits_format(LIMIT_DISK_SIZE, max).s,

@@ -134,8 +134,10 @@ struct recipe_disk {
 	char *console;         /* NULL: none; "ttyAMA0,115200" */
 	char *cmdline;         /* more of the kernel command line (default "rw rootwait") */
 	int root_image;        /* the root partition's filesystem also at image.output */
+	int size_round;        /* enum board_size_round (board.h): how "auto" rounds the size */
 	struct recipe_partition *partitions;
 	size_t n_partitions;
+	size_t n_board;        /* the first n_board partitions are the board's loaders (board.h) */
 };
 
 enum machine_id_mode { MACHINE_ID_UNINITIALIZED, MACHINE_ID_EMPTY };
@@ -177,6 +179,7 @@ struct recipe {
 	char *hostname;         /* NULL: /etc/hostname is left alone */
 	char *sbom_namespace;   /* the SBOM's namespace base URI; NULL: RECIPE_SBOM_NAMESPACE */
 	enum machine_id_mode machine_id;
+	char *board;            /* a row of board.h's profiles; NULL: none */
 	struct recipe_image image;
 	struct recipe_disk disk;
 	struct recipe_layers layers;

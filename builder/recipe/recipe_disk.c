@@ -75,6 +75,16 @@ static const struct part_type *find_type(const char *name)
 	return NULL;
 }
 
+void recipe_disk_set_type(struct recipe_partition *p, const char *name)
+{
+	const struct part_type *t = find_type(name);
+
+	free(p->type);
+	p->type = xstrdup(name);
+	p->mbr_type = t->mbr;
+	memcpy(p->type_guid, t->guid, 37);
+}
+
 static int is_guid(const char *s)
 {
 	static const char shape[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
@@ -492,11 +502,14 @@ int recipe_disk_finish_partition(struct recipe_ctx *c, const config_setting_t *g
 
 /* ---- the whole disk ------------------------------------------------------------------------ */
 
-static const config_setting_t *part_setting(const config_setting_t *g, size_t i)
+const config_setting_t *recipe_disk_part_setting(const config_setting_t *g,
+						 const struct recipe_disk *d, size_t i)
 {
 	const config_setting_t *l = recipe_member(g, "partitions");
 
-	return l ? config_setting_get_elem(l, (unsigned)i) : g;
+	if (i < d->n_board) /* a board's loader: the disk's setting stands for it */
+		return g;
+	return l ? config_setting_get_elem(l, (unsigned)(i - d->n_board)) : g;
 }
 
 /* Names and subtrees unique; one root; at most one grows, the last in the table. */
@@ -512,11 +525,11 @@ static int check_partition_set(struct recipe_ctx *c, const config_setting_t *g,
 			const struct recipe_partition *q = &d->partitions[j];
 
 			if (!strcmp(p->name, q->name))
-				return recipe_fail(c, part_setting(g, i), "partition name '%s' is "
+				return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partition name '%s' is "
 						   "used twice (line %d)", p->name, q->line);
 			if (p->contents == PART_SUBTREE && q->contents == PART_SUBTREE &&
 			    !strcmp(p->path, q->path))
-				return recipe_fail(c, part_setting(g, i), "partitions '%s' and '%s' "
+				return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partitions '%s' and '%s' "
 						   "both hold '/%s'", q->name, p->name, p->path);
 		}
 		roots += p->contents == PART_ROOT;
@@ -535,10 +548,10 @@ static int check_partition_set(struct recipe_ctx *c, const config_setting_t *g,
 		if (!d->partitions[i].grow)
 			continue;
 		if (i != last)
-			return recipe_fail(c, part_setting(g, i), "only the last partition can have "
+			return recipe_fail(c, recipe_disk_part_setting(g, d, i), "only the last partition can have "
 					   "size = \"grow\", not '%s'", d->partitions[i].name);
 		if (!d->size)
-			return recipe_fail(c, part_setting(g, i), "partition '%s' grows to the disk's "
+			return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partition '%s' grows to the disk's "
 					   "size: give the disk a fixed 'size', such as \"4G\"",
 					   d->partitions[i].name);
 	}
@@ -557,14 +570,14 @@ static int check_fixed_overlaps(struct recipe_ctx *c, const config_setting_t *g,
 		if (!p->offset || !p->size)
 			continue;
 		if (d->size && p->offset + p->size > d->size)
-			return recipe_fail(c, part_setting(g, i), "partition '%s' ends past the "
+			return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partition '%s' ends past the "
 					   "disk's size", p->name);
 		for (j = 0; j < i; j++) {
 			const struct recipe_partition *q = &d->partitions[j];
 
 			if (q->offset && q->size && p->offset < q->offset + q->size &&
 			    q->offset < p->offset + p->size)
-				return recipe_fail(c, part_setting(g, i), "partition '%s' overlaps "
+				return recipe_fail(c, recipe_disk_part_setting(g, d, i), "partition '%s' overlaps "
 						   "'%s' (line %d)", p->name, q->name, q->line);
 		}
 	}
@@ -579,7 +592,7 @@ static int check_verity_of(struct recipe_ctx *c, const config_setting_t *g,
 			   struct recipe_disk *d, size_t i)
 {
 	struct recipe_partition *p = &d->partitions[i];
-	const config_setting_t *s = recipe_member(part_setting(g, i), "contents");
+	const config_setting_t *s = recipe_member(recipe_disk_part_setting(g, d, i), "contents");
 	const struct fstype *fs;
 	size_t j, k;
 
@@ -714,6 +727,7 @@ static int check_image_format(struct recipe_ctx *c, const config_setting_t *g,
 	return 0;
 }
 
+
 int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *base)
 {
 	struct recipe_disk *d = base;
@@ -726,6 +740,8 @@ int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *ba
 		return recipe_fail(c, g, "'disk' needs 'partitions': ( { name = \"root\"; type = "
 				   "\"root\"; contents = \"root\"; } )");
 	ret = check_image_format(c, g, d);
+	if (!ret)
+		ret = recipe_board_apply(c, g, d);
 	if (ret)
 		return ret;
 	if (d->size % MIB)

@@ -774,6 +774,9 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "what /etc/machine-id holds" },
 	{ RECIPE_IN_TOP, "image", RECIPE_GROUP, .offset = TOP(image), .sub = RECIPE_IN_IMAGE,
 	  .hint = "image = { format = \"ext4\"; ... };", .doc = "the image written" },
+	{ RECIPE_IN_TOP, "board", RECIPE_STRING, .def_doc = "none", .offset = TOP(board),
+	  .check = recipe_board_check, .shown = recipe_shown_if_set,
+	  .doc = "the board the disk boots (board profiles): its disk's defaults and rules" },
 	{ RECIPE_IN_TOP, "disk", RECIPE_GROUP, .offset = TOP(disk), .sub = RECIPE_IN_DISK,
 	  .shown = recipe_disk_shown, .def_doc = "no disk: the image alone",
 	  .hint = "disk = { partitions = ( { name = \"root\"; type = \"root\"; contents = \"root\"; } ); };",
@@ -905,6 +908,7 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "its group" },
 
 	{ RECIPE_IN_DISK, "table", RECIPE_ENUM, "gpt", .offset = DISK(table), .choices = disk_tables,
+	  .check = recipe_board_check_table,
 	  .hint = "\"gpt\" or \"mbr\"", .doc = "the partition table" },
 	{ RECIPE_IN_DISK, "size", RECIPE_SIZE, "auto", .offset = DISK(size),
 	  .parse = recipe_disk_parse_size,

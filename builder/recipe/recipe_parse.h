@@ -110,6 +110,17 @@ void recipe_walk_release(const struct recipe_table *t, enum recipe_section sec, 
 
 /* The disk section's rows (recipe_disk.c): see recipe_keys[]. */
 int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *base);
+int recipe_board_check(struct recipe_ctx *c, const config_setting_t *g,
+			    const struct recipe_key *k, void *base);
+int recipe_board_check_table(struct recipe_ctx *c, const config_setting_t *g,
+			    const struct recipe_key *k, void *base);
+/* The board's defaults and rules on disk `d`, its partitions read (recipe_board.c). */
+int recipe_board_apply(struct recipe_ctx *c, const config_setting_t *g, struct recipe_disk *d);
+/* Partition i's element of the disk's list (the group for a board's loader), for messages. */
+const config_setting_t *recipe_disk_part_setting(const config_setting_t *g,
+						 const struct recipe_disk *d, size_t i);
+/* Partition `p`'s type set to the type named `name` ("raw"), as the recipe would name it. */
+void recipe_disk_set_type(struct recipe_partition *p, const char *name);
 int recipe_disk_finish_partition(struct recipe_ctx *c, const config_setting_t *g, void *base);
 int recipe_disk_parse_output(struct recipe_ctx *c, const config_setting_t *g,
 			     const struct recipe_key *k, void *base);

@@ -41,6 +41,49 @@ START_TEST(check_plan)
 }
 END_TEST
 
+/*
+ * A board's device tree: the plan must hold its loader package; U_BOOT_FDT and the `fdt` line
+ * name it for each kernel that ships it, as u-boot-update writes them (the others keep fdtdir);
+ * a kernel without it is refused right after unpacking.
+ */
+START_TEST(board_fdt)
+{
+	struct plan_entry v[3] = { { .name = n_root }, { .name = n_boot }, { .name = n_esp } };
+	struct plan p = { .v = v, .n = 3 };
+	static char menu[] = "u-boot-menu", kernel[] = "linux-image-armmp", loader[] = "u-boot-sunxi",
+		    board[] = "orangepi-pc";
+	struct staging s = { 0 };
+	char *text;
+
+	log_set_level(LOG_QUIET);
+	setup(DISK_BOOT_EXTLINUX, 0, 0);
+	rec.board = board;
+	v[0].name = menu;
+	v[1].name = kernel;
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), -MKI_E_IMAGE); /* no u-boot-sunxi */
+	v[2].name = loader;
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), 0);
+
+	put("usr/lib/linux-image-6.1.0-13-amd64/sun8i-h3-orangepi-pc.dtb", "the board's tree");
+	put("usr/lib/linux-image-6.1.0-9-amd64/sun8i-h3-orangepi-plus.dtb", "another board's");
+	s.root = dir;
+	ck_assert_int_eq(bootcfg_check_kernels(&s, &rec), -MKI_E_IMAGE);
+	ck_assert_int_eq(run(&s), 0);
+	text = get("boot/extlinux/extlinux.conf");
+	ck_assert_msg(strstr(text, "\tinitrd /boot/initrd.img-6.1.0-13-amd64\n\tfdt /usr/lib/"
+				   "linux-image-6.1.0-13-amd64/sun8i-h3-orangepi-pc.dtb\n"), "%s", text);
+	ck_assert_msg(strstr(text, "\tfdtdir /usr/lib/linux-image-6.1.0-9-amd64/\n"), "%s", text);
+	free(text);
+	text = get("etc/default/u-boot");
+	ck_assert_msg(strstr(text, "\nU_BOOT_FDT=\"sun8i-h3-orangepi-pc.dtb\"\n"), "%s", text);
+	free(text);
+	put("usr/lib/linux-image-6.1.0-9-amd64/sun8i-h3-orangepi-pc.dtb", "now it has it");
+	ck_assert_int_eq(bootcfg_check_kernels(&s, &rec), 0);
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
 START_TEST(legacy_boot)
 {
 	setup(DISK_BOOT_EXTLINUX, 1, 0);
@@ -245,6 +288,7 @@ Suite *bootcfg_suite(void)
 	tcase_add_test(tc, symlink_refused);
 	tcase_add_test(tc, no_kernel);
 	tcase_add_test(tc, systemd_boot);
+	tcase_add_test(tc, board_fdt);
 	suite_add_tcase(s, tc);
 	return s;
 }

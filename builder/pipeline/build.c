@@ -30,6 +30,8 @@ void build_release(struct build *b)
 	free(b->root_image);
 	free(b->bmap);
 	free(b->compressed);
+	free(b->update_dir);
+	free(b->bundle);
 	bootexport_release(&b->boot);
 	staging_release(&b->staging);
 	overlay_report_free(b->overlays);

@@ -151,11 +151,9 @@ struct recipe_layers {
  * The update bundle (recipe section `update`): what a device running the image accepts as its
  * next root, signed. Present only when `set`; needs a disk with two root slots or more.
  */
-enum update_format { UPDATE_RAUC };
-
 struct recipe_update {
 	int set;                /* the recipe has an update section */
-	int format;             /* enum update_format */
+	char *format;           /* "rauc" (the one format written yet) */
 	char *compatible;       /* what the device's updater must match (RAUC's compatible) */
 	char *version;          /* the bundle's version */
 	struct strv slots;      /* partition names of the root slots; default: every "root" one */

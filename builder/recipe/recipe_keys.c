@@ -642,7 +642,6 @@ static const char *const disk_tables[] = { "gpt", "mbr", NULL };
 static const char *const disk_compressions[] = { "none", "zstd", "xz", NULL };
 static const char *const disk_bootloaders[] = { "none", "extlinux", "systemd-boot", NULL };
 /* enum fs_compression */
-static const char *const update_formats[] = { "rauc", NULL };
 static const char *const fs_compressions[] = { "zstd", "xz", "lz4", "gzip", "none", NULL };
 
 #define TOP(f) offsetof(struct recipe, f)
@@ -916,8 +915,8 @@ const struct recipe_key recipe_keys[] = {
 	  .offset = LAY(trusted_keys), .parse = recipe_layers_parse_trusted, .shown = recipe_layers_shown_key,
 	  .doc = "public keys (PEM) a pulled layer must be signed by" },
 
-	{ RECIPE_IN_UPDATE, "format", RECIPE_ENUM, "rauc", .offset = UPD(format),
-	  .choices = update_formats, .hint = "\"rauc\"",
+	{ RECIPE_IN_UPDATE, "format", RECIPE_STRING, "rauc", .offset = UPD(format),
+	  .check = recipe_update_check_format,
 	  .doc = "the bundle's format: \"rauc\" (RAUC's verity format, NAME.raucb)" },
 	{ RECIPE_IN_UPDATE, "compatible", RECIPE_STRING, .offset = UPD(compatible),
 	  .check = recipe_update_check_text,

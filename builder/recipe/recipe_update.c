@@ -50,6 +50,21 @@ int recipe_update_check_text(struct recipe_ctx *c, const config_setting_t *g,
 	return 0;
 }
 
+/*
+ * The bundle formats mkimage writes: RAUC's. Another (SWUpdate's .swu, a Mender artifact) is a
+ * name here and a writer beside image/rauc.c taking the same slot image and keys.
+ */
+int recipe_update_check_format(struct recipe_ctx *c, const config_setting_t *g,
+			       const struct recipe_key *k, void *base)
+{
+	const char *f = ((const struct recipe_update *)base)->format;
+
+	if (!f || !strcmp(f, "rauc"))
+		return 0;
+	return recipe_fail(c, recipe_member(g, k->name), "'update.format' \"%s\": not yet "
+			   "supported; the bundle formats mkimage writes are: \"rauc\"", f);
+}
+
 /* cert, key, keyring: a PEM file beside the recipe, read by the build (image/raucsign.h). */
 int recipe_update_parse_path(struct recipe_ctx *c, const config_setting_t *g,
 			     const struct recipe_key *k, void *base)

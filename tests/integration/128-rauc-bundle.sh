@@ -157,6 +157,12 @@ grep -q "\"$sha\"" "$T/a/ab.spdx.json" || fail "the SBOM lacks the bundle's sha2
 grep -q '"ab.raucb"' "$T/a/ab.spdx.json" || fail "the SBOM lacks the bundle's name"
 sbom_validate "$T/a/ab.spdx.json"
 
+# the lock pins what the bundle is made of: the update group's keys, the certificate by content
+for k in format compatible version slots cert keyring; do
+	grep -q "^field: update.$k [0-9a-f]\{64\}$" "$T/a/ab.lock" || fail "the lock lacks update.$k"
+done
+! grep -q "^field: update.key " "$T/a/ab.lock" || fail "the lock records the private key"
+
 # --- reproducible ----------------------------------------------------------------------------
 build "$T/b"
 cmp -s "$B" "$T/b/ab.raucb" || fail "two builds gave different bundles"

@@ -20,7 +20,7 @@ VERSION := $(strip $(if $(GIT_DESC),\
 	$(if $(GIT_HASH),0.0~git$(shell git rev-list --count HEAD).$(GIT_HASH),\
 	$(or $(shell cat VERSION 2>/dev/null),0.0)))$(if $(GIT_HASH),$(shell git diff --quiet HEAD -- 2>/dev/null || echo +dirty)))
 
-LIBS_PC := libconfig libcurl libarchive liblzma libzstd ext2fs fdisk com_err libsolv libsolvext libcrypto \
+LIBS_PC := libconfig libcurl libarchive liblzma libzstd zlib ext2fs fdisk com_err libsolv libsolvext libcrypto \
 	libsquashfs1
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla -Wundef -Wwrite-strings
@@ -216,7 +216,7 @@ deb: mkimage mkimage-exec
 # dpkg's tools, gpgv for signatures, QEMU user emulation and uidmap for the sandbox, e2fsprogs,
 # musl for the small static dispatcher (mkimage-exec) every exec of a target program goes through.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
-	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev libfdisk-dev \
+	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev zlib1g-dev libfdisk-dev \
 	libsquashfs-dev gpg gpgv dpkg-dev apt apt-utils e2fsprogs qemu-user-static uidmap \
 	ca-certificates git musl-tools
 # What the tests add (`make check`, `make test-deps`): the unit framework, clang for the fuzzers,

@@ -161,6 +161,8 @@ struct recipe_update {
 	char *key;              /* absolute path: its private key (PEM) */
 	char *keyring;          /* absolute path: the CA certificates (PEM) devices trust */
 	size_t root;            /* the disk's partition (index) holding the root */
+	unsigned boot_attempts; /* boots a new slot gets before the selector falls back */
+	int select;             /* the boot selection partition (contents "/boot/select"), or -1 */
 };
 
 struct recipe {
@@ -264,6 +266,13 @@ int recipe_disk_root_verity(const struct recipe *r);
  * (at most `max`); the count, or 0 without an update section.
  */
 size_t recipe_update_slots(const struct recipe *r, size_t *out, size_t max);
+
+/*
+ * The disk boots its slots through mkimage's boot selection (an update group on a disk with
+ * bootloader = "extlinux"): U-Boot's boot.scr and the attempt counter on the partition holding
+ * "/boot/select", RAUC's system.conf and its custom backend in the tree (mkimage(7), Updates).
+ */
+int recipe_update_boots(const struct recipe *r);
 /** The EFI name of Debian architecture `arch` ("x64", "aa64", ...), or NULL for none. */
 const char *recipe_disk_efi_arch(const char *arch);
 

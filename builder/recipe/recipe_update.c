@@ -65,6 +65,15 @@ int recipe_update_check_format(struct recipe_ctx *c, const config_setting_t *g,
 			   "supported; the bundle formats mkimage writes are: \"rauc\"", f);
 }
 
+int recipe_update_check_attempts(struct recipe_ctx *c, const config_setting_t *g,
+				 const struct recipe_key *k, void *base)
+{
+	if (((const struct recipe_update *)base)->boot_attempts)
+		return 0;
+	return recipe_fail(c, recipe_member(g, k->name), "'update.boot_attempts' must be 1 to 9: "
+			   "the boots a new slot gets before U-Boot falls back to the other");
+}
+
 /* cert, key, keyring: a PEM file beside the recipe, read by the build (image/raucsign.h). */
 int recipe_update_parse_path(struct recipe_ctx *c, const config_setting_t *g,
 			     const struct recipe_key *k, void *base)
@@ -199,6 +208,57 @@ static int check_root(struct recipe_ctx *c, const config_setting_t *g, struct re
 	return 0;
 }
 
+/*
+ * With disk.bootloader = "extlinux", the disk boots its slots through mkimage's boot selection:
+ * U-Boot runs boot.scr from the partition holding /boot/select, which must be FAT (U-Boot
+ * writes its attempt counter there with fatwrite; Debian's U-Boot builds cannot write ext4) and
+ * the only one U-Boot's distro boot scans. Each slot carries its own /boot, kernel and
+ * extlinux.conf, so that an update replaces the kernel with the root.
+ */
+static int check_select(struct recipe_ctx *c, const config_setting_t *g, struct recipe_update *u,
+			const struct recipe_disk *d)
+{
+	const struct recipe_partition *p;
+	size_t i;
+
+	u->select = -1;
+	if (d->bootloader == DISK_BOOT_SYSTEMD_BOOT)
+		return recipe_fail(c, g, "'update' with disk.bootloader = \"systemd-boot\": not yet "
+				   "supported (the boot selection is written for extlinux); use "
+				   "bootloader = \"none\" to write the bundle alone");
+	if (d->bootloader != DISK_BOOT_EXTLINUX)
+		return 0;
+	if (u->slots.n != 2)
+		return recipe_fail(c, g, "'update' with disk.bootloader = \"extlinux\" boots two "
+				   "slots, A and B, not %zu: name two in 'update.slots'", u->slots.n);
+	for (i = 0; i < d->n_partitions; i++) {
+		p = &d->partitions[i];
+		if (p->contents == PART_SUBTREE && !strcmp(p->path, "boot/select"))
+			u->select = (int)i;
+		else if (p->contents == PART_SUBTREE && !strcmp(p->path, "boot"))
+			return recipe_fail(c, g, "'update': partition '%s' holds /boot, but each "
+					   "root slot must carry its own kernel (an update replaces "
+					   "it with the root): hold \"/boot/select\" there instead",
+					   p->name);
+	}
+	if (u->select < 0)
+		return recipe_fail(c, g, "'update' with disk.bootloader = \"extlinux\" needs the "
+				   "boot selection partition: { name = \"boot\"; type = \"linux\"; "
+				   "format = \"vfat\"; size = \"16M\"; contents = \"/boot/select\"; }");
+	p = &d->partitions[u->select];
+	if (p->format != PART_FS_VFAT)
+		return recipe_fail(c, g, "'update': partition '%s' (/boot/select) must be format = "
+				   "\"vfat\": U-Boot writes the boot attempts there, and Debian's "
+				   "U-Boot builds write FAT, not ext4", p->name);
+	for (i = 0; i < d->n_partitions; i++)
+		if (d->partitions[i].legacy_boot && (int)i != u->select)
+			return recipe_fail(c, g, "'update': partition '%s' is legacy_boot; with the "
+					   "boot selection only '%s' (/boot/select) may be, or U-Boot "
+					   "would boot a slot without counting",
+					   d->partitions[i].name, p->name);
+	return 0;
+}
+
 int recipe_update_finish(struct recipe_ctx *c, const config_setting_t *g, void *base)
 {
 	struct recipe_update *u = base;
@@ -223,7 +283,14 @@ int recipe_update_finish(struct recipe_ctx *c, const config_setting_t *g, void *
 		ret = require(c, g, u->keyring, "keyring", "the CA certificates (PEM) devices trust");
 	if (!ret)
 		ret = check_root(c, g, u, d);
-	return ret ? ret : check_slots(c, g, u, d);
+	if (!ret)
+		ret = check_slots(c, g, u, d);
+	return ret ? ret : check_select(c, g, u, d);
+}
+
+int recipe_update_boots(const struct recipe *r)
+{
+	return r->update.set && r->update.select >= 0;
 }
 
 size_t recipe_update_slots(const struct recipe *r, size_t *out, size_t max)

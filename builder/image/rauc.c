@@ -156,7 +156,8 @@ static int tree(struct rauc_ctx *c, struct sink *k, uint64_t data)
 	struct sink h;
 	int ret;
 
-	rauc_salt(c->p->seed, c->p->source_date_epoch, c->salt);
+	/* from the content: signed at the build or offline, the same bundle */
+	rauc_salt(c->image_sha, c->p->source_date_epoch, c->salt);
 	memcpy(vp.salt, c->salt, sizeof(vp.salt));
 	c->v.size = verity_tree_size(data, 0);
 	sink_init_region(&h, k->fd, data, c->v.size, k->tmp);
@@ -192,6 +193,21 @@ static int signature(struct rauc_ctx *c, struct sink *k, uint64_t off, uint64_t 
 	return ret;
 }
 
+/* sign = "offline": the manifest the signing station signs, beside the unsigned bundle. */
+static int manifest_out(struct rauc_ctx *c)
+{
+	struct buf man = { 0 };
+	int ret;
+
+	rauc_manifest(&man, c->p->u, c->p->image, c->image_sha, c->image_bytes, &c->v);
+	ret = fsutil_write_atomic(c->p->manifest, man.p, man.len);
+	if (ret)
+		ret = log_errno(-MKI_E_IMAGE, "cannot write '%s': %s", c->p->manifest,
+				strerror(-ret));
+	buf_release(&man);
+	return ret;
+}
+
 /* Every part into the temporary, committed; what the report says of it. */
 static int write_all(struct rauc_ctx *c, struct sink *k, struct rauc_bundle *out)
 {
@@ -202,8 +218,10 @@ static int write_all(struct rauc_ctx *c, struct sink *k, struct rauc_bundle *out
 	if (!ret)
 		ret = tree(c, k, out->payload_bytes);
 	out->tree_bytes = c->v.size;
-	if (!ret)
+	if (!ret && !c->p->u->sign_offline)
 		ret = signature(c, k, out->payload_bytes + out->tree_bytes, &out->signature_bytes);
+	if (!ret && c->p->u->sign_offline)
+		ret = manifest_out(c);
 	if (!ret && err_interrupted())
 		ret = -MKI_E_INTERRUPTED;
 	if (!ret)
@@ -229,8 +247,15 @@ int rauc_write(const struct rauc_params *p, struct rauc_bundle *out)
 	if (ret)
 		return ret;
 	memcpy(out->verity_hash, c.v.hash, sizeof(out->verity_hash));
-	out->bytes = out->payload_bytes + out->tree_bytes + out->signature_bytes + 8;
-	log_info("update bundle '%s' written: %" PRIu64 " bytes, sha256 %s", p->output, out->bytes,
-		 out->sha256);
+	out->bytes = out->payload_bytes + out->tree_bytes;
+	if (!p->u->sign_offline) {
+		out->bytes += out->signature_bytes + 8;
+		log_info("update bundle '%s' written: %" PRIu64 " bytes, sha256 %s", p->output,
+			 out->bytes, out->sha256);
+		return 0;
+	}
+	log_info("update bundle '%s' written unsigned: %" PRIu64 " bytes, sha256 %s; sign '%s' "
+		 "offline and append the signature and its size (mkimage(7), Updates)", p->output,
+		 out->bytes, out->sha256, p->manifest);
 	return 0;
 }

@@ -20,7 +20,7 @@ struct rauc_verity {
  */
 void rauc_manifest(struct buf *b, const struct recipe_update *u, const char *image,
 		   const char *sha256, uint64_t size, const struct rauc_verity *v);
-/** The 32-byte verity salt of a build: sha256 of a label, `seed` and `sde`. */
+/** The 32-byte verity salt: sha256 of a label, `seed` (the slot image's sha256) and `sde`. */
 void rauc_salt(const char *seed, int64_t sde, uint8_t salt[32]);
 /** `v` as 8 bytes, most significant first (the trailer after the signature). */
 void rauc_put_be64(uint8_t out[8], uint64_t v);

@@ -150,8 +150,14 @@ static int load(const struct raucsign_keys *k, struct keys *ks)
 int raucsign_check(const struct raucsign_keys *k)
 {
 	struct keys ks = { 0 };
-	int ret = load(k, &ks);
+	int ret;
 
+	if (!k->cert && !k->key) { /* signed offline: the keyring, which goes into the image */
+		ks.store = load_keyring(k->keyring);
+		ret = ks.store ? 0 : -MKI_E_RECIPE;
+	} else {
+		ret = load(k, &ks);
+	}
 	keys_release(&ks);
 	return ret;
 }

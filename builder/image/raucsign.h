@@ -23,7 +23,8 @@ struct raucsign_keys {
 /**
  * Load and check the keys: each file readable and PEM, the key the certificate's, of a kind
  * whose signature is deterministic, and the certificate's chain ending at a CA of the keyring
- * at the current time. 0, or -MKI_E_RECIPE logged naming the file and what to do.
+ * at the current time; with neither cert nor key (signed offline), the keyring alone. 0, or
+ * -MKI_E_RECIPE logged naming the file and what to do.
  */
 int raucsign_check(const struct raucsign_keys *k);
 /**

@@ -32,6 +32,7 @@ void build_release(struct build *b)
 	free(b->compressed);
 	free(b->update_dir);
 	free(b->bundle);
+	free(b->bundle_manifest);
 	bootexport_release(&b->boot);
 	staging_release(&b->staging);
 	overlay_report_free(b->overlays);

@@ -68,6 +68,7 @@ struct build {
 	char root_hash[65];        /* the root's dm-verity root hash (disk.h), or "" */
 	char *update_dir;          /* update: the bundle's contents in the work directory, or NULL */
 	char *bundle;              /* update: NAME.raucb beside the disk, or NULL */
+	char *bundle_manifest;     /* update.sign = "offline": NAME.raucb.manifest, or NULL */
 	struct rauc_bundle bundle_info; /* what the bundle is, once written (rauc.h) */
 	struct sparsehash digests; /* a disk's whole sha256 and block map (disk.h), or empty */
 	struct image_params ip;    /* what the image is written with */

@@ -43,7 +43,14 @@ static void update_json(const struct recipe *r, const struct build *b, struct bu
 	json_str(out, u->verity_hash);
 	buf_addf(out, ", \"payload_bytes\": %" PRIu64 ", \"signature_bytes\": %" PRIu64
 		 ", \"cert\": ", u->payload_bytes, u->signature_bytes);
-	json_str(out, r->update.cert);
+	if (r->update.cert)
+		json_str(out, r->update.cert);
+	else
+		buf_adds(out, "null"); /* signed offline */
+	buf_adds(out, ", \"signed\": ");
+	buf_adds(out, r->update.sign_offline ? "false, \"manifest\": " : "true");
+	if (r->update.sign_offline)
+		json_str(out, b->bundle_manifest);
 	buf_adds(out, " },\n");
 }
 

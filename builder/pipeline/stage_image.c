@@ -184,7 +184,11 @@ static int update_outputs(struct build_opts *o, const struct recipe *r, struct b
 {
 	int ret;
 
-	b->bundle = xasprintf("%.*s.raucb", build_output_stem(o->output), o->output);
+	b->bundle = xasprintf("%.*s.raucb%s", build_output_stem(o->output), o->output,
+			      r->update.sign_offline ? ".unsigned" : "");
+	if (r->update.sign_offline)
+		b->bundle_manifest = xasprintf("%.*s.raucb.manifest", build_output_stem(o->output),
+					       o->output);
 	b->update_dir = xasprintf("%s/update", o->st.work_dir);
 	fsutil_remove_tree(b->update_dir); /* a restarted build's leftovers */
 	ret = fsutil_mkdirs(b->update_dir);
@@ -196,7 +200,7 @@ static int update_outputs(struct build_opts *o, const struct recipe *r, struct b
 static int write_bundle(struct build_opts *o, const struct recipe *r, struct build *b)
 {
 	struct rauc_params p = { &r->update, b->update_dir, update_slot_name(r), b->bundle,
-				 o->st.source_date_epoch, b->ip.seed };
+				 b->bundle_manifest, o->st.source_date_epoch };
 	int ret = rauc_write(&p, &b->bundle_info);
 
 	fsutil_remove_tree(b->update_dir); /* a copy of the root partition: gigabytes */

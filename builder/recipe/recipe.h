@@ -157,6 +157,8 @@ struct recipe_update {
 	char *compatible;       /* what the device's updater must match (RAUC's compatible) */
 	char *version;          /* the bundle's version */
 	struct strv slots;      /* partition names of the root slots; default: every "root" one */
+	char *sign;             /* "build" or "offline" */
+	int sign_offline;       /* sign = "offline": the bundle's content and manifest, unsigned */
 	char *cert;             /* absolute path: the signing certificate (PEM), then its chain */
 	char *key;              /* absolute path: its private key (PEM) */
 	char *keyring;          /* absolute path: the CA certificates (PEM) devices trust */

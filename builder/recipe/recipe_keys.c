@@ -929,6 +929,10 @@ const struct recipe_key recipe_keys[] = {
 	{ RECIPE_IN_UPDATE, "boot_attempts", RECIPE_UINT, "3", .offset = UPD(boot_attempts), .max = 9,
 	  .check = recipe_update_check_attempts,
 	  .doc = "boots a newly installed slot gets before U-Boot falls back to the other (1 to 9)" },
+	{ RECIPE_IN_UPDATE, "sign", RECIPE_STRING, "build", .offset = UPD(sign),
+	  .check = recipe_update_check_sign,
+	  .doc = "\"build\": signed with cert and key; \"offline\": NAME.raucb.unsigned and "
+		 "NAME.raucb.manifest, signed apart (mkimage(7), Updates)" },
 	{ RECIPE_IN_UPDATE, "cert", RECIPE_PATH, .offset = UPD(cert), .parse = recipe_update_parse_path,
 	  .doc = "the signing certificate (PEM), then any intermediate ones (required)" },
 	{ RECIPE_IN_UPDATE, "key", RECIPE_PATH, .offset = UPD(key), .parse = recipe_update_parse_path,

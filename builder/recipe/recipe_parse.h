@@ -150,6 +150,8 @@ int recipe_update_check_format(struct recipe_ctx *c, const config_setting_t *g,
 				const struct recipe_key *k, void *base);
 int recipe_update_parse_path(struct recipe_ctx *c, const config_setting_t *g,
 			     const struct recipe_key *k, void *base);
+int recipe_update_check_sign(struct recipe_ctx *c, const config_setting_t *g,
+			     const struct recipe_key *k, void *base);
 int recipe_update_check_attempts(struct recipe_ctx *c, const config_setting_t *g,
 				 const struct recipe_key *k, void *base);
 int recipe_update_check_text(struct recipe_ctx *c, const config_setting_t *g,

@@ -65,6 +65,19 @@ int recipe_update_check_format(struct recipe_ctx *c, const config_setting_t *g,
 			   "supported; the bundle formats mkimage writes are: \"rauc\"", f);
 }
 
+/* sign: where the bundle is signed. */
+int recipe_update_check_sign(struct recipe_ctx *c, const config_setting_t *g,
+			     const struct recipe_key *k, void *base)
+{
+	const char *v = ((const struct recipe_update *)base)->sign;
+
+	if (!v || !strcmp(v, "build") || !strcmp(v, "offline"))
+		return 0;
+	return recipe_fail(c, recipe_member(g, k->name), "'update.sign' \"%s\": it must be "
+			   "\"build\" (signed with cert and key) or \"offline\" (the content and "
+			   "the manifest to sign, apart)", v);
+}
+
 int recipe_update_check_attempts(struct recipe_ctx *c, const config_setting_t *g,
 				 const struct recipe_key *k, void *base)
 {
@@ -268,6 +281,7 @@ int recipe_update_finish(struct recipe_ctx *c, const config_setting_t *g, void *
 	u->set = g != NULL;
 	if (!u->set)
 		return 0;
+	u->sign_offline = u->sign && !strcmp(u->sign, "offline");
 	if (!d->set)
 		return recipe_fail(c, g, "'update' needs a 'disk' with root slots: the bundle "
 				   "carries the root partition's filesystem for the other slot");
@@ -275,10 +289,16 @@ int recipe_update_finish(struct recipe_ctx *c, const config_setting_t *g, void *
 		      "match, such as \"acme-board\"");
 	if (!ret)
 		ret = require(c, g, u->version, "version", "the bundle's version, such as \"1.0\"");
-	if (!ret)
-		ret = require(c, g, u->cert, "cert", "the signing certificate (PEM)");
-	if (!ret)
-		ret = require(c, g, u->key, "key", "the signing certificate's private key (PEM)");
+	if (!ret && !u->sign_offline)
+		ret = require(c, g, u->cert, "cert", "the signing certificate (PEM), or sign = "
+			      "\"offline\"");
+	if (!ret && !u->sign_offline)
+		ret = require(c, g, u->key, "key", "the signing certificate's private key (PEM), "
+			      "or sign = \"offline\"");
+	if (!ret && u->sign_offline && (u->cert || u->key))
+		ret = recipe_fail(c, recipe_member(g, u->cert ? "cert" : "key"), "'update.%s' "
+				  "with sign = \"offline\": the build signs nothing; the signing "
+				  "station holds the certificate and its key", u->cert ? "cert" : "key");
 	if (!ret)
 		ret = require(c, g, u->keyring, "keyring", "the CA certificates (PEM) devices trust");
 	if (!ret)

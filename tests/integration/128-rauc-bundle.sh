@@ -167,6 +167,31 @@ done
 build "$T/b"
 cmp -s "$B" "$T/b/ab.raucb" || fail "two builds gave different bundles"
 
+# --- signed offline: the build writes the content and the manifest; a signing station with only
+# openssl and perl signs and appends (mkimage(7), Updates) --------------------------------------
+recipe "$R/off.cfg" ab "compatible = \"mkimage-test-board\"; version = \"1.0\"; sign = \"offline\"; keyring = \"keys/ca.pem\";"
+mkdir -p "$T/off/tmp"
+(cd "$T/off" && TMPDIR=$T/off/tmp expect_ok "$MKIMAGE" --cache-dir "$T/cache" -o "$T/off/ab.img" "$R/off.cfg")
+[ -s "$T/off/ab.raucb.unsigned" ] && [ -s "$T/off/ab.raucb.manifest" ] && [ ! -e "$T/off/ab.raucb" ] ||
+	fail "sign = offline: not ab.raucb.unsigned and ab.raucb.manifest alone: $(ls "$T/off")"
+grep -q '^verity-hash=[0-9a-f]\{64\}$' "$T/off/ab.raucb.manifest" || fail "the manifest to sign lacks verity-hash"
+python3 - "$T/off/ab.report.json" <<'PY' || fail "the report does not say the bundle is unsigned"
+import json, sys
+u = json.load(open(sys.argv[1]))["update"]
+assert u["signed"] is False and u["manifest"].endswith("ab.raucb.manifest") and u["cert"] is None, u
+PY
+openssl cms -sign -binary -nodetach -noattr -outform DER -in "$T/off/ab.raucb.manifest" \
+	-signer "$K/signer.pem" -inkey "$K/signer.key" -out "$T/off/sig.der" || fail "openssl cms -sign"
+{ cat "$T/off/ab.raucb.unsigned" "$T/off/sig.der"
+  perl -e 'print pack("Q>", -s $ARGV[0])' "$T/off/sig.der"; } >"$T/off/ab.raucb"
+rauc info --keyring="$K/ca.pem" "$T/off/ab.raucb" >"$T/o" 2>&1 ||
+	{ cat "$T/o" >&2; fail "rauc info refused the bundle signed offline"; }
+rauc extract --trust-environment --keyring="$K/ca.pem" "$T/off/ab.raucb" "$T/xo" >"$T/o" 2>&1 ||
+	{ cat "$T/o" >&2; fail "rauc extract refused the bundle signed offline"; }
+dd if="$T/off/ab.img" of="$T/off-root" bs=512 skip="$1" count="$2" status=none
+cmp -s "$T/xo/rootfs.ext4" "$T/off-root" || fail "offline: the slot image is not the root partition"
+rm -rf "$T/xo" "$T/off-root" "$T/off/ab.img"
+
 # --- bad input: exit 2, nothing written ------------------------------------------------------
 # bad NAME PATTERN UPDATE-KEYS [SLOT-B-SIZE]
 C='compatible = "x"; version = "1";'
@@ -188,3 +213,5 @@ bad noslot "update slot 'root-c' is not a partition of the disk's layout" \
 	"$C slots = [ \"root-a\", \"root-c\" ]; $KEYS"
 bad small "update slot 'root-b' \\([0-9]+ bytes\\) is smaller than the root partition" "$C $KEYS" 80M
 bad nocompat "'update' needs 'compatible'" "version = \"1\"; $KEYS"
+bad offkey "'update.(cert|key)' with sign = \"offline\"" "$C sign = \"offline\"; $KEYS"
+bad signhow "'update.sign' \"later\"" "$C sign = \"later\"; $KEYS"

@@ -42,7 +42,6 @@ int main(int argc, char **argv)
 	p.image = argv[2];
 	p.output = argv[3];
 	p.source_date_epoch = sde ? strtoll(sde, NULL, 10) : 0;
-	p.seed = "rauc-bundle";
 	ret = rauc_write(&p, &b);
 	if (!ret)
 		printf("%s %s\n", b.sha256, p.output);

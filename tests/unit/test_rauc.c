@@ -1,5 +1,5 @@
 /*
- * The bundle's layout: the manifest as RAUC writes it, the salt from the seed and epoch, and a
+ * The bundle's layout: the manifest as RAUC writes it, the salt from the content and epoch, and a
  * whole bundle read back from its end - size trailer, signature, tree, squashfs - written twice
  * byte for byte, and nothing left at the output when the keys are refused. Test 128 has the
  * real rauc read the bundles of a build.
@@ -105,7 +105,7 @@ static int write_bundle(const char *out, const char *key, struct rauc_bundle *rb
 	char compat[] = "acme-board", version[] = "1";
 	struct recipe_update u = { .compatible = compat, .version = version, .cert = cert,
 				   .key = k, .keyring = ring };
-	struct rauc_params p = { &u, c, "rootfs.ext4", out, 1700000000, "abcd" };
+	struct rauc_params p = { &u, c, "rootfs.ext4", out, NULL, 1700000000 };
 	int ret = rauc_write(&p, rb);
 
 	free(c);

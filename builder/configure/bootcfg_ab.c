@@ -247,10 +247,12 @@ static const char backend_text[] =
 	"EOF\n"
 	"fi\n"
 	"left() { if [ \"$1\" = A ]; then echo \"$BOOT_A_LEFT\"; else echo \"$BOOT_B_LEFT\"; fi; }\n"
-	"slot() { case ${1:-} in A | B) ;; *) die \"no slot '${1:-}': the bootnames are A and B\" ;; esac; }\n"
+	"slot() {\n"
+	"\tcase ${1:-} in A | B) ;; *) die \"no slot '${1:-}': the bootnames are A and B\" ;; esac\n"
+	"}\n"
 	"save() {\n"
-	"\tprintf 'BOOT_ORDER=%s\\nBOOT_A_LEFT=%s\\nBOOT_B_LEFT=%s\\n' \"$BOOT_ORDER\" \"$BOOT_A_LEFT\" \\\n"
-	"\t\t\"$BOOT_B_LEFT\" >\"$env.new\"\n"
+	"\tprintf 'BOOT_ORDER=%s\\nBOOT_A_LEFT=%s\\nBOOT_B_LEFT=%s\\n' \\\n"
+	"\t\t\"$BOOT_ORDER\" \"$BOOT_A_LEFT\" \"$BOOT_B_LEFT\" >\"$env.new\"\n"
 	"\tsync \"$env.new\"\n"
 	"\tmv -f \"$env.new\" \"$env\"\n"
 	"\tsync \"$env\"\n"
@@ -283,7 +285,8 @@ static const char backend_text[] =
 	"\t\tcase $w in rauc.slot=A | rauc.slot=B) echo \"${w#rauc.slot=}\"; exit 0 ;; esac\n"
 	"\tdone\n"
 	"\tdie \"the kernel command line names no rauc.slot\" ;;\n"
-	"*) die \"usage: rauc-ab-boot get-primary|set-primary S|get-state S|set-state S good|bad|get-current\" ;;\n"
+	"*) die \"usage: rauc-ab-boot get-primary | set-primary S | get-state S |\" \\\n"
+	"\t\"set-state S good|bad | get-current\" ;;\n"
 	"esac\n";
 
 void bootcfg_ab_backend(const struct recipe *r, struct buf *out)

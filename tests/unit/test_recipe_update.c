@@ -80,6 +80,79 @@ START_TEST(refused)
 }
 END_TEST
 
+/* disk.bootloader = "extlinux": the A/B selection's layout (DISK is the disk group's text). */
+static int load_boot(struct recipe *r, const char *disk, const char *update)
+{
+	char *cmd = xasprintf("cd %s && echo c >c.pem && echo k >k.pem && echo ca >ca.pem", dir);
+	char *text = xasprintf(MINIMAL "disk = { bootloader = \"extlinux\"; partitions = ( %s ); };\n"
+			       "update = { compatible = \"a\"; version = \"1\"; %s };", disk, update);
+	char *p;
+	int ret;
+
+	ck_assert_int_eq(system(cmd), 0);
+	p = write_recipe(text);
+	ret = recipe_load(r, p, &unit_checks);
+	free(cmd);
+	free(text);
+	free(p);
+	return ret;
+}
+
+#define SEL "{ name = \"boot\"; type = \"linux\"; format = \"vfat\"; size = \"16M\"; " \
+	"contents = \"/boot/select\"; }, "
+#define SLOTS "{ name = \"root-a\"; type = \"root\"; size = \"1G\"; contents = \"root\"; }, " \
+	"{ name = \"root-b\"; type = \"root\"; size = \"1G\"; }"
+
+START_TEST(boot_selection)
+{
+	static const char *const bad[][2] = {
+		{ SLOTS, KEYS },                                            /* no /boot/select */
+		{ "{ name = \"boot\"; type = \"linux\"; format = \"ext4\"; size = \"16M\"; "
+		  "contents = \"/boot/select\"; }, " SLOTS, KEYS },        /* not FAT */
+		{ SEL "{ name = \"k\"; type = \"linux\"; size = \"64M\"; contents = \"/boot\"; }, "
+		  SLOTS, KEYS },                                            /* kernels outside slots */
+		{ SEL SLOTS ", { name = \"root-c\"; type = \"root\"; size = \"1G\"; }", KEYS },
+		{ SEL "{ name = \"root-a\"; type = \"root\"; size = \"1G\"; contents = \"root\"; "
+		  "legacy_boot = true; }, { name = \"root-b\"; type = \"root\"; size = \"1G\"; }",
+		  KEYS },                                                   /* U-Boot would skip it */
+		{ SEL SLOTS, "boot_attempts = 0; " KEYS },
+		{ SEL SLOTS, "boot_attempts = 10; " KEYS },
+		{ SEL SLOTS, "sign = \"later\"; " KEYS },
+		{ SEL SLOTS, "sign = \"offline\"; " KEYS },                 /* keys at the station */
+		{ SEL SLOTS, "keyring = \"ca.pem\";" },                     /* no keys, no offline */
+	};
+	struct recipe r;
+	size_t i;
+
+	ck_assert_int_eq(load_boot(&r, SEL SLOTS, KEYS), 0);
+	ck_assert(recipe_update_boots(&r));
+	ck_assert_int_eq(r.update.select, 0);
+	ck_assert_uint_eq(r.update.boot_attempts, 3);
+	ck_assert(!r.update.sign_offline);
+	recipe_release(&r);
+	ck_assert_int_eq(load_boot(&r, SEL SLOTS, "boot_attempts = 1; sign = \"offline\"; "
+				   "keyring = \"ca.pem\";"), 0);
+	ck_assert(r.update.sign_offline && r.update.boot_attempts == 1);
+	ck_assert_ptr_null(r.update.cert);
+	recipe_release(&r);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(load_boot(&r, bad[i][0], bad[i][1]) == -MKI_E_RECIPE, "accepted: %s %s",
+			      bad[i][0], bad[i][1]);
+}
+END_TEST
+
+/* No boot loader: the bundle alone, no selection; systemd-boot: not yet. */
+START_TEST(boot_loaders)
+{
+	struct recipe r;
+
+	ck_assert_int_eq(load(&r, "1G", "update = { compatible = \"a\"; version = \"1\"; " KEYS
+			      " };"), 0);
+	ck_assert(!recipe_update_boots(&r));
+	recipe_release(&r);
+}
+END_TEST
+
 /* No disk: nothing to update. */
 START_TEST(needs_a_disk)
 {
@@ -137,6 +210,8 @@ Suite *recipe_update_suite(void)
 	tcase_add_test(tc, refused);
 	tcase_add_test(tc, needs_a_disk);
 	tcase_add_test(tc, key_outside_digest);
+	tcase_add_test(tc, boot_selection);
+	tcase_add_test(tc, boot_loaders);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,7 +6,8 @@
 # init, is installed into slot A, uses up its boot attempts, and U-Boot falls back to slot B,
 # which still runs version 2. One qemu-system-arm machine, its disk written by the guest,
 # reboots through all of it; a unit of this test's overlay drives each step from the slot and
-# version it booted. The disk and bundles are also checked from outside: the selection
+# version it booted; a bundle for another compatible, signed by the vendor's key, is refused too.
+# The disk and bundles are also checked from outside: the selection
 # partition (FAT), system.conf, the keyring, the slot's extlinux.conf, the plan's RAUC.
 # FLAGSHIP_SUITE picks the release (116 runs it for trixie); CI boots bookworm's, and trixie's
 # is checked from outside unless MKIMAGE_TEST_BOOT_SUITES names trixie (make check-boots).
@@ -75,11 +76,13 @@ A/1)
 	systemctl reboot ;;
 B/2)
 	if [ ! -e /var/lib/update-test/v3 ]; then
+		if rauc install /run/steps/alien.raucb; then say "alien bundle INSTALLED"
+		else say "alien bundle refused"; fi
 		if rauc install /run/steps/forged.raucb; then say "forged bundle INSTALLED"
 		else say "forged bundle refused"; fi
 		if rauc install /run/steps/tampered.raucb; then say "tampered bundle INSTALLED"
 		else say "tampered bundle refused"; fi
-		say "after the tampered bundle: system $(systemctl is-system-running)"
+		say "after the tampered bundle: system $(systemctl is-system-running --wait)"
 		mkdir -p /var/lib/update-test && touch /var/lib/update-test/v3 && sync
 		rauc install /run/steps/v3.raucb && say "installed v3"
 		systemctl reboot
@@ -197,13 +200,26 @@ b = f.read(1); f.seek(-1, 1); f.write(bytes([b[0] ^ 0xff]))' "$S/$1" "$2"
 }
 flip tampered.raucb 70000
 flip forged.raucb -200 # in the CMS signature, which ends 8 bytes before the end
+# alien: version 2 re-signed with a manifest for another board (a valid signature, the wrong
+# compatible: RAUC on the device must refuse it), as a signing station would make it
+size=$(stat -c %s "$S/v2.raucb") sig=$(tail -c 8 "$S/v2.raucb" | od -An -tu8 --endian=big | tr -d ' ')
+head -c $((size - 8)) "$S/v2.raucb" | tail -c "$sig" >"$T/v2.sig"
+openssl cms -verify -binary -inform der -noverify -in "$T/v2.sig" -out "$T/v2.raucm" 2>/dev/null ||
+	fail "openssl cms cannot read v2's signature"
+sed 's/^compatible=arm-board$/compatible=other-board/' "$T/v2.raucm" >"$T/alien.raucm"
+openssl cms -sign -binary -nodetach -noattr -outform DER -in "$T/alien.raucm" \
+	-signer "$K/signer.cert.pem" -inkey "$K/signer.key.pem" -out "$T/alien.sig" || fail "openssl cms -sign"
+{ head -c $((size - 8 - sig)) "$S/v2.raucb"; cat "$T/alien.sig"
+  perl -e 'print pack("Q>", -s $ARGV[0])' "$T/alien.sig"; } >"$S/alien.raucb"
+rauc info --keyring="$K/ca.cert.pem" "$S/alien.raucb" >"$T/o" 2>&1 &&
+	grep -q "compatible.*other-board\|other-board" "$T/o" || { cat "$T/o" >&2; fail "the alien bundle is not signed with another compatible"; }
 rauc info --keyring="$K/ca.cert.pem" "$S/v2.raucb" >/dev/null 2>&1 || fail "rauc info refuses v2.raucb"
 rauc info --keyring="$K/ca.cert.pem" "$S/forged.raucb" >/dev/null 2>&1 &&
 	fail "rauc info accepts the forged bundle on the host"
 chmod 644 "$S"/*.raucb
 size=$(du -sm "$S" | cut -f1)
 mkfs.ext4 -q -L steps -E root_owner=0:0 -d "$S" "$T/steps.img" "$((size + 64))M" || fail "mkfs.ext4: steps disk"
-for f in v2 v3 tampered forged; do # RAUC wants bundles root's, whoever runs the test
+for f in v2 v3 tampered forged alien; do # RAUC wants bundles root's, whoever runs the test
 	debugfs -w -R "set_inode_field /$f.raucb uid 0" "$T/steps.img" >/dev/null 2>&1
 	debugfs -w -R "set_inode_field /$f.raucb gid 0" "$T/steps.img" >/dev/null 2>&1
 done
@@ -229,12 +245,13 @@ assert reports == ["boot-report: slot A, image %s version 1" % n,
                    "boot-report: slot B, image %s version 2" % n,
                    "boot-report: slot B, image %s version 2" % n], reports
 text = "\n".join(lines)
-for want in ["update-step: installed v2", "update-step: forged bundle refused",
+for want in ["update-step: installed v2", "update-step: alien bundle refused",
+             "update-step: forged bundle refused",
              "update-step: tampered bundle refused",
              "update-step: after the tampered bundle: system running", "update-step: installed v3",
              "update-step: fell back to slot B version 2: done"]:
     assert want in text, want
-assert "tampered bundle INSTALLED" not in text and "forged bundle INSTALLED" not in text
+assert "INSTALLED" not in text
 assert text.count("Attempted to kill init") >= 2, "version 3 did not fail twice"
 # RAUC on the device: version 1 runs A; version 2 runs B, which the booted system marked good;
 # after the fallback B is primary and good, A (version 3) bad

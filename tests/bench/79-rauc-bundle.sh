@@ -1,12 +1,13 @@
 # Writing a RAUC update bundle (verity format) of one slot image with mkimage's writer
 # (build/tools/rauc-bundle: image/rauc.c alone) against `rauc bundle` on the same content
-# directory, with the same keys. The slot image is BENCH_IMAGE, or an ext4 image of BENCH_TREE
-# (default /usr/lib, a few hundred MiB, written once by tests/tools/mkfs). Medians of REPS runs
-# (default 3), the ratio, the bundles' sizes, the load before and after. Never asserts.
+# directory, with the same keys. The slot image is BENCH_IMAGE (arm-board's root partition, say),
+# or an ext4 image of BENCH_TREE (default /usr/lib/gcc: a few hundred MiB of programs and
+# libraries, as a root holds; written once by tests/tools/mkfs). Medians of REPS runs (default
+# 3), the ratio, the bundles' sizes, the load before and after. Never asserts.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-3}
-TREE=${BENCH_TREE:-/usr/lib}
+TREE=${BENCH_TREE:-/usr/lib/gcc}
 TOOL=$TOP/build/tools/rauc-bundle
 command -v rauc >/dev/null || { echo "rauc missing (make test-deps)"; exit 77; }
 [ -x "$TOOL" ] || { echo "$TOOL missing (make tools)"; exit 77; }

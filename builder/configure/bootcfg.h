@@ -169,7 +169,7 @@ void bootcfg_ab_parameters(const struct recipe *r, struct buf *params);
 /** boot.scr's text and its U-Boot legacy script image (`mkimage -T script`'s bytes). */
 void bootcfg_ab_script(const struct recipe *r, int64_t sde, struct buf *out);
 void bootcfg_ab_script_image(const char *text, const char *arch, int64_t sde, struct buf *out);
-/** rauc.env as written first: slot A first, update.boot_attempts each. */
+/** rauc.env as written first: slot A first with update.boot_attempts, B (empty) with none. */
 void bootcfg_ab_state(const struct recipe *r, struct buf *out);
 /** RAUC's /etc/rauc/system.conf: the slots by PARTUUID, bootnames A and B. */
 void bootcfg_ab_system_conf(const struct recipe *r, int64_t sde, struct buf *out);

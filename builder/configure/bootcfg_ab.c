@@ -185,10 +185,10 @@ void bootcfg_ab_script(const struct recipe *r, int64_t sde, struct buf *out)
 		 "reset\n");
 }
 
+/* Slot B is empty until the first update: no attempts, so U-Boot never tries it before. */
 void bootcfg_ab_state(const struct recipe *r, struct buf *out)
 {
-	buf_addf(out, "BOOT_ORDER=A B\nBOOT_A_LEFT=%u\nBOOT_B_LEFT=%u\n", r->update.boot_attempts,
-		 r->update.boot_attempts);
+	buf_addf(out, "BOOT_ORDER=A B\nBOOT_A_LEFT=%u\nBOOT_B_LEFT=0\n", r->update.boot_attempts);
 }
 
 void bootcfg_ab_system_conf(const struct recipe *r, int64_t sde, struct buf *out)

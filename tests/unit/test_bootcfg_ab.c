@@ -116,7 +116,7 @@ START_TEST(script_slots)
 				     "BOOT_A_LEFT BOOT_B_LEFT\n"));
 	buf_release(&b);
 	bootcfg_ab_state(&rec, &b);
-	ck_assert_str_eq(b.p, "BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=3\n");
+	ck_assert_str_eq(b.p, "BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=0\n");
 	buf_release(&b);
 	teardown();
 }

@@ -20,7 +20,7 @@ VERSION := $(strip $(if $(GIT_DESC),\
 	$(if $(GIT_HASH),0.0~git$(shell git rev-list --count HEAD).$(GIT_HASH),\
 	$(or $(shell cat VERSION 2>/dev/null),0.0)))$(if $(GIT_HASH),$(shell git diff --quiet HEAD -- 2>/dev/null || echo +dirty)))
 
-LIBS_PC := libconfig libcurl libarchive liblzma libzstd ext2fs fdisk com_err libsolv libsolvext libcrypto \
+LIBS_PC := libconfig libcurl libarchive liblzma libzstd zlib ext2fs fdisk com_err libsolv libsolvext libcrypto \
 	libsquashfs1
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla -Wundef -Wwrite-strings
@@ -177,7 +177,8 @@ bench: bench-deps mkimage mkimage-exec
 # that touches what boots; an hour or more on two cores.
 BOOT_TESTS := 130-orangepi-pc.sh 60-arm-board.sh 62-pc-legacy.sh 63-arm64-armhf.sh 94-arm-board-verity.sh \
 	110-trixie-arm-board.sh 111-trixie-pc-legacy.sh 112-trixie-arm64-armhf.sh \
-	113-trixie-arm-board-verity.sh 115-trixie-riscv64.sh
+	113-trixie-arm-board-verity.sh 115-trixie-riscv64.sh 116-trixie-rauc-update-boot.sh \
+	129-rauc-update-boot.sh
 check-boots: test-deps mkimage mkimage-exec tools
 	MKIMAGE_TEST_BOOT_SUITES="bookworm trixie" tests/integration/run.sh -j $(TEST_JOBS) $(BOOT_TESTS)
 
@@ -216,7 +217,7 @@ deb: mkimage mkimage-exec
 # dpkg's tools, gpgv for signatures, QEMU user emulation and uidmap for the sandbox, e2fsprogs,
 # musl for the small static dispatcher (mkimage-exec) every exec of a target program goes through.
 DEB_DEPS := build-essential pkg-config libconfig-dev libcurl4-openssl-dev libarchive-dev \
-	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev libfdisk-dev \
+	libext2fs-dev libsolv-dev libsolvext-dev libssl-dev liblzma-dev libzstd-dev zlib1g-dev libfdisk-dev \
 	libsquashfs-dev gpg gpgv dpkg-dev apt apt-utils e2fsprogs qemu-user-static uidmap \
 	ca-certificates git musl-tools
 # What the tests add (`make check`, `make test-deps`): the unit framework, clang for the fuzzers,
@@ -226,7 +227,7 @@ TEST_DEPS := check clang libclang-rt-14-dev python3 python3-jsonschema python3-l
 	zstd xz-utils bzip2 libcap2-bin file man-db groff-base lintian apt-cacher-ng \
 	qemu-system-arm qemu-system-x86 qemu-system-misc bmap-tools fdisk dosfstools mtools u-boot-qemu \
 	ovmf qemu-efi-aarch64 opensbi cryptsetup-bin squashfs-tools squashfs-tools-ng \
-	docker-registry apache2-utils skopeo initramfs-tools-core
+	docker-registry apache2-utils skopeo initramfs-tools-core rauc openssl
 # The peers `make bench` measures against.
 BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin squashfs-tools
 deps:

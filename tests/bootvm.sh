@@ -26,6 +26,10 @@
 # architecture. BOOT_LOG=FILE keeps the whole console log; BOOT_SHOW=1 prints the command.
 # BOOT_STOP_AT=REGEX (grep -E) is for boots that must fail: once the console shows REGEX, the
 # machine runs 20 s more (what the system does next is in the log), then it is stopped: exit 3.
+# For a machine that updates itself across reboots (test 129): BOOT_WRITE=1 boots the disk
+# itself (no -snapshot) and lets the guest reboot; BOOT_DISK2=FILE adds a second virtio disk;
+# BOOT_DONE=REGEX passes once the console shows REGEX and the machine has powered off, instead
+# of at the first login prompt and boot report.
 set -euo pipefail
 usage() { echo "usage: bootvm.sh IMAGE [SECONDS]" >&2; exit 2; }
 die() { echo "bootvm: $*" >&2; exit 2; }
@@ -69,6 +73,10 @@ disk_machine() {
 		qemu=(qemu-system-arm -M virt -cpu cortex-a15
 			-bios "$(firmware /usr/lib/u-boot/qemu_arm/u-boot.bin u-boot-qemu)")
 		disk=(-drive "file=$img,format=raw,if=none,id=disk" -device virtio-blk-device,drive=disk)
+		# virt numbers virtio-mmio devices from the last given: the disk stays virtio 0, the
+		# one U-Boot's distro boot scans
+		[ -z "${BOOT_DISK2:-}" ] || disk=(-drive "file=$BOOT_DISK2,format=raw,if=none,id=disk2"
+			-device virtio-blk-device,drive=disk2 "${disk[@]}")
 		;;
 	arm64)
 		if [ "${BOOT_EFI:-0}" = 1 ]; then
@@ -178,7 +186,9 @@ command -v "${qemu[0]}" >/dev/null || die "'${qemu[0]}' is not installed (make t
 
 log=${BOOT_LOG:-$W/console.log}
 : >"$log"
-cmd=("${qemu[@]}" -accel tcg "${size[@]}" -nic none -snapshot -no-reboot -display none
+once=(-snapshot -no-reboot)
+[ "${BOOT_WRITE:-0}" != 1 ] || once=()
+cmd=("${qemu[@]}" -accel tcg "${size[@]}" -nic none "${once[@]}" -display none
 	-monitor none -serial "file:$log" "${boot[@]}" "${disk[@]}")
 [ -z "${BOOT_SHOW:-}" ] || echo "bootvm: ${cmd[*]}" >&2
 "${cmd[@]}" </dev/null >"$W/qemu.err" 2>&1 &
@@ -195,8 +205,13 @@ while :; do
 		grep -aE "$BOOT_STOP_AT" "$log" | tr -d '\r' | head -n 5 | sed 's/^/  | /' >&2
 		exit 3
 	fi
+	if [ -n "${BOOT_DONE:-}" ]; then
+		if grep -aEq "$BOOT_DONE" "$log" && ! kill -0 "$qpid" 2>/dev/null; then
+			echo "bootvm: '$img' showed '$BOOT_DONE' and powered off after $((SECONDS - start)) s" >&2
+			exit 0
+		fi
 	# Not anchored: getty's prompt and the unit's line may share a console line.
-	if grep -aq 'boot-report: system .*failed units' "$log" && grep -aq 'login: ' "$log"; then
+	elif grep -aq 'boot-report: system .*failed units' "$log" && grep -aq 'login: ' "$log"; then
 		verdict=$(grep -a -o 'boot-report: system .*failed units' "$log" | tail -n 1)
 		break
 	fi

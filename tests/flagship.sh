@@ -4,7 +4,8 @@
 # flagship_recipe NAME's file (recipes/NAME.cfg, or recipes/NAME-trixie.cfg).
 # The package lists name what the recipe installs besides Essential + required; the directory is
 # named after the set, so a branch still building an older set never rebuilds it. arm-board-ab
-# and arm-board-verity share arm-board's, which holds cryptsetup-bin for the verified root.
+# and arm-board-verity share arm-board's, which holds cryptsetup-bin for the verified root and
+# RAUC for the updates.
 # What the large set adds to the bootable arm-board (60-build.sh SET=large, fixed here so that
 # the bench and its mirror agree): 523 packages in all. samba is in since configure runs
 # the essential set first (mkimage(7), "The essential set first"): samba-common's postinst runs
@@ -17,8 +18,8 @@ flagship_mirror() {
 	local archs pkgs set=$1
 	case $1 in
 	arm-board | arm-board-ab | arm-board-verity)
-		set=arm-board-verity
-		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu cryptsetup-bin hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
+		set=arm-board-rauc
+		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu cryptsetup-bin rauc rauc-service hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
 	# The board profiles' recipes (recipes/orangepi-pc.cfg, tests 130-139): arm-board's system
 	# and Debian's U-Boot builds for the boards of builder/recipe/board.c.
 	orangepi-pc | boards)

@@ -89,6 +89,17 @@ int bootcfg_check_plan(const struct plan *p, const struct recipe *r)
 			  needs[i].name, needs[i].package, needs[i].package);
 		return -MKI_E_IMAGE;
 	}
+	for (i = 0; recipe_update_boots(r) && i < 2; i++) {
+		const char *pkg = i ? "rauc-service" : "rauc";
+
+		if (plan_has(p, pkg, 0))
+			continue;
+		log_error("%s: the disk is ready for updates (an 'update' group with bootloader = "
+			  "\"extlinux\"), and the device installs them with RAUC, whose package "
+			  "'%s' the plan does not hold: add \"rauc\" and \"rauc-service\" to "
+			  "packages.install", r->file, pkg);
+		return -MKI_E_IMAGE;
+	}
 	if (recipe_disk_root_verity(r) >= 0 && !plan_has(p, "cryptsetup-bin", 0)) {
 		log_error("%s: the root partition is verified by dm-verity, and the initramfs opens it "
 			  "with veritysetup, which the plan does not hold: add \"cryptsetup-bin\" to "
@@ -145,7 +156,7 @@ void bootcfg_mark_legacy_boot(struct recipe *r)
 	for (i = 0; i < r->disk.n_partitions; i++)
 		if (r->disk.partitions[i].legacy_boot)
 			return;
-	p = holding(r, "boot");
+	p = recipe_update_boots(r) ? &r->disk.partitions[r->update.select] : holding(r, "boot");
 	for (i = 0; !p && i < r->disk.n_partitions; i++)
 		if (r->disk.partitions[i].contents == PART_ROOT)
 			p = &r->disk.partitions[i];
@@ -744,8 +755,13 @@ static int write_loader(struct ctx *c)
 	int ret = printable("disk.console or disk.cmdline", c->r->disk.cmdline);
 
 	buf_adds(&root, "root=");
-	bootcfg_root(c->r, c->st->source_date_epoch, c->roothash, &root);
+	if (recipe_update_boots(c->r))
+		bootcfg_ab_root(&root);
+	else
+		bootcfg_root(c->r, c->st->source_date_epoch, c->roothash, &root);
 	bootcfg_parameters(c->r, &params);
+	if (recipe_update_boots(c->r))
+		bootcfg_ab_parameters(c->r, &params);
 	if (!ret)
 		ret = printable("disk.console", c->r->disk.console);
 	if (!ret)
@@ -764,6 +780,27 @@ static int write_loader(struct ctx *c)
 	return ret;
 }
 
+/*
+ * The A/B selection and RAUC's configuration; IMAGE_VERSION goes into the os-release file the
+ * tree reads: /etc/os-release if a regular file, else the file its link names in Debian.
+ */
+static int write_ab(struct ctx *c)
+{
+	const char *path = exists(c, "etc/os-release", S_IFREG) ? "etc/os-release"
+								 : "usr/lib/os-release";
+	struct buf text = { 0 };
+	int ret = read_text(c->rootfd, path, 1, &text);
+
+	if (ret == -ENOENT) {
+		buf_adds(&text, "");
+		ret = 0;
+	}
+	if (!ret)
+		ret = bootcfg_ab_write(&c->w, c->r, c->st->source_date_epoch, &text, path);
+	buf_release(&text);
+	return ret ? -MKI_E_IMAGE : 0;
+}
+
 static int write_all(struct ctx *c, struct staging *s, int rootfd, const struct settings *st)
 {
 	int ret;
@@ -780,6 +817,8 @@ static int write_all(struct ctx *c, struct staging *s, int rootfd, const struct 
 		ret = 0;
 	}
 	ret = ret ? -MKI_E_IMAGE : write_loader(c);
+	if (!ret && recipe_update_boots(c->r) && !c->late)
+		ret = write_ab(c);
 	buf_release(&c->os_release);
 	strv_release(&c->kernels);
 	return ret;

@@ -159,4 +159,29 @@ void bootcfg_bls_entry(const struct bootcfg_entry *e, struct buf *out);
 /** Runs of blanks and newlines of `s` as one space, none at the end (tr -s "$IFS" then ${%% }). */
 void bootcfg_squeeze(const char *s, struct buf *out);
 
+/*
+ * The A/B boot selection of an update-ready disk (recipe_update_boots(); bootcfg_ab.c). The
+ * texts are exported for the unit tests; bootcfg_write() writes them.
+ */
+/** The root of each slot's boot entry: PARTUUID=${mkimage_slot_partuuid}, set by boot.scr. */
+void bootcfg_ab_root(struct buf *out);
+/** rauc.slot=${mkimage_slot}, and panic=10 unless the recipe's cmdline sets panic=. */
+void bootcfg_ab_parameters(const struct recipe *r, struct buf *params);
+/** boot.scr's text and its U-Boot legacy script image (`mkimage -T script`'s bytes). */
+void bootcfg_ab_script(const struct recipe *r, int64_t sde, struct buf *out);
+void bootcfg_ab_script_image(const char *text, const char *arch, int64_t sde, struct buf *out);
+/** rauc.env as written first: slot A first with update.boot_attempts, B (empty) with none. */
+void bootcfg_ab_state(const struct recipe *r, struct buf *out);
+/** RAUC's /etc/rauc/system.conf: the slots by PARTUUID, bootnames A and B. */
+void bootcfg_ab_system_conf(const struct recipe *r, int64_t sde, struct buf *out);
+/** RAUC's custom backend (/usr/lib/mkimage/rauc-ab-boot). */
+void bootcfg_ab_backend(const struct recipe *r, struct buf *out);
+/**
+ * Write /boot/select/{boot.scr,rauc.env}, /etc/rauc/{system.conf,keyring.pem}, the backend,
+ * the mark-good unit, and `os_release_text` with IMAGE_ID and IMAGE_VERSION at
+ * `os_release_path`. 0 or -MKI_E_IMAGE (logged).
+ */
+int bootcfg_ab_write(struct staging_writer *w, const struct recipe *r, int64_t sde,
+		     const struct buf *os_release_text, const char *os_release_path);
+
 #endif

@@ -92,6 +92,8 @@ void bootcfg_fstab(const struct recipe *r, int64_t sde, struct buf *out)
 	partuuid_partition(r, sde, root_index(r), id);
 	if (bootcfg_verity_root(r) >= 0)
 		buf_adds(out, "/dev/mapper/root");
+	else if (recipe_update_boots(r))
+		buf_adds(out, "/dev/root"); /* whichever slot booted: root= names it */
 	else
 		buf_addf(out, "PARTUUID=%s", id);
 	buf_addf(out, "\t/\t%s\t%s\t0\t%d\n", root->name, root->fstab_root, fstype_pass(rf, 1));

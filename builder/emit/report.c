@@ -171,6 +171,8 @@ int report_write(const struct report *rep, const struct plan *p, const struct re
 		buf_adds(&b, rep->overlays);
 	if (rep->disk)
 		buf_adds(&b, rep->disk);
+	if (rep->update)
+		buf_adds(&b, rep->update);
 	if (rep->layer_outcome) {
 		buf_adds(&b, "  \"layer_cache\": { \"outcome\": ");
 		json_str(&b, rep->layer_outcome);

@@ -25,6 +25,7 @@ struct report {
 	unsigned warnings;
 	const char *overlays;                  /* from overlay_report_json(); NULL: none */
 	const char *disk;                      /* the disk's member (image/disk.h); NULL: none */
+	const char *update;                    /* the update bundle's member; NULL: none */
 	const struct bootexport *boot;         /* image.export_boot; reported once committed */
 	const char *layer_outcome, *layer_key; /* the layer cache (layer.h); NULL: not reached */
 

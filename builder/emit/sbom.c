@@ -360,8 +360,22 @@ static void extracted(struct buf *b, const struct dep5_refs *refs)
 	buf_adds(b, "\n  ],\n");
 }
 
+/* The update bundle: a package of its own, made from the image. */
+static void bundle_package(struct buf *b, const struct sbom_bundle *u)
+{
+	buf_adds(b, ",\n    {\n      \"SPDXID\": \"SPDXRef-UpdateBundle\",\n      \"name\": ");
+	json_str(b, u->name);
+	buf_adds(b, ",\n      \"downloadLocation\": \"NOASSERTION\",\n      \"filesAnalyzed\": false,\n"
+		    "      \"checksums\": [ { \"algorithm\": \"SHA256\", \"checksumValue\": ");
+	json_str(b, u->sha256);
+	buf_adds(b, " } ],\n      \"primaryPackagePurpose\": \"INSTALL\",\n      \"comment\": ");
+	json_str(b, u->comment);
+	buf_adds(b, ",\n      \"licenseConcluded\": \"NOASSERTION\",\n      \"licenseDeclared\": "
+		    "\"NOASSERTION\",\n      \"copyrightText\": \"NOASSERTION\"\n    }");
+}
+
 int sbom_write(const struct plan *p, const struct recipe *r, const struct dep5_texts *shipped,
-	       const char *root, const char *image_name, const char *image_sha256, int64_t sde,
+	       const struct sbom_bundle *bundle, const char *root, const char *image_name, const char *image_sha256, int64_t sde,
 	       const char *file)
 {
 	struct buf b = { 0 };
@@ -377,10 +391,17 @@ int sbom_write(const struct plan *p, const struct recipe *r, const struct dep5_t
 		buf_adds(&b, ",\n");
 		package(&b, &p->v[i], r->suite, lic[i]);
 	}
+	if (bundle)
+		bundle_package(&b, bundle);
 	buf_adds(&b, "\n  ],\n");
 	extracted(&b, &refs);
 	buf_adds(&b, "  \"relationships\": [\n    { \"spdxElementId\": \"SPDXRef-DOCUMENT\", "
 		     "\"relationshipType\": \"DESCRIBES\", \"relatedSpdxElement\": \"SPDXRef-Image\" }");
+	if (bundle)
+		buf_adds(&b, ",\n    { \"spdxElementId\": \"SPDXRef-DOCUMENT\", \"relationshipType\": "
+			     "\"DESCRIBES\", \"relatedSpdxElement\": \"SPDXRef-UpdateBundle\" },\n"
+			     "    { \"spdxElementId\": \"SPDXRef-UpdateBundle\", \"relationshipType\": "
+			     "\"GENERATED_FROM\", \"relatedSpdxElement\": \"SPDXRef-Image\" }");
 	for (i = 0; i < p->n; i++) {
 		buf_adds(&b, ",\n    { \"spdxElementId\": \"SPDXRef-Image\", \"relationshipType\": "
 			     "\"CONTAINS\", \"relatedSpdxElement\": ");

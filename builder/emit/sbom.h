@@ -22,6 +22,13 @@ int sbom_capture(struct dep5_texts *t, const struct plan *p, const char *root);
  */
 const char *sbom_purpose(const struct plan_entry *e);
 
+/* An output beside the image the document also describes: an update bundle made from it. */
+struct sbom_bundle {
+	const char *name;    /* its file name */
+	const char *sha256;
+	const char *comment; /* what it is, for a reader */
+};
+
 /**
  * Write the SPDX 2.3 document for the image built from `p` to `file` (atomically). The document
  * is deterministic: its creation time is `sde` and its namespace is the recipe's sbom_namespace (default
@@ -29,10 +36,11 @@ const char *sbom_purpose(const struct plan_entry *e);
  * Each package's licenseDeclared comes from its DEP-5 copyright file (dep5.h): as `shipped`
  * holds it (sbom_capture()) or, when `shipped` is NULL (a tree restored from the layer cache),
  * from the staging tree `root` (NULL: no tree, every licence NOASSERTION). Returns 0,
- * -MKI_E_INTERRUPTED or a negative errno.
+ * -MKI_E_INTERRUPTED or a negative errno. With `bundle` (NULL: none) the document describes it
+ * too, as a package GENERATED_FROM the image.
  */
 int sbom_write(const struct plan *p, const struct recipe *r, const struct dep5_texts *shipped,
-	       const char *root,
+	       const struct sbom_bundle *bundle, const char *root,
 	       const char *image_name, const char *image_sha256, int64_t sde, const char *file);
 
 #endif

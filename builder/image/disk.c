@@ -499,13 +499,13 @@ static int hash_disk(struct disk_ctx *c)
 	return ret;
 }
 
-/* root_image: the root partition's bytes, holes kept, at their own path (atomically). */
-static int write_root_image(struct disk_ctx *c)
+/* The root partition's bytes, holes kept, at their own path (atomically). */
+static int write_root_image(struct disk_ctx *c, const char *path)
 {
 	struct sink out;
 	int ret;
 
-	sink_init_file(&out, c->dp->root_output);
+	sink_init_file(&out, path);
 	ret = sink_begin(&out, c->v[c->root].size);
 	if (!ret)
 		ret = copy_raw(&out, c->k.fd, c->v[c->root].offset, c->v[c->root].size, 0, c->k.tmp);
@@ -711,7 +711,9 @@ int disk_write(const struct staging *s, const struct disk_params *dp, struct buf
 	if (!ret)
 		ret = sink_commit(&c.k);
 	if (!ret && dp->root_output)
-		ret = write_root_image(&c);
+		ret = write_root_image(&c, dp->root_output);
+	if (!ret && dp->slot_output)
+		ret = write_root_image(&c, dp->slot_output);
 	if (!ret)
 		report_json(&c, report);
 	if (ret == -MKI_E_INTERRUPTED && c.k.fd >= 0)

@@ -20,6 +20,7 @@ struct disk_params {
 	const struct image_params *ip; /* the root's: image section, seed, epoch (never -1) */
 	const char *output;            /* the disk's final path */
 	const char *root_output;       /* root_image: the root partition's bytes here; or NULL */
+	const char *slot_output;       /* the same for an update bundle's slot image (unreported) */
 	const char *bmap;              /* what the report names as the bmap, or NULL */
 	const char *compressed;        /* what the report names as the compressed disk, or NULL */
 	const struct limits *lim;      /* disk-size */

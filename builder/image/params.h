@@ -16,6 +16,7 @@ struct image_params {
 	int64_t source_date_epoch;     /* every timestamp; -1: the newest mtime in the manifest */
 	char seed[65];                 /* hex digest the UUID and hash seed derive from (the lock's) */
 	uint32_t volume_id;            /* a FAT partition's serial, derived by the disk writer */
+	unsigned level;                /* squashfs: the compressor's level; 0: libsquashfs's default */
 };
 
 #endif

@@ -49,7 +49,7 @@ uint32_t squashfs_clamp_time(int64_t t)
 	return t < 0 ? 0 : t > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)t;
 }
 
-static int open_compressors(struct squashfs_ctx *w, int comp)
+static int open_compressors(struct squashfs_ctx *w, int comp, unsigned level)
 {
 	sqfs_compressor_config_t cfg;
 	sqfs_compressor_t *c = NULL, *u = NULL;
@@ -57,6 +57,8 @@ static int open_compressors(struct squashfs_ctx *w, int comp)
 
 	if (comp != FS_COMP_NONE) {
 		ret = sqfs_compressor_config_init(&cfg, comps[comp].id, BLOCK_SIZE, 0);
+		if (level)
+			cfg.level = level;
 		if (!ret)
 			ret = sqfs_compressor_create(&cfg, &c);
 		cfg.flags |= SQFS_COMP_FLAG_UNCOMPRESS;
@@ -73,10 +75,10 @@ static int open_compressors(struct squashfs_ctx *w, int comp)
 }
 
 /* Everything up to the data: the superblock's place, the compressor's options, the writers. */
-static int open_writers(struct squashfs_ctx *w, int comp, unsigned threads)
+static int open_writers(struct squashfs_ctx *w, int comp, unsigned level, unsigned threads)
 {
 	sqfs_block_processor_desc_t d = { .size = sizeof(d), .max_block_size = BLOCK_SIZE };
-	int ret = open_compressors(w, comp);
+	int ret = open_compressors(w, comp, level);
 
 	if (!ret)
 		ret = sqfs_super_init(&w->super, BLOCK_SIZE, squashfs_clamp_time(w->t->sde),
@@ -267,7 +269,7 @@ int squashfs_write_threads(const struct imgtree *t, const struct image_params *p
 	w.num = xcalloc(t->n, sizeof(*w.num));
 	w.ref = xcalloc(t->n, sizeof(*w.ref));
 	w.buf = xmalloc(BLOCK_SIZE);
-	ret = open_writers(&w, comp, threads);
+	ret = open_writers(&w, comp, p->level, threads);
 	if (!ret)
 		ret = write_data(&w);
 	log_debug("squashfs: data written, %" PRIu64 " bytes (%.2fs)", w.io.size, log_now() - t0);

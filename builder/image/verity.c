@@ -48,10 +48,13 @@ static uint64_t shift_up(uint64_t n, unsigned bits)
 	return (n + ((uint64_t)1 << bits) - 1) >> bits;
 }
 
-/* cryptsetup's layout: as many levels as the block count's digits in base 128, top first. */
-static void tree_shape(uint64_t blocks, struct tree *t)
+/*
+ * cryptsetup's layout: as many levels as the block count's digits in base 128, top first, after
+ * the superblock's block when there is one.
+ */
+static void tree_shape(uint64_t blocks, int superblock, struct tree *t)
 {
-	uint64_t pos = 1; /* the superblock's block */
+	uint64_t pos = superblock ? 1 : 0;
 	unsigned i;
 
 	memset(t, 0, sizeof(*t));
@@ -66,12 +69,17 @@ static void tree_shape(uint64_t blocks, struct tree *t)
 	t->total = pos;
 }
 
-uint64_t verity_hash_size(uint64_t data_bytes)
+uint64_t verity_tree_size(uint64_t data_bytes, int superblock)
 {
 	struct tree t;
 
-	tree_shape(shift_up(data_bytes, 12), &t);
+	tree_shape(shift_up(data_bytes, 12), superblock, &t);
 	return t.total * VERITY_BLOCK;
+}
+
+uint64_t verity_hash_size(uint64_t data_bytes)
+{
+	return verity_tree_size(data_bytes, 1);
 }
 
 /* All `n` bytes at `off`, or a negative errno (-EIO: the file ends before). */
@@ -291,7 +299,7 @@ static int write_tree(struct run *r, struct sink *hash, char root_hex[65])
 	}
 	memset(buf, 0, VERITY_BLOCK);
 	hash_sha256_pair(&h, r->vp->salt, 32, buf, VERITY_BLOCK, r->zero_digest);
-	ret = write_superblock(r, hash, buf);
+	ret = r->vp->no_superblock ? 0 : write_superblock(r, hash, buf);
 	if (!ret && r->t.levels)
 		ret = level0(r, hash);
 	for (l = 1; !ret && l < r->t.levels; l++)
@@ -315,7 +323,7 @@ int verity_write(int data_fd, uint64_t data_off, uint64_t data_bytes,
 			  "blocks: dm-verity cannot hash it", vp->name, data_bytes, VERITY_BLOCK);
 		return -MKI_E_IMAGE;
 	}
-	tree_shape(data_bytes / VERITY_BLOCK, &r.t);
+	tree_shape(data_bytes / VERITY_BLOCK, !vp->no_superblock, &r.t);
 	if (hash->length && hash->length < r.t.total * VERITY_BLOCK) {
 		log_error("the hash tree of partition '%s' needs %" PRIu64 " bytes, more than the "
 			  "%" PRIu64 " of '%s'", vp->name, r.t.total * VERITY_BLOCK, hash->length,

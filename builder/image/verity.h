@@ -20,6 +20,7 @@ struct verity_params {
 	uint8_t uuid[16];  /* the superblock's UUID (veritysetup --uuid) */
 	const char *name;  /* the data partition's name, for messages */
 	unsigned threads;  /* workers hashing the data (0: one per CPU) */
+	int no_superblock; /* the tree alone, as RAUC's verity bundles append it (`uuid` unused) */
 };
 
 /**
@@ -27,6 +28,8 @@ struct verity_params {
  * superblock's block and every level of the tree.
  */
 uint64_t verity_hash_size(uint64_t data_bytes);
+/** verity_hash_size, or without `superblock` the tree's bytes alone (vp->no_superblock). */
+uint64_t verity_tree_size(uint64_t data_bytes, int superblock);
 /**
  * Hash `data_bytes` of `data_fd` from `data_off` (a whole, non-zero number of 4096-byte blocks)
  * and write the superblock and tree at the start of `hash` (which must hold verity_hash_size

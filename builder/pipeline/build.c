@@ -30,6 +30,9 @@ void build_release(struct build *b)
 	free(b->root_image);
 	free(b->bmap);
 	free(b->compressed);
+	free(b->update_dir);
+	free(b->bundle);
+	free(b->bundle_manifest);
 	bootexport_release(&b->boot);
 	staging_release(&b->staging);
 	overlay_report_free(b->overlays);

@@ -15,6 +15,7 @@
 #include "emit/bootexport.h"
 #include "emit/report.h"
 #include "image/params.h"
+#include "image/rauc.h"
 #include "layer/layer.h"
 #include "lib/buf.h"
 #include "lib/settings.h"
@@ -65,6 +66,10 @@ struct build {
 	struct buf disk;           /* the report's "disk" member (disk.h); empty without a disk */
 	char *root_image, *bmap, *compressed; /* a disk's other outputs, or NULL */
 	char root_hash[65];        /* the root's dm-verity root hash (disk.h), or "" */
+	char *update_dir;          /* update: the bundle's contents in the work directory, or NULL */
+	char *bundle;              /* update: NAME.raucb beside the disk, or NULL */
+	char *bundle_manifest;     /* update.sign = "offline": NAME.raucb.manifest, or NULL */
+	struct rauc_bundle bundle_info; /* what the bundle is, once written (rauc.h) */
 	struct sparsehash digests; /* a disk's whole sha256 and block map (disk.h), or empty */
 	struct image_params ip;    /* what the image is written with */
 	double t0;

@@ -3,6 +3,7 @@
 #include "stage_ctx.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,14 +15,52 @@
 #include "image/image.h"
 #include "lib/err.h"
 #include "lib/hash.h"
+#include "lib/json.h"
 #include "lib/log.h"
 #include "repo/twinsrc.h"
 #include "resolve/resolve.h"
 
+/* The report's "update" member: the bundle, what it is for and how it was signed. */
+static void update_json(const struct recipe *r, const struct build *b, struct buf *out)
+{
+	const struct rauc_bundle *u = &b->bundle_info;
+	size_t i;
+
+	buf_adds(out, "  \"update\": { \"format\": \"rauc\", \"path\": ");
+	json_str(out, b->bundle);
+	buf_addf(out, ", \"bytes\": %" PRIu64 ", \"sha256\": ", u->bytes);
+	json_str(out, u->sha256);
+	buf_adds(out, ",\n    \"compatible\": ");
+	json_str(out, r->update.compatible);
+	buf_adds(out, ", \"version\": ");
+	json_str(out, r->update.version);
+	buf_adds(out, ", \"slots\": [");
+	for (i = 0; i < r->update.slots.n; i++) {
+		buf_adds(out, i ? ", " : " ");
+		json_str(out, r->update.slots.v[i]);
+	}
+	buf_adds(out, " ],\n    \"verity_hash\": ");
+	json_str(out, u->verity_hash);
+	buf_addf(out, ", \"payload_bytes\": %" PRIu64 ", \"signature_bytes\": %" PRIu64
+		 ", \"cert\": ", u->payload_bytes, u->signature_bytes);
+	if (r->update.cert)
+		json_str(out, r->update.cert);
+	else
+		buf_adds(out, "null"); /* signed offline */
+	buf_adds(out, ", \"signed\": ");
+	buf_adds(out, r->update.sign_offline ? "false, \"manifest\": " : "true");
+	if (r->update.sign_offline)
+		json_str(out, b->bundle_manifest);
+	buf_adds(out, " },\n");
+}
+
 /* The image's companions: lock, SBOM and build report beside it. */
 static int write_outputs(struct build_opts *o, const struct recipe *r, struct build *b)
 {
-	struct buf overlays = { 0 }, net = { 0 }, native = { 0 }, ixuse = { 0 };
+	struct buf overlays = { 0 }, net = { 0 }, native = { 0 }, ixuse = { 0 }, upd = { 0 };
+	const char *bname = b->bundle ? strrchr(b->bundle, '/') : NULL;
+	struct sbom_bundle sb = { bname ? bname + 1 : b->bundle, b->bundle_info.sha256,
+				  "RAUC update bundle (verity format) of the image's root partition" };
 	struct stat st;
 	const char *base;
 	int ret = b->digests.whole[0] ? 0 : hash_file_hex(o->output, HASH_SHA256, b->digests.whole);
@@ -35,7 +74,8 @@ static int write_outputs(struct build_opts *o, const struct recipe *r, struct bu
 					 twinsrc_origin(&b->indexes), o->st.lock_file);
 	base = strrchr(o->output, '/');
 	if (!ret)
-		ret = sbom_write(&b->plan, r, b->shipped.v ? &b->shipped : NULL, b->staging.root,
+		ret = sbom_write(&b->plan, r, b->shipped.v ? &b->shipped : NULL,
+				 b->bundle ? &sb : NULL, b->staging.root,
 				 base ? base + 1 : o->output, b->rep.image_sha256,
 				 o->st.source_date_epoch, b->sbom_file);
 	if (ret) {
@@ -56,6 +96,9 @@ static int write_outputs(struct build_opts *o, const struct recipe *r, struct bu
 	b->rep.overlays = overlays.p;
 	b->rep.boot = &b->boot;
 	b->rep.disk = b->disk.p;
+	if (b->bundle)
+		update_json(r, b, &upd);
+	b->rep.update = upd.p;
 	b->rep.layer_outcome = layer_outcome(b->layer);
 	b->rep.layer_key = layer_key(b->layer);
 	b->rep.version = MKI_VERSION;
@@ -76,6 +119,8 @@ static int write_outputs(struct build_opts *o, const struct recipe *r, struct bu
 	buf_release(&net);
 	buf_release(&native);
 	buf_release(&ixuse);
+	b->rep.update = NULL;
+	buf_release(&upd);
 	if (ret)
 		log_error("cannot write the build report '%s': %s", b->report_file, err_text(ret));
 	return ret;

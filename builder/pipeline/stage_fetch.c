@@ -14,6 +14,7 @@
 
 #include "configure/accel.h"
 #include "configure/bootcfg.h"
+#include "image/raucsign.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "repo/twinsrc.h"
@@ -154,9 +155,19 @@ static int check_space(const struct build_opts *o, const struct plan *p)
 }
 
 /* Before anything is downloaded: room for the image, when there will be one. */
+/* The update's keys, which OpenSSL reads: a wrong one fails here, not after the whole build. */
+static int check_update_keys(const struct recipe *r)
+{
+	struct raucsign_keys k = { r->update.cert, r->update.key, r->update.keyring };
+
+	return r->update.set ? raucsign_check(&k) : 0;
+}
+
 int stage_room(struct build_opts *o, const struct recipe *r, struct build *b)
 {
-	return o->until >= ST_IMAGE ? check_space(o, &b->plan) : 0;
+	int ret = o->until >= ST_IMAGE ? check_update_keys(r) : 0;
+
+	return !ret && o->until >= ST_IMAGE ? check_space(o, &b->plan) : ret;
 }
 
 /*

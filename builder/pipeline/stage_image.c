@@ -19,12 +19,25 @@
 #include "emit/verify.h"
 #include "image/disk.h"
 #include "image/image.h"
+#include "image/rauc.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/x.h"
 #include "recipe/fstype.h"
 #include "unpack/unpack.h"
+
+/* The update bundle's slot image: the root partition's filesystem, named as RAUC's handlers know. */
+static const char *update_slot_name(const struct recipe *r)
+{
+	return r->disk.partitions[r->update.root].format == PART_FS_SQUASHFS ? "rootfs.squashfs"
+									      : "rootfs.ext4";
+}
+
+static char *update_slot_path(const struct recipe *r, const struct build *b)
+{
+	return xasprintf("%s/%s", b->update_dir, update_slot_name(r));
+}
 
 /* What the disk writer calls back with a verified root's hash (disk.h, bootcfg.h). */
 struct entry_ctx {
@@ -55,16 +68,20 @@ static int write_image(const struct build_opts *o, const struct recipe *r, struc
 {
 	struct buf none = { 0 };
 	struct entry_ctx e = { s, r, &o->st };
-	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, b->bmap,
+	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, NULL, b->bmap,
 				  b->compressed, &o->st.limits, report ? b->root_hash : NULL,
 				  bootcfg_entry_path(r), write_entry, &e,
 				  report ? &b->digests : NULL };
+	char *slot = report && b->update_dir ? update_slot_path(r, b) : NULL;
 	int ret;
+
+	dp.slot_output = slot;
 
 	if (!r->disk.set)
 		return image_write(s, ip);
 	ret = disk_write(s, &dp, report ? report : &none);
 	buf_release(&none);
+	free(slot);
 	return ret;
 }
 
@@ -159,11 +176,46 @@ static void disk_outputs(const struct build_opts *o, const struct recipe *r, str
 	}
 }
 
+/*
+ * The update bundle: NAME.raucb beside the disk, made in the work directory's update/ from a
+ * copy of the root partition the disk writer leaves there.
+ */
+static int update_outputs(struct build_opts *o, const struct recipe *r, struct build *b)
+{
+	int ret;
+
+	b->bundle = xasprintf("%.*s.raucb%s", build_output_stem(o->output), o->output,
+			      r->update.sign_offline ? ".unsigned" : "");
+	if (r->update.sign_offline)
+		b->bundle_manifest = xasprintf("%.*s.raucb.manifest", build_output_stem(o->output),
+					       o->output);
+	b->update_dir = xasprintf("%s/update", o->st.work_dir);
+	fsutil_remove_tree(b->update_dir); /* a restarted build's leftovers */
+	ret = fsutil_mkdirs(b->update_dir);
+	if (ret)
+		log_error("cannot create '%s': %s", b->update_dir, strerror(-ret));
+	return ret ? -MKI_E_IMAGE : 0;
+}
+
+static int write_bundle(struct build_opts *o, const struct recipe *r, struct build *b)
+{
+	struct rauc_params p = { &r->update, b->update_dir, update_slot_name(r), b->bundle,
+				 b->bundle_manifest, o->st.source_date_epoch };
+	int ret = rauc_write(&p, &b->bundle_info);
+
+	fsutil_remove_tree(b->update_dir); /* a copy of the root partition: gigabytes */
+	return ret;
+}
+
 /* What the image is written with; a disk's other outputs named; the boot files' export begun. */
 int stage_image_setup(struct build_opts *o, const struct recipe *r, struct build *b)
 {
+	int ret;
+
 	if (r->disk.set)
 		disk_outputs(o, r, b);
+	if (r->update.set && (ret = update_outputs(o, r, b)))
+		return ret;
 	b->ip.im = &r->image;
 	b->ip.output = o->output;
 	b->ip.source_date_epoch = o->st.source_date_epoch;
@@ -190,6 +242,8 @@ int stage_image_extras(struct build_opts *o, const struct recipe *r, struct buil
 		ret = bootexport_commit(&b->boot);
 	if (!ret && b->bmap)
 		ret = bmap_write(o->output, b->bmap, &b->digests);
+	if (!ret && b->bundle)
+		ret = write_bundle(o, r, b);
 	if (!ret && b->compressed)
 		ret = compress_file(o->output, b->compressed, disk_compression(r));
 	return ret;

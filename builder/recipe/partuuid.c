@@ -5,7 +5,11 @@
 
 #include "lib/hash.h"
 
-/* sha256("mkimage disk id\0NAME\0SDE\0WHAT"): a seed per recipe and epoch, a value per use. */
+/*
+ * sha256("mkimage disk id\0NAME\0SDE\0WHAT"): a seed per recipe and epoch, a value per use. An
+ * update-ready disk's ids leave the epoch out (sha256("...\0NAME\0update\0COMPATIBLE\0WHAT")):
+ * each later version's root names the slots by the ids the factory disk has.
+ */
 static void derive(const struct recipe *r, int64_t sde, const char *what, uint8_t out[32])
 {
 	static const char tag[] = "mkimage disk id";
@@ -16,7 +20,12 @@ static void derive(const struct recipe *r, int64_t sde, const char *what, uint8_
 	hash_init(&h, HASH_SHA256);
 	hash_update(&h, tag, sizeof(tag));
 	hash_update(&h, r->name, strlen(r->name) + 1);
-	hash_update(&h, epoch, strlen(epoch) + 1);
+	if (r->update.set && r->update.compatible) {
+		hash_update(&h, "update", 7);
+		hash_update(&h, r->update.compatible, strlen(r->update.compatible) + 1);
+	} else {
+		hash_update(&h, epoch, strlen(epoch) + 1);
+	}
 	hash_update(&h, what, strlen(what));
 	hash_final(&h, out);
 }

@@ -149,6 +149,26 @@ struct recipe_layers {
 	struct strv trusted_keys; /* absolute paths of the public keys a pulled layer may be signed by */
 };
 
+/*
+ * The update bundle (recipe section `update`): what a device running the image accepts as its
+ * next root, signed. Present only when `set`; needs a disk with two root slots or more.
+ */
+struct recipe_update {
+	int set;                /* the recipe has an update section */
+	char *format;           /* "rauc" (the one format written yet) */
+	char *compatible;       /* what the device's updater must match (RAUC's compatible) */
+	char *version;          /* the bundle's version */
+	struct strv slots;      /* partition names of the root slots; default: every "root" one */
+	char *sign;             /* "build" or "offline" */
+	int sign_offline;       /* sign = "offline": the bundle's content and manifest, unsigned */
+	char *cert;             /* absolute path: the signing certificate (PEM), then its chain */
+	char *key;              /* absolute path: its private key (PEM) */
+	char *keyring;          /* absolute path: the CA certificates (PEM) devices trust */
+	size_t root;            /* the disk's partition (index) holding the root */
+	unsigned boot_attempts; /* boots a new slot gets before the selector falls back */
+	int select;             /* the boot selection partition (contents "/boot/select"), or -1 */
+};
+
 struct recipe {
 	char *file;  /* as given */
 	char *dir;   /* absolute directory of the recipe: relative paths are resolved against it */
@@ -183,6 +203,7 @@ struct recipe {
 	struct recipe_image image;
 	struct recipe_disk disk;
 	struct recipe_layers layers;
+	struct recipe_update update;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };
 
@@ -245,6 +266,18 @@ int recipe_parse_size(const char *s, uint64_t *out);
  * "root"), or -1 when the root is not verified or there is no disk.
  */
 int recipe_disk_root_verity(const struct recipe *r);
+/**
+ * The partition indices of the update's root slots (r->update.slots, in that order) into `out`
+ * (at most `max`); the count, or 0 without an update section.
+ */
+size_t recipe_update_slots(const struct recipe *r, size_t *out, size_t max);
+
+/*
+ * The disk boots its slots through mkimage's boot selection (an update group on a disk with
+ * bootloader = "extlinux"): U-Boot's boot.scr and the attempt counter on the partition holding
+ * "/boot/select", RAUC's system.conf and its custom backend in the tree (mkimage(7), Updates).
+ */
+int recipe_update_boots(const struct recipe *r);
 /** The EFI name of Debian architecture `arch` ("x64", "aa64", ...), or NULL for none. */
 const char *recipe_disk_efi_arch(const char *arch);
 

@@ -18,6 +18,7 @@ enum recipe_section {
 	RECIPE_IN_DISK,     /* the disk group: struct recipe_disk */
 	RECIPE_IN_PARTITIONS, /* each element of disk.partitions: struct recipe_partition */
 	RECIPE_IN_LAYERS,   /* the layers group: struct recipe_layers */
+	RECIPE_IN_UPDATE,   /* the update group: struct recipe_update */
 	RECIPE_N_SECTIONS
 };
 

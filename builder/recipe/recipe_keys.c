@@ -600,74 +600,6 @@ static int parse_device_type(struct recipe_ctx *c, const config_setting_t *g,
 	return ret;
 }
 
-/* ---- layers: where configured trees are shared, never what the image is ------------------ */
-
-static int shown_layers(const struct recipe_key *k, const void *base, int digest)
-{
-	const struct recipe_layers *l = &((const struct recipe *)base)->layers;
-
-	return !digest && (l->registry || l->sign_key || l->trusted_keys.n);
-}
-
-static int shown_layer_key(const struct recipe_key *k, const void *base, int digest)
-{
-	return !digest && recipe_shown_if_set(k, base, digest);
-}
-
-/* http(s)://HOST[:PORT]/REPO: the registry module says more when it is contacted. */
-static int check_layer_registry(struct recipe_ctx *c, const config_setting_t *g,
-				const struct recipe_key *k, void *base)
-{
-	const char *u = ((const struct recipe_layers *)base)->registry, *host;
-
-	if (!u)
-		return 0;
-	host = str_starts_with(u, "http://") ? u + 7 : str_starts_with(u, "https://") ? u + 8 : NULL;
-	if (!host || *host == '/' || !strchr(host, '/') || !strchr(host, '/')[1] ||
-	    strpbrk(u, "?#@ \t"))
-		return recipe_fail(c, recipe_member(g, k->name), "'registry' must be "
-			"http(s)://HOST[:PORT]/REPO, such as \"http://127.0.0.1:5000/mkimage/layers\"; "
-			"not '%s'", u);
-	return 0;
-}
-
-static int parse_layer_key(struct recipe_ctx *c, const config_setting_t *g,
-			   const struct recipe_key *k, void *base)
-{
-	const config_setting_t *s = recipe_member(g, k->name);
-
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return recipe_fail(c, s, "'%s' must be a string: the private key's file", k->name);
-	return recipe_get_path(c, s, "layer signing key", recipe_field(base, k->offset));
-}
-
-static int parse_trusted_keys(struct recipe_ctx *c, const config_setting_t *g,
-			      const struct recipe_key *k, void *base)
-{
-	const config_setting_t *s = recipe_member(g, k->name);
-	struct strv *v = recipe_field(base, k->offset);
-	char *path;
-	int i, ret = 0;
-
-	if (s && config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
-		return recipe_fail(c, s, "'%s' must be a list of public key files", k->name);
-	for (i = 0; !ret && s && i < config_setting_length(s); i++) {
-		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-
-		if (config_setting_type(e) != CONFIG_TYPE_STRING)
-			return recipe_fail(c, e, "'%s' must hold only strings", k->name);
-		path = NULL;
-		ret = recipe_get_path(c, e, "trusted layer key", &path);
-		if (ret)
-			free(path);
-		else
-			strv_push_take(v, path);
-	}
-	return ret;
-}
-
 /* ---- the table ----------------------------------------------------------------------------- */
 
 static const struct recipe_section_info sections[RECIPE_N_SECTIONS] = {
@@ -694,6 +626,7 @@ static const struct recipe_section_info sections[RECIPE_N_SECTIONS] = {
 				NULL },
 	[RECIPE_IN_DISK] = { "disk", "'disk'", NULL, 0, 0, recipe_disk_finish },
 	[RECIPE_IN_LAYERS] = { "layers", "'layers'", NULL, 0, 0, NULL },
+	[RECIPE_IN_UPDATE] = { "update", "'update'", NULL, 0, 0, recipe_update_finish },
 	[RECIPE_IN_PARTITIONS] = { "disk.partitions", "a partition",
 				   "each partition must be a group: { name = \"root\"; "
 				   "type = \"root\"; ... }",
@@ -720,6 +653,7 @@ static const char *const fs_compressions[] = { "zstd", "xz", "lz4", "gzip", "non
 #define DISK(f) offsetof(struct recipe_disk, f)
 #define PART(f) offsetof(struct recipe_partition, f)
 #define LAY(f) offsetof(struct recipe_layers, f)
+#define UPD(f) offsetof(struct recipe_update, f)
 #define LIST_OF "( { ... }, { ... } )"
 
 /*
@@ -781,8 +715,12 @@ const struct recipe_key recipe_keys[] = {
 	  .shown = recipe_disk_shown, .def_doc = "no disk: the image alone",
 	  .hint = "disk = { partitions = ( { name = \"root\"; type = \"root\"; contents = \"root\"; } ); };",
 	  .doc = "a whole disk: partition table, boot loader, the image in a partition" },
+	{ RECIPE_IN_TOP, "update", RECIPE_GROUP, .offset = TOP(update), .sub = RECIPE_IN_UPDATE,
+	  .shown = recipe_update_shown, .def_doc = "no update bundle",
+	  .hint = "update = { format = \"rauc\"; compatible = \"...\"; version = \"...\"; ... };",
+	  .doc = "a signed update bundle of the disk's root for its other slots" },
 	{ RECIPE_IN_TOP, "layers", RECIPE_GROUP, .offset = TOP(layers), .sub = RECIPE_IN_LAYERS,
-	  .shown = shown_layers, .def_doc = "configured trees cached on this machine only",
+	  .shown = recipe_layers_shown, .def_doc = "configured trees cached on this machine only",
 	  .hint = "layers = { registry = \"http://127.0.0.1:5000/REPO\"; trusted_keys = [ ... ]; };",
 	  .doc = "a registry sharing configured trees between machines (not in the digest)" },
 
@@ -972,14 +910,40 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "false: raw bytes at a fixed offset, outside the table (a boot loader's SPL)" },
 
 	{ RECIPE_IN_LAYERS, "registry", RECIPE_STRING, .def_doc = "none (--layer-registry)",
-	  .offset = LAY(registry), .check = check_layer_registry, .shown = shown_layer_key,
+	  .offset = LAY(registry), .check = recipe_layers_check_registry, .shown = recipe_layers_shown_key,
 	  .doc = "the OCI registry repository, http(s)://HOST[:PORT]/REPO" },
 	{ RECIPE_IN_LAYERS, "sign_key", RECIPE_PATH, .def_doc = "none: nothing is pushed",
-	  .offset = LAY(sign_key), .parse = parse_layer_key, .shown = shown_layer_key,
+	  .offset = LAY(sign_key), .parse = recipe_layers_parse_key, .shown = recipe_layers_shown_key,
 	  .doc = "the Ed25519 private key (PEM) pushed layers are signed with" },
 	{ RECIPE_IN_LAYERS, "trusted_keys", RECIPE_PATHS, .def_doc = "none: nothing is pulled",
-	  .offset = LAY(trusted_keys), .parse = parse_trusted_keys, .shown = shown_layer_key,
+	  .offset = LAY(trusted_keys), .parse = recipe_layers_parse_trusted, .shown = recipe_layers_shown_key,
 	  .doc = "public keys (PEM) a pulled layer must be signed by" },
+
+	{ RECIPE_IN_UPDATE, "format", RECIPE_STRING, "rauc", .offset = UPD(format),
+	  .check = recipe_update_check_format,
+	  .doc = "the bundle's format: \"rauc\" (RAUC's verity format, NAME.raucb)" },
+	{ RECIPE_IN_UPDATE, "compatible", RECIPE_STRING, .offset = UPD(compatible),
+	  .check = recipe_update_check_text,
+	  .doc = "the compatible string a device's updater must match (required)" },
+	{ RECIPE_IN_UPDATE, "version", RECIPE_STRING, .offset = UPD(version),
+	  .check = recipe_update_check_text, .doc = "the bundle's version (required)" },
+	{ RECIPE_IN_UPDATE, "slots", RECIPE_STRV, .def_doc = "every partition of type \"root\"",
+	  .offset = UPD(slots),
+	  .doc = "the disk's root slots by partition name, the one holding the root among them" },
+	{ RECIPE_IN_UPDATE, "boot_attempts", RECIPE_UINT, "3", .offset = UPD(boot_attempts), .max = 9,
+	  .check = recipe_update_check_attempts,
+	  .doc = "boots a newly installed slot gets before U-Boot falls back to the other (1 to 9)" },
+	{ RECIPE_IN_UPDATE, "sign", RECIPE_STRING, "build", .offset = UPD(sign),
+	  .check = recipe_update_check_sign,
+	  .doc = "\"build\": signed with cert and key; \"offline\": NAME.raucb.unsigned and "
+		 "NAME.raucb.manifest, signed apart (mkimage(7), Updates)" },
+	{ RECIPE_IN_UPDATE, "cert", RECIPE_PATH, .offset = UPD(cert), .parse = recipe_update_parse_path,
+	  .doc = "the signing certificate (PEM), then any intermediate ones (required)" },
+	{ RECIPE_IN_UPDATE, "key", RECIPE_PATH, .offset = UPD(key), .parse = recipe_update_parse_path,
+	  .shown = recipe_update_shown_key,
+	  .doc = "the certificate's private key (PEM, RSA; not in the digest) (required)" },
+	{ RECIPE_IN_UPDATE, "keyring", RECIPE_PATH, .offset = UPD(keyring), .parse = recipe_update_parse_path,
+	  .doc = "the CA certificates (PEM) the image's updater trusts (required)" },
 	{ 0 }
 };
 

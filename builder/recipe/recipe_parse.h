@@ -143,4 +143,29 @@ int recipe_disk_shown(const struct recipe_key *k, const void *base, int digest);
 int recipe_disk_shown_contents(const struct recipe_key *k, const void *base, int digest);
 int recipe_disk_shown_output(const struct recipe_key *k, const void *base, int digest);
 
+/* The layers section's rows (recipe_layers.c): see recipe_keys[]. */
+int recipe_layers_shown(const struct recipe_key *k, const void *base, int digest);
+int recipe_layers_shown_key(const struct recipe_key *k, const void *base, int digest);
+int recipe_layers_check_registry(struct recipe_ctx *c, const config_setting_t *g,
+				 const struct recipe_key *k, void *base);
+int recipe_layers_parse_key(struct recipe_ctx *c, const config_setting_t *g,
+			    const struct recipe_key *k, void *base);
+int recipe_layers_parse_trusted(struct recipe_ctx *c, const config_setting_t *g,
+				const struct recipe_key *k, void *base);
+
+/* The update section's rows (recipe_update.c): see recipe_keys[]. */
+int recipe_update_finish(struct recipe_ctx *c, const config_setting_t *g, void *base);
+int recipe_update_shown(const struct recipe_key *k, const void *base, int digest);
+int recipe_update_shown_key(const struct recipe_key *k, const void *base, int digest);
+int recipe_update_check_format(struct recipe_ctx *c, const config_setting_t *g,
+				const struct recipe_key *k, void *base);
+int recipe_update_parse_path(struct recipe_ctx *c, const config_setting_t *g,
+			     const struct recipe_key *k, void *base);
+int recipe_update_check_sign(struct recipe_ctx *c, const config_setting_t *g,
+			     const struct recipe_key *k, void *base);
+int recipe_update_check_attempts(struct recipe_ctx *c, const config_setting_t *g,
+				 const struct recipe_key *k, void *base);
+int recipe_update_check_text(struct recipe_ctx *c, const config_setting_t *g,
+			     const struct recipe_key *k, void *base);
+
 #endif

@@ -3,10 +3,10 @@
 # packages on 127.0.0.1, configured under QEMU, overlays and hooks applied, written as a whole
 # disk, checked from the outside, then booted under qemu-system-arm through U-Boot (Debian's
 # u-boot-qemu as the machine's firmware, nothing but the disk given) to a serial login
-# (tests/bootvm.sh). Then arm-board-ab, the same tree from the layer cache on an A/B disk, selects
-# slot A (98 boots the A/B layout, verified). MKIMAGE_TEST_LEAN=1 builds the recipe without kernel, systemd and disk
-# (tests/flagship.sh) and checks all but the kernel and the boot: CI's run with the packaged
-# mkimage, whose job is the package.
+# (tests/bootvm.sh). arm-board-ab, its A/B sibling with RAUC, is test 129's (116 on trixie).
+# MKIMAGE_TEST_LEAN=1 builds the recipe without kernel, systemd and disk (tests/flagship.sh) and
+# checks all but the kernel and the boot: CI's run with the packaged mkimage, whose job is the
+# package.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 
@@ -135,27 +135,3 @@ e2e_kernel armmp
 e2e_boot qemu-system-arm armel
 [ ! -s "$T/console.log" ] || grep -aq "U-Boot" "$T/console.log" ||
 	fail "the console shows no U-Boot: the disk did not boot through firmware"
-
-# arm-board-ab: the same configured tree (the layer cache: nothing configured again) on the A/B
-# layout - boot, root-a, root-b, data - boots slot A by its PARTUUID; slot B is left empty.
-expect_ok "$MKIMAGE" --source "$SRC" --output "$out/arm-board-ab.img" "$(flagship_recipe arm-board-ab)"
-grep -q "layer cache: .*restored\|from the layer cache" "$T/err" ||
-	{ cat "$T/err" >&2; fail "arm-board-ab did not reuse arm-board's configured tree"; }
-DISK=$out/arm-board-ab.img
-sfdisk --verify "$DISK" >"$T/verify" 2>&1 || { cat "$T/verify" >&2; fail "sfdisk --verify (A/B)"; }
-sfdisk --json "$DISK" | python3 -c '
-import json, sys
-t = json.load(sys.stdin)["partitiontable"]
-names = [p.get("name") for p in t["partitions"]]
-assert names == ["boot", "root-a", "root-b", "data"], names
-a, b = t["partitions"][1], t["partitions"][2]
-assert a["size"] == b["size"] and a["type"] == b["type"], (a, b)
-' || fail "the A/B disk is not boot, root-a, root-b, data with slots of one size and type"
-e2e_partition root-b "$T/slot-b"
-[ -z "$(tr -d '\0' <"$T/slot-b" | head -c 1)" ] || fail "slot B is not empty"
-e2e_partition boot "$T/boot.ext4"
-e2fsck -fn "$T/boot.ext4" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck: the boot partition"; }
-debugfs -R "cat /extlinux/extlinux.conf" "$T/boot.ext4" 2>/dev/null >"$T/extlinux.conf"
-e2e_partition root-a "$T/root-a.ext4"
-grep -qi "root=PARTUUID=$PART_UUID" "$T/extlinux.conf" ||
-	{ cat "$T/extlinux.conf" >&2; fail "the boot entry does not select slot A ($PART_UUID)"; }

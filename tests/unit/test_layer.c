@@ -156,7 +156,10 @@ END_TEST
 	"overlays = ( { source = \"ov\"; destination = \"/\"; } );\n" \
 	"image = { devices = ( { path = \"/dev/console\"; type = \"char\"; } ); };\n" \
 	"disk = { partitions = ( { name = \"boot\"; type = \"linux\"; contents = \"/boot\"; },\n" \
-	"  { name = \"root\"; type = \"root\"; contents = \"root\"; } ); };\n"
+	"  { name = \"root\"; type = \"root\"; contents = \"root\"; size = \"1G\"; },\n" \
+	"  { name = \"root-b\"; type = \"root\"; size = \"1G\"; } ); };\n" \
+	"update = { compatible = \"board\"; version = \"1\"; cert = \"k.gpg\"; key = \"k.gpg\";\n" \
+	"  keyring = \"k.gpg\"; };\n"
 
 static void table_recipe(struct recipe *r, const char *dir)
 {

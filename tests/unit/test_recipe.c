@@ -96,35 +96,6 @@ START_TEST(appliance_defaults)
 }
 END_TEST
 
-/* Where layers are shared is not what the image is: the layers group keeps the digest. */
-START_TEST(layers_not_in_digest)
-{
-	struct recipe a, b;
-	struct buf f = { 0 };
-	char *p = write_recipe(MINIMAL), *key = xasprintf("%s/farm.pub", dir);
-
-	ck_assert_int_eq(recipe_load(&a, p, &unit_checks), 0);
-	free(p);
-	recipe_format(&a, &f);
-	ck_assert_ptr_null(strstr(f.p, "layers"));
-	buf_release(&f);
-	ck_assert_int_eq(fsutil_write_atomic(key, "x", 1), 0);
-	p = write_recipe(MINIMAL "layers = { registry = \"http://127.0.0.1:5000/mkimage/layers\"; "
-			 "trusted_keys = [ \"farm.pub\" ]; };");
-	ck_assert_int_eq(recipe_load(&b, p, &unit_checks), 0);
-	ck_assert_str_eq(b.layers.registry, "http://127.0.0.1:5000/mkimage/layers");
-	ck_assert_uint_eq(b.layers.trusted_keys.n, 1);
-	ck_assert_str_eq(a.digest, b.digest);
-	recipe_format(&b, &f);
-	ck_assert_ptr_nonnull(strstr(f.p, "registry = \"http://127.0.0.1:5000/mkimage/layers\""));
-	buf_release(&f);
-	recipe_release(&a);
-	recipe_release(&b);
-	free(p);
-	free(key);
-}
-END_TEST
-
 START_TEST(digest_ignores_location_not_content)
 {
 	struct recipe a, b;
@@ -262,7 +233,6 @@ Suite *recipe_suite(void)
 	tcase_add_test(tc, minimal_defaults);
 	tcase_add_test(tc, errors_are_recipe_errors);
 	tcase_add_test(tc, digest_ignores_location_not_content);
-	tcase_add_test(tc, layers_not_in_digest);
 	tcase_add_test(tc, path_filters_in_digest);
 	tcase_add_test(tc, appliance_defaults);
 	tcase_add_test(tc, field_digests);

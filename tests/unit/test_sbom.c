@@ -56,7 +56,7 @@ START_TEST(spdx_document)
 	p.v[0].depends = xcalloc(2, sizeof(*p.v[0].depends));
 	p.v[0].depends[0] = p.v[0].depends[1] = 1;
 	p.v[0].n_depends = 2;
-	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, "board.ext4", "0123", 1700000000, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, NULL, "board.ext4", "0123", 1700000000, file), 0);
 	text = slurp(file);
 	{
 		const char *rel = "{ \"spdxElementId\": "
@@ -129,7 +129,7 @@ START_TEST(licenses_from_tree)
 	add(&p, "pam", "armhf", "1", NULL);
 	add(&p, "nodoc", "armhf", "1", NULL);
 	snprintf(file, sizeof(file), "%s/sbom.json", dir);
-	ck_assert_int_eq(sbom_write(&p, &r, NULL, dir, "board.ext4", "0123", 0, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, dir, "board.ext4", "0123", 0, file), 0);
 	text = slurp(file);
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"Zlib\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"LicenseRef-Beerware OR "
@@ -176,13 +176,13 @@ START_TEST(licenses_as_shipped)
 	fputs(FORMAT "Files: *\nCopyright: x\nLicense: GPL-2+\n", f);
 	fclose(f);
 	snprintf(file, sizeof(file), "%s/sbom.json", dir);
-	ck_assert_int_eq(sbom_write(&p, &r, &shipped, dir, "board.ext4", "0123", 0, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, &shipped, NULL, dir, "board.ext4", "0123", 0, file), 0);
 	text = slurp(file);
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"Apache-2.0\""));
 	ck_assert_ptr_null(strstr(text, "GPL-2.0-or-later"));
 	free(text);
 	/* without the capture (a tree from the layer cache) the tree is read */
-	ck_assert_int_eq(sbom_write(&p, &r, NULL, dir, "board.ext4", "0123", 0, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, dir, "board.ext4", "0123", 0, file), 0);
 	text = slurp(file);
 	ck_assert_ptr_nonnull(strstr(text, "\"licenseDeclared\": \"GPL-2.0-or-later\""));
 	free(text);
@@ -212,7 +212,7 @@ START_TEST(local_vendor_package)
 	p.v[0].url = NULL;
 	p.v[0].path = xstrdup("/home/jane/recipes/vendor/acme-agent_2.1+acme1_armhf.deb");
 	add(&p, "hello", "armhf", "2.10-3", "Santiago Vila <sanvila@debian.org>");
-	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, "gw.ext4", "0123", 0, file), 0);
+	ck_assert_int_eq(sbom_write(&p, &r, NULL, NULL, NULL, "gw.ext4", "0123", 0, file), 0);
 	text = slurp(file);
 	vendor = strstr(text, "\"SPDXID\": \"SPDXRef-Package-acme-agent-armhf-2.1-acme1\"");
 	ck_assert_ptr_nonnull(vendor);

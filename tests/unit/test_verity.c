@@ -251,6 +251,45 @@ START_TEST(refused)
 }
 END_TEST
 
+/*
+ * Without a superblock (RAUC's bundles): the same tree, one block shorter - the superblock's
+ * block is all that differs - and the same root hash.
+ */
+START_TEST(no_superblock)
+{
+	struct verity_params vp;
+	struct sink k;
+	char root[65], root_sb[65];
+	uint8_t *a = malloc(64 * VERITY_BLOCK), *b = malloc(64 * VERITY_BLOCK);
+	uint64_t bytes = 1500 * VERITY_BLOCK, n = verity_tree_size(bytes, 0);
+	int fd, h;
+
+	make_data(at("data"), 1500, 0);
+	ck_assert_int_eq(ours(at("data"), at("sb"), 0, root_sb), 0);
+	ck_assert_uint_eq(n + VERITY_BLOCK, verity_hash_size(bytes));
+	params(&vp, 0);
+	vp.no_superblock = 1;
+	fd = open(at("data"), O_RDONLY);
+	sink_init_file(&k, at("nosb"));
+	ck_assert_int_eq(sink_begin(&k, n), 0);
+	ck_assert_int_eq(verity_write(fd, 0, bytes, &vp, &k, root), 0);
+	ck_assert_int_eq(sink_commit(&k), 0);
+	sink_release(&k);
+	close(fd);
+	ck_assert_str_eq(root, root_sb);
+	ck_assert_uint_eq((uint64_t)size_of(at("nosb")), n);
+	fd = open(at("sb"), O_RDONLY);
+	h = open(at("nosb"), O_RDONLY);
+	ck_assert_int_eq(pread(fd, a, n, VERITY_BLOCK), (ssize_t)n);
+	ck_assert_int_eq(pread(h, b, n, 0), (ssize_t)n);
+	ck_assert_mem_eq(a, b, n);
+	close(fd);
+	close(h);
+	free(a);
+	free(b);
+}
+END_TEST
+
 Suite *verity_suite(void)
 {
 	Suite *s = suite_create("verity");
@@ -260,6 +299,7 @@ Suite *verity_suite(void)
 	tcase_add_loop_test(tc, known_answer, 0, sizeof(shapes) / sizeof(shapes[0]));
 	tcase_add_test(tc, root_by_hand);
 	tcase_add_test(tc, refused);
+	tcase_add_test(tc, no_superblock);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,263 @@
+# test-cost: slow (an A/B appliance and three bundles built, one machine rebooting through them)
+# An update that boots (issue 39): arm-board-ab with an update group boots version 1 from slot A
+# through Debian's U-Boot and mkimage's A/B selection; RAUC installs version 2's bundle from a
+# second disk into slot B; after the reboot version 2 runs from slot B and marks it good; a
+# tampered bundle is refused and the device keeps running; version 3, whose root cannot start
+# init, is installed into slot A, uses up its boot attempts, and U-Boot falls back to slot B,
+# which still runs version 2. One qemu-system-arm machine, its disk written by the guest,
+# reboots through all of it; a unit of this test's overlay drives each step from the slot and
+# version it booted; a bundle for another compatible, signed by the vendor's key, is refused too.
+# The disk and bundles are also checked from outside: the selection
+# partition (FAT), system.conf, the keyring, the slot's extlinux.conf, the plan's RAUC.
+# FLAGSHIP_SUITE picks the release (116 runs it for trixie); CI boots bookworm's, and trixie's
+# is checked from outside unless MKIMAGE_TEST_BOOT_SUITES names trixie (make check-boots).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-e2e.sh"
+
+for t in qemu-system-arm openssl fsck.vfat mcopy debugfs; do
+	command -v $t >/dev/null || skip "$t missing (make test-deps)"
+done
+[ -f /usr/lib/u-boot/qemu_arm/u-boot.bin ] || skip "u-boot-qemu missing (make test-deps)"
+
+e2e_serve arm-board-ab
+export SOURCE_DATE_EPOCH=1700000000
+boot=1 name=$(sed -n 's/^name = "\(.*\)";$/\1/p' "$(flagship_recipe arm-board-ab)")
+if [ "$FLAGSHIP_SUITE" != bookworm ]; then
+	case " ${MKIMAGE_TEST_BOOT_SUITES:-} " in *" $FLAGSHIP_SUITE "*) ;; *) boot=0 ;; esac
+fi
+
+# --- the vendor's keys -----------------------------------------------------------------------
+W=$T/w K=$T/w/recipes/keys
+mkdir -p "$K" "$W/images"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$K/ca.key" -out "$K/ca.cert.pem" -days 3650 \
+	-subj "/O=mkimage tests/CN=update CA" -addext basicConstraints=critical,CA:TRUE \
+	-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null || fail "openssl: CA"
+openssl req -newkey rsa:2048 -nodes -keyout "$K/signer.key.pem" -subj "/O=mkimage tests/CN=signer" \
+	-out "$K/signer.csr" 2>/dev/null || fail "openssl: signer"
+printf 'keyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n' >"$K/ext"
+openssl x509 -req -in "$K/signer.csr" -CA "$K/ca.cert.pem" -CAkey "$K/ca.key" -set_serial 1 \
+	-days 3650 -extfile "$K/ext" -out "$K/signer.cert.pem" 2>/dev/null || fail "openssl: cert"
+
+# --- the recipes: arm-board-ab with its update group, this test's driver unit ----------------
+cp -r "$TOP/recipes/overlay" "$W/recipes/"
+cp -r "$TOP/hooks" "$W/"
+O=$W/recipes/overlay/update-steps
+mkdir -p "$O/etc/systemd/system/multi-user.target.wants" "$O/usr/local/sbin"
+cat >"$O/etc/systemd/system/update-step.service" <<'U'
+[Unit]
+Description=Test 129's update steps (from the disk labelled "steps")
+After=mkimage-mark-good.service boot-report.service
+
+[Service]
+Type=simple
+ExecStart=/usr/local/sbin/update-step
+StandardOutput=tty
+StandardError=inherit
+TTYPath=/dev/console
+U
+ln -s ../update-step.service "$O/etc/systemd/system/multi-user.target.wants/update-step.service"
+cat >"$O/usr/local/sbin/update-step" <<'S'
+#!/bin/sh
+# What this boot does, from the slot U-Boot booted and the version running there.
+say() { echo "update-step: $*"; }
+slot=
+for w in $(cat /proc/cmdline); do case $w in rauc.slot=*) slot=${w#rauc.slot=} ;; esac; done
+. /etc/os-release
+mkdir -p /run/steps
+mount -o ro /dev/disk/by-label/steps /run/steps || { say "no steps disk"; exit 0; }
+# RAUC's view: the booted slot, the primary one, each slot's boot status (good or bad)
+eval "$(rauc status --detailed --output-format=shell 2>/dev/null)" || say "rauc status failed"
+st="booted=${RAUC_SYSTEM_BOOTED_BOOTNAME:-} primary=${RAUC_BOOT_PRIMARY:-}"
+for n in ${RAUC_SLOTS:-}; do eval "st=\"\$st \${RAUC_SLOT_BOOTNAME_$n}=\${RAUC_SLOT_BOOT_STATUS_$n}\""; done
+say "slot $slot version $IMAGE_VERSION: rauc: $st"
+case $slot/$IMAGE_VERSION in
+A/1)
+	rauc install /run/steps/v2.raucb && say "installed v2"
+	systemctl reboot ;;
+B/2)
+	if [ ! -e /var/lib/update-test/v3 ]; then
+		if rauc install /run/steps/alien.raucb; then say "alien bundle INSTALLED"
+		else say "alien bundle refused"; fi
+		if rauc install /run/steps/forged.raucb; then say "forged bundle INSTALLED"
+		else say "forged bundle refused"; fi
+		if rauc install /run/steps/tampered.raucb; then say "tampered bundle INSTALLED"
+		else say "tampered bundle refused"; fi
+		say "after the tampered bundle: system $(systemctl is-system-running --wait)"
+		mkdir -p /var/lib/update-test && touch /var/lib/update-test/v3 && sync
+		rauc install /run/steps/v3.raucb && say "installed v3"
+		systemctl reboot
+	else
+		say "fell back to slot B version 2: done"
+		systemctl poweroff
+	fi ;;
+*) say "unexpected slot '$slot' version '$IMAGE_VERSION'"; systemctl poweroff ;;
+esac
+S
+chmod 755 "$O/usr/local/sbin/update-step"
+printf '#!/bin/sh\n# version 3 cannot start: init exits at once\nln -sf /bin/false /usr/sbin/init\n' \
+	>"$W/hooks/break-init.sh"
+
+# recipe VERSION [EXTRA-HOOK]: arm-board-ab, its update group set, boot_attempts 2
+recipe() {
+	local f=$W/recipes/v$1.cfg
+	sed -e 's|{ source = "overlay/serial-ttyAMA0"; destination = "/"; }|&,\n  { source = "overlay/update-steps"; destination = "/"; }|' \
+		"$(flagship_recipe arm-board-ab)" >"$f"
+	[ -z "${2:-}" ] || sed -i "s|^hooks = (|&\n  { name = \"$2\"; script = \"../hooks/$2.sh\"; where = \"inside\"; timeout = 60; },|" "$f"
+	cat >>"$f" <<R
+update = {
+  compatible = "arm-board";
+  version = "$1";
+  boot_attempts = 2;
+  cert = "keys/signer.cert.pem";
+  key = "keys/signer.key.pem";
+  keyring = "keys/ca.cert.pem";
+};
+R
+	grep -q update-steps "$f" || fail "the overlay list of arm-board-ab changed: adapt recipe()"
+	echo "$f"
+}
+
+# --- bad input: no RAUC in the plan ------------------------------------------------------------
+sed -e 's|"rauc", "rauc-service",||' "$(recipe 1)" >"$W/recipes/norauc.cfg"
+expect_fail 8 "'rauc-service'|'rauc'.*add \"rauc\" and \"rauc-service\" to packages.install" \
+	"$MKIMAGE" --source "$SRC" --output "$W/images/norauc.img" "$W/recipes/norauc.cfg"
+[ ! -e "$W/images/norauc.img" ] || fail "a refused build left its disk"
+
+# --- version 1: the factory disk; 2 and 3: bundles -------------------------------------------
+versions="1 2 3"
+[ $boot = 1 ] || versions=1
+for v in $versions; do
+	hook=
+	[ $v != 3 ] || hook=break-init
+	# each release built on its own day: the slots keep their ids (update.compatible's)
+	SOURCE_DATE_EPOCH=$((1700000000 + v * 86400)) \
+		expect_ok "$MKIMAGE" --source "$SRC" --output "$W/images/v$v.img" "$(recipe $v $hook)"
+	[ -s "$W/images/v$v.raucb" ] || fail "no bundle v$v.raucb beside the disk"
+done
+DISK=$W/images/v1.img
+sfdisk --verify "$DISK" >"$T/verify" 2>&1 || { cat "$T/verify" >&2; fail "sfdisk --verify"; }
+sfdisk --json "$DISK" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["partitiontable"]["partitions"]
+assert [p.get("name") for p in t] == ["boot", "root-a", "root-b", "data"], t
+assert [p.get("attrs", "") for p in t] == ["LegacyBIOSBootable", "", "", ""], t
+' || fail "the layout is not boot (the only legacy-bootable one), root-a, root-b, data"
+
+# The selection partition: FAT, boot.scr a U-Boot script image, rauc.env slot A first.
+e2e_partition boot "$T/select.vfat"
+fsck.vfat -n "$T/select.vfat" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "fsck.vfat: the selection partition"; }
+mcopy -i "$T/select.vfat" ::rauc.env "$T/rauc.env" && mcopy -i "$T/select.vfat" ::boot.scr "$T/boot.scr" ||
+	fail "no rauc.env or boot.scr on the selection partition"
+[ "$(cat "$T/rauc.env")" = "$(printf 'BOOT_ORDER=A B\nBOOT_A_LEFT=2\nBOOT_B_LEFT=0')" ] ||
+	{ cat "$T/rauc.env" >&2; fail "rauc.env is not slot A first with 2 attempts, empty B none"; }
+python3 - "$T/boot.scr" <<'PY' || fail "boot.scr is not a valid U-Boot script image"
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+magic, hcrc, _, size, _, _, dcrc, os_, arch, typ, comp = struct.unpack(">IIIIIIIBBBB", d[:32])
+assert magic == 0x27051956 and typ == 6 and comp == 0 and arch == 2, (magic, typ, comp, arch)
+assert zlib.crc32(d[:4] + b"\0" * 4 + d[8:64]) == hcrc, "header CRC"
+assert len(d) == 64 + size and zlib.crc32(d[64:]) == dcrc, "data CRC"
+n, zero = struct.unpack(">II", d[64:72])
+assert zero == 0 and n == size - 8, (n, zero)
+text = d[72:].decode()
+assert "sysboot ${devtype} ${devnum}:${mkimage_slot_part}" in text
+assert "env import -t ${ramdisk_addr_r} ${filesize} BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT" in text
+PY
+# Slot A: RAUC configured, its own extlinux.conf naming the root through boot.scr's variables.
+e2e_partition root-a "$T/root-a.ext4"
+IMG=$T/root-a.ext4
+e2fsck -fn "$IMG" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck: slot A"; }
+dbg "cat /etc/rauc/system.conf" >"$T/system.conf"
+grep -qx "compatible=arm-board" "$T/system.conf" && grep -qx "bootloader=custom" "$T/system.conf" &&
+	[ "$(grep -c '^bootname=[AB]$' "$T/system.conf")" = 2 ] &&
+	[ "$(grep -c '^device=/dev/disk/by-partuuid/' "$T/system.conf")" = 2 ] ||
+	{ cat "$T/system.conf" >&2; fail "system.conf does not name slots A and B by PARTUUID"; }
+a_uuid=$PART_UUID
+grep -qix "device=/dev/disk/by-partuuid/$a_uuid" "$T/system.conf" || fail "system.conf: slot A is not root-a"
+dbg "cat /etc/rauc/keyring.pem" | cmp -s - "$K/ca.cert.pem" || fail "the keyring is not the recipe's CA"
+dbg "cat /boot/extlinux/extlinux.conf" >"$T/extlinux.conf"
+grep -q 'append root=PARTUUID=${mkimage_slot_partuuid} .*rauc.slot=${mkimage_slot} panic=10' \
+	"$T/extlinux.conf" || { cat "$T/extlinux.conf" >&2; fail "the slot's extlinux.conf does not take the root from boot.scr"; }
+dbg "cat /usr/lib/os-release" | grep -qx 'IMAGE_VERSION="1"' || fail "os-release: no IMAGE_VERSION 1"
+dbg "cat /etc/fstab" | grep -q "^/dev/root	/	ext4" || fail "fstab names a slot for the root"
+rauc info --keyring="$K/ca.cert.pem" "$W/images/v1.raucb" >/dev/null 2>&1 || fail "rauc info refuses v1.raucb"
+if [ $boot = 0 ]; then
+	skip_part "the update boot: $FLAGSHIP_SUITE's runs in 'make check-boots' (MKIMAGE_TEST_BOOT_SUITES)"
+	exit 0
+fi
+
+# --- the steps disk: version 2, a forged copy (one byte of its signature), a tampered copy (one
+# byte of the payload, found by dm-verity while the slot is written), version 3 --------------
+S=$T/steps
+mkdir -p "$S"
+cp "$W/images/v2.raucb" "$W/images/v3.raucb" "$S/"
+# flip COPY OFFSET: v2.raucb with the byte at OFFSET (from the end if negative) inverted
+flip() {
+	cp "$W/images/v2.raucb" "$S/$1"
+	python3 -c 'import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2]), 0 if int(sys.argv[2]) >= 0 else 2)
+b = f.read(1); f.seek(-1, 1); f.write(bytes([b[0] ^ 0xff]))' "$S/$1" "$2"
+}
+flip tampered.raucb 70000
+flip forged.raucb -200 # in the CMS signature, which ends 8 bytes before the end
+# alien: version 2 re-signed with a manifest for another board (a valid signature, the wrong
+# compatible: RAUC on the device must refuse it), as a signing station would make it
+size=$(stat -c %s "$S/v2.raucb") sig=$(tail -c 8 "$S/v2.raucb" | od -An -tu8 --endian=big | tr -d ' ')
+head -c $((size - 8)) "$S/v2.raucb" | tail -c "$sig" >"$T/v2.sig"
+openssl cms -verify -binary -inform der -noverify -in "$T/v2.sig" -out "$T/v2.raucm" 2>/dev/null ||
+	fail "openssl cms cannot read v2's signature"
+sed 's/^compatible=arm-board$/compatible=other-board/' "$T/v2.raucm" >"$T/alien.raucm"
+openssl cms -sign -binary -nodetach -noattr -outform DER -in "$T/alien.raucm" \
+	-signer "$K/signer.cert.pem" -inkey "$K/signer.key.pem" -out "$T/alien.sig" || fail "openssl cms -sign"
+{ head -c $((size - 8 - sig)) "$S/v2.raucb"; cat "$T/alien.sig"
+  perl -e 'print pack("Q>", -s $ARGV[0])' "$T/alien.sig"; } >"$S/alien.raucb"
+rauc info --keyring="$K/ca.cert.pem" "$S/alien.raucb" >"$T/o" 2>&1 &&
+	grep -q "compatible.*other-board\|other-board" "$T/o" || { cat "$T/o" >&2; fail "the alien bundle is not signed with another compatible"; }
+rauc info --keyring="$K/ca.cert.pem" "$S/v2.raucb" >/dev/null 2>&1 || fail "rauc info refuses v2.raucb"
+rauc info --keyring="$K/ca.cert.pem" "$S/forged.raucb" >/dev/null 2>&1 &&
+	fail "rauc info accepts the forged bundle on the host"
+chmod 644 "$S"/*.raucb
+size=$(du -sm "$S" | cut -f1)
+mkfs.ext4 -q -L steps -E root_owner=0:0 -d "$S" "$T/steps.img" "$((size + 64))M" || fail "mkfs.ext4: steps disk"
+for f in v2 v3 tampered forged alien; do # RAUC wants bundles root's, whoever runs the test
+	debugfs -w -R "set_inode_field /$f.raucb uid 0" "$T/steps.img" >/dev/null 2>&1
+	debugfs -w -R "set_inode_field /$f.raucb gid 0" "$T/steps.img" >/dev/null 2>&1
+done
+
+# --- the machine: A (v1) -> B (v2) -> tampered refused -> A (v3) twice -> B (v2) ---------------
+cp --sparse=always "$DISK" "$T/device.img"
+BOOT_WRITE=1 BOOT_DISK2=$T/steps.img BOOT_DONE='update-step: fell back to slot B version 2: done' \
+	BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "$T/device.img" "${BOOT_TIMEOUT:-2400}" ||
+	{ grep -a -E 'mkimage-ab:|boot-report:|update-step:|Kernel panic' "$T/console.log" | tr -d '\r' >&2 || true
+	  fail "the update did not go A -> B -> fallback to B"; }
+grep -a -E 'mkimage-ab: booting|boot-report: slot|update-step:|Kernel panic|Attempted to kill init' \
+	"$T/console.log" | tr -d '\r' | sed 's/^.*\(mkimage-ab:\|boot-report:\|update-step:\|Kernel panic\|Attempted\)/\1/' >"$T/story"
+sed 's/^/  | /' "$T/story" >&2
+python3 - "$T/story" "$name" <<'PY' || fail "the update's story is not what it must be (above)"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+boots = [l.split()[3] for l in lines if l.startswith("mkimage-ab: booting slot")]
+# A (v1), B (v2), A and A again (v3 fails twice), B (the fallback)
+assert boots == ["A", "B", "A", "A", "B"], boots
+reports = [l for l in lines if l.startswith("boot-report: slot")]
+n = sys.argv[2]
+assert reports == ["boot-report: slot A, image %s version 1" % n,
+                   "boot-report: slot B, image %s version 2" % n,
+                   "boot-report: slot B, image %s version 2" % n], reports
+text = "\n".join(lines)
+for want in ["update-step: installed v2", "update-step: alien bundle refused",
+             "update-step: forged bundle refused",
+             "update-step: tampered bundle refused",
+             "update-step: after the tampered bundle: system running", "update-step: installed v3",
+             "update-step: fell back to slot B version 2: done"]:
+    assert want in text, want
+assert "INSTALLED" not in text
+assert text.count("Attempted to kill init") >= 2, "version 3 did not fail twice"
+# RAUC on the device: version 1 runs A; version 2 runs B, which the booted system marked good;
+# after the fallback B is primary and good, A (version 3) bad
+rauc = [l.split(": rauc: ")[1].split() for l in lines if ": rauc: " in l]
+assert len(rauc) == 3, rauc
+assert rauc[0][:2] == ["booted=A", "primary=rootfs.0"] and "A=good" in rauc[0] and "B=bad" in rauc[0], rauc[0]
+assert rauc[1][:2] == ["booted=B", "primary=rootfs.1"] and "B=good" in rauc[1], rauc[1]
+assert rauc[2][:2] == ["booted=B", "primary=rootfs.1"] and "B=good" in rauc[2] and "A=bad" in rauc[2], rauc[2]
+PY

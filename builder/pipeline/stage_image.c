@@ -164,6 +164,8 @@ int stage_image_setup(struct build_opts *o, const struct recipe *r, struct build
 {
 	if (r->disk.set)
 		disk_outputs(o, r, b);
+	if (b->sdk) /* NAME-sdk.tar.zst: the tar is compressed, then removed */
+		b->compressed = xasprintf("%s%s", o->output, compress_suffix(COMPRESS_ZSTD));
 	b->ip.im = &r->image;
 	b->ip.output = o->output;
 	b->ip.source_date_epoch = o->st.source_date_epoch;
@@ -191,6 +193,7 @@ int stage_image_extras(struct build_opts *o, const struct recipe *r, struct buil
 	if (!ret && b->bmap)
 		ret = bmap_write(o->output, b->bmap, &b->digests);
 	if (!ret && b->compressed)
-		ret = compress_file(o->output, b->compressed, disk_compression(r));
+		ret = compress_file(o->output, b->compressed,
+				    b->sdk ? COMPRESS_ZSTD : disk_compression(r));
 	return ret;
 }

@@ -147,6 +147,15 @@ struct recipe_layers {
 	struct strv trusted_keys; /* absolute paths of the public keys a pulled layer may be signed by */
 };
 
+/*
+ * The cross-building SDK (recipe section `sdk`, mkimage --sdk): what it holds besides the cross
+ * toolchains. Not part of the image: never in the image's digest.
+ */
+struct recipe_sdk {
+	struct strv packages; /* "name" (every target architecture) or "name:arch" */
+	int image_libraries;  /* the -dev packages of every library in the image too (default 1) */
+};
+
 struct recipe {
 	char *file;  /* as given */
 	char *dir;   /* absolute directory of the recipe: relative paths are resolved against it */
@@ -180,6 +189,7 @@ struct recipe {
 	struct recipe_image image;
 	struct recipe_disk disk;
 	struct recipe_layers layers;
+	struct recipe_sdk sdk;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };
 
@@ -211,6 +221,19 @@ struct recipe_checks {
  * then released.
  */
 int recipe_load(struct recipe *r, const char *path, const struct recipe_checks *checks);
+/**
+ * As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths
+ * (a recipe mkimage derives from another: the SDK's, sdk.h).
+ */
+int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir,
+		      const struct recipe_checks *checks);
+/**
+ * Append "name[:arch]=version" (arch NULL: the primary; version NULL: the newest) to
+ * packages.install and compute the digest again: a request completed once the indexes are
+ * known (the SDK's -dev packages, sdk.h). The caller checked the names.
+ */
+void recipe_add_package(struct recipe *r, const char *name, const char *arch,
+			const char *version);
 /** Free the contents of `r`. */
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */

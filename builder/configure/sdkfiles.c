@@ -103,19 +103,22 @@ const char *sdkfiles_meson_cpu_family(const struct arch *a)
 	return a->gnu_cpu;
 }
 
+/*
+ * Meson reads no path relative to a cross file before 1.3 (@DIRNAME@): the binaries are named
+ * bare and found first in sdk/bin, which the environment script puts at the front of PATH.
+ */
 void sdkfiles_meson(const struct arch *a, struct buf *out)
 {
 	const char *t = a->triplet;
 
-	buf_addf(out, "# mkimage SDK: cross-building for %s (%s) with Meson:\n"
-		 "#   meson setup --cross-file SDK/sdk/meson/%s.ini BUILDDIR\n"
-		 "[constants]\nsdk = '@DIRNAME@' / '..' / '..'\n\n[binaries]\n"
-		 "c = sdk / 'sdk/bin/%s-gcc'\ncpp = sdk / 'sdk/bin/%s-g++'\n"
-		 "ar = sdk / 'sdk/bin/%s-ar'\nstrip = sdk / 'sdk/bin/%s-strip'\n"
-		 "pkg-config = sdk / 'sdk/bin/%s-pkg-config'\n\n", a->name, t, t, t, t, t, t, t);
-	buf_addf(out, "[properties]\nsys_root = sdk\n\n[host_machine]\nsystem = 'linux'\n"
-		 "cpu_family = '%s'\ncpu = '%s'\nendian = '%s'\n", sdkfiles_meson_cpu_family(a),
-		 a->gnu_cpu, a->elf_data == 2 ? "big" : "little");
+	buf_addf(out, "# mkimage SDK: cross-building for %s (%s) with Meson, after sourcing\n"
+		 "# environment-setup-%s (it puts the SDK's sdk/bin first in PATH):\n"
+		 "#   meson setup --cross-file \"$MESON_CROSS_FILE\" BUILDDIR\n"
+		 "[binaries]\nc = '%s-gcc'\ncpp = '%s-g++'\nar = '%s-ar'\nstrip = '%s-strip'\n"
+		 "pkg-config = '%s-pkg-config'\n\n", a->name, t, t, t, t, t, t, t);
+	buf_addf(out, "[host_machine]\nsystem = 'linux'\ncpu_family = '%s'\ncpu = '%s'\n"
+		 "endian = '%s'\n", sdkfiles_meson_cpu_family(a), a->gnu_cpu,
+		 a->elf_data == 2 ? "big" : "little");
 }
 
 void sdkfiles_wrapper(const struct arch *a, const char *tool, int sysroot, struct buf *out)
@@ -272,6 +275,66 @@ static int write_hostlibs(struct staging_writer *w)
 	return ret;
 }
 
+char *sdkfiles_relative_target(const char *path, const char *target)
+{
+	struct buf b = { 0 };
+	const char *p;
+
+	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
+		buf_adds(&b, "../");
+	buf_adds(&b, target + strspn(target, "/"));
+	if (!b.len)
+		buf_adds(&b, ".");
+	return buf_detach(&b);
+}
+
+/* One absolute link made relative, in the tree (its parent opened beneath the root) and in `m`. */
+static int relink(struct staging_writer *w, struct manifest_entry *e)
+{
+	const char *slash = strrchr(e->path, '/'), *name = slash ? slash + 1 : e->path;
+	char *parent = xstrndup(e->path, slash ? (size_t)(slash - e->path) : 0);
+	char *target = sdkfiles_relative_target(e->path, e->target);
+	int dfd = beneath_open_canonical(w->rootfd, parent, O_PATH | O_DIRECTORY), ret = 0;
+
+	if (dfd < 0 || unlinkat(dfd, name, 0) || symlinkat(target, dfd, name))
+		ret = log_errno(dfd < 0 ? dfd : -errno, "cannot make the link '/%s' -> '%s' "
+				"relative in the SDK's tree: %m", e->path, e->target);
+	if (!ret) {
+		staging_chown(w, dfd, name, e->uid, e->gid);
+		free(e->target);
+		e->target = target;
+		target = NULL;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(target);
+	free(parent);
+	return ret;
+}
+
+/*
+ * Every absolute link of the tree made relative (/usr/lib/T/libz.so -> /lib/T/libz.so.1 becomes
+ * ../../../lib/T/libz.so.1): a link out of the SDK would name the build host's file, or none,
+ * wherever the SDK is unpacked, and linkers and CMake's find_library follow them.
+ */
+static int relative_links(struct staging_writer *w)
+{
+	size_t i, n = 0;
+	int ret = 0;
+
+	for (i = 0; !ret && i < w->m->n; i++) {
+		struct manifest_entry *e = w->m->v[i];
+
+		if (e->type == MF_SYMLINK && e->target && e->target[0] == '/') {
+			ret = relink(w, e);
+			n++;
+		}
+	}
+	if (!ret)
+		log_info("sdk: %zu absolute links made relative", n);
+	return ret;
+}
+
 int sdkfiles_write(struct staging *s, const struct strv *targets, const char *glibc,
 		   int64_t mtime)
 {
@@ -291,6 +354,8 @@ int sdkfiles_write(struct staging *s, const struct strv *targets, const char *gl
 		ret = write_target(&w, arch_find(targets->v[i]), glibc);
 	if (!ret)
 		ret = write_hostlibs(&w);
+	if (!ret)
+		ret = relative_links(&w);
 	if (rootfd >= 0)
 		close(rootfd);
 	return ret;

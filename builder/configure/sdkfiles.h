@@ -4,7 +4,7 @@
  * compiler, binutils and TRIPLET-pkg-config wrappers (sdk/bin), a CMake toolchain file
  * (sdk/cmake/TRIPLET.cmake) and a Meson cross file (sdk/meson/TRIPLET.ini); sdk/hostlibs holds
  * links to the SDK's own host libraries but the C library's, so that its programs run with the
- * build host's C library. Every file finds the SDK relative to itself: no path of the machine
+ * build host's C library; every absolute link of the tree is made relative. Every file finds the SDK relative to itself: no path of the machine
  * that made it is written, and the tree works wherever it is unpacked.
  */
 #ifndef MKI_SDKFILES_H
@@ -29,6 +29,11 @@ void sdkfiles_wrapper(const struct arch *a, const char *tool, int sysroot, struc
 void sdkfiles_pkgconfig(const struct arch *a, struct buf *out);
 /** Meson's cpu_family of `a` ("arm", "x86", "ppc64"). */
 const char *sdkfiles_meson_cpu_family(const struct arch *a);
+/**
+ * The target of absolute link `target` at tree path `path` made relative to the link's
+ * directory ("usr/lib/t/libz.so", "/lib/t/libz.so.1" -> "../../../lib/t/libz.so.1"). Caller frees.
+ */
+char *sdkfiles_relative_target(const char *path, const char *target);
 /** 1 when `name` is a file of the C library itself (kept out of sdk/hostlibs). */
 int sdkfiles_is_libc(const char *name);
 

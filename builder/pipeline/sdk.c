@@ -128,6 +128,11 @@ int sdk_prepare(struct sdk *s, const struct recipe *image, const char *lock_file
 	memset(s, 0, sizeof(*s));
 	s->image_lock_file = xstrdup(lock_file);
 	recipe_all_archs(image, &s->targets);
+	if (image->sdk.arch && strcmp(image->sdk.arch, host))
+		return log_errno(-MKI_E_NOTYET, "recipe '%s' asks for an SDK running on '%s', but "
+				 "this host is '%s': an SDK's own packages are configured natively, "
+				 "so build it on a '%s' host (another host architecture is not yet "
+				 "supported)", image->file, image->sdk.arch, host, image->sdk.arch);
 	if (strv_contains(&s->targets, host))
 		return log_errno(-MKI_E_NOTYET, "an SDK for the build host's own architecture "
 				 "'%s' is not yet supported (recipe '%s' names it): build it on a "

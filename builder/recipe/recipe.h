@@ -152,6 +152,7 @@ struct recipe_layers {
  * toolchains. Not part of the image: never in the image's digest.
  */
 struct recipe_sdk {
+	char *arch;           /* the SDK's (host) architecture; NULL: the build host's */
 	struct strv packages; /* "name" (every target architecture) or "name:arch" */
 	int image_libraries;  /* the -dev packages of every library in the image too (default 1) */
 };

@@ -983,6 +983,9 @@ const struct recipe_key recipe_keys[] = {
 	  .offset = LAY(trusted_keys), .parse = parse_trusted_keys, .shown = shown_layer_key,
 	  .doc = "public keys (PEM) a pulled layer must be signed by" },
 
+	{ RECIPE_IN_SDK, "architecture", RECIPE_STRING, .def_doc = "the build host's",
+	  .offset = SDK(arch), .check = recipe_sdk_check_arch, .shown = recipe_sdk_shown_key,
+	  .doc = "the architecture the SDK runs on, which must be the build host's" },
 	{ RECIPE_IN_SDK, "packages", RECIPE_STRV, .offset = SDK(packages),
 	  .parse = recipe_sdk_parse_packages, .shown = recipe_sdk_shown_key,
 	  .doc = "-dev packages, \"name\" (each target architecture) or \"name:arch\"" },

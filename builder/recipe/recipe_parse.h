@@ -114,6 +114,8 @@ int recipe_disk_finish(struct recipe_ctx *c, const config_setting_t *g, void *ba
 /* recipe_sdk.c: the sdk group (mkimage --sdk), shown only when set, never in the digest */
 int recipe_sdk_shown(const struct recipe_key *k, const void *base, int digest);
 int recipe_sdk_shown_key(const struct recipe_key *k, const void *base, int digest);
+int recipe_sdk_check_arch(struct recipe_ctx *c, const config_setting_t *g,
+			  const struct recipe_key *k, void *base);
 int recipe_sdk_parse_packages(struct recipe_ctx *c, const config_setting_t *g,
 			      const struct recipe_key *k, void *base);
 int recipe_disk_finish_partition(struct recipe_ctx *c, const config_setting_t *g, void *base);

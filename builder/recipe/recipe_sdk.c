@@ -7,18 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debian/arch.h"
 #include "recipe_parse.h"
 
 int recipe_sdk_shown(const struct recipe_key *k, const void *base, int digest)
 {
 	const struct recipe_sdk *x = &((const struct recipe *)base)->sdk;
 
-	return !digest && (x->packages.n || !x->image_libraries);
+	return !digest && (x->arch || x->packages.n || !x->image_libraries);
 }
 
 int recipe_sdk_shown_key(const struct recipe_key *k, const void *base, int digest)
 {
 	return recipe_sdk_shown(k, (const char *)base - offsetof(struct recipe, sdk), digest);
+}
+
+/* A Debian architecture mkimage knows: whether it can build there is the SDK's to say. */
+int recipe_sdk_check_arch(struct recipe_ctx *c, const config_setting_t *g,
+			  const struct recipe_key *k, void *base)
+{
+	const char *a = ((const struct recipe_sdk *)base)->arch;
+
+	if (!a || arch_find(a))
+		return 0;
+	return recipe_fail(c, recipe_member(g, k->name), "sdk 'architecture' '%s' is not a Debian "
+			   "architecture mkimage knows, such as \"amd64\" or \"arm64\"", a);
 }
 
 static int is_arch_of(const struct recipe *r, const char *a)

@@ -54,6 +54,10 @@ START_TEST(bad_packages_refused)
 			 -MKI_E_RECIPE);
 	ck_assert_int_eq(parse(&r, ARMS "sdk = { packages = [ \"Bad Name\" ]; };"), -MKI_E_RECIPE);
 	ck_assert_int_eq(parse(&r, ARMS "sdk = { packages = [ 1 ]; };"), -MKI_E_RECIPE);
+	ck_assert_int_eq(parse(&r, ARMS "sdk = { architecture = \"x86_64\"; };"), -MKI_E_RECIPE);
+	ck_assert_int_eq(parse(&r, ARMS "sdk = { architecture = \"arm64\"; };"), 0);
+	ck_assert_str_eq(r.sdk.arch, "arm64");
+	recipe_release(&r);
 }
 END_TEST
 

@@ -66,6 +66,14 @@ START_TEST(prepare_refusals)
 	sdk_release(&s);
 	recipe_release(&img);
 	free(text);
+	/* an SDK that runs on another architecture than the build host's */
+	text = xasprintf(IMAGE "sdk = { architecture = \"%s\"; };",
+			 strcmp(arch_host(), "s390x") ? "s390x" : "amd64");
+	ck_assert_int_eq(recipe_parse_text(&img, text, "r.cfg", dir, &checks), 0);
+	ck_assert_int_eq(sdk_prepare(&s, &img, lock, "/x.tar", &checks), -MKI_E_NOTYET);
+	sdk_release(&s);
+	recipe_release(&img);
+	free(text);
 	free(lock);
 }
 END_TEST

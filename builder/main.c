@@ -446,6 +446,7 @@ int main(int argc, char **argv)
 	if (!ret && o.sdk && (ret = sdk_start(&o, &r, &sdk)) == 0) {
 		build_r = &sdk.recipe;
 		b.sdk = &sdk;
+		o.st.native_only = 1; /* the SDK's own packages are the host's: nothing emulated */
 	}
 	if (!ret)
 		ret = pipeline_setup(&o, build_r, &b);

@@ -98,6 +98,11 @@ for f in "$A.tar.zst" "$A.lock" "$A.spdx.json" "$A.report.json" "$A.log"; do
 done
 [ ! -e "$A.tar" ] || fail "the uncompressed tar was left beside the SDK"
 grep -q "^mkimage: ok $A.tar.zst sha256=" "$T/a/log" || fail "no summary line naming the SDK"
+for a in armhf armel; do # configured natively: the targets' programs cannot even be run
+	grep -q "info: $a programs are not run in this tree (no emulation)" "$T/a/log" ||
+		fail "the SDK's build could run $a programs"
+done
+! grep -q "through qemu" "$A.log" || fail "the SDK's build ran a program through qemu"
 sbom_validate "$A.spdx.json"
 python3 - "$A.report.json" <<'PY' || fail "the SDK's report is not a successful build's"
 import json, sys

@@ -92,6 +92,8 @@ static int verify_again(struct build_opts *o, const struct recipe *r, struct bui
 	if (!ret)
 		ret = stage_configure_tree(&again, NULL, &b->plan, &b->twins, r, &st2, &overlays);
 	if (!ret)
+		ret = stage_sdk_tree(o, r, b, &again);
+	if (!ret)
 		ret = write_image(o, r, b, &again, &ip, out2, NULL);
 	if (!ret) {
 		manifest_sort(&b->staging.manifest);

@@ -41,7 +41,8 @@ static char *libc_version(const struct plan *p, const char *host)
 	return NULL;
 }
 
-int stage_sdk_files(struct build_opts *o, const struct recipe *r, struct build *b)
+int stage_sdk_tree(const struct build_opts *o, const struct recipe *r, const struct build *b,
+		   struct staging *s)
 {
 	char *glibc;
 	int ret;
@@ -52,7 +53,12 @@ int stage_sdk_files(struct build_opts *o, const struct recipe *r, struct build *
 	if (!glibc)
 		return log_errno(-MKI_E_RESOLVE, "the SDK's plan has no libc6:%s of a version "
 				 "such as 2.36: its programs would not run", r->arch);
-	ret = sdkfiles_write(&b->staging, &b->sdk->targets, glibc, o->st.source_date_epoch);
+	ret = sdkfiles_write(s, &b->sdk->targets, glibc, o->st.source_date_epoch);
 	free(glibc);
 	return ret;
+}
+
+int stage_sdk_files(struct build_opts *o, const struct recipe *r, struct build *b)
+{
+	return stage_sdk_tree(o, r, b, &b->staging);
 }

@@ -166,7 +166,7 @@ int sdk_prepare(struct sdk *s, const struct recipe *image, const char *lock_file
 
 /* One package of the indexes that the request may need. */
 struct cand {
-	char *name, *arch, *version, *source, *source_version, *section;
+	char *name, *arch, *version, *source, *source_version, *section, *multi_arch;
 	struct strv depends; /* the names of its Depends and Pre-Depends */
 };
 
@@ -242,6 +242,8 @@ static int read_index(const struct sdk *s, const struct index_file *f, struct ca
 		c->arch = xstrdup(arch);
 		c->version = xstrdup(ver);
 		c->section = xstrdup(deb822_get(&d, "Section") ? deb822_get(&d, "Section") : "");
+		c->multi_arch = xstrdup(deb822_get(&d, "Multi-Arch") ? deb822_get(&d, "Multi-Arch")
+								     : "no");
 		source_of(deb822_get(&d, "Source"), name, ver, c);
 		depends_names(deb822_get(&d, "Depends"), &c->depends);
 		depends_names(deb822_get(&d, "Pre-Depends"), &c->depends);
@@ -263,6 +265,7 @@ static void cands_release(struct cands *cs)
 		free(c->source);
 		free(c->source_version);
 		free(c->section);
+		free(c->multi_arch);
 		strv_release(&c->depends);
 	}
 	free(cs->v);
@@ -278,6 +281,26 @@ static const struct cand *find(const struct cands *cs, const char *name, const c
 		    (!version || !strcmp(cs->v[i].version, version)))
 			return &cs->v[i];
 	return NULL;
+}
+
+/*
+ * A library as the SDK pins it: Section libs (or AREA/libs) and Multi-Arch: same, the package
+ * that goes beside its other architectures' builds in a triplet path. A tool of the same source
+ * (ncurses-bin, perl) is the host's in the SDK, never the target's.
+ */
+static int is_library(const struct cand *c)
+{
+	return (!strcmp(c->section, "libs") || str_ends_with(c->section, "/libs")) &&
+	       !strcmp(c->multi_arch, "same");
+}
+
+/*
+ * A library whose -dev packages the SDK takes by default: not a source's common data package
+ * (gcc-12-base, which every -dev of gcc-12 depends on, libgccjit-12-dev and its binutils too).
+ */
+static int has_own_devs(const struct cand *c)
+{
+	return is_library(c) && !str_ends_with(c->name, "-base");
 }
 
 /* What the request grows into: "name:arch" once each. */
@@ -361,23 +384,29 @@ static void add_dev(struct request *q, const char *name, const char *arch)
 		const struct cand *c = strcmp(p->arch, arch) ? NULL : find(cs, p->name, arch,
 									  p->version);
 
-		if (c && !strcmp(c->source, same->source) && strv_contains(&same->depends, p->name))
+		if (c && is_library(c) && !strcmp(c->source, same->source) &&
+		    strv_contains(&same->depends, p->name))
 			add_pkg(q, p->name, p->arch, p->version);
 	}
 }
 
-/* A library of the image: its -dev packages (same source and version, depending on it). */
+/*
+ * A library of the image: its -dev packages of Multi-Arch: same (same source and version,
+ * depending on it).
+ */
 static void add_library_devs(struct request *q, const struct lock_pkg *p)
 {
 	const struct cand *lib = find(q->cs, p->name, p->arch, p->version);
 	size_t i;
 
-	if (!lib || (strcmp(lib->section, "libs") && !str_ends_with(lib->section, "/libs")))
+	if (!lib || !has_own_devs(lib))
 		return;
 	for (i = 0; i < q->cs->n; i++) {
 		const struct cand *c = &q->cs->v[i];
 
+		/* Only what co-installs for every target: a -dev of Multi-Arch: same. */
 		if (str_ends_with(c->name, "-dev") && !strcmp(c->arch, p->arch) &&
+		    !strcmp(c->multi_arch, "same") &&
 		    !strcmp(c->source, lib->source) && strv_contains(&c->depends, p->name))
 			add_dev(q, c->name, p->arch);
 	}

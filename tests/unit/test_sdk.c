@@ -102,9 +102,10 @@ static void index_add(const char *arch, const char *text)
 #define PKG(n, a, v, extra) "Package: " n "\nArchitecture: " a "\nVersion: " v "\n" extra "\n\n"
 #define HOST_INDEX PKG("crossbuild-essential-armhf", "all", "12.9", "") \
 	PKG("libc6", "amd64", "2.36-9", "Section: libs")
-#define ZLIB PKG("zlib1g", "armhf", "1:1.2.13.dfsg-1", "Section: libs\nSource: zlib") \
-	PKG("zlib1g-dev", "armhf", "1:1.2.13.dfsg-1", \
-	    "Section: libdevel\nSource: zlib\nDepends: zlib1g (= 1:1.2.13.dfsg-1), libc6-dev | libc-dev")
+#define MA "Multi-Arch: same\n"
+#define ZLIB PKG("zlib1g", "armhf", "1:1.2.13.dfsg-1", MA "Section: libs\nSource: zlib") \
+	PKG("zlib1g-dev", "armhf", "1:1.2.13.dfsg-1", MA "Section: libdevel\nSource: zlib\n" \
+	    "Depends: zlib1g (= 1:1.2.13.dfsg-1), libc6-dev | libc-dev, zlib-tool")
 
 static void lock_add(struct sdk *s, const char *name, const char *arch, const char *version)
 {
@@ -148,12 +149,19 @@ START_TEST(request_pins_dev_and_library)
 	struct sdk s;
 
 	sdk_init(&s);
+	lock_add(&s, "zlib-tool", "armhf", "1:1.2.13.dfsg-1");
 	index_add("amd64", HOST_INDEX);
-	index_add("armhf", ZLIB PKG("unrelated-dev", "armhf", "1", "Source: other"));
+	index_add("armhf", ZLIB PKG("unrelated-dev", "armhf", "1", "Source: other")
+		  PKG("zlib-tool", "armhf", "1:1.2.13.dfsg-1", "Multi-Arch: foreign\nSource: zlib\n"
+		      "Section: utils")
+		  PKG("zlib1g-static-dev", "armhf", "1:1.2.13.dfsg-1", "Source: zlib\n"
+		      "Depends: zlib1g"));
 	ck_assert_int_eq(sdk_request(&s, &ix), 0);
 	ck_assert(has_pkg(&s.recipe, "zlib1g-dev", "armhf", "1:1.2.13.dfsg-1"));
 	ck_assert(has_pkg(&s.recipe, "zlib1g", "armhf", "1:1.2.13.dfsg-1"));
-	ck_assert_uint_eq(s.recipe.n_packages, 3); /* pkgconf, the -dev, its library */
+	/* pkgconf, the -dev, its library: not the tool of its source, not the -dev that cannot
+	   co-install (Multi-Arch: no) */
+	ck_assert_uint_eq(s.recipe.n_packages, 3);
 	sdk_release(&s);
 }
 END_TEST
@@ -165,8 +173,8 @@ START_TEST(request_dev_of_another_version)
 	sdk_init(&s);
 	lock_add(&s, "libssl3", "armhf", "3.0.11-1");
 	index_add("amd64", HOST_INDEX);
-	index_add("armhf", ZLIB PKG("libssl3", "armhf", "3.0.11-1", "Section: libs\nSource: openssl")
-		  PKG("libssl-dev", "armhf", "3.0.15-1", "Source: openssl\nDepends: libssl3 (= 3.0.15-1)"));
+	index_add("armhf", ZLIB PKG("libssl3", "armhf", "3.0.11-1", MA "Section: libs\nSource: openssl")
+		  PKG("libssl-dev", "armhf", "3.0.15-1", MA "Source: openssl\nDepends: libssl3 (= 3.0.15-1)"));
 	ck_assert_int_eq(sdk_request(&s, &ix), -MKI_E_RESOLVE);
 	sdk_release(&s);
 }

@@ -30,7 +30,7 @@ static const struct recipe_checks recipe_checks = { overlay_check, format_recipe
 enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED, O_PLAN,
        O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF, O_CACHE_GC,
        O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY, O_JSON, O_NO_INITRAMFS_ONCE,
-       O_ALLOW_STALE, O_SDK };
+       O_ALLOW_STALE, O_SDK, O_SDK_DIR };
 
 /*
  * The options, in --help's order: getopt's tables and --help are made from this one, and
@@ -98,6 +98,8 @@ static const struct opt {
 	{ "sdk", O_SDK, optional_argument, "LOCK",
 	  "build the image's cross-building SDK, NAME-sdk.tar.zst,\n"
 	  "at the versions of the image's lock (default: beside\nthe image)" },
+	{ "sdk-dir", O_SDK_DIR, required_argument, "DIR",
+	  "with --sdk: the SDK unpacked as DIR too (DIR must not exist)" },
 	{ "check", O_CHECK, no_argument, NULL, "validate RECIPE and print it normalized, then stop" },
 	{ "verbose", 'v', no_argument, NULL, "more output (repeat for debug)" },
 	{ "quiet", 'q', no_argument, NULL, "errors only" },
@@ -277,6 +279,7 @@ static int parse_args(struct build_opts *o, int argc, char **argv)
 			break;
 		case O_KEEP: o->st.keep_staging = 1; break;
 		case O_SDK: o->sdk = 1; o->sdk_lock = optarg; break;
+		case O_SDK_DIR: o->sdk_dir = optarg; break;
 		case O_CHECK: o->check = 1; break;
 		case O_SINGLE: o->st.single_id = 1; break;
 		case O_NO_NATIVE: o->st.no_native_tools = 1; break;
@@ -313,6 +316,10 @@ static int parse_args(struct build_opts *o, int argc, char **argv)
 	}
 	if (o->json && !o->plan && !o->check) {
 		log_error("--json changes what --plan and --check print: give one of them too");
+		return -MKI_E_USAGE;
+	}
+	if (o->sdk_dir && !o->sdk) {
+		log_error("--sdk-dir names where the SDK is unpacked: give --sdk too");
 		return -MKI_E_USAGE;
 	}
 	if (o->cachegc_run)
@@ -360,6 +367,12 @@ static int sdk_start(struct build_opts *o, const struct recipe *r, struct sdk *s
 	char *lock = o->sdk_lock ? xstrdup(o->sdk_lock) : xasprintf("%.*s.lock", stem, image);
 	char *tar;
 
+	if (o->sdk_dir && !access(o->sdk_dir, F_OK)) {
+		log_error("--sdk-dir '%s' exists: name a directory to create", o->sdk_dir);
+		free(image);
+		free(lock);
+		return -MKI_E_USAGE;
+	}
 	if (o->output && !str_ends_with(o->output, ".tar.zst")) {
 		log_error("with --sdk, -o names the SDK's archive, which ends in .tar.zst (not "
 			  "'%s')", o->output);

@@ -47,6 +47,7 @@ struct build_opts {
 	enum stage_id until;
 	int sdk;             /* --sdk: the image's cross-building SDK instead of the image (sdk.h) */
 	const char *sdk_lock;/* --sdk=LOCK: the image's lock; NULL: beside the image */
+	const char *sdk_dir; /* --sdk-dir: the SDK unpacked there too; NULL: the archive only */
 };
 
 struct overlay_report;

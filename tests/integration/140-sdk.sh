@@ -88,10 +88,10 @@ sdk() {
 	[ -z "$user" ] || chown -R "$user" "$dir"
 	(cd "$dir/cwd" && umask "$mask" && TMPDIR=$dir/tmp ${user:+as_user "$user"} "$T/p/mkimage" \
 		--cache-dir "$dir/cache" --sdk="$LOCK" --source "$SRC_IMG" --source "$SRC_SDK" \
-		-o "$dir/out/arm-board-sdk.tar.zst" "$R") >"$dir/log" 2>&1 ||
+		-o "$dir/out/arm-board-sdk.tar.zst" ${SDK_DIR:+--sdk-dir "$SDK_DIR"} "$R") >"$dir/log" 2>&1 ||
 		{ cat "$dir/log" >&2; fail "the SDK build in $dir failed"; }
 }
-sdk "$T/a" 022
+SDK_DIR=$T/a/dir sdk "$T/a" 022                      # the archive and the directory
 A=$T/a/out/arm-board-sdk
 for f in "$A.tar.zst" "$A.lock" "$A.spdx.json" "$A.report.json" "$A.log"; do
 	[ -s "$f" ] || fail "the SDK build left no '$f'"
@@ -142,6 +142,9 @@ fi
 # ---- unpacked and moved: nothing names where it was made ----
 mkdir -p "$T/unpack"
 tar --zstd -C "$T/unpack" -xf "$A.tar.zst" 2>/dev/null || tar --zstd -C "$T/unpack" -xf "$A.tar.zst" --no-same-owner
+diff -r --no-dereference "$T/unpack" "$T/a/dir" >/dev/null ||
+	fail "--sdk-dir's directory is not the archive unpacked: $(diff -r --no-dereference "$T/unpack" "$T/a/dir" 2>&1 | head -n 3)"
+expect_fail 2 "--sdk-dir '$T/a/dir' exists" "$T/p/mkimage" --sdk="$LOCK" --sdk-dir "$T/a/dir" "$R"
 mv "$T/unpack" "$T/moved"
 S=$T/moved
 [ -z "$(find "$S" -type l -lname '/*' | head -n 3)" ] ||

@@ -14,22 +14,8 @@ W=$(mktemp -d /var/tmp/mkimage-bench.XXXXXX)
 . "$TOP/tests/flagship.sh"
 [ "$(id -u)" = 0 ] || { echo "84-sdk: mmdebstrap's root mode needs root"; exit 0; }
 command -v mmdebstrap >/dev/null || { echo "84-sdk: mmdebstrap missing (make bench-deps)"; exit 0; }
-mirrors=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}
-# The mirrors of test 140 (the same arguments, so that they are shared).
-"$TOP/tests/mkmirror.sh" "$mirrors/sdk-image-disk" armhf,armel systemd-sysv busybox hello:armel \
-	libc6:armel libstdc++6:armel zlib1g:armel libssl3 libssl3:armel
-"$TOP/tests/mkmirror.sh" "$mirrors/sdk-host" amd64,armhf,armel crossbuild-essential-armhf \
-	crossbuild-essential-armel pkgconf zlib1g-dev:armhf zlib1g-dev:armel libssl-dev:armhf \
-	libssl-dev:armel libc6-dev:armhf libc6-dev:armel
-flagship_lean arm-board "$W/p"
-sed -i -e 's/^  output = .*//' \
-	-e 's/"zlib1g:armel"/"zlib1g:armel", "libssl3", "libssl3:armel"/' "$W/p/recipes/arm-board.cfg"
-cat >>"$W/p/recipes/arm-board.cfg" <<'EOF'
-sdk = {
-  packages = [ "zlib1g-dev", "libssl-dev", "libc6-dev" ];
-  image_libraries = false;
-};
-EOF
+sdk_mirrors
+sdk_recipe "$W/p"
 R=$W/p/recipes/arm-board.cfg
 pids=
 cleanup() {
@@ -45,12 +31,12 @@ serve() { # serve DIR: sets URL
 	URL=http://127.0.0.1:$port
 	sleep 0.5
 }
-serve "$mirrors/sdk-image-disk/repo"
+serve "$SDK_MIRROR_IMG/repo"
 URL_IMG=$URL
-serve "$mirrors/sdk-host/repo"
+serve "$SDK_MIRROR_HOST/repo"
 URL_SDK=$URL
-SRC_IMG="$URL_IMG bookworm main signed-by=$mirrors/sdk-image-disk/key.gpg"
-SRC_SDK="$URL_SDK bookworm main signed-by=$mirrors/sdk-host/key.gpg"
+SRC_IMG="$URL_IMG bookworm main signed-by=$SDK_MIRROR_IMG/key.gpg"
+SRC_SDK="$URL_SDK bookworm main signed-by=$SDK_MIRROR_HOST/key.gpg"
 export SOURCE_DATE_EPOCH=1700000000 TMPDIR=$W/tmp XDG_CACHE_HOME=$W/cache
 mkdir -p "$TMPDIR" "$W/out"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -82,8 +68,8 @@ for i in $(seq "$PEER_REPS"); do
 	rm -f "$W/peer.tar.zst"
 	measure mmdebstrap mmdebstrap --mode=root --variant=essential --architectures=amd64,armhf,armel \
 		--include="$PKGS" bookworm "$W/peer.tar.zst" \
-		"deb [signed-by=$mirrors/sdk-image-disk/key.gpg] $URL_IMG bookworm main" \
-		"deb [signed-by=$mirrors/sdk-host/key.gpg] $URL_SDK bookworm main"
+		"deb [signed-by=$SDK_MIRROR_IMG/key.gpg] $URL_IMG bookworm main" \
+		"deb [signed-by=$SDK_MIRROR_HOST/key.gpg] $URL_SDK bookworm main"
 done
 warm=$(cut -d' ' -f1 "$W/mkimage-warm.times" | median)
 nolayer=$(cut -d' ' -f1 "$W/mkimage-nolayer.times" | median)

@@ -19,33 +19,17 @@ for tool in cmake meson ninja qemu-arm-static debugfs readelf zstd; do
 done
 export SOURCE_DATE_EPOCH=1700000000
 
-# Two mirrors of real bookworm packages: the image's (armhf + armel, with amd64 twins) and the
-# SDK's (amd64 with the cross toolchains, the armhf and armel -dev packages): one apt choice
-# cannot hold both, the image's Essential set being armhf's and the SDK's amd64's.
-mirrors=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}
-"$TOP/tests/mkmirror.sh" "$mirrors/sdk-image-disk" armhf,armel systemd-sysv busybox hello:armel \
-	libc6:armel libstdc++6:armel zlib1g:armel libssl3 libssl3:armel
-"$TOP/tests/mkmirror.sh" "$mirrors/sdk-host" amd64,armhf,armel crossbuild-essential-armhf \
-	crossbuild-essential-armel pkgconf zlib1g-dev:armhf zlib1g-dev:armel libssl-dev:armhf \
-	libssl-dev:armel libc6-dev:armhf libc6-dev:armel
-serve "$mirrors/sdk-image-disk/repo"
-SRC_IMG="$SERVER_URL bookworm main signed-by=$mirrors/sdk-image-disk/key.gpg"
-serve "$mirrors/sdk-host/repo"
-SRC_SDK="$SERVER_URL bookworm main signed-by=$mirrors/sdk-host/key.gpg"
+sdk_mirrors
+serve "$SDK_MIRROR_IMG/repo"
+SRC_IMG="$SERVER_URL bookworm main signed-by=$SDK_MIRROR_IMG/key.gpg"
+serve "$SDK_MIRROR_HOST/repo"
+SRC_SDK="$SERVER_URL bookworm main signed-by=$SDK_MIRROR_HOST/key.gpg"
 
 # arm-board without what makes it boot (flagship.sh), with libssl3 for both architectures and
 # the SDK's -dev packages; readable by the ordinary user below.
 chmod 755 "$T"
-flagship_lean arm-board "$T/p"
+sdk_recipe "$T/p"
 cp "$MKIMAGE" "$T/p/mkimage"
-sed -i -e 's/^  output = .*//' \
-	-e 's/"zlib1g:armel"/"zlib1g:armel", "libssl3", "libssl3:armel"/' "$T/p/recipes/arm-board.cfg"
-cat >>"$T/p/recipes/arm-board.cfg" <<'EOF'
-sdk = {
-  packages = [ "zlib1g-dev", "libssl-dev", "libc6-dev" ];
-  image_libraries = false;
-};
-EOF
 R=$T/p/recipes/arm-board.cfg
 mkdir -p "$T/img"
 chmod -R a+rX "$T/p"

@@ -288,6 +288,9 @@ static int extract_entries(struct archive *in, struct archive *out, const char *
 		}
 		if (path)
 			archive_entry_set_pathname(e, path);
+		/* A developer's copy: no set-id program (su, mount) lands setuid beside it. */
+		if (name)
+			archive_entry_set_perm(e, archive_entry_perm(e) & ~(mode_t)(S_ISUID | S_ISGID));
 		if (link)
 			archive_entry_set_hardlink(e, link);
 		if (!ret && (r != ARCHIVE_OK || archive_write_header(out, e) != ARCHIVE_OK ||

@@ -22,7 +22,8 @@ int tarout_write(const struct imgtree *t, const struct image_params *p, struct s
 /**
  * Unpack the tar archive `tar` (one tarout_write made) as the directory `dir`, which must not
  * exist: into DIR.tmp-PID, renamed when whole, removed on failure. Owners are whoever runs
- * mkimage; modes and times as archived; no name climbs out of the directory. 0, -MKI_E_IMAGE
+ * mkimage; modes (less the set-user-id and set-group-id bits) and times as archived; no name
+ * climbs out of the directory. 0, -MKI_E_IMAGE
  * (logged) or -MKI_E_INTERRUPTED.
  */
 int tarout_extract(const char *tar, const char *dir);

@@ -128,6 +128,12 @@ mkdir -p "$T/unpack"
 tar --zstd -C "$T/unpack" -xf "$A.tar.zst" 2>/dev/null || tar --zstd -C "$T/unpack" -xf "$A.tar.zst" --no-same-owner
 diff -r --no-dereference "$T/unpack" "$T/a/dir" >/dev/null ||
 	fail "--sdk-dir's directory is not the archive unpacked: $(diff -r --no-dereference "$T/unpack" "$T/a/dir" 2>&1 | head -n 3)"
+if [ "$(id -u)" = 0 ]; then # tar keeps set-id bits for root; --sdk-dir never writes them
+	[ -n "$(find "$T/unpack" -type f -perm -4000 | head -n 1)" ] ||
+		fail "the SDK holds no set-user-id program (su, mount) to check --sdk-dir with"
+	[ -z "$(find "$T/a/dir" -type f -perm /6000 | head -n 1)" ] ||
+		fail "--sdk-dir wrote set-id programs: $(find "$T/a/dir" -type f -perm /6000 | head -n 3)"
+fi
 expect_fail 2 "--sdk-dir '$T/a/dir' exists" "$T/p/mkimage" --sdk="$LOCK" --sdk-dir "$T/a/dir" "$R"
 mv "$T/unpack" "$T/moved"
 S=$T/moved

@@ -227,7 +227,8 @@ TEST_DEPS := check clang libclang-rt-14-dev python3 python3-jsonschema python3-l
 	zstd xz-utils bzip2 libcap2-bin file man-db groff-base lintian apt-cacher-ng \
 	qemu-system-arm qemu-system-x86 qemu-system-misc bmap-tools fdisk dosfstools mtools u-boot-qemu \
 	ovmf qemu-efi-aarch64 opensbi cryptsetup-bin squashfs-tools squashfs-tools-ng \
-	docker-registry apache2-utils skopeo initramfs-tools-core rauc openssl
+	docker-registry apache2-utils skopeo initramfs-tools-core rauc openssl \
+	cmake meson ninja-build
 # The peers `make bench` measures against.
 BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin squashfs-tools
 deps:

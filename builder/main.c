@@ -20,6 +20,7 @@
 #include "lib/log.h"
 #include "lib/runlimits.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/sdk.h"
 #include "recipe/recipe.h"
 #include "store/cachegc.h"
 
@@ -29,7 +30,7 @@ static const struct recipe_checks recipe_checks = { overlay_check, format_recipe
 enum { O_CACHE = 256, O_SOURCE, O_OFFLINE, O_IGNORE_VU, O_ROLLBACK, O_LOCK, O_LOCKED, O_PLAN,
        O_UNTIL, O_KEEP, O_CHECK, O_SINGLE, O_VERIFY, O_NO_NATIVE, O_LIMIT, O_DIFF, O_CACHE_GC,
        O_NO_HOST_TWINS, O_NO_LAYER, O_LAYER_REGISTRY, O_LAYER_SIGN_KEY, O_JSON, O_NO_INITRAMFS_ONCE,
-       O_ALLOW_STALE };
+       O_ALLOW_STALE, O_SDK, O_SDK_DIR };
 
 /*
  * The options, in --help's order: getopt's tables and --help are made from this one, and
@@ -94,6 +95,11 @@ static const struct opt {
 	{ "verify-reproducible", O_VERIFY, no_argument, NULL,
 	  "build a second time from the same plan and fail,\n"
 	  "naming the first difference, unless the images are identical" },
+	{ "sdk", O_SDK, optional_argument, "LOCK",
+	  "build the image's cross-building SDK, NAME-sdk.tar.zst,\n"
+	  "at the versions of the image's lock (default: beside\nthe image)" },
+	{ "sdk-dir", O_SDK_DIR, required_argument, "DIR",
+	  "with --sdk: the SDK unpacked as DIR too (DIR must not exist)" },
 	{ "check", O_CHECK, no_argument, NULL, "validate RECIPE and print it normalized, then stop" },
 	{ "verbose", 'v', no_argument, NULL, "more output (repeat for debug)" },
 	{ "quiet", 'q', no_argument, NULL, "errors only" },
@@ -272,6 +278,8 @@ static int parse_args(struct build_opts *o, int argc, char **argv)
 			}
 			break;
 		case O_KEEP: o->st.keep_staging = 1; break;
+		case O_SDK: o->sdk = 1; o->sdk_lock = optarg; break;
+		case O_SDK_DIR: o->sdk_dir = optarg; break;
 		case O_CHECK: o->check = 1; break;
 		case O_SINGLE: o->st.single_id = 1; break;
 		case O_NO_NATIVE: o->st.no_native_tools = 1; break;
@@ -310,6 +318,10 @@ static int parse_args(struct build_opts *o, int argc, char **argv)
 		log_error("--json changes what --plan and --check print: give one of them too");
 		return -MKI_E_USAGE;
 	}
+	if (o->sdk_dir && !o->sdk) {
+		log_error("--sdk-dir names where the SDK is unpacked: give --sdk too");
+		return -MKI_E_USAGE;
+	}
 	if (o->cachegc_run)
 		return 0;
 	if (optind != argc - 1) {
@@ -339,6 +351,45 @@ static int64_t read_sde(void)
 	return v;
 }
 
+/*
+ * --sdk: where the image would be (as the pipeline names it), its lock beside it unless
+ * --sdk=LOCK names it, and the SDK's archive beside the image (NAME-sdk.tar.zst) unless -o
+ * names it; then the SDK's recipe (sdk.h). `o->output` becomes the tar that is compressed.
+ */
+static int sdk_start(struct build_opts *o, const struct recipe *r, struct sdk *s)
+{
+	char *image = r->disk.set ? (r->disk.output ? xstrdup(r->disk.output)
+						    : xasprintf("images/%s.img", r->name))
+				  : (r->image.output ? xstrdup(r->image.output)
+						     : xasprintf("images/%s.%s", r->name,
+								 r->image.format));
+	int stem = build_output_stem(image), ret;
+	char *lock = o->sdk_lock ? xstrdup(o->sdk_lock) : xasprintf("%.*s.lock", stem, image);
+	char *tar;
+
+	if (o->sdk_dir && !access(o->sdk_dir, F_OK)) {
+		log_error("--sdk-dir '%s' exists: name a directory to create", o->sdk_dir);
+		free(image);
+		free(lock);
+		return -MKI_E_USAGE;
+	}
+	if (o->output && !str_ends_with(o->output, ".tar.zst")) {
+		log_error("with --sdk, -o names the SDK's archive, which ends in .tar.zst (not "
+			  "'%s')", o->output);
+		free(image);
+		free(lock);
+		return -MKI_E_USAGE;
+	}
+	tar = o->output ? xstrndup(o->output, strlen(o->output) - 4)
+			: xasprintf("%.*s-sdk.tar", stem, image);
+	free(o->output);
+	o->output = tar;
+	ret = sdk_prepare(s, r, lock, tar, &recipe_checks);
+	free(image);
+	free(lock);
+	return ret;
+}
+
 static void options_release(struct build_opts *o)
 {
 	free(o->output);
@@ -358,6 +409,8 @@ int main(int argc, char **argv)
 	struct build_opts o = { 0 };
 	struct build b = { .work_lock = -1 };
 	struct recipe r = { 0 };
+	struct sdk sdk = { 0 };
+	const struct recipe *build_r = &r; /* what the stages build: the recipe, or the SDK's */
 	/*
 	 * No SA_RESTART: a signal sets a flag and ends the system call mkimage was blocked in with
 	 * EINTR, so no wait (a pipe, a child, a lock, an open) outlives SIGINT or SIGTERM; every wait
@@ -403,14 +456,20 @@ int main(int argc, char **argv)
 		bootcfg_mark_legacy_boot(&r); /* before the disk's layout is computed */
 	if (!ret && (o.st.source_date_epoch = read_sde()) == -2)
 		ret = -MKI_E_USAGE;
+	if (!ret && o.sdk && (ret = sdk_start(&o, &r, &sdk)) == 0) {
+		build_r = &sdk.recipe;
+		b.sdk = &sdk;
+		o.st.native_only = 1; /* the SDK's own packages are the host's: nothing emulated */
+	}
 	if (!ret)
-		ret = pipeline_setup(&o, &r, &b);
+		ret = pipeline_setup(&o, build_r, &b);
 	if (!ret)
-		ret = pipeline_run(&o, &r, &b);
-	ret = pipeline_finish(&o, &r, &b, ret);
+		ret = pipeline_run(&o, build_r, &b);
+	ret = pipeline_finish(&o, build_r, &b, ret);
 out:
 	ret = log_fail_on_errors(ret, o.check ? "check" : "setup");
 	pipeline_release(&o, &b);
+	sdk_release(&sdk);
 	if (loaded)
 		recipe_release(&r);
 	options_release(&o);

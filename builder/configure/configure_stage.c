@@ -19,6 +19,7 @@
 #include "guards.h"
 #include "identity.h"
 #include "initramfs.h"
+#include "debian/arch.h"
 #include "lib/beneath.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -128,6 +129,30 @@ static int finish(struct staging *s, const struct recipe *r, int rootfd, const s
 	return ret;
 }
 
+/*
+ * The architectures programs in the tree may be of: the plan's; with st->native_only (an SDK,
+ * whose other architectures' packages hold headers and libraries) only those the host runs
+ * natively, so that a script running another one's program fails as on a host without
+ * binfmt_misc instead of being emulated.
+ */
+static int setup_archs(struct configure *c, const struct plan *p, const struct settings *st)
+{
+	struct strv native = { 0 };
+	size_t i;
+	int ret;
+
+	if (!st->native_only)
+		return target_setup_archs(&c->t, &p->archs);
+	for (i = 0; i < p->archs.n; i++)
+		if (arch_runs_natively(arch_find(p->archs.v[i])))
+			strv_push(&native, p->archs.v[i]);
+		else
+			log_info("%s programs are not run in this tree (no emulation)", p->archs.v[i]);
+	ret = target_setup_archs(&c->t, &native);
+	strv_release(&native);
+	return ret;
+}
+
 int configure_init(struct configure *c, struct staging *s, const struct plan *p,
 		   const struct recipe *r, const struct settings *st)
 {
@@ -139,7 +164,7 @@ int configure_init(struct configure *c, struct staging *s, const struct plan *p,
 	target_init(&c->t, s->root, c->rootfd, p, r, st);
 	c->guards_pending = 1;
 	ret = overlay_precheck(r, s, c->rootfd);
-	return ret ? ret : target_setup_archs(&c->t, &p->archs);
+	return ret ? ret : setup_archs(c, p, st);
 }
 
 int configure_tree(struct configure *c, const struct plan *twins)

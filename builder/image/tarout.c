@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/x.h"
 
 #define CHUNK (1u << 20)
 
@@ -248,5 +250,90 @@ int tarout_write(const struct imgtree *t, const struct image_params *p, struct s
 	if (w.a)
 		archive_write_free(w.a);
 	free(w.buf);
+	return ret;
+}
+
+/* One entry's data copied from `in` to the disk writer `out`. */
+static int extract_data(struct archive *in, struct archive *out)
+{
+	const void *buf;
+	size_t size;
+	la_int64_t off;
+	int r;
+
+	while ((r = archive_read_data_block(in, &buf, &size, &off)) == ARCHIVE_OK)
+		if (archive_write_data_block(out, buf, size, off) != ARCHIVE_OK)
+			return ARCHIVE_FATAL;
+	return r == ARCHIVE_EOF ? ARCHIVE_OK : r;
+}
+
+/* Every entry of `in` under the current directory `dir` (its names relative, "./x"). */
+static int extract_entries(struct archive *in, struct archive *out, const char *tar,
+			   const char *dir)
+{
+	struct archive_entry *e;
+	int r, ret = 0;
+
+	while (!ret && (r = archive_read_next_header(in, &e)) != ARCHIVE_EOF) {
+		const char *got = r == ARCHIVE_OK ? archive_entry_pathname(e) : NULL;
+		char *name = got ? xstrdup(got) : NULL;
+		char *path = name ? xasprintf("%s/%s", dir, name) : NULL;
+		const char *hard = name ? archive_entry_hardlink(e) : NULL;
+		char *link = hard ? xasprintf("%s/%s", dir, hard) : NULL;
+
+		/* Names below `dir`, which libarchive's absolute-path check cannot say of them. */
+		if (name && (name[0] == '/' || (hard && hard[0] == '/'))) {
+			log_error("cannot unpack '%s': its entry '%s' is an absolute path", tar, name);
+			ret = -MKI_E_IMAGE;
+		}
+		if (path)
+			archive_entry_set_pathname(e, path);
+		/* A developer's copy: no set-id program (su, mount) lands setuid beside it. */
+		if (name)
+			archive_entry_set_perm(e, archive_entry_perm(e) & ~(mode_t)(S_ISUID | S_ISGID));
+		if (link)
+			archive_entry_set_hardlink(e, link);
+		if (!ret && (r != ARCHIVE_OK || archive_write_header(out, e) != ARCHIVE_OK ||
+			     (archive_entry_size(e) > 0 && extract_data(in, out) != ARCHIVE_OK) ||
+			     archive_write_finish_entry(out) != ARCHIVE_OK)) {
+			log_error("cannot unpack '%s' into '%s' at '%s': %s", tar, dir,
+				  name ? name : "?", archive_error_string(r != ARCHIVE_OK ? in : out));
+			ret = -MKI_E_IMAGE;
+		}
+		free(name);
+		free(path);
+		free(link);
+		if (err_interrupted())
+			ret = -MKI_E_INTERRUPTED;
+	}
+	return ret;
+}
+
+int tarout_extract(const char *tar, const char *dir)
+{
+	char *tmp = xasprintf("%s.tmp-%d", dir, (int)getpid());
+	struct archive *in = archive_read_new(), *out = archive_write_disk_new();
+	int ret = 0;
+
+	archive_read_support_format_tar(in);
+	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
+				       ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+				       ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_NO_OVERWRITE);
+	if (mkdir(tmp, 0755))
+		ret = log_errno(-MKI_E_IMAGE, "cannot create '%s': %m", tmp);
+	else if (archive_read_open_filename(in, tar, CHUNK) != ARCHIVE_OK)
+		ret = log_errno(-MKI_E_IMAGE, "cannot read '%s': %s", tar, archive_error_string(in));
+	if (!ret)
+		ret = extract_entries(in, out, tar, tmp);
+	if (archive_write_close(out) != ARCHIVE_OK && !ret)
+		ret = log_errno(-MKI_E_IMAGE, "cannot finish unpacking into '%s': %s", tmp,
+				archive_error_string(out));
+	if (!ret && rename(tmp, dir))
+		ret = log_errno(-MKI_E_IMAGE, "cannot rename '%s' to '%s': %m", tmp, dir);
+	if (ret)
+		fsutil_remove_tree(tmp);
+	archive_read_free(in);
+	archive_write_free(out);
+	free(tmp);
 	return ret;
 }

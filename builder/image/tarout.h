@@ -19,4 +19,13 @@ int tarout_estimate(const struct imgtree *t, const struct image_params *p, uint6
  */
 int tarout_write(const struct imgtree *t, const struct image_params *p, struct sink *k);
 
+/**
+ * Unpack the tar archive `tar` (one tarout_write made) as the directory `dir`, which must not
+ * exist: into DIR.tmp-PID, renamed when whole, removed on failure. Owners are whoever runs
+ * mkimage; modes (less the set-user-id and set-group-id bits) and times as archived; no name
+ * climbs out of the directory. 0, -MKI_E_IMAGE
+ * (logged) or -MKI_E_INTERRUPTED.
+ */
+int tarout_extract(const char *tar, const char *dir);
+
 #endif

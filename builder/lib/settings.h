@@ -25,6 +25,8 @@ struct settings {
 	int keep_staging;         /* keep work_dir for inspection */
 	int no_native_tools;      /* emulate every target program (see accel.h) */
 	int no_initramfs_once;    /* a kernel's initramfs built twice, dpkg's way (initramfs.h) */
+	int native_only;          /* no emulation at all: only the host's own architectures can
+				     run in the tree (--sdk; configure_stage.c) */
 	int no_host_twins;        /* native tools' twins never from the host's apt sources (twinsrc.h) */
 	int single_id;            /* no subordinate ids: build in a single-id namespace anyway */
 	int no_layer_cache;       /* --no-layer-cache: never restore or store a configured tree */

@@ -46,9 +46,13 @@ struct build_opts {
 	int cachegc_run;         /* --cache-gc[=SIZE]: expire the cache down to gc_limit, then stop */
 	uint64_t gc_limit;
 	enum stage_id until;
+	int sdk;             /* --sdk: the image's cross-building SDK instead of the image (sdk.h) */
+	const char *sdk_lock;/* --sdk=LOCK: the image's lock; NULL: beside the image */
+	const char *sdk_dir; /* --sdk-dir: the SDK unpacked there too; NULL: the archive only */
 };
 
 struct overlay_report;
+struct sdk;
 
 /* What the stages give each other: each row of the table adds its own (pipeline.c). */
 struct build {
@@ -72,6 +76,7 @@ struct build {
 	struct rauc_bundle bundle_info; /* what the bundle is, once written (rauc.h) */
 	struct sparsehash digests; /* a disk's whole sha256 and block map (disk.h), or empty */
 	struct image_params ip;    /* what the image is written with */
+	struct sdk *sdk;           /* --sdk: the SDK whose recipe the stages build (sdk.h); or NULL */
 	double t0;
 	const char *at;            /* the step running: the report's "stage" when it fails */
 	/* Set up before the stages (pipeline_setup): */

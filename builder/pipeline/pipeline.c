@@ -155,6 +155,7 @@ static const struct stage {
 	/* name        stage          run                    takes -> gives */
 	{ "sources",   ST_SOURCES,    stage_sources },       /* recipe -> sources */
 	{ "indexes",   ST_INDEXES,    stage_indexes },       /* sources -> verified indexes */
+	{ "resolve",   -1,            stage_sdk_request },   /* --sdk: indexes -> the -dev set */
 	{ "resolve",   ST_RESOLVE,    stage_resolve },       /* indexes -> plan (--plan, --lock) */
 	{ "resolve",   -1,            stage_room },          /* plan -> room for the image */
 	{ "sandbox",   -1,            stage_sandbox_check }, /* -> subordinate ids */
@@ -163,6 +164,7 @@ static const struct stage {
 	{ "unpack",    ST_UNPACK,     stage_unpack },        /* plan -> staging tree, layer */
 	{ "unpack",    -1,            stage_unpacked },      /* staging -> checked, licences */
 	{ "configure", ST_CONFIGURE,  stage_configure },     /* staging -> configured tree */
+	{ "image",     -1,            stage_sdk_files },     /* --sdk: wrappers, toolchain files */
 	{ "image",     -1,            stage_image_setup },   /* plan -> image parameters */
 	{ "image",     ST_IMAGE,      stage_image },         /* configured tree -> image */
 	{ "image",     -1,            stage_image_extras },  /* image -> root hash, boot, bmap */

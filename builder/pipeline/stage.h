@@ -25,6 +25,10 @@ stage_fn stage_unpack;        /* plan -> b->staging, b->layer */
 stage_fn stage_unpacked;      /* staging -> a disk's files and kernels checked, the licences */
 stage_fn stage_configure;     /* staging -> configured tree (the layer point) */
 
+/* stage_sdk.c: --sdk only (sdk.h) */
+stage_fn stage_sdk_request;   /* indexes -> the SDK's request: -dev packages at the image's versions */
+stage_fn stage_sdk_files;     /* configured tree -> the SDK's wrappers and toolchain files */
+
 /* stage_image.c: the image (image, emit) */
 stage_fn stage_image_setup;   /* plan -> b->ip, a disk's outputs named, boot files' export */
 stage_fn stage_image;         /* configured tree -> the image or disk */

@@ -17,4 +17,11 @@ int stage_configure_tree(struct staging *s, struct layer *l, const struct plan *
 			 const struct plan *twins, const struct recipe *r,
 			 const struct settings *st, struct overlay_report **overlays);
 
+/**
+ * --sdk: the SDK's files written into the configured tree `s` (stage_sdk.c; the image stage's
+ * second build uses it too). 0 without --sdk.
+ */
+int stage_sdk_tree(const struct build_opts *o, const struct recipe *r, const struct build *b,
+		   struct staging *s);
+
 #endif

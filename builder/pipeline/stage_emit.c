@@ -13,6 +13,7 @@
 #include "emit/report.h"
 #include "emit/sbom.h"
 #include "image/image.h"
+#include "image/tarout.h"
 #include "lib/err.h"
 #include "lib/hash.h"
 #include "lib/json.h"
@@ -157,6 +158,8 @@ int stage_outputs(struct build_opts *o, const struct recipe *r, struct build *b)
 {
 	int ret = write_outputs(o, r, b);
 
+	if (!ret && b->sdk && o->sdk_dir && (ret = tarout_extract(o->output, o->sdk_dir)) == 0)
+		log_info("the SDK unpacked as '%s'", o->sdk_dir);
 	if (!ret && b->compressed && unlink(o->output))
 		ret = log_errno(-errno, "cannot remove '%s' after compressing it: %m", o->output);
 	if (!ret)

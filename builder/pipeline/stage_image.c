@@ -109,6 +109,8 @@ static int verify_again(struct build_opts *o, const struct recipe *r, struct bui
 	if (!ret)
 		ret = stage_configure_tree(&again, NULL, &b->plan, &b->twins, r, &st2, &overlays);
 	if (!ret)
+		ret = stage_sdk_tree(o, r, b, &again);
+	if (!ret)
 		ret = write_image(o, r, b, &again, &ip, out2, NULL);
 	if (!ret) {
 		manifest_sort(&b->staging.manifest);
@@ -216,6 +218,8 @@ int stage_image_setup(struct build_opts *o, const struct recipe *r, struct build
 		disk_outputs(o, r, b);
 	if (r->update.set && (ret = update_outputs(o, r, b)))
 		return ret;
+	if (b->sdk) /* NAME-sdk.tar.zst: the tar is compressed, then removed */
+		b->compressed = xasprintf("%s%s", o->output, compress_suffix(COMPRESS_ZSTD));
 	b->ip.im = &r->image;
 	b->ip.output = o->output;
 	b->ip.source_date_epoch = o->st.source_date_epoch;
@@ -245,6 +249,7 @@ int stage_image_extras(struct build_opts *o, const struct recipe *r, struct buil
 	if (!ret && b->bundle)
 		ret = write_bundle(o, r, b);
 	if (!ret && b->compressed)
-		ret = compress_file(o->output, b->compressed, disk_compression(r));
+		ret = compress_file(o->output, b->compressed,
+				    b->sdk ? COMPRESS_ZSTD : disk_compression(r));
 	return ret;
 }

@@ -146,6 +146,22 @@ void recipe_release(struct recipe *r)
 	memset(r, 0, sizeof(*r));
 }
 
+void recipe_add_package(struct recipe *r, const char *name, const char *arch,
+			const char *version)
+{
+	struct recipe_package *p;
+	struct buf norm = { 0 };
+
+	r->packages = xrealloc(r->packages, (r->n_packages + 2) * sizeof(*r->packages));
+	p = &r->packages[r->n_packages++];
+	*p = (struct recipe_package){ xstrdup(name), arch ? xstrdup(arch) : NULL,
+				      version ? xstrdup(version) : NULL, 0 };
+	memset(p + 1, 0, sizeof(*p));
+	recipe_walk_format(&recipe_table, r, &norm, 1);
+	hash_sha256_hex(norm.p, norm.len, r->digest);
+	buf_release(&norm);
+}
+
 void recipe_all_archs(const struct recipe *r, struct strv *out)
 {
 	size_t i;

@@ -169,6 +169,16 @@ struct recipe_update {
 	int select;             /* the boot selection partition (contents "/boot/select"), or -1 */
 };
 
+/*
+ * The cross-building SDK (recipe section `sdk`, mkimage --sdk): what it holds besides the cross
+ * toolchains. Not part of the image: never in the image's digest.
+ */
+struct recipe_sdk {
+	char *arch;           /* the SDK's (host) architecture; NULL: the build host's */
+	struct strv packages; /* "name" (every target architecture) or "name:arch" */
+	int image_libraries;  /* the -dev packages of every library in the image too (default 1) */
+};
+
 struct recipe {
 	char *file;  /* as given */
 	char *dir;   /* absolute directory of the recipe: relative paths are resolved against it */
@@ -204,6 +214,7 @@ struct recipe {
 	struct recipe_disk disk;
 	struct recipe_layers layers;
 	struct recipe_update update;
+	struct recipe_sdk sdk;
 	char digest[65];        /* sha256 of the normalized recipe (recipe_format) */
 };
 
@@ -235,6 +246,19 @@ struct recipe_checks {
  * then released.
  */
 int recipe_load(struct recipe *r, const char *path, const struct recipe_checks *checks);
+/**
+ * As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths
+ * (a recipe mkimage derives from another: the SDK's, sdk.h).
+ */
+int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir,
+		      const struct recipe_checks *checks);
+/**
+ * Append "name[:arch]=version" (arch NULL: the primary; version NULL: the newest) to
+ * packages.install and compute the digest again: a request completed once the indexes are
+ * known (the SDK's -dev packages, sdk.h). The caller checked the names.
+ */
+void recipe_add_package(struct recipe *r, const char *name, const char *arch,
+			const char *version);
 /** Free the contents of `r`. */
 void recipe_release(struct recipe *r);
 /** Append the normalized recipe (libconfig syntax, every default explicit) to `out`. */

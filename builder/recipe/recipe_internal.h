@@ -19,6 +19,7 @@ enum recipe_section {
 	RECIPE_IN_PARTITIONS, /* each element of disk.partitions: struct recipe_partition */
 	RECIPE_IN_LAYERS,   /* the layers group: struct recipe_layers */
 	RECIPE_IN_UPDATE,   /* the update group: struct recipe_update */
+	RECIPE_IN_SDK,      /* the sdk group: struct recipe_sdk */
 	RECIPE_N_SECTIONS
 };
 
@@ -96,10 +97,5 @@ int recipe_parse_package(const char *spec, struct recipe_package *p, const char 
 /** Whether `name` is a valid host name (RFC 1123 labels, at most 64 bytes). 1 or 0. */
 int recipe_valid_hostname(const char *name);
 
-/**
- * As recipe_load, from a string; `name` is used in messages, `dir` resolves relative paths.
- */
-int recipe_parse_text(struct recipe *r, const char *text, const char *name, const char *dir,
-		      const struct recipe_checks *checks);
 
 #endif

@@ -627,6 +627,7 @@ static const struct recipe_section_info sections[RECIPE_N_SECTIONS] = {
 	[RECIPE_IN_DISK] = { "disk", "'disk'", NULL, 0, 0, recipe_disk_finish },
 	[RECIPE_IN_LAYERS] = { "layers", "'layers'", NULL, 0, 0, NULL },
 	[RECIPE_IN_UPDATE] = { "update", "'update'", NULL, 0, 0, recipe_update_finish },
+	[RECIPE_IN_SDK] = { "sdk", "'sdk'", NULL, 0, 0, NULL },
 	[RECIPE_IN_PARTITIONS] = { "disk.partitions", "a partition",
 				   "each partition must be a group: { name = \"root\"; "
 				   "type = \"root\"; ... }",
@@ -654,6 +655,7 @@ static const char *const fs_compressions[] = { "zstd", "xz", "lz4", "gzip", "non
 #define PART(f) offsetof(struct recipe_partition, f)
 #define LAY(f) offsetof(struct recipe_layers, f)
 #define UPD(f) offsetof(struct recipe_update, f)
+#define SDK(f) offsetof(struct recipe_sdk, f)
 #define LIST_OF "( { ... }, { ... } )"
 
 /*
@@ -723,6 +725,10 @@ const struct recipe_key recipe_keys[] = {
 	  .shown = recipe_layers_shown, .def_doc = "configured trees cached on this machine only",
 	  .hint = "layers = { registry = \"http://127.0.0.1:5000/REPO\"; trusted_keys = [ ... ]; };",
 	  .doc = "a registry sharing configured trees between machines (not in the digest)" },
+	{ RECIPE_IN_TOP, "sdk", RECIPE_GROUP, .offset = TOP(sdk), .sub = RECIPE_IN_SDK,
+	  .shown = recipe_sdk_shown, .def_doc = "the -dev packages of the image's libraries",
+	  .hint = "sdk = { packages = [ \"libfoo-dev\" ]; image_libraries = true; };",
+	  .doc = "what mkimage --sdk adds to the cross toolchains (not in the digest)" },
 
 	{ RECIPE_IN_SOURCES, "host", RECIPE_BOOL, "false", .offset = SRC(host),
 	  .shown = shown_if_host, .doc = "the host's own apt sources instead of a uri" },
@@ -944,6 +950,14 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "the certificate's private key (PEM, RSA; not in the digest) (required)" },
 	{ RECIPE_IN_UPDATE, "keyring", RECIPE_PATH, .offset = UPD(keyring), .parse = recipe_update_parse_path,
 	  .doc = "the CA certificates (PEM) the image's updater trusts (required)" },
+	{ RECIPE_IN_SDK, "architecture", RECIPE_STRING, .def_doc = "the build host's",
+	  .offset = SDK(arch), .check = recipe_sdk_check_arch, .shown = recipe_sdk_shown_key,
+	  .doc = "the architecture the SDK runs on, which must be the build host's" },
+	{ RECIPE_IN_SDK, "packages", RECIPE_STRV, .offset = SDK(packages),
+	  .parse = recipe_sdk_parse_packages, .shown = recipe_sdk_shown_key,
+	  .doc = "-dev packages, \"name\" (each target architecture) or \"name:arch\"" },
+	{ RECIPE_IN_SDK, "image_libraries", RECIPE_BOOL, "true", .offset = SDK(image_libraries),
+	  .shown = recipe_sdk_shown_key, .doc = "the -dev packages of every library in the image too" },
 	{ 0 }
 };
 

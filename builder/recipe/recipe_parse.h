@@ -121,6 +121,14 @@ const config_setting_t *recipe_disk_part_setting(const config_setting_t *g,
 						 const struct recipe_disk *d, size_t i);
 /* Partition `p`'s type set to the type named `name` ("raw"), as the recipe would name it. */
 void recipe_disk_set_type(struct recipe_partition *p, const char *name);
+
+/* recipe_sdk.c: the sdk group (mkimage --sdk), shown only when set, never in the digest */
+int recipe_sdk_shown(const struct recipe_key *k, const void *base, int digest);
+int recipe_sdk_shown_key(const struct recipe_key *k, const void *base, int digest);
+int recipe_sdk_check_arch(struct recipe_ctx *c, const config_setting_t *g,
+			  const struct recipe_key *k, void *base);
+int recipe_sdk_parse_packages(struct recipe_ctx *c, const config_setting_t *g,
+			      const struct recipe_key *k, void *base);
 int recipe_disk_finish_partition(struct recipe_ctx *c, const config_setting_t *g, void *base);
 int recipe_disk_parse_output(struct recipe_ctx *c, const config_setting_t *g,
 			     const struct recipe_key *k, void *base);

@@ -74,6 +74,13 @@ static int parse_conffiles(struct pkg *k)
 		len = strcspn(line, " \t\n");
 		if (!len)
 			continue;
+		/*
+		 * deb-conffiles(5): "remove-on-upgrade /etc/x" names a conffile an older version
+		 * shipped, which dpkg removes on upgrade. A fresh tree has no older version: nothing
+		 * is shipped or recorded for it (pkgconf in bookworm).
+		 */
+		if (len == 17 && !strncmp(line, "remove-on-upgrade", len) && line[len] == ' ')
+			continue;
 		if (line[0] != '/')
 			return pkg_fail(k, -MKI_E_PACKAGE,
 					"conffile '%.*s' is not an absolute path", (int)len, line);

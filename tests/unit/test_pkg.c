@@ -212,6 +212,33 @@ START_TEST(relative_conffile_refused)
 }
 END_TEST
 
+/*
+ * deb-conffiles(5)'s "remove-on-upgrade PATH" (bookworm's pkgconf) names a file an older version
+ * shipped: nothing of a fresh install; another word before a path is still refused.
+ */
+START_TEST(remove_on_upgrade_conffile_skipped)
+{
+	struct fx f;
+
+	fx_init(&f, "hello", "1.0");
+	sh("printf '%%s' '{\"out\": \"%s\", \"control\": \"Package: hello\\nVersion: 1.0\\n"
+	   "Architecture: armhf\\n\", \"control_members\": [{\"name\": \"./conffiles\", "
+	   "\"data\": \"remove-on-upgrade /etc/old.conf\\n/etc/x\\n\"}], \"members\": []}' | "
+	   "python3 tests/integration/unpack_mkdeb.py", f.pe.path);
+	ck_assert_int_eq(pkg_decode(&f.k, 1u << 30), 0);
+	ck_assert_uint_eq(f.k.conffiles.n, 1);
+	ck_assert_str_eq(f.k.conffiles.v[0], "/etc/x");
+	fx_release(&f);
+	fx_init(&f, "hello", "1.0");
+	sh("printf '%%s' '{\"out\": \"%s\", \"control\": \"Package: hello\\nVersion: 1.0\\n"
+	   "Architecture: armhf\\n\", \"control_members\": [{\"name\": \"./conffiles\", "
+	   "\"data\": \"remove-on-upgrad /etc/old.conf\\n\"}], \"members\": []}' | "
+	   "python3 tests/integration/unpack_mkdeb.py", f.pe.path);
+	ck_assert_int_eq(pkg_decode(&f.k, 1u << 30), -MKI_E_PACKAGE);
+	fx_release(&f);
+}
+END_TEST
+
 /* Not a .deb, or a truncated one: refused with the package named. */
 START_TEST(broken_files)
 {
@@ -242,6 +269,7 @@ Suite *pkg_suite(void)
 	tcase_add_test(tc, streams_and_reads_lazily);
 	tcase_add_test(tc, control_checked_against_the_plan);
 	tcase_add_test(tc, relative_conffile_refused);
+	tcase_add_test(tc, remove_on_upgrade_conffile_skipped);
 	tcase_add_test(tc, broken_files);
 	suite_add_tcase(s, tc);
 	return s;

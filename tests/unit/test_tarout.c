@@ -151,6 +151,43 @@ START_TEST(deterministic)
 }
 END_TEST
 
+/*
+ * Unpacked as a new directory: whole, or (a device node without root) not at all, nothing of
+ * its temporary left; a directory that exists is never written into.
+ */
+START_TEST(extract)
+{
+	char *dir, *p, link[64];
+	struct stat st;
+	ssize_t n;
+
+	write_tar();
+	dir = xasprintf("%s/x", fx.top);
+	if (geteuid()) {
+		ck_assert_int_eq(tarout_extract(fx.out, dir), -MKI_E_IMAGE); /* var/null */
+		ck_assert_int_ne(stat(dir, &st), 0);
+	} else {
+		ck_assert_int_eq(tarout_extract(fx.out, dir), 0);
+		p = xasprintf("%s/etc/link", dir);
+		n = readlink(p, link, sizeof(link) - 1);
+		ck_assert_int_gt(n, 0);
+		free(p);
+		p = xasprintf("%s/etc/data", dir);
+		ck_assert_int_eq(stat(p, &st), 0);
+		ck_assert(S_ISREG(st.st_mode));
+		ck_assert_int_eq(st.st_size, 10000);
+		ck_assert_uint_eq(st.st_mode & 07777, 0640);
+		ck_assert_uint_eq(st.st_nlink, 2); /* etc/data2 */
+		free(p);
+		ck_assert_int_eq(tarout_extract(fx.out, dir), -MKI_E_IMAGE); /* it exists now */
+	}
+	p = xasprintf("%s.tmp-%d", dir, (int)getpid());
+	ck_assert_int_ne(stat(p, &st), 0);
+	free(p);
+	free(dir);
+}
+END_TEST
+
 Suite *tarout_suite(void)
 {
 	Suite *s = suite_create("tarout");
@@ -161,6 +198,7 @@ Suite *tarout_suite(void)
 	tcase_add_test(tc, metadata);
 	tcase_add_test(tc, sparse_data);
 	tcase_add_test(tc, deterministic);
+	tcase_add_test(tc, extract);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -157,7 +157,7 @@ check: test-deps
 SAN_TESTS := 01-cli.sh 02-recipe-errors.sh 04-recipe-inputs.sh 12-signature.sh 13-release.sh \
 	14-index-integrity.sh 15-fetch-errors.sh 21-resolve-errors.sh 22-resolve-lock.sh \
 	25-release-freshness.sh 30-unpack.sh 31-unpack-hostile.sh 42-image-errors.sh \
-	37-index-midsync.sh 95-disk-recipe.sh 98-verity.sh 114-resolve-t64.sh
+	37-index-midsync.sh 95-disk-recipe.sh 98-verity.sh 114-resolve-t64.sh 128-rauc-bundle.sh
 
 $(OUT)/mkimage: $(OUT)/main.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

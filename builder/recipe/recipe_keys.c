@@ -944,6 +944,7 @@ const struct recipe_key recipe_keys[] = {
 	  .doc = "\"build\": signed with cert and key; \"offline\": NAME.raucb.unsigned and "
 		 "NAME.raucb.manifest, signed apart (mkimage(7), Updates)" },
 	{ RECIPE_IN_UPDATE, "cert", RECIPE_PATH, .offset = UPD(cert), .parse = recipe_update_parse_path,
+	  .shown = recipe_update_shown_cert,
 	  .doc = "the signing certificate (PEM), then any intermediate ones (required)" },
 	{ RECIPE_IN_UPDATE, "key", RECIPE_PATH, .offset = UPD(key), .parse = recipe_update_parse_path,
 	  .shown = recipe_update_shown_key,

@@ -164,6 +164,7 @@ int recipe_layers_parse_trusted(struct recipe_ctx *c, const config_setting_t *g,
 /* The update section's rows (recipe_update.c): see recipe_keys[]. */
 int recipe_update_finish(struct recipe_ctx *c, const config_setting_t *g, void *base);
 int recipe_update_shown(const struct recipe_key *k, const void *base, int digest);
+int recipe_update_shown_cert(const struct recipe_key *k, const void *base, int digest);
 int recipe_update_shown_key(const struct recipe_key *k, const void *base, int digest);
 int recipe_update_check_format(struct recipe_ctx *c, const config_setting_t *g,
 				const struct recipe_key *k, void *base);

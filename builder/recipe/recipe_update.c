@@ -28,6 +28,12 @@ int recipe_update_shown_key(const struct recipe_key *k, const void *base, int di
 	return !digest && ((const struct recipe_update *)base)->key;
 }
 
+/* The certificate: none when the bundle is signed offline. */
+int recipe_update_shown_cert(const struct recipe_key *k, const void *base, int digest)
+{
+	return ((const struct recipe_update *)base)->cert != NULL;
+}
+
 /*
  * compatible and version land in the bundle's manifest, an ini file RAUC reads with GKeyFile,
  * which would cut a value at a newline and trim its leading spaces: printable ASCII, no space

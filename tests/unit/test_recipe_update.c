@@ -11,11 +11,11 @@
 	"{ name = \"data\"; type = \"linux\"; size = \"64M\"; format = \"ext4\"; } ); };\n"
 #define KEYS "cert = \"c.pem\"; key = \"k.pem\"; keyring = \"ca.pem\";"
 
-/* A recipe with the A/B disk (root-b of size B) and `update`; 0 or the load's code. */
-static int load(struct recipe *r, const char *b, const char *update)
+/* The recipe `text` (taken) loaded beside the key files KEYS names; 0 or the load's code. */
+static int load_text(struct recipe *r, char *text)
 {
 	char *cmd = xasprintf("cd %s && echo c >c.pem && echo k >k.pem && echo ca >ca.pem", dir);
-	char *text = xasprintf(MINIMAL AB "%s", b, update), *p;
+	char *p;
 	int ret;
 
 	ck_assert_int_eq(system(cmd), 0);
@@ -25,6 +25,12 @@ static int load(struct recipe *r, const char *b, const char *update)
 	free(text);
 	free(p);
 	return ret;
+}
+
+/* A recipe with the A/B disk (root-b of size B) and `update`; 0 or the load's code. */
+static int load(struct recipe *r, const char *b, const char *update)
+{
+	return load_text(r, xasprintf(MINIMAL AB "%s", b, update));
 }
 
 START_TEST(default_slots)
@@ -83,19 +89,9 @@ END_TEST
 /* disk.bootloader = "extlinux": the A/B selection's layout (DISK is the disk group's text). */
 static int load_boot(struct recipe *r, const char *disk, const char *update)
 {
-	char *cmd = xasprintf("cd %s && echo c >c.pem && echo k >k.pem && echo ca >ca.pem", dir);
-	char *text = xasprintf(MINIMAL "disk = { bootloader = \"extlinux\"; partitions = ( %s ); };\n"
-			       "update = { compatible = \"a\"; version = \"1\"; %s };", disk, update);
-	char *p;
-	int ret;
-
-	ck_assert_int_eq(system(cmd), 0);
-	p = write_recipe(text);
-	ret = recipe_load(r, p, &unit_checks);
-	free(cmd);
-	free(text);
-	free(p);
-	return ret;
+	return load_text(r, xasprintf(MINIMAL "disk = { bootloader = \"extlinux\"; partitions = "
+				      "( %s ); };\nupdate = { compatible = \"a\"; version = \"1\"; "
+				      "%s };", disk, update));
 }
 
 #define SEL "{ name = \"boot\"; type = \"linux\"; format = \"vfat\"; size = \"16M\"; " \
@@ -157,14 +153,9 @@ END_TEST
 START_TEST(needs_a_disk)
 {
 	struct recipe r;
-	char *cmd = xasprintf("cd %s && echo c >c.pem && echo k >k.pem && echo ca >ca.pem", dir);
-	char *p;
 
-	ck_assert_int_eq(system(cmd), 0);
-	p = write_recipe(MINIMAL "update = { compatible = \"a\"; version = \"1\"; " KEYS " };");
-	ck_assert_int_eq(recipe_load(&r, p, &unit_checks), -MKI_E_RECIPE);
-	free(p);
-	free(cmd);
+	ck_assert_int_eq(load_text(&r, xstrdup(MINIMAL "update = { compatible = \"a\"; version = "
+					       "\"1\"; " KEYS " };")), -MKI_E_RECIPE);
 }
 END_TEST
 

@@ -182,9 +182,12 @@ BOOT_TESTS := 130-orangepi-pc.sh 60-arm-board.sh 62-pc-legacy.sh 63-arm64-armhf.
 check-boots: test-deps mkimage mkimage-exec tools
 	MKIMAGE_TEST_BOOT_SUITES="bookworm trixie" tests/integration/run.sh -j $(TEST_JOBS) $(BOOT_TESTS)
 
+# A recipe for a board (`board = "NAME";`) boots as that board (tests/bootvm.sh BOOT_MACHINE).
+BOOT_MACHINE ?= $(if $(RECIPE),$(shell sed -n 's/^board *= *"\([^"]*\)";.*/\1/p' \
+	recipes/$(basename $(notdir $(RECIPE))).cfg 2>/dev/null))
 boot:
 	@[ -n "$(IMAGE)$(RECIPE)" ] || { echo "make boot: say RECIPE=NAME (images/NAME.img or .ext4) or IMAGE=FILE" >&2; exit 2; }
-	tests/bootvm.sh $(or $(IMAGE),$(firstword $(wildcard $(addprefix images/$(basename $(notdir $(RECIPE))),.img .ext4))),images/$(basename $(notdir $(RECIPE))).img)
+	BOOT_MACHINE=$(BOOT_MACHINE) tests/bootvm.sh $(or $(IMAGE),$(firstword $(wildcard $(addprefix images/$(basename $(notdir $(RECIPE))),.img .ext4))),images/$(basename $(notdir $(RECIPE))).img)
 
 # The program is mkimage-debian: Debian's u-boot-tools owns /usr/bin/mkimage and mkimage(1).
 # `mkimage` and its manual are links to ours unless MKIMAGE_LINK=0 (the .deb makes them with

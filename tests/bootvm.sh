@@ -163,8 +163,10 @@ image_machine() {
 	boot=(-kernel "$kernel" -initrd "$initrd" -append "$append")
 }
 
-# A board's card: the machine's own boot ROM, 1 GiB and four cores as the board has (one host
-# thread for all four, -accel tcg,thread=single, took minutes longer to boot).
+# A board's card: the machine's own boot ROM, 1 GiB and four cores as the board has. Each core
+# is a host thread (MTTCG); starved of the host's cores by other work, the guest hangs in its
+# stop_machine (soft lockups), so such a boot wants the machine to itself (run.sh's "alone").
+# One thread for all four (-accel tcg,thread=single) stalled for minutes in the kernel's start.
 board_machine() {
 	case $BOOT_MACHINE in
 	orangepi-pc) arch=armhf qemu=(qemu-system-arm -M orangepi-pc) ;;

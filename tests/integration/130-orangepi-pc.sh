@@ -1,4 +1,4 @@
-# test-cost: slow (builds a whole recipe and boots it: run.sh starts it first)
+# test-cost: alone (builds a whole recipe and boots a four-core board: run.sh runs it first, by itself)
 # Board profiles (issue 40): recipes/orangepi-pc.cfg, arm-board's system on the Orange Pi PC
 # (Allwinner H3, board = "orangepi-pc"), built from a local signed mirror of real bookworm
 # packages. Its card is read where the boot ROM reads it: the SPL of the plan's own u-boot-sunxi

@@ -74,12 +74,23 @@ build() { # build N: an empty cache of its own, every download through the proxy
 # fetched from the mirror and "TIME|O|..." for what it sent a client (a hit: an O without an I).
 mirror_debs() { grep -o '^GET /pool/[^ ]*\.deb' "$SRVLOG" | sort; }
 proxy_debs() { grep -c "|$1|[0-9]*|127.0.0.1|127.0.0.1/pool/.*\.deb$" "$ACNG_LOG"; }
+# proxy_logged KIND N: whether the proxy's log comes to show N lines of KIND within 20 s. It
+# writes a transfer's line when its job ends, which can be after the client has the last byte
+# and mkimage has exited (seen on a loaded machine).
+proxy_logged() {
+	local i
+	for i in $(seq 1 100); do
+		[ "$(proxy_debs "$1")" = "$2" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
 
 build 1
 n=$(mirror_debs | wc -l)
 [ "$n" -ge 20 ] || fail "the first build fetched only $n .debs from the mirror"
-[ "$(proxy_debs I)" = "$n" ] || fail "the proxy did not fetch the $n .debs: $(cat "$ACNG_LOG")"
-[ "$(proxy_debs O)" = "$n" ] || fail "the proxy did not serve the $n .debs"
+proxy_logged I "$n" || fail "the proxy did not fetch the $n .debs: $(cat "$ACNG_LOG")"
+proxy_logged O "$n" || fail "the proxy did not serve the $n .debs: $(cat "$ACNG_LOG")"
 grep -q '"files": '"$n"',' "$T/out1/proxied.report.json" ||
 	fail "the first build did not download $n files: $(cat "$T/out1/proxied.report.json")"
 
@@ -87,8 +98,8 @@ grep -q '"files": '"$n"',' "$T/out1/proxied.report.json" ||
 build 2
 [ "$(mirror_debs | wc -l)" = "$n" ] || fail "the second build reached the mirror for .debs"
 [ -z "$(mirror_debs | uniq -d)" ] || fail "a .deb was fetched from the mirror twice"
+proxy_logged O "$n" || fail "the proxy did not serve the $n .debs from its cache: $(cat "$ACNG_LOG")"
 [ "$(proxy_debs I)" = 0 ] || fail "the proxy fetched .debs again: $(grep '|I|' "$ACNG_LOG")"
-[ "$(proxy_debs O)" = "$n" ] || fail "the proxy did not serve the $n .debs from its cache"
 grep -q '"files": '"$n"',' "$T/out2/proxied.report.json" ||
 	fail "the second build's cache was not empty: $(cat "$T/out2/proxied.report.json")"
 cmp -s "$T/out1/proxied.ext4" "$T/out2/proxied.ext4" || fail "the two images differ"

@@ -12,7 +12,9 @@
 # two-core machine. Tests are independent by construction (own temporary directory, own ports,
 # own throwaway user names, own process patterns; the shared fixture caches are built under a
 # lock), and those marked "# test-cost: slow" start first so the long ones do not end the run
-# alone. Results are printed as tests end, each with its wall time and its CPU time (user +
+# alone. A test marked "# test-cost: alone" starts before them and runs with no other test beside
+# it: the boot of an emulated four-core board (130), whose guest hangs in soft lockups when
+# another lane starves its vCPU threads. Results are printed as tests end, each with its wall time and its CPU time (user +
 # system of everything it waited for: a test far below its wall time mostly waits); the summary
 # is the same either way.
 set -u
@@ -29,10 +31,16 @@ fi
 pass=0 failed=0 skipped=0 failures=""
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=([0-9][0-9]-*.sh [0-9][0-9][0-9]-*.sh)
-# The slow tests first (their order among themselves kept), then the rest in name order.
+# The tests that run alone first, then the slow ones (their order among themselves kept), then
+# the rest in name order.
 mapfile -t tests < <(for t in "${tests[@]}"; do
-	if grep -q '^# test-cost: slow' "$t" 2>/dev/null; then echo "0 $t"; else echo "1 $t"; fi
+	if grep -q '^# test-cost: alone' "$t" 2>/dev/null; then echo "0 $t"
+	elif grep -q '^# test-cost: slow' "$t" 2>/dev/null; then echo "1 $t"
+	else echo "2 $t"; fi
 done | sort -s -k1,1 | cut -d' ' -f2-)
+# alone TEST: whether TEST must have the machine to itself ("# test-cost: alone"): a boot of an
+# emulated multi-core board, whose guest hangs when its vCPU threads are starved.
+alone() { grep -q '^# test-cost: alone' "$1" 2>/dev/null; }
 out_dir=$(mktemp -d "${TMPDIR:-/tmp}/mkimage-run.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$out_dir"' EXIT
 trap 'exit 130' INT TERM
@@ -77,9 +85,13 @@ report() {
 }
 
 declare -A running=()
-next=0
+next=0 solo=
 while [ "$next" -lt ${#tests[@]} ] || [ ${#running[@]} -gt 0 ]; do
-	while [ ${#running[@]} -lt "$jobs" ] && [ "$next" -lt ${#tests[@]} ]; do
+	while [ ${#running[@]} -lt "$jobs" ] && [ "$next" -lt ${#tests[@]} ] && [ -z "$solo" ]; do
+		if alone "${tests[$next]}"; then
+			[ ${#running[@]} = 0 ] || break
+			solo=1
+		fi
 		start "${tests[$next]}"
 		next=$((next + 1))
 	done
@@ -88,6 +100,7 @@ while [ "$next" -lt ${#tests[@]} ] || [ ${#running[@]} -gt 0 ]; do
 	[ -n "$done_pid" ] || continue
 	report "${running[$done_pid]}"
 	unset "running[$done_pid]"
+	solo=
 done
 # The ten slowest, where the suite's minutes go (tests/README.md, "End to end").
 if [ ${#tests[@]} -gt 1 ]; then

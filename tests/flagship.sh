@@ -87,24 +87,26 @@ flagship_serve() {
 	SRC="http://127.0.0.1:$port $FLAGSHIP_SUITE main signed-by=$MIRROR/key.gpg"
 }
 
-# sdk_mirrors: the two mirrors of the cross-building SDK's test and bench (test 140, bench
-# 84-sdk), built or reused with tests/mkmirror.sh: SDK_MIRROR_IMG, the lean arm-board's with
+# sdk_mirrors: the two mirrors of the cross-building SDK's tests and bench (140, 141, bench
+# 84-sdk), built or reused with tests/mkmirror.sh: SDK_MIRROR_IMG, the bootable arm-board's with
 # libssl3 for both architectures, and SDK_MIRROR_HOST, amd64's with the cross toolchains and the
 # armhf and armel -dev packages (one apt choice cannot hold both Essential sets).
 sdk_mirrors() {
 	local dir=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}
-	SDK_MIRROR_IMG=$dir/sdk-image-disk SDK_MIRROR_HOST=$dir/sdk-host
-	"$TOP/tests/mkmirror.sh" "$SDK_MIRROR_IMG" armhf,armel systemd-sysv busybox hello:armel \
-		libc6:armel libstdc++6:armel zlib1g:armel libssl3 libssl3:armel
+	SDK_MIRROR_IMG=$dir/sdk-image-boot SDK_MIRROR_HOST=$dir/sdk-host
+	"$TOP/tests/mkmirror.sh" "$SDK_MIRROR_IMG" armhf,armel systemd-sysv busybox linux-image-armmp \
+		u-boot-menu hello:armel libc6:armel libstdc++6:armel zlib1g:armel libssl3 libssl3:armel
 	"$TOP/tests/mkmirror.sh" "$SDK_MIRROR_HOST" amd64,armhf,armel crossbuild-essential-armhf \
 		crossbuild-essential-armel pkgconf zlib1g-dev:armhf zlib1g-dev:armel libssl-dev:armhf \
 		libssl-dev:armel libc6-dev:armhf libc6-dev:armel
 }
 
-# sdk_recipe DIR: flagship_lean arm-board DIR, its outputs left to -o, with libssl3 for armhf and
-# armel and an sdk group naming zlib1g-dev, libssl-dev and libc6-dev (what sdk_mirrors holds).
+# sdk_recipe DIR [boot]: flagship_lean arm-board DIR (with "boot", the whole recipe: its kernel
+# and disk), its outputs left to -o, with libssl3 for armhf and armel and an sdk group naming
+# zlib1g-dev, libssl-dev and libc6-dev (what sdk_mirrors holds).
 sdk_recipe() {
 	flagship_lean arm-board "$1"
+	[ "${2:-}" != boot ] || cp "$(flagship_recipe arm-board)" "$1/recipes/arm-board.cfg"
 	sed -i -e 's/^  output = .*//' \
 		-e 's/"zlib1g:armel"/"zlib1g:armel", "libssl3", "libssl3:armel"/' "$1/recipes/arm-board.cfg"
 	cat >>"$1/recipes/arm-board.cfg" <<'CFG'

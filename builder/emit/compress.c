@@ -26,6 +26,7 @@ struct cz {
 	ZSTD_CCtx *zc;
 	lzma_stream xs;
 	uint8_t *obuf;
+	int level; /* zstd's; 0: COMPRESS_ZSTD_LEVEL */
 	const char *why; /* the library's words for its failure */
 };
 
@@ -51,7 +52,8 @@ static int zstd_begin(struct cz *z, uint64_t size, unsigned threads)
 		z->why = "out of memory";
 		return -ENOMEM;
 	}
-	r = ZSTD_CCtx_setParameter(z->zc, ZSTD_c_compressionLevel, COMPRESS_ZSTD_LEVEL);
+	r = ZSTD_CCtx_setParameter(z->zc, ZSTD_c_compressionLevel,
+				   z->level ? z->level : COMPRESS_ZSTD_LEVEL);
 	if (!ZSTD_isError(r))
 		r = ZSTD_CCtx_setParameter(z->zc, ZSTD_c_checksumFlag, 1);
 	if (!ZSTD_isError(r))
@@ -267,11 +269,11 @@ static int say(int ret, const struct codec *c, const char *in, const char *out, 
 	return ret == -MKI_E_INTERRUPTED ? ret : -MKI_E_IMAGE;
 }
 
-int compress_file_threads(const char *in, const char *out, enum compress_kind k,
-			  unsigned threads)
+static int compress_run(const char *in, const char *out, enum compress_kind k, int level,
+			unsigned threads)
 {
 	const struct codec *c = &codecs[k];
-	struct cz z = { .out = -1, .xs = LZMA_STREAM_INIT };
+	struct cz z = { .out = -1, .xs = LZMA_STREAM_INIT, .level = level };
 	char *tmp = NULL;
 	uint64_t size = 0;
 	int fd = -1, ret, begun = 0;
@@ -306,9 +308,20 @@ out:
 	return ret;
 }
 
+int compress_file_threads(const char *in, const char *out, enum compress_kind k,
+			  unsigned threads)
+{
+	return compress_run(in, out, k, 0, threads);
+}
+
 /* Every usable CPU, up to COMPRESS_MAX_THREADS: the bytes do not depend on it. */
+int compress_file_level(const char *in, const char *out, enum compress_kind k, int level)
+{
+	return compress_run(in, out, k, level,
+			    workpool_threads(COMPRESS_MAX_THREADS, COMPRESS_MAX_THREADS));
+}
+
 int compress_file(const char *in, const char *out, enum compress_kind k)
 {
-	return compress_file_threads(in, out, k,
-				     workpool_threads(COMPRESS_MAX_THREADS, COMPRESS_MAX_THREADS));
+	return compress_file_level(in, out, k, 0);
 }

@@ -41,4 +41,11 @@ const char *compress_suffix(enum compress_kind k);
  */
 int compress_file(const char *in, const char *out, enum compress_kind k);
 
+/**
+ * compress_file() at zstd level `level` (1-19; 0 is COMPRESS_ZSTD_LEVEL); xz keeps its preset.
+ * For an output fetched once and unpacked at once (the SDK, sdk.h), where the time to write it
+ * counts more than its size.
+ */
+int compress_file_level(const char *in, const char *out, enum compress_kind k, int level);
+
 #endif

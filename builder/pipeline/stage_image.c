@@ -20,6 +20,7 @@
 #include "image/disk.h"
 #include "image/image.h"
 #include "image/rauc.h"
+#include "pipeline/sdk.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"
@@ -249,7 +250,8 @@ int stage_image_extras(struct build_opts *o, const struct recipe *r, struct buil
 	if (!ret && b->bundle)
 		ret = write_bundle(o, r, b);
 	if (!ret && b->compressed)
-		ret = compress_file(o->output, b->compressed,
-				    b->sdk ? COMPRESS_ZSTD : disk_compression(r));
+		ret = b->sdk ? compress_file_level(o->output, b->compressed, COMPRESS_ZSTD,
+						   SDK_ZSTD_LEVEL)
+			     : compress_file(o->output, b->compressed, disk_compression(r));
 	return ret;
 }

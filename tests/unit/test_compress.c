@@ -178,6 +178,24 @@ START_TEST(same_bytes_any_threads)
 }
 END_TEST
 
+/* Another zstd level (the SDK's, sdk.h) takes effect; level 0 is compress_file()'s. */
+START_TEST(zstd_level)
+{
+	char nine[65], hex[65];
+
+	make_image(img, 24 << 20);
+	ck_assert_int_eq(compress_file(img, out, COMPRESS_ZSTD), 0);
+	sha_file(out, nine);
+	ck_assert_int_eq(compress_file_level(img, out, COMPRESS_ZSTD, 0), 0);
+	sha_file(out, hex);
+	ck_assert_str_eq(hex, nine);
+	ck_assert_int_eq(compress_file_level(img, out, COMPRESS_ZSTD, 3), 0);
+	sha_file(out, hex);
+	ck_assert_str_ne(hex, nine);
+	ck_assert_int_eq(run("zstd -q -dc %s | cmp - %s", out, img), 0);
+}
+END_TEST
+
 START_TEST(none_writes_nothing)
 {
 	make_image(img, 1 << 20);
@@ -274,6 +292,7 @@ Suite *compress_suite(void)
 	tcase_add_test(tc, headers);
 	tcase_add_test(tc, empty_and_all_hole);
 	tcase_add_test(tc, same_bytes_any_threads);
+	tcase_add_test(tc, zstd_level);
 	tcase_add_test(tc, none_writes_nothing);
 	tcase_add_test(tc, missing_input);
 	tcase_add_test(tc, unwritable);

@@ -91,7 +91,16 @@ void sdk_recipe_text(const struct recipe *image, const char *host_arch, const ch
 	buf_adds(out, "packages = {\n  base = \"essential\";\n  install = [ \"pkgconf\"");
 	for (i = 0; i < archs.n; i++)
 		buf_addf(out, ", \"crossbuild-essential-%s\"", archs.v[i]);
-	buf_adds(out, " ];\n  recommends = false;\n};\nimage = { format = \"tar\"; output = ");
+	/*
+	 * allow_older: the Multi-Arch: same packages of three architectures need one version
+	 * common to all. The image's are pinned to its lock, but their host copies (zlib1g:amd64
+	 * under dpkg) and the -dev packages' own dependencies (linux-libc-dev) are not: for
+	 * armel, which Debian's security archive does not build, the newest common version is
+	 * the point release's, not the security update the other architectures have. Each
+	 * older choice is a warning, as in an image.
+	 */
+	buf_adds(out, " ];\n  recommends = false;\n  allow_older = true;\n};\n"
+		 "image = { format = \"tar\"; output = ");
 	add_quoted(out, tar);
 	buf_adds(out, "; };\n");
 	strv_release(&archs);
@@ -506,6 +515,24 @@ int sdk_request(struct sdk *s, const struct indexes *ix)
 	strv_release(&q.added);
 	cands_release(&cs);
 	return ret;
+}
+
+/*
+ * The SDK co-installs every -dev package for all the image's architectures with what they
+ * depend on, so a Multi-Arch: same library the image holds for one architecture only, at a
+ * version another architecture lacks, has no solution: say why and what to change.
+ */
+void sdk_explain_unresolved(void)
+{
+	log_error("the SDK installs each -dev package for every architecture of the image, pinned "
+		  "to the image's versions, with what those depend on: a Multi-Arch: same library "
+		  "the image holds for some of its architectures only (a version skew above) must "
+		  "have the image's version for the others too, and Debian's security archive does "
+		  "not build armel");
+	log_error("ways out: add that library for every architecture to the image's packages "
+		  "(allow_older = true lets the image take a version every architecture has), build "
+		  "the image and then the SDK again; or set sdk.image_libraries = false and name the "
+		  "-dev packages you need in sdk.packages");
 }
 
 void sdk_release(struct sdk *s)

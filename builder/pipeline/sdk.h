@@ -56,4 +56,7 @@ void sdk_recipe_text(const struct recipe *image, const char *host_arch, const ch
 
 void sdk_release(struct sdk *s);
 
+/** After the SDK's resolve found no solution: why an SDK meets one, and the ways out (logged). */
+void sdk_explain_unresolved(void);
+
 #endif

@@ -5,6 +5,7 @@
  */
 #include "stage.h"
 #include "stage_ctx.h"
+#include "sdk.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -101,6 +102,8 @@ int stage_resolve(struct build_opts *o, const struct recipe *r, struct build *b)
 
 	default_sde(o, &b->indexes);
 	ret = resolve_plan(&b->plan, r, &b->indexes, &o->st);
+	if (ret == -MKI_E_RESOLVE && b->sdk)
+		sdk_explain_unresolved();
 
 	if (!ret && o->plan) {
 		struct buf out = { 0 };

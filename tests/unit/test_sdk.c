@@ -35,6 +35,7 @@ START_TEST(recipe_text_for_the_host)
 	ck_assert_ptr_nonnull(strstr(text.p, "\"crossbuild-essential-armhf\", "
 					     "\"crossbuild-essential-armel\""));
 	ck_assert_ptr_nonnull(strstr(text.p, "base = \"essential\";"));
+	ck_assert_ptr_nonnull(strstr(text.p, "allow_older = true;"));
 	ck_assert_ptr_nonnull(strstr(text.p, "uri = \"http://127.0.0.1/d\"; suite = \"bookworm\";"));
 	ck_assert_int_eq(recipe_parse_text(&sdk, text.p, "sdk", dir, &checks), 0);
 	ck_assert_str_eq(sdk.name, "board-sdk");

@@ -8,7 +8,7 @@
 e2e_serve() {
 	flagship_mirror "$1"
 	serve "$MIRROR/repo"
-	SRC="$SERVER_URL $FLAGSHIP_SUITE main signed-by=$MIRROR/key.gpg"
+	SRC="$SERVER_URL $FLAGSHIP_SUITE $MIRROR_COMPONENTS signed-by=$MIRROR/key.gpg"
 }
 
 # e2e_build RECIPE [ROOT]: e2e_serve, then build recipes/RECIPE.cfg into $T/images. A recipe

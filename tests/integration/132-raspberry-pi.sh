@@ -9,7 +9,10 @@
 # bytes of /boot's), cmdline.txt names the disk's root partition by its PARTUUID and the Pi's
 # serial console, as /etc/default/raspi-firmware does for the hooks on the board. Then the
 # errors: what contradicts the board (exit 2, before any download) and a plan without
-# raspi-firmware or a kernel (exit 8, before downloading).
+# raspi-firmware or a kernel (exit 8, before downloading). `make check-boots`
+# (MKIMAGE_TEST_BOOT_SUITES with bookworm) also boots the card under qemu-system-aarch64 -M
+# raspi3b with what the firmware would load (tests/bootvm.sh, BOOT_MACHINE=raspberry-pi): the
+# kernel mounts root=PARTUUID= of the card, a serial login on ttyS1 and the boot report.
 FLAGSHIP_SUITE=bookworm
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
@@ -117,3 +120,18 @@ plan_fail() { # NAME PATTERN PACKAGE
 }
 plan_fail nofw "board 'raspberry-pi' boots its firmware from package 'raspi-firmware', which the plan does not hold: add \"raspi-firmware\"" raspi-firmware
 plan_fail nokernel "board 'raspberry-pi' boots the kernel raspi-firmware's hooks copy to /boot/firmware, and the plan holds no 'linux-image-\*' package" linux-image-arm64
+
+# The boot (QEMU's raspi3b has no VideoCore firmware: bootvm.sh gives it what config.txt and
+# cmdline.txt name, read from the FAT partition).
+if e2e_boots_here qemu-system-aarch64 "booting the card under -M raspi3b"; then
+	t0=$SECONDS
+	BOOT_MACHINE=raspberry-pi BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "$DISK" \
+		"${BOOT_TIMEOUT:-1200}" 2>"$T/boot.err" ||
+		{ cat "$T/boot.err" >&2; fail "the card did not boot cleanly under qemu-system-aarch64 -M raspi3b"; }
+	grep -aq "Kernel command line: .*root=PARTUUID=$ROOT_UUID " "$T/console.log" ||
+		fail "the kernel was not booted with cmdline.txt's root=PARTUUID=$ROOT_UUID"
+	grep -aq "EXT4-fs (mmcblk0p2): mounted" "$T/console.log" || fail "the card's root partition was not mounted"
+	grep -aqF "boot-report: hello (armhf): Hello, world!" "$T/console.log" ||
+		fail "the boot-time unit did not run the armhf hello"
+	note "booted under qemu-system-aarch64 -M raspi3b in $((SECONDS - t0)) s"
+fi

@@ -225,7 +225,7 @@ static const struct recipe_partition *first_in_table(const struct recipe_disk *d
  * package's hooks write, so no boot loader, no disk.cmdline and a root they can name.
  */
 static int check_fat(struct recipe_ctx *c, const config_setting_t *g, const struct board *b,
-		     const struct recipe_disk *d)
+		     struct recipe_disk *d)
 {
 	const struct recipe_partition *p;
 	size_t i;
@@ -254,6 +254,8 @@ static int check_fat(struct recipe_ctx *c, const config_setting_t *g, const stru
 			return recipe_fail(c, recipe_disk_part_setting(g, d, i), "board '%s' does "
 					   "not support a verified root yet: %s's cmdline.txt names "
 					   "the root partition itself", b->name, b->package);
+	free(d->cmdline); /* its default: unused, and the normalized recipe leaves it out */
+	d->cmdline = NULL;
 	return 0;
 }
 

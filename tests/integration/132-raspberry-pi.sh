@@ -94,6 +94,12 @@ mkdir -p "$T/r/recipes" "$T/r/hooks"
 cp -a "$TOP/recipes/overlay" "$T/r/recipes/"
 cp "$TOP"/hooks/*.sh "$T/r/hooks/"
 PI=$(flagship_recipe raspberry-pi)
+# The normalized recipe (no disk.cmdline: the hooks write cmdline.txt) reads back the same.
+expect_ok "$MKIMAGE" --check "$PI"
+cp "$T/out" "$T/r/recipes/normalized.cfg"
+! grep -q "cmdline" "$T/r/recipes/normalized.cfg" || fail "the normalized recipe names a disk.cmdline"
+expect_ok "$MKIMAGE" --check "$T/r/recipes/normalized.cfg"
+cmp -s "$T/out" "$T/r/recipes/normalized.cfg" || fail "the normalized recipe does not read back the same"
 bad() { # NAME PATTERN SED-SCRIPT: the recipe edited so
 	sed "$3" "$PI" >"$T/r/recipes/$1.cfg"
 	expect_fail 2 "$2" "$MKIMAGE" --source "$SRC" --check "$T/r/recipes/$1.cfg"

@@ -60,8 +60,8 @@ static int plan_has(const struct plan *p, const char *name, int prefix)
 	return 0;
 }
 
-/* A board's boot loader images come from a package of the image's own plan (a firmware's
-   hooks also need a kernel to copy). */
+/* A board's boot loader images come from a package of the plan; a firmware's hooks also copy
+ * a kernel of it. */
 static int check_board_package(const struct plan *p, const struct recipe *r)
 {
 	const struct board *b = board_get(r->board);
@@ -906,8 +906,9 @@ static int fat_write_cmdline(struct ctx *c, const struct board *b)
 	bootcfg_root(c->r, c->st->source_date_epoch, NULL, &root);
 	kv[1] = root.p;
 	if (!ret && bootcfg_fat_cmdline(old.p, root.p, c->r->disk.console, &out)) {
-		log_error("%s: board '%s': '/%s' as %s's hooks wrote it names no root= to set: "
-			  "'%s'", c->r->file, b->name, rel, b->package, old.p);
+		log_error("%s: board '%s': '/%s' as %s's hooks wrote it has no root= word to "
+			  "set the disk's root in; fix the hook or the settings that changed it",
+			  c->r->file, b->name, rel, b->package);
 		ret = -MKI_E_IMAGE;
 	}
 	if (!ret)

@@ -12,7 +12,9 @@
 #          -bios and u-boot-qemu's supervisor-mode U-Boot (qemu-riscv64_smode) as -kernel
 # BOOT_MACHINE=orangepi-pc boots a board's SD card as the board does: qemu-system-arm -M
 # orangepi-pc with the disk as its SD card and nothing else (its boot ROM loads the SPL from
-# the card: recipes/orangepi-pc.cfg).
+# the card: recipes/orangepi-pc.cfg); BOOT_MACHINE=raspberry-pi boots a Raspberry Pi's card under
+# qemu-system-aarch64 -M raspi3b with what its firmware would load from the FAT partition
+# (recipes/raspberry-pi.cfg; QEMU has no VideoCore firmware).
 # An ext4 image boots with the kernel and initrd exported beside it (image.export_boot:
 # NAME.vmlinuz or NAME.vmlinux, NAME.initrd.img), or else read from its /boot, given to qemu
 # with -kernel (riscv64: after OpenSBI's fw_jump); its
@@ -163,20 +165,54 @@ image_machine() {
 	boot=(-kernel "$kernel" -initrd "$initrd" -append "$append")
 }
 
+# A Raspberry Pi 3's card as its firmware would start it: QEMU's raspi3b has no VideoCore
+# firmware, so what config.txt and cmdline.txt name is read from the first, FAT partition
+# (mtools) and given to qemu: the kernel, its initrd, bcm2837-rpi-3-b.dtb, the command line.
+# The card is a copy grown to a power of two (QEMU's SD card model); the kernel's ttyS1 (the
+# mini UART) is the machine's second serial port.
+raspi_boot() {
+	local start size kernel initrd f
+	read -r start size < <(sfdisk --json "$img" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["partitiontable"]["partitions"][0]
+print(p["start"], p["size"])')
+	dd if="$img" of="$W/fat.img" bs=512 skip="$start" count="$size" status=none
+	for f in config.txt cmdline.txt bcm2837-rpi-3-b.dtb; do
+		MTOOLS_SKIP_CHECK=1 mcopy -n -i "$W/fat.img" "::/$f" "$W/$f" ||
+			die "'$img' has no $f in its first, FAT partition"
+	done
+	kernel=$(sed -n 's/^kernel=//p' "$W/config.txt")
+	initrd=$(sed -n 's/^initramfs \([^ ]*\).*/\1/p' "$W/config.txt")
+	for f in "$kernel" "$initrd"; do
+		MTOOLS_SKIP_CHECK=1 mcopy -n -i "$W/fat.img" "::/$f" "$W/$f" ||
+			die "'$img': config.txt loads '$f', which its FAT partition lacks"
+	done
+	cp --sparse=always "$img" "$W/card.img"
+	size=$(stat -c %s "$img")
+	f=1048576
+	while [ "$f" -lt "$size" ]; do f=$((f * 2)); done
+	truncate -s "$f" "$W/card.img"
+	img=$W/card.img
+	boot=(-kernel "$W/$kernel" -initrd "$W/$initrd" -dtb "$W/bcm2837-rpi-3-b.dtb"
+		-append "$(cat "$W/cmdline.txt")")
+	serial=(-serial null)
+}
+
 # A board's card: the machine's own boot ROM, 1 GiB and four cores as the board has. Each core
 # is a host thread (MTTCG); starved of the host's cores by other work, the guest hangs in its
 # stop_machine (soft lockups), so such a boot wants the machine to itself (run.sh's "alone").
 # One thread for all four (-accel tcg,thread=single) stalled for minutes in the kernel's start.
 board_machine() {
+	boot=() size=()
 	case $BOOT_MACHINE in
 	orangepi-pc) arch=armhf qemu=(qemu-system-arm -M orangepi-pc) ;;
-	*) die "BOOT_MACHINE '$BOOT_MACHINE' is not a board this script boots (orangepi-pc)" ;;
+	raspberry-pi) arch=arm64 qemu=(qemu-system-aarch64 -M raspi3b) && raspi_boot ;;
+	*) die "BOOT_MACHINE '$BOOT_MACHINE' is not a board this script boots (orangepi-pc, raspberry-pi)" ;;
 	esac
 	disk=(-drive "file=$img,format=raw,if=sd")
-	boot=() size=()
 }
 
-size=(-m 1024 -smp 1)
+size=(-m 1024 -smp 1) serial=()
 if [ -n "${BOOT_MACHINE:-}" ]; then
 	board_machine
 elif sfdisk --dump "$img" >/dev/null 2>&1; then
@@ -191,7 +227,7 @@ log=${BOOT_LOG:-$W/console.log}
 once=(-snapshot -no-reboot)
 [ "${BOOT_WRITE:-0}" != 1 ] || once=()
 cmd=("${qemu[@]}" -accel tcg "${size[@]}" -nic none "${once[@]}" -display none
-	-monitor none -serial "file:$log" "${boot[@]}" "${disk[@]}")
+	-monitor none "${serial[@]}" -serial "file:$log" "${boot[@]}" "${disk[@]}")
 [ -z "${BOOT_SHOW:-}" ] || echo "bootvm: ${cmd[*]}" >&2
 "${cmd[@]}" </dev/null >"$W/qemu.err" 2>&1 &
 qpid=$!

@@ -1,5 +1,6 @@
 # Sourced by tests and benches: the local test mirror of a flagship recipe (recipes/NAME.cfg).
-# flagship_mirror NAME builds or reuses it with tests/mkmirror.sh and sets MIRROR to its directory.
+# flagship_mirror NAME builds or reuses it with tests/mkmirror.sh and sets MIRROR to its directory
+# and MIRROR_COMPONENTS to its components ("main", or "main non-free-firmware").
 # FLAGSHIP_SUITE (bookworm, the default, or trixie) picks the release: the mirror's suite, and
 # flagship_recipe NAME's file (recipes/NAME.cfg, or recipes/NAME-trixie.cfg).
 # The package lists name what the recipe installs besides Essential + required; the directory is
@@ -15,7 +16,7 @@ LARGE_EXTRA="python3 perl network-manager openssh-server curl ca-certificates ip
 	python3-pip python3-numpy samba cups rsyslog sudo vim avahi-daemon bluez wpasupplicant nginx
 	postgresql gstreamer1.0-plugins-good weston php-fpm"
 flagship_mirror() {
-	local archs pkgs set=$1
+	local archs pkgs set=$1 comps=main
 	case $1 in
 	arm-board | arm-board-ab | arm-board-verity)
 		set=arm-board-rauc
@@ -25,6 +26,11 @@ flagship_mirror() {
 	orangepi-pc | boards)
 		set=boards
 		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu u-boot-sunxi u-boot-omap u-boot-rockchip hello:armel libc6:armel libstdc++6:armel zlib1g:armel" ;;
+	# The Raspberry Pi's (recipes/raspberry-pi.cfg, test 132): its firmware is in
+	# non-free-firmware.
+	raspberry-pi)
+		comps="main non-free-firmware"
+		archs=arm64,armhf pkgs="linux-image-arm64 raspi-firmware hello:armhf libc6:armhf libstdc++6:armhf zlib1g:armhf" ;;
 	# The bench's large appliance (60-build.sh SET=large): arm-board plus an interpreter stack
 	# and a network manager, some 500-700 packages.
 	arm-board-large)
@@ -38,12 +44,12 @@ flagship_mirror() {
 		archs=riscv64 pkgs="linux-image-riscv64 u-boot-menu hello" ;;
 	*) echo "flagship_mirror: no recipe '$1'" >&2; return 2 ;;
 	esac
-	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$set-disk
+	MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/$set-disk MIRROR_COMPONENTS=$comps
 	[ "$FLAGSHIP_SUITE" = bookworm ] || MIRROR=$MIRROR-$FLAGSHIP_SUITE
 	# TWINS=0 (tests/mkmirror.sh): a mirror of the recipe's architectures only, as a company keeps
 	[ "${TWINS:-1}" = 1 ] || MIRROR=$MIRROR-notwins
 	# shellcheck disable=SC2086
-	SUITE=$FLAGSHIP_SUITE "$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
+	SUITE=$FLAGSHIP_SUITE COMPONENTS=$comps "$TOP/tests/mkmirror.sh" "$MIRROR" "$archs" systemd-sysv busybox $pkgs
 	# Where the archive lacked a newest file, the mirror holds an older version: say which.
 	[ ! -s "$MIRROR/fallbacks.txt" ] || sed 's/^/flagship: /' "$MIRROR/fallbacks.txt" >&2
 }

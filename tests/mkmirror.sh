@@ -14,6 +14,9 @@
 # A second run with the same arguments reuses DIR. SUITE (default bookworm) picks the suite: the
 # host's sources of its own release name the archive, and the suite replaces theirs (so a
 # bookworm host makes a trixie mirror).
+# COMPONENTS (default "main") names the archive's components the mirror carries, each in its own
+# pool/COMPONENT and dists/SUITE/COMPONENT (such as "main non-free-firmware": the same archive
+# serves them, whatever components the host's sources name).
 # Where the archive lacks the newest .deb of a package for one architecture (a mirror that has
 # not caught up, seen for trixie's armel), the mirror carries that source package's newest
 # version the archive serves for every architecture of the set, found by stepping back through
@@ -30,6 +33,8 @@ case ",$archs," in *",$host,"*) twins=0 ;; esac
 stamp="v4 $archs $suite twins=$twins $*"
 # A release other than bookworm may need the fallback below, which also fetches its twins.
 [ "$suite" = bookworm ] || stamp="v5 $archs $suite twins=$twins $*"
+components=${COMPONENTS:-main}
+[ "$components" = main ] || stamp="$stamp components=$components"
 # Tests running at once (tests/integration/run.sh -j) build one mirror once: the others wait here.
 mkdir -p "$(dirname "$dir")"
 exec 9>"$dir.lock"
@@ -60,14 +65,15 @@ touch "$dir/apt/state/status"
 touch "$dir/apt/etc/sources.list"
 mkdir -p "$dir/apt/etc/sources.list.d"
 # The host's archive sources (not -updates, -security or third parties' suites) with SUITE as
-# their suite and main as their component: the archive is named by the host's configuration only.
-python3 - "$suite" >"$dir/apt/etc/sources.list.d/mkmirror.sources" <<'PY'
+# their suite and COMPONENTS as their components: the archive is named by the host's
+# configuration only.
+python3 - "$suite" "$components" >"$dir/apt/etc/sources.list.d/mkmirror.sources" <<'PY'
 import glob, re, sys
-suite = sys.argv[1]
+suite, components = sys.argv[1:3]
 out = []
 def add(uris, suites, signed):
     if any(re.fullmatch(r"[a-z]+", s) for s in suites):
-        out.append(f"Types: deb\nURIs: {' '.join(uris)}\nSuites: {suite}\nComponents: main\n" +
+        out.append(f"Types: deb\nURIs: {' '.join(uris)}\nSuites: {suite}\nComponents: {components}\n" +
                    (f"Signed-By: {signed}\n" if signed else ""))
 for f in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
     for stanza in re.split(r"\n\s*\n", open(f).read()):
@@ -247,13 +253,30 @@ PY
 		apt-get download -qq -o APT::Sandbox::User=root >/dev/null)
 	archs=$archs,$host
 fi
+# The packages of the other components to their own pools, as the lists that name them say.
+for comp in $components; do
+	[ "$comp" != main ] || continue
+	mkdir -p "$dir/repo/pool/$comp"
+	python3 - "$dir" "$suite" "$comp" <<'PY'
+import glob, os, sys
+d, suite, comp = sys.argv[1:4]
+for f in glob.glob(f"{d}/apt*/state/lists/*_dists_{suite}_{comp}_binary-*_Packages"):
+    for stanza in open(f, encoding="utf-8", errors="replace").read().split("\n\n"):
+        fields = dict(l.split(": ", 1) for l in stanza.splitlines() if ": " in l and not l[0].isspace())
+        if "Package" not in fields:
+            continue
+        name = f"{fields['Package']}_{fields['Version'].replace(':', '%3a')}_{fields['Architecture']}.deb"
+        if os.path.exists(f"{d}/repo/pool/main/{name}"):
+            os.rename(f"{d}/repo/pool/main/{name}", f"{d}/repo/pool/{comp}/{name}")
+PY
+done
 # Debian's archive sets Priority and Section by override, not from the .deb: keep them as Debian
 # has them, so "required" means the same here as there.
-python3 - "$dir/apt/state/lists" "$suite" >"$dir/override" <<'PY'
+python3 - "$dir/apt/state/lists" "$suite" $components >"$dir/override" <<'PY'
 import glob, sys
-lists, suite = sys.argv[1:3]
+lists, suite, comps = sys.argv[1], sys.argv[2], sys.argv[3:]
 seen = {}
-for f in sorted(glob.glob(f"{lists}/*_dists_{suite}_main_binary-*_Packages")):
+for f in [f for c in comps for f in sorted(glob.glob(f"{lists}/*_dists_{suite}_{c}_binary-*_Packages"))]:
     for stanza in open(f, encoding="utf-8", errors="replace").read().split("\n\n"):
         fields = dict(l.split(": ", 1) for l in stanza.splitlines() if ": " in l and not l[0].isspace())
         if "Package" in fields and fields["Package"] not in seen:
@@ -268,17 +291,21 @@ gpg() { command gpg "$@" 9>&-; }
 trap 'gpgconf --kill gpg-agent 9>&- 2>/dev/null || true' EXIT
 gpg --batch --quiet --passphrase '' --quick-gen-key "mkimage test mirror <mirror@example.org>" rsa2048 sign 0 2>/dev/null
 gpg --batch --quiet --export >"$dir/key.gpg"
-for arch in $(echo "$archs" | tr ',' ' '); do
-	d=$dir/repo/dists/$suite/main/binary-$arch
-	mkdir -p "$d"
-	(cd "$dir/repo" && apt-ftparchive --arch "$arch" packages pool "$dir/override") >"$d/Packages" 2>/dev/null
-	xz -kf "$d/Packages"
-	gzip -9nkf "$d/Packages"
+for comp in $components; do
+	pool=pool
+	[ "$components" = main ] || pool=pool/$comp
+	for arch in $(echo "$archs" | tr ',' ' '); do
+		d=$dir/repo/dists/$suite/$comp/binary-$arch
+		mkdir -p "$d"
+		(cd "$dir/repo" && apt-ftparchive --arch "$arch" packages "$pool" "$dir/override") >"$d/Packages" 2>/dev/null
+		xz -kf "$d/Packages"
+		gzip -9nkf "$d/Packages"
+	done
 done
 (cd "$dir/repo/dists/$suite" && apt-ftparchive -o APT::FTPArchive::Release::Suite="$suite" \
 	-o APT::FTPArchive::Release::Codename="$suite" \
 	-o APT::FTPArchive::Release::Architectures="$(echo "$archs" | tr ',' ' ')" \
-	-o APT::FTPArchive::Release::Components=main release .) >"$dir/Release.tmp"
+	-o APT::FTPArchive::Release::Components="$components" release .) >"$dir/Release.tmp"
 mv "$dir/Release.tmp" "$dir/repo/dists/$suite/Release"
 gpg --batch --yes --quiet --digest-algo SHA256 --clearsign -o "$dir/repo/dists/$suite/InRelease" "$dir/repo/dists/$suite/Release"
 gpg --batch --yes --quiet --digest-algo SHA256 -abs -o "$dir/repo/dists/$suite/Release.gpg" "$dir/repo/dists/$suite/Release"

@@ -60,17 +60,26 @@ static int plan_has(const struct plan *p, const char *name, int prefix)
 	return 0;
 }
 
-/* A board's boot loader images come from a package of the image's own plan. */
+/* A board's boot loader images come from a package of the plan; a firmware's hooks also copy
+ * a kernel of it. */
 static int check_board_package(const struct plan *p, const struct recipe *r)
 {
 	const struct board *b = board_get(r->board);
 
-	if (!b || !b->package || plan_has(p, b->package, 0))
-		return 0;
-	log_error("%s: board '%s' boots %s from package '%s', which the plan does not hold: "
-		  "add \"%s\" to packages.install", r->file, b->name,
-		  b->loaders[0].name ? b->loaders[0].path : "its firmware", b->package, b->package);
-	return -MKI_E_IMAGE;
+	if (b && b->package && !plan_has(p, b->package, 0)) {
+		log_error("%s: board '%s' boots %s from package '%s', which the plan does not "
+			  "hold: add \"%s\" to packages.install", r->file, b->name,
+			  b->loaders[0].name ? b->loaders[0].path : "its firmware", b->package,
+			  b->package);
+		return -MKI_E_IMAGE;
+	}
+	if (b && b->fat.dir && !plan_has(p, "linux-image-", 1)) {
+		log_error("%s: board '%s' boots the kernel %s's hooks copy to /%s, and the plan "
+			  "holds no 'linux-image-*' package: add one to packages.install (such as "
+			  "\"linux-image-%s\")", r->file, b->name, b->package, b->fat.dir, b->arch);
+		return -MKI_E_IMAGE;
+	}
+	return 0;
 }
 
 int bootcfg_check_plan(const struct plan *p, const struct recipe *r)
@@ -801,14 +810,19 @@ static int write_ab(struct ctx *c)
 	return ret ? -MKI_E_IMAGE : 0;
 }
 
-static int write_all(struct ctx *c, struct staging *s, int rootfd, const struct settings *st)
+static void writer_init(struct ctx *c, struct staging *s, int rootfd, const struct settings *st)
 {
-	int ret;
-
 	c->w.rootfd = rootfd;
 	c->w.m = &s->manifest;
 	c->w.mtime = st->source_date_epoch < 0 ? 0 : st->source_date_epoch;
 	c->w.can_chown = 1;
+}
+
+static int write_all(struct ctx *c, struct staging *s, int rootfd, const struct settings *st)
+{
+	int ret;
+
+	writer_init(c, s, rootfd, st);
 	ret = read_text(rootfd, "etc/os-release", 0, &c->os_release);
 	if (ret == -ENOENT)
 		ret = read_text(rootfd, "usr/lib/os-release", 0, &c->os_release);
@@ -824,10 +838,115 @@ static int write_all(struct ctx *c, struct staging *s, int rootfd, const struct 
 	return ret;
 }
 
+/* The firmware's files its package's hooks put into the FAT partition's directory. */
+static int fat_check_files(struct ctx *c, const struct board *b)
+{
+	const char *const *f;
+	int ret = 0;
+
+	for (f = b->fat.files; !ret && f < b->fat.files + BOARD_FAT_FILES && *f; f++) {
+		char *rel = xasprintf("%s/%s", b->fat.dir, *f);
+
+		if (!exists(c, rel, S_IFREG)) {
+			log_error("%s: board '%s' boots from '/%s', which the tree lacks after "
+				  "configuring: %s's hooks put it there from the plan's kernel and "
+				  "firmware (%s)", c->r->file, b->name, rel, b->package, b->rule);
+			ret = -MKI_E_IMAGE;
+		}
+		free(rel);
+	}
+	return ret;
+}
+
+/* What the firmware's configuration names to load ("kernel=F", "initramfs F ..."): present. */
+static int fat_check_config(struct ctx *c, const struct board *b)
+{
+	char *rel = xasprintf("%s/%s", b->fat.dir, b->fat.config), *line, *save = NULL, *file;
+	struct buf text = { 0 };
+	int ret = read_text(c->rootfd, rel, 1, &text) ? -MKI_E_IMAGE : 0, n = 0;
+
+	for (line = ret ? NULL : strtok_r(text.p, "\n", &save); !ret && line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "kernel=", 7))
+			file = xstrndup(line + 7, strcspn(line + 7, " \t"));
+		else if (!strncmp(line, "initramfs ", 10))
+			file = xstrndup(line + 10, strcspn(line + 10, " \t"));
+		else
+			continue;
+		n++;
+		free(rel);
+		rel = xasprintf("%s/%s", b->fat.dir, file);
+		if (!*file || strchr(file, '/') || !exists(c, rel, S_IFREG)) {
+			log_error("%s: board '%s': '/%s/%s' names '%s' to load, which is not a file "
+				  "of '/%s' (%s)", c->r->file, b->name, b->fat.dir, b->fat.config,
+				  file, b->fat.dir, b->rule);
+			ret = -MKI_E_IMAGE;
+		}
+		free(file);
+	}
+	if (!ret && n < 2) {
+		log_error("%s: board '%s': '/%s/%s' names no kernel and initramfs to load: %s's "
+			  "hooks found none in /boot (%s)", c->r->file, b->name, b->fat.dir,
+			  b->fat.config, b->package, b->rule);
+		ret = -MKI_E_IMAGE;
+	}
+	buf_release(&text);
+	free(rel);
+	return ret;
+}
+
+/* cmdline.txt, and the settings its hooks read, with the disk's root and console. */
+static int fat_write_cmdline(struct ctx *c, const struct board *b)
+{
+	char *rel = xasprintf("%s/%s", b->fat.dir, b->fat.cmdline);
+	const char *kv[5] = { "ROOTPART", NULL, "CONSOLES", c->r->disk.console };
+	struct buf root = { 0 }, old = { 0 }, out = { 0 };
+	int ret = read_text(c->rootfd, rel, 1, &old) ? -MKI_E_IMAGE : 0;
+
+	bootcfg_root(c->r, c->st->source_date_epoch, NULL, &root);
+	kv[1] = root.p;
+	if (!ret && bootcfg_fat_cmdline(old.p, root.p, c->r->disk.console, &out)) {
+		log_error("%s: board '%s': '/%s' as %s's hooks wrote it has no root= word to "
+			  "set the disk's root in; fix the hook or the settings that changed it",
+			  c->r->file, b->name, rel, b->package);
+		ret = -MKI_E_IMAGE;
+	}
+	if (!ret)
+		ret = put(c, rel, &out);
+	buf_release(&old);
+	buf_release(&out);
+	ret = ret ? ret : read_text(c->rootfd, b->fat.defaults, 1, &old);
+	if (ret == -ENOENT)
+		ret = 0;
+	else if (ret)
+		ret = -MKI_E_IMAGE;
+	if (!ret)
+		ret = bootcfg_fat_defaults(old.p, old.len, b->fat.defaults, kv, &out);
+	if (!ret)
+		ret = put(c, b->fat.defaults, &out);
+	if (!ret)
+		log_info("boot: '/%s' boots with root=%s console=%s", rel, root.p,
+			 c->r->disk.console);
+	buf_release(&root);
+	buf_release(&old);
+	buf_release(&out);
+	free(rel);
+	return ret;
+}
+
 int bootcfg_write(struct staging *s, const struct recipe *r, int rootfd, const struct settings *st)
 {
 	struct ctx c = { .r = r, .st = st, .rootfd = rootfd };
+	const struct board *b = board_get(r->board);
+	int ret;
 
+	if (r->disk.set && b && b->fat.dir) { /* the recipe has no boot loader (recipe_board.c) */
+		writer_init(&c, s, rootfd, st);
+		ret = fat_check_files(&c, b);
+		if (!ret)
+			ret = fat_check_config(&c, b);
+		return ret ? ret : fat_write_cmdline(&c, b);
+	}
 	if (!r->disk.set || r->disk.bootloader == DISK_BOOT_NONE)
 		return 0;
 	return write_all(&c, s, rootfd, st);

@@ -156,6 +156,17 @@ struct bootcfg_entry {
 /** loader/entries/TOKEN-VERSION.conf. */
 void bootcfg_bls_entry(const struct bootcfg_entry *e, struct buf *out);
 
+/**
+ * A board firmware's kernel command line (board.h, struct board_fat: raspi-firmware's
+ * cmdline.txt) as its hooks write it with CONSOLES=`console` (NULL: none) and ROOTPART=`root`:
+ * `old`, as they wrote it during the build, from its root= word on (the rest of the line kept,
+ * the word's value replaced), after " console=CONSOLE". -1 when `old` has no root= word.
+ */
+int bootcfg_fat_cmdline(const char *old, const char *root, const char *console, struct buf *out);
+/** The firmware package's settings file `file` (NULL `old`: none) with `kv` set (envfile_set). */
+int bootcfg_fat_defaults(const char *old, size_t len, const char *file, const char *const *kv,
+			 struct buf *out);
+
 /** Runs of blanks and newlines of `s` as one space, none at the end (tr -s "$IFS" then ${%% }). */
 void bootcfg_squeeze(const char *s, struct buf *out);
 

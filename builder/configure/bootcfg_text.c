@@ -176,6 +176,33 @@ int bootcfg_default_u_boot(const char *old, size_t len, const char *const *kv, s
 			   out);
 }
 
+int bootcfg_fat_cmdline(const char *old, const char *root, const char *console, struct buf *out)
+{
+	const char *p = old, *end;
+
+	while (*p && (strncmp(p, "root=", 5) || (p > old && p[-1] != ' ')))
+		p++;
+	if (!*p)
+		return -1;
+	end = p + strcspn(p, " \n");
+	buf_adds(out, "");
+	if (console)
+		buf_addf(out, " console=%s", console);
+	buf_addf(out, " root=%s%s", root, end);
+	return 0;
+}
+
+int bootcfg_fat_defaults(const char *old, size_t len, const char *file, const char *const *kv,
+			 struct buf *out)
+{
+	char *name = xasprintf("/%s", file), *head = xasprintf("# %s (written by mkimage)\n", name);
+	int ret = envfile_set(old, len, name, head, kv, out);
+
+	free(name);
+	free(head);
+	return ret;
+}
+
 /*
  * linux-base's version_split: a run of digits, or an optional '-' and what follows up to the
  * next digit or '-'; the string ends with one empty part (Perl's last empty match), which both

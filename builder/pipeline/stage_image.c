@@ -4,6 +4,7 @@
  * map and the compressed copy.
  */
 #include "stage.h"
+#include "sdk.h"
 #include "stage_ctx.h"
 
 #include <fcntl.h>
@@ -20,7 +21,6 @@
 #include "image/disk.h"
 #include "image/image.h"
 #include "image/rauc.h"
-#include "pipeline/sdk.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/log.h"

@@ -23,32 +23,37 @@ static const struct board boards[] = {
 	  { SUNXI_SPL("orangepi_plus") }, BOARD_GPT | BOARD_MBR, BOARD_TABLE_GPT, "ttyS0", "115200",
 	  "sun8i-h3-orangepi-pc.dtb", BOARD_ROUND_POW2,
 	  SUNXI_RULE "; the card's size is a power of two (QEMU's SD card model, -M orangepi-pc)",
-	  NULL },
+	  NULL, { 0 } },
 	{ "cubieboard2", "Allwinner A20", "armhf", "u-boot-sunxi", { SUNXI_SPL("Cubieboard2") },
 	  BOARD_GPT | BOARD_MBR, BOARD_TABLE_GPT, "ttyS0", "115200", "sun7i-a20-cubieboard2.dtb",
-	  BOARD_ROUND_MIB, SUNXI_RULE, NULL },
+	  BOARD_ROUND_MIB, SUNXI_RULE, NULL, { 0 } },
 	{ "a20-olinuxino-lime2", "Allwinner A20", "armhf", "u-boot-sunxi",
 	  { SUNXI_SPL("A20-OLinuXino-Lime2") }, BOARD_GPT | BOARD_MBR, BOARD_TABLE_GPT, "ttyS0", "115200",
-	  "sun7i-a20-olinuxino-lime2.dtb", BOARD_ROUND_MIB, SUNXI_RULE, NULL },
+	  "sun7i-a20-olinuxino-lime2.dtb", BOARD_ROUND_MIB, SUNXI_RULE, NULL, { 0 } },
 	{ "firefly-rk3288", "Rockchip RK3288", "armhf", "u-boot-rockchip",
 	  { { "idbloader", "usr/lib/u-boot/firefly-rk3288/idbloader.img", 32 * KIB, 8 * MIB - 32 * KIB },
 	    { "u-boot", "usr/lib/u-boot/firefly-rk3288/u-boot.img", 8 * MIB, 8 * MIB } },
 	  BOARD_GPT | BOARD_MBR, BOARD_TABLE_GPT, "ttyS2", "115200", "rk3288-firefly.dtb", BOARD_ROUND_MIB,
 	  "the Rockchip boot ROM reads the ID block (idbloader.img) from sector 64, whose SPL loads "
-	  "U-Boot (u-boot.img) from sector 16384; the partitions start at 16 MiB", NULL },
+	  "U-Boot (u-boot.img) from sector 16384; the partitions start at 16 MiB", NULL, { 0 } },
 	{ "beaglebone-black", "TI AM335x", "armhf", "u-boot-omap",
 	  { { "mlo", "usr/lib/u-boot/am335x_evm/MLO", 128 * KIB, 128 * KIB },
 	    { "u-boot", "usr/lib/u-boot/am335x_evm/u-boot.img", 384 * KIB, 4 * MIB - 384 * KIB } },
 	  BOARD_MBR, BOARD_TABLE_MBR, "ttyS0", "115200", "am335x-boneblack.dtb", BOARD_ROUND_MIB,
 	  "the AM335x boot ROM reads MLO raw (its CHSETTINGS table of contents) from byte 131072 of "
 	  "the card and at most 128 KiB of it, MLO loads u-boot.img from sector 768, the "
-	  "partitions start at 4 MiB and the table is an MBR", NULL },
+	  "partitions start at 4 MiB and the table is an MBR", NULL, { 0 } },
+	/* Pi 3 and 4 (64-bit): raspi-firmware's hooks copy the firmware, the newest kernel, its
+	   initrd and its device trees into /boot/firmware and write config.txt and cmdline.txt */
 	{ "raspberry-pi", "Broadcom BCM2711/BCM2837", "arm64", "raspi-firmware", { { 0 } }, BOARD_MBR,
 	  BOARD_TABLE_MBR, "ttyS1", "115200", NULL, BOARD_ROUND_MIB,
-	  "the VideoCore firmware reads config.txt, cmdline.txt, the kernel and the device trees "
-	  "from the first FAT partition of an MBR",
-	  "raspi-firmware (non-free-firmware) fills that FAT partition from its kernel hooks, which "
-	  "mkimage does not run into a partition of its own yet" },
+	  "the VideoCore firmware reads bootcode.bin, start*.elf, config.txt, cmdline.txt, the "
+	  "kernel, its initrd and the device trees from the first partition of an MBR, a FAT one, "
+	  "which raspi-firmware fills from /boot/firmware; no U-Boot", NULL,
+	  { "boot/firmware", { "bootcode.bin", "start.elf", "fixup.dat", "start4.elf", "fixup4.dat",
+	    "bcm2837-rpi-3-b.dtb", "bcm2711-rpi-4-b.dtb", "config.txt", "cmdline.txt" },
+	    "config.txt", "cmdline.txt", "etc/default/raspi-firmware",
+	    "etc/default/raspi-extra-cmdline" } },
 };
 
 #define N_BOARDS (sizeof(boards) / sizeof(*boards))

@@ -3,7 +3,7 @@
  * board. A recipe's `board = "NAME";` takes its disk's defaults from the row and is held to its
  * rules (recipe_disk.c): where each boot loader image sits and how large it may be, which
  * partition tables the ROM reads past, the serial console, the device tree U-Boot hands the
- * kernel, how the disk's size is rounded. Adding a board is a row here and a test
+ * kernel, how the disk's size is rounded, or the FAT partition a firmware reads its files from. Adding a board is a row here and a test
  * (builder/README.md, "Board profiles").
  */
 #ifndef MKI_BOARD_H
@@ -21,6 +21,23 @@ struct board_loader {
 	const char *path;   /* the file in the tree, relative: "usr/lib/u-boot/B/u-boot.img" */
 	uint64_t offset;    /* the byte the ROM (or the loader before it) reads it from */
 	uint64_t slot;      /* the bytes it may take, up to whatever reads the disk next */
+};
+
+#define BOARD_FAT_FILES 10
+
+/*
+ * A firmware that reads its files from the first partition, a FAT one, which a package of the
+ * plan fills from its kernel hooks into a directory of the tree (raspi-firmware's
+ * /boot/firmware); no loader is written outside the table.
+ */
+struct board_fat {
+	const char *dir;      /* the tree's directory the partition holds: "boot/firmware" */
+	const char *files[BOARD_FAT_FILES]; /* what the firmware reads there; a NULL ends them */
+	const char *config;   /* the firmware's configuration there, naming the kernel and initrd */
+	const char *cmdline;  /* the kernel's command line there, root= and console= set */
+	const char *defaults; /* the package's settings, whose hooks write the two: ROOTPART,
+				 CONSOLES (sh assignments) set to the same */
+	const char *extra;    /* the file of the parameters the hooks add to the command line */
 };
 
 enum board_size_round {
@@ -48,6 +65,7 @@ struct board {
 	enum board_size_round round;
 	const char *rule;     /* the ROM's rule, quoted by the errors that hold a recipe to it */
 	const char *not_yet;  /* NULL: supported; else what is missing, for the error */
+	struct board_fat fat; /* a NULL dir: none */
 };
 
 /** The profile of board `name`, or NULL. */

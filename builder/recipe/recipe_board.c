@@ -1,6 +1,7 @@
 /*
  * A recipe's board (board.h) on its disk section: the board's loaders as partitions outside the
- * table, in their slots, its table, console and size rounding as the disk's defaults, and every
+ * table, in their slots, its table, console and size rounding as the disk's defaults, a
+ * firmware's FAT partition first, and every
  * contradiction an error that quotes the board's rule, found before anything is downloaded.
  */
 #include <stdlib.h>
@@ -203,6 +204,61 @@ static void prepend_loaders(const config_setting_t *g, const struct board *b,
 	}
 }
 
+/* A FAT partition's MBR types: FAT16 (LBA) 0x0e and FAT32 0x0b, 0x0c (LBA). */
+static int fat_type(unsigned t)
+{
+	return t == 0x0b || t == 0x0c || t == 0x0e;
+}
+
+/* The first partition of the table, or NULL. */
+static const struct recipe_partition *first_in_table(const struct recipe_disk *d, size_t *at)
+{
+	for (*at = 0; *at < d->n_partitions; (*at)++)
+		if (d->partitions[*at].table_entry)
+			return &d->partitions[*at];
+	return NULL;
+}
+
+/*
+ * A firmware reading a FAT partition (board.h, struct board_fat): that partition first, holding
+ * the directory its package fills; the firmware boots the kernel, with the command line the
+ * package's hooks write, so no boot loader, no disk.cmdline and a root they can name.
+ */
+static int check_fat(struct recipe_ctx *c, const config_setting_t *g, const struct board *b,
+		     struct recipe_disk *d)
+{
+	const struct recipe_partition *p;
+	size_t i;
+
+	if (!b->fat.dir)
+		return 0;
+	p = first_in_table(d, &i);
+	if (!p || p->contents != PART_SUBTREE || strcmp(p->path, b->fat.dir) ||
+	    p->format != PART_FS_VFAT || !fat_type(p->mbr_type))
+		return recipe_fail(c, p ? recipe_disk_part_setting(g, d, i) : g, "board '%s' "
+				   "needs its first partition FAT, holding /%s: make it { name = "
+				   "\"firmware\"; type = \"0x0c\"; contents = \"/%s\"; format = "
+				   "\"vfat\"; size = \"256M\"; } (%s)", b->name, b->fat.dir,
+				   b->fat.dir, b->rule);
+	if (d->bootloader != DISK_BOOT_NONE)
+		return recipe_fail(c, recipe_member(g, "bootloader"), "board '%s': its firmware "
+				   "boots the kernel, with no boot loader: remove 'bootloader' (%s)",
+				   b->name, b->rule);
+	if (recipe_member(g, "cmdline"))
+		return recipe_fail(c, recipe_member(g, "cmdline"), "board '%s': /%s/%s is written "
+				   "by %s's hooks, which add the parameters of /%s: put them there "
+				   "(an overlay), not in disk.cmdline", b->name, b->fat.dir,
+				   b->fat.cmdline, b->package, b->fat.extra);
+	for (i = 0; i < d->n_partitions; i++)
+		if (d->partitions[i].contents == PART_VERITY)
+			return recipe_fail(c, recipe_disk_part_setting(g, d, i), "board '%s' does "
+					   "not support a verified root yet: %s's cmdline.txt names "
+					   "the root partition itself", b->name, b->package);
+	free(d->cmdline); /* its default: unused, and the normalized recipe leaves it out */
+	d->cmdline = NULL;
+	return 0;
+}
+
 /* The board's defaults and rules on the disk: its loaders first, in their slots. */
 int recipe_board_apply(struct recipe_ctx *c, const config_setting_t *g, struct recipe_disk *d)
 {
@@ -227,6 +283,8 @@ int recipe_board_apply(struct recipe_ctx *c, const config_setting_t *g, struct r
 	}
 	if (!ret)
 		ret = check_slots(c, g, b, d);
+	if (!ret)
+		ret = check_fat(c, g, b, d);
 	if (ret)
 		return ret;
 	if (add)

@@ -871,6 +871,7 @@ const struct recipe_key recipe_keys[] = {
 	{ RECIPE_IN_DISK, "console", RECIPE_STRING, .offset = DISK(console), .shown = recipe_shown_if_set,
 	  .doc = "the kernel's console, such as \"ttyAMA0,115200\"" },
 	{ RECIPE_IN_DISK, "cmdline", RECIPE_STRING, "ro rootwait", .offset = DISK(cmdline),
+	  .shown = recipe_shown_if_set, /* a board's firmware writing it has none */
 	  .doc = "the rest of the kernel command line, after root= and console=" },
 	{ RECIPE_IN_DISK, "root_image", RECIPE_BOOL, "false", .offset = DISK(root_image),
 	  .doc = "the root partition's filesystem also at image.output" },

@@ -198,6 +198,24 @@ static void native_want(struct indexes_ctx *c, struct wants *w)
 	}
 }
 
+/* A host source whose Release lacks a component the recipe names: skipped, with a warning. */
+static int skip_component(const struct rel *r, const char *comp, int warn)
+{
+	char *rn, *list;
+
+	if (!r->src->from_host || !r->info.comps.n || offers_component(&r->info.comps, comp))
+		return 0;
+	if (warn) {
+		rn = rel_name(r);
+		list = strv_join(&r->info.comps, " ");
+		log_warn("%s has no component '%s' (its Release lists: %s); skipped (%s)", rn,
+			 comp, list, r->src->origin);
+		free(list);
+		free(rn);
+	}
+	return 1;
+}
+
 int indexes_want_release_files(struct indexes_ctx *c, struct wants *w, size_t ri)
 {
 	const struct rel *r = &c->rels[ri];
@@ -206,11 +224,14 @@ int indexes_want_release_files(struct indexes_ctx *c, struct wants *w, size_t ri
 	int ret = 0, all;
 
 	for (i = 0; i < r->src->components.n && !ret; i++)
-		ret = check_offered(r, &ri_->comps, "component", r->src->components.v[i]);
+		if (!skip_component(r, r->src->components.v[i], !c->round))
+			ret = check_offered(r, &ri_->comps, "component", r->src->components.v[i]);
 	for (i = 0; i < r->src->archs.n && !ret && !r->src->from_host; i++)
 		ret = check_offered(r, &ri_->archs, "architecture", r->src->archs.v[i]);
 	all = strv_contains(&ri_->archs, "all") && !ri_->no_all && !c->native_only;
 	for (i = 0; i < r->src->components.n && !ret; i++) {
+		if (skip_component(r, r->src->components.v[i], 0))
+			continue;
 		for (j = 0; j < r->src->archs.n && !ret && !c->native_only; j++)
 			if (skip_arch(r, r->src->archs.v[j], !i && !c->round))
 				continue;

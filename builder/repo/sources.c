@@ -368,13 +368,24 @@ static int entry_keyring(struct ctx *c, const struct entry *e, char **out)
 	return -MKI_E_SOURCE;
 }
 
+/*
+ * The components fetched from a host entry: its own when the group names none; else, when it
+ * names any of the group's, all of the group's: the archive serving "main" serves its other
+ * components (non-free-firmware) whatever the host's sources name, and one its Release lacks
+ * is skipped (indexes_select.c). An entry naming none of them is another archive's: skipped.
+ */
 static void pick_components(const struct ctx *c, const struct entry *e, struct strv *out)
 {
+	const struct strv *from = &e->components;
 	size_t i;
 
-	for (i = 0; i < e->components.n; i++)
-		if (!c->rs->components.n || strv_contains(&c->rs->components, e->components.v[i]))
-			strv_push(out, e->components.v[i]);
+	for (i = 0; c->rs->components.n && i < e->components.n; i++)
+		if (strv_contains(&c->rs->components, e->components.v[i]))
+			from = &c->rs->components;
+	if (c->rs->components.n && from == &e->components)
+		return;
+	for (i = 0; i < from->n; i++)
+		strv_push(out, from->v[i]);
 }
 
 static int add_entry(struct ctx *c, const struct entry *e)

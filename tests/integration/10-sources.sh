@@ -1,5 +1,6 @@
 # Sources: the host's apt configuration (one-line .list and deb822 .sources, read from
-# MKIMAGE_APT_ROOT), the recipe's suite replacing the host's codename, --source overrides, and
+# MKIMAGE_APT_ROOT), the recipe's suite replacing the host's codename and its components asked of
+# the host's archives, --source overrides, and
 # every malformed input with exit 3 and FILE:LINE.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/faultlib.sh"
@@ -88,6 +89,16 @@ expect_ok "$MKIMAGE" --until indexes --cache-dir "$T/cache" "$T/r.cfg"
 grep -q "warning: '$SERVER_URL' suite 'bookworm' does not provide architecture 'armel'; skipped ($apt/sources.list:1)" "$T/err" ||
 	fail "missing host arch not skipped with a warning: $(cat "$T/err")"
 grep -q "main/armhf [0-9]* KiB" "$T/err" || fail "armhf index missing"
+# A component the recipe names and the host's entry does not (non-free-firmware beside main) is
+# asked of the same archive; a Release without it is skipped for it with a warning.
+host_recipe
+sed -i 's/components = \[ "main" \]/components = [ "main", "non-free-firmware" ]/' "$T/r.cfg"
+expect_ok until_sources
+grep -q "source: $SERVER_URL bookworm \[main non-free-firmware\] for armhf" "$T/err" ||
+	fail "the recipe's components not asked of the host's archive: $(cat "$T/err")"
+expect_ok "$MKIMAGE" --until indexes --cache-dir "$T/cache" "$T/r.cfg"
+grep -q "warning: '$SERVER_URL' suite 'bookworm' has no component 'non-free-firmware' (its Release lists: main); skipped ($apt/sources.list:1)" "$T/err" ||
+	fail "a component the host's archive lacks not skipped with a warning: $(cat "$T/err")"
 host_recipe
 
 # Malformed host files: exit 3 with FILE:LINE.

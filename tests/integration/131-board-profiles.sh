@@ -8,10 +8,9 @@
 # 16384 with its CRCs, partitions from 16 MiB) and the BeagleBone Black (MBR; MLO raw at 128 KiB
 # with its CHSETTINGS table and a GP header the ROM's SRAM holds, u-boot.img at sector 768,
 # partitions from 4 MiB, and both files in the root of an active FAT partition, the ROM's other
-# place). Then the errors: an unknown board ("did you mean"), one not yet supported, another
-# architecture, a table, console or size the board refuses, a partition in a loader's slot, a
-# name used twice still named at its line (exit 2, before any download), a plan without the
-# loader's package (exit 8 before downloading), a loader larger than its slot and a kernel
+# place). Then the errors: an unknown board ("did you mean"), another architecture, a table,
+# console or size the board refuses, a partition in a loader's slot, a name used twice still
+# named at its line (exit 2, before any download), a plan without the loader's package (exit 8 before downloading), a loader larger than its slot and a kernel
 # without the board's device tree (exit 8, right after unpacking).
 FLAGSHIP_SUITE=bookworm
 . "$(dirname "$0")/lib.sh"
@@ -164,7 +163,6 @@ bad() { # NAME PATTERN BOARD DISK-KEYS [PARTITIONS] [ARCH]
 }
 bad unknown "unknown board 'orangepi' \(did you mean 'orangepi-pc'\?\)" orangepi ""
 bad none "unknown board 'pdp11': the boards are \"orangepi-pc\", .* or \"raspberry-pi\"" pdp11 ""
-bad raspi "board 'raspberry-pi' .* is not yet supported: .*raspi-firmware" raspberry-pi ""
 bad arch "board 'cubieboard2' \(Allwinner A20\) runs armhf.*set architecture = \"armhf\", not 'arm64'" cubieboard2 "" "" arm64
 bad table "board 'beaglebone-black' needs table = \"mbr\", not \"gpt\": the AM335x boot ROM" beaglebone-black 'table = "gpt";'
 bad console "board 'orangepi-pc' \(Allwinner H3\) has its serial console on ttyS0, not 'ttyAMA0'" orangepi-pc 'console = "ttyAMA0";'

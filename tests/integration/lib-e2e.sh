@@ -8,7 +8,7 @@
 e2e_serve() {
 	flagship_mirror "$1"
 	serve "$MIRROR/repo"
-	SRC="$SERVER_URL $FLAGSHIP_SUITE main signed-by=$MIRROR/key.gpg"
+	SRC="$SERVER_URL $FLAGSHIP_SUITE $MIRROR_COMPONENTS signed-by=$MIRROR/key.gpg"
 }
 
 # e2e_build RECIPE [ROOT]: e2e_serve, then build recipes/RECIPE.cfg into $T/images. A recipe
@@ -33,15 +33,17 @@ e2e_build() {
 	sbom_validate "$BASE.spdx.json"
 }
 
-# e2e_partition NAME FILE: partition NAME of $DISK (its GPT name) copied to FILE, holes kept.
-# Sets PART_UUID to its PARTUUID.
+# e2e_partition NAME FILE: partition NAME of $DISK (its GPT name; on an MBR, which names none,
+# its number) copied to FILE, holes kept. Sets PART_UUID to its PARTUUID.
 e2e_partition() {
 	local start size
 	read -r start size PART_UUID < <(sfdisk --json "$DISK" | python3 -c '
 import json, sys
-for p in json.load(sys.stdin)["partitiontable"]["partitions"]:
-    if p.get("name") == sys.argv[1]:
-        print(p["start"], p["size"], p.get("uuid", "").lower())' "$1")
+t = json.load(sys.stdin)["partitiontable"]
+for n, p in enumerate(t["partitions"], 1):
+    if p.get("name") == sys.argv[1] or (t["label"] == "dos" and str(n) == sys.argv[1]):
+        uuid = p.get("uuid") or "%s-%02x" % (t["id"][2:], n)
+        print(p["start"], p["size"], uuid.lower())' "$1")
 	[ -n "$size" ] || fail "$(basename "$DISK") has no partition named '$1'"
 	dd if="$DISK" of="$2" bs=512 skip="$start" count="$size" conv=sparse status=none ||
 		fail "cannot read partition '$1' of $DISK"

@@ -1,7 +1,7 @@
 /*
  * The board profiles (recipe/board.c): every row holds together (loaders in disk order, in
  * slots that do not overlap, on sector boundaries, a package, a console, a default table it
- * accepts); names, suggestions and the size rounding.
+ * accepts; or a firmware's FAT partition on an MBR); names, suggestions and the size rounding.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -35,7 +35,18 @@ START_TEST(rows_hold_together)
 			ck_assert(!strncmp(l->path, "usr/lib/", 8));
 			end = l->offset + l->slot;
 		}
-		ck_assert(b->not_yet || j > 0);
+		ck_assert(b->not_yet || j > 0 || b->fat.dir);
+		if (!b->fat.dir)
+			continue;
+		/* a firmware reading a FAT partition: no loader outside the table, an MBR */
+		ck_assert_uint_eq(j, 0);
+		ck_assert_uint_eq(b->tables, BOARD_MBR);
+		ck_assert(b->fat.files[0] && b->fat.config && b->fat.cmdline && b->fat.defaults &&
+			  b->fat.extra);
+		for (j = 0; j < BOARD_FAT_FILES && b->fat.files[j] &&
+		     strcmp(b->fat.files[j], b->fat.cmdline); j++)
+			;
+		ck_assert(j < BOARD_FAT_FILES && b->fat.files[j]); /* cmdline.txt is read there */
 	}
 	ck_assert_ptr_null(board_at(board_count()));
 	ck_assert_ptr_null(board_get("orangepi"));

@@ -84,6 +84,70 @@ START_TEST(board_fdt)
 }
 END_TEST
 
+/*
+ * A firmware's FAT partition (board raspberry-pi): the plan holds raspi-firmware and a kernel;
+ * after configuring, the files its hooks put into /boot/firmware are checked, cmdline.txt and
+ * /etc/default/raspi-firmware get the disk's root and console.
+ */
+START_TEST(board_fat)
+{
+	struct plan_entry v[2] = { { .name = n_root }, { .name = n_boot } };
+	struct plan p = { .v = v, .n = 2 };
+	static char fw[] = "raspi-firmware", kernel[] = "linux-image-arm64", board[] = "raspberry-pi",
+		    con1[] = "ttyS1,115200", fat[] = "boot/firmware";
+	static const char *const files[] = { "bootcode.bin", "start.elf", "fixup.dat",
+		"start4.elf", "fixup4.dat", "bcm2837-rpi-3-b.dtb", "bcm2711-rpi-4-b.dtb",
+		"vmlinuz-6.1.0-13-amd64", "initrd.img-6.1.0-13-amd64" };
+	struct staging s = { 0 };
+	char *text, want[300], id[37];
+	size_t i;
+
+	log_set_level(LOG_QUIET);
+	setup(DISK_BOOT_NONE, 1, 0);
+	parts[0].path = fat; /* the first partition: FAT, /boot/firmware */
+	parts[0].format = PART_FS_VFAT;
+	rec.board = board;
+	rec.disk.console = con1;
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), -MKI_E_IMAGE); /* no raspi-firmware */
+	v[0].name = fw;
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), -MKI_E_IMAGE); /* no kernel */
+	v[1].name = kernel;
+	ck_assert_int_eq(bootcfg_check_plan(&p, &rec), 0);
+
+	ck_assert_int_eq(run(&s), -MKI_E_IMAGE); /* the hooks put nothing there */
+	for (i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		text = xasprintf("boot/firmware/%s", files[i]);
+		put(text, "x");
+		free(text);
+	}
+	put("boot/firmware/config.txt", "arm_64bit=1\nkernel=vmlinuz-6.1.0-13-amd64\n"
+	    "initramfs initrd.img-6.1.0-14-amd64\n");
+	put("boot/firmware/cmdline.txt", "console=tty0 root=tmpfs rw fsck.repair=yes "
+	    "net.ifnames=0 cma=64M rootwait \n");
+	put("etc/default/raspi-firmware", "# settings\n#ROOTPART=/dev/mmcblk0p2\n#CONSOLES=\"auto\"\n");
+	ck_assert_int_eq(run(&s), -MKI_E_IMAGE); /* config.txt names an initrd not there */
+	put("boot/firmware/config.txt", "arm_64bit=1\nkernel=vmlinuz-6.1.0-13-amd64\n"
+	    "initramfs initrd.img-6.1.0-13-amd64\n");
+	ck_assert_int_eq(run(&s), 0);
+	partuuid_partition(&rec, 1700000000, 1, id);
+	text = get("boot/firmware/cmdline.txt");
+	snprintf(want, sizeof(want), " console=ttyS1,115200 root=PARTUUID=%s rw fsck.repair=yes "
+		 "net.ifnames=0 cma=64M rootwait \n", id);
+	ck_assert_str_eq(text, want);
+	free(text);
+	text = get("etc/default/raspi-firmware");
+	snprintf(want, sizeof(want), "# settings\nROOTPART=\"PARTUUID=%s\"\n"
+		 "CONSOLES=\"ttyS1,115200\"\n", id);
+	ck_assert_str_eq(text, want);
+	free(text);
+	text = xasprintf("%s/boot/extlinux", dir);
+	ck_assert_int_ne(access(text, F_OK), 0); /* no boot loader */
+	free(text);
+	manifest_release(&s.manifest);
+	teardown();
+}
+END_TEST
+
 START_TEST(legacy_boot)
 {
 	setup(DISK_BOOT_EXTLINUX, 1, 0);
@@ -289,6 +353,7 @@ Suite *bootcfg_suite(void)
 	tcase_add_test(tc, no_kernel);
 	tcase_add_test(tc, systemd_boot);
 	tcase_add_test(tc, board_fdt);
+	tcase_add_test(tc, board_fat);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -19,9 +19,13 @@ static const struct recipe_checks checks = { NULL, format_recipe_check };
 #define HEAD "name = \"t\"; architecture = \"armhf\"; packages = { install = [ \"hello\" ]; };\n"
 #define ROOT "{ name = \"root\"; type = \"root\"; contents = \"root\"; }"
 
-static int parse(struct recipe *r, const char *text)
+#define HEAD64 "name = \"t\"; architecture = \"arm64\"; packages = { install = [ \"hello\" ]; };\n"
+#define FAT "{ name = \"firmware\"; type = \"0x0c\"; contents = \"/boot/firmware\"; " \
+	    "format = \"vfat\"; size = \"256M\"; }"
+
+static int parse_head(struct recipe *r, const char *head, const char *text)
 {
-	char *all = xasprintf(HEAD "%s", text);
+	char *all = xasprintf("%s%s", head, text);
 	int ret;
 
 	log_set_level(LOG_QUIET);
@@ -30,6 +34,13 @@ static int parse(struct recipe *r, const char *text)
 	free(all);
 	return ret;
 }
+
+static int parse(struct recipe *r, const char *text)
+{
+	return parse_head(r, HEAD, text);
+}
+
+#define PI(disk) parse_head(&r, HEAD64, "board = \"raspberry-pi\"; disk = { " disk " };")
 
 START_TEST(recipe_gets_the_defaults)
 {
@@ -71,7 +82,7 @@ START_TEST(recipe_held_to_the_rules)
 {
 	struct recipe r;
 
-	/* unknown, not yet supported, another architecture, no disk */
+	/* unknown, another architecture, no disk */
 	ck_assert_int_eq(parse(&r, "board = \"orangepi\"; disk = { partitions = ( " ROOT " ); };"),
 			 -MKI_E_RECIPE);
 	ck_assert_int_eq(parse(&r, "board = \"raspberry-pi\"; disk = { partitions = ( " ROOT
@@ -101,6 +112,39 @@ START_TEST(recipe_held_to_the_rules)
 }
 END_TEST
 
+/*
+ * The Raspberry Pi: its firmware's FAT partition first on an MBR, holding /boot/firmware; no
+ * boot loader, no disk.cmdline (raspi-firmware's hooks write cmdline.txt), no verified root.
+ */
+START_TEST(raspberry_pi)
+{
+	struct recipe r;
+
+	ck_assert_int_eq(PI("partitions = ( " FAT ", " ROOT " );"), 0);
+	ck_assert_int_eq(r.disk.table, DISK_MBR);
+	ck_assert_str_eq(r.disk.console, "ttyS1,115200");
+	ck_assert_uint_eq(r.disk.n_partitions, 2); /* nothing outside the table */
+	ck_assert_int_eq(r.disk.bootloader, DISK_BOOT_NONE);
+	ck_assert_ptr_null(r.disk.cmdline); /* raspi-firmware's hooks write cmdline.txt */
+	recipe_release(&r);
+	ck_assert_int_eq(PI("table = \"gpt\"; partitions = ( " FAT ", " ROOT " );"), -MKI_E_RECIPE);
+	ck_assert_int_eq(PI("partitions = ( " ROOT " );"), -MKI_E_RECIPE);
+	ck_assert_int_eq(PI("partitions = ( " ROOT ", " FAT " );"), -MKI_E_RECIPE);
+	ck_assert_int_eq(PI("partitions = ( { name = \"firmware\"; type = \"0x83\"; contents = "
+			    "\"/boot/firmware\"; format = \"vfat\"; }, " ROOT " );"), -MKI_E_RECIPE);
+	ck_assert_int_eq(PI("partitions = ( { name = \"firmware\"; type = \"0x0c\"; contents = "
+			    "\"/boot\"; format = \"vfat\"; }, " ROOT " );"), -MKI_E_RECIPE);
+	ck_assert_int_eq(PI("bootloader = \"extlinux\"; partitions = ( " FAT ", " ROOT " );"),
+			 -MKI_E_RECIPE);
+	ck_assert_int_eq(PI("cmdline = \"quiet\"; partitions = ( " FAT ", " ROOT " );"),
+			 -MKI_E_RECIPE);
+	ck_assert_int_eq(PI("console = \"ttyAMA0\"; partitions = ( " FAT ", " ROOT " );"),
+			 -MKI_E_RECIPE);
+	ck_assert_int_eq(parse(&r, "board = \"raspberry-pi\"; disk = { partitions = ( " FAT ", "
+				   ROOT " ); };"), -MKI_E_RECIPE); /* armhf */
+}
+END_TEST
+
 Suite *recipe_board_suite(void)
 {
 	Suite *s = suite_create("recipe_board");
@@ -108,6 +152,7 @@ Suite *recipe_board_suite(void)
 
 	tcase_add_test(tc, recipe_gets_the_defaults);
 	tcase_add_test(tc, recipe_held_to_the_rules);
+	tcase_add_test(tc, raspberry_pi);
 	suite_add_tcase(s, tc);
 	return s;
 }

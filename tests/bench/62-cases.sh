@@ -37,6 +37,7 @@ QUIET=${QUIET:-0.5}
 QUIET_WAIT=${QUIET_WAIT:-900}
 wait_quiet() {
 	local waited=0
+	[ "$QUIET" != 0 ] || return 0
 	while awk -v q="$QUIET" '{ exit !($1 >= q) }' /proc/loadavg && [ "$waited" -lt "$QUIET_WAIT" ]; do
 		sleep 10
 		waited=$((waited + 10))

@@ -119,9 +119,9 @@ export SOURCE_DATE_EPOCH=1700000000
 ours warmup >/dev/null  # fills the cache: the measured runs are warm
 for i in $(seq 1 "$REPS"); do
 	[ "$REBUILD" = 0 ] || touch_hook "$i"
-	[ "$PEER" = 0 ] || [ "$i" -gt "${PEER_REPS:-$REPS}" ] || measure peer bash -c "$(declare -f peer); W=$W PKGS='$PKGS' HOOKS='$HOOKS' OVERLAYS='$OVERLAYS' \
+	[ "$PEER" = 0 ] || [ "$i" -gt "${PEER_REPS:-$REPS}" ] || measure peer bash -c "$(declare -f peer); W=$W FLAGSHIP_SUITE=$FLAGSHIP_SUITE PKGS='$PKGS' HOOKS='$HOOKS' OVERLAYS='$OVERLAYS' \
 		RECIPE=$RECIPE MIRROR=$MIRROR TOP=$TOP URL=$URL; peer"
-	measure ours bash -c "$(declare -f ours); W=$W MIRROR=$MIRROR TOP=$TOP URL=$URL RECIPE=$RECIPE \
+	measure ours bash -c "$(declare -f ours); W=$W FLAGSHIP_SUITE=$FLAGSHIP_SUITE MIRROR=$MIRROR TOP=$TOP URL=$URL RECIPE=$RECIPE \
 		layer=$layer; ours $i"
 done
 

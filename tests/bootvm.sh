@@ -199,8 +199,9 @@ print(p["start"], p["size"])')
 }
 
 # A board's card: the machine's own boot ROM, 1 GiB and four cores as the board has. Each core
-# is a host thread (MTTCG); starved of the host's cores by other work, the guest hangs in its
-# stop_machine (soft lockups), so such a boot wants the machine to itself (run.sh's "alone").
+# is a host thread (MTTCG): four threads on a two-core host, where the guest's stop_machine (ARM
+# patches kernel text with it) can stall for minutes in soft lockups, the more so with other work
+# beside it, so such a boot wants the machine to itself (run.sh's "alone") and a generous limit.
 # One thread for all four (-accel tcg,thread=single) stalled for minutes in the kernel's start.
 board_machine() {
 	boot=() size=()

@@ -1,4 +1,4 @@
-# test-cost: alone (builds a whole recipe and boots a four-core board: run.sh runs it first, by itself)
+# test-cost: alone (builds a whole recipe; in make check-boots boots a four-core board: run.sh runs it by itself)
 # Board profiles (issue 40): recipes/orangepi-pc.cfg, arm-board's system on the Orange Pi PC
 # (Allwinner H3, board = "orangepi-pc"), built from a local signed mirror of real bookworm
 # packages. Its card is read where the boot ROM reads it: the SPL of the plan's own u-boot-sunxi
@@ -6,8 +6,11 @@
 # a power-of-two size; the board's device tree and console in /etc/default/u-boot and
 # extlinux.conf. Then the disk boots under `qemu-system-arm -M orangepi-pc` with the card alone:
 # boot ROM, SPL, U-Boot, extlinux.conf, kernel, a serial login and the boot report. The disk
-# is also written with `bmaptool copy` over a card of old bytes and read back there; `make
-# check-boots` (MKIMAGE_TEST_BOOT_SUITES with bookworm) boots that card as well.
+# is also written with `bmaptool copy` over a card of old bytes and read back there. The boots
+# are `make check-boots`' (MKIMAGE_TEST_BOOT_SUITES with bookworm): the board's four cores are
+# four host threads, and on two host cores the guest spends minutes in soft lockups of its
+# stop_machine (seen even with the machine to itself), too slow and too uneven for the default
+# suite.
 FLAGSHIP_SUITE=bookworm
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
@@ -101,9 +104,10 @@ if ! command -v qemu-system-arm >/dev/null; then
 elif [ "${MKIMAGE_TEST_BOOT:-1}" = 0 ]; then
 	skip_part "booting: MKIMAGE_TEST_BOOT=0"
 else
-	board_boot "$DISK" "the disk"
 	case " ${MKIMAGE_TEST_BOOT_SUITES:-trixie} " in
-	*" bookworm "*) board_boot "$T/card" "the card written by bmaptool" ;;
-	*) skip_part "the card's boot: 'make check-boots' (MKIMAGE_TEST_BOOT_SUITES with bookworm)" ;;
+	*" bookworm "*)
+		board_boot "$DISK" "the disk"
+		board_boot "$T/card" "the card written by bmaptool" ;;
+	*) skip_part "booting the disk and the card: 'make check-boots' (MKIMAGE_TEST_BOOT_SUITES with bookworm)" ;;
 	esac
 fi

@@ -1,4 +1,4 @@
-# test-cost: slow (builds a whole arm64 recipe: run.sh starts it first)
+# test-cost: alone (builds a whole arm64 recipe; in make check-boots boots a four-core board: run.sh runs it by itself)
 # Board profiles (issue 40): recipes/raspberry-pi.cfg, arm64-armhf's system on a Raspberry Pi 3
 # or 4 (board = "raspberry-pi"), built from a local signed mirror of real bookworm packages whose
 # raspi-firmware comes from the archive's non-free-firmware component. The card is read where

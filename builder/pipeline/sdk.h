@@ -14,8 +14,8 @@
 
 /*
  * The SDK's archive is zstd's default level, as mmdebstrap's .tar.zst: a developer fetches it
- * and unpacks it at once, and the disks' level 9 took 12.5 s where this takes 4.3 s over arm-board's
- * 645 MiB tree (2 threads), for an archive 12% larger (tests/bench/README.md, 84-sdk).
+ * and unpacks it at once, and the disks' level 9 took 12.5 s where this takes 4.3 s over
+ * arm-board's 645 MiB tree (2 threads), for an archive 12% larger (tests/bench/README.md, 84-sdk).
  */
 #define SDK_ZSTD_LEVEL 3
 

@@ -4,8 +4,8 @@
  * map and the compressed copy.
  */
 #include "stage.h"
-#include "sdk.h"
 #include "stage_ctx.h"
+#include "sdk.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * board. A recipe's `board = "NAME";` takes its disk's defaults from the row and is held to its
  * rules (recipe_disk.c): where each boot loader image sits and how large it may be, which
  * partition tables the ROM reads past, the serial console, the device tree U-Boot hands the
- * kernel, how the disk's size is rounded, or the FAT partition a firmware reads its files from. Adding a board is a row here and a test
- * (builder/README.md, "Board profiles").
+ * kernel, how the disk's size is rounded, or the FAT partition a firmware reads its files from.
+ * Adding a board is a row here and a test (builder/README.md, "Board profiles").
  */
 #ifndef MKI_BOARD_H
 #define MKI_BOARD_H

@@ -14,9 +14,9 @@
 # lock), and those marked "# test-cost: slow" start first so the long ones do not end the run
 # alone. A test marked "# test-cost: alone" starts before them and runs with no other test beside
 # it: the boots of emulated four-core boards (130, 132 in make check-boots), whose guests stall
-# in soft lockups when other work starves their vCPU threads. Results are printed as tests end, each with its wall time and its CPU time (user +
-# system of everything it waited for: a test far below its wall time mostly waits); the summary
-# is the same either way.
+# in soft lockups when other work starves their vCPU threads. Results are printed as tests end,
+# each with its wall time and its CPU time (user + system of everything it waited for: a test
+# far below its wall time mostly waits); the summary is the same either way.
 set -u
 cd "$(dirname "$0")"
 jobs=${MKIMAGE_TEST_JOBS:-1}

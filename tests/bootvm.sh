@@ -32,6 +32,8 @@
 # itself (no -snapshot) and lets the guest reboot; BOOT_DISK2=FILE adds a second virtio disk;
 # BOOT_DONE=REGEX passes once the console shows REGEX and the machine has powered off, instead
 # of at the first login prompt and boot report.
+# BOOT_ACCEL=auto uses KVM where the host can run the guest's architecture natively (an amd64
+# disk on an x86_64 host with a usable /dev/kvm), else TCG, and says which; the default is TCG.
 set -euo pipefail
 usage() { echo "usage: bootvm.sh IMAGE [SECONDS]" >&2; exit 2; }
 die() { echo "bootvm: $*" >&2; exit 2; }
@@ -98,6 +100,7 @@ disk_machine() {
 			-drive "if=pflash,format=raw,unit=0,readonly=on,file=$(firmware /usr/share/OVMF/OVMF_CODE_4M.fd ovmf)"
 			-drive "if=pflash,format=raw,unit=1,file=$W/vars.fd")
 		disk=(-drive "file=$img,format=raw,if=virtio")
+		[ -z "${BOOT_DISK2:-}" ] || disk+=(-drive "file=$BOOT_DISK2,format=raw,if=virtio")
 		;;
 	riscv64)
 		# OpenSBI jumps to U-Boot (S-mode), whose distro boot finds extlinux.conf on the disk.
@@ -227,7 +230,12 @@ log=${BOOT_LOG:-$W/console.log}
 : >"$log"
 once=(-snapshot -no-reboot)
 [ "${BOOT_WRITE:-0}" != 1 ] || once=()
-cmd=("${qemu[@]}" -accel tcg "${size[@]}" -nic none "${once[@]}" -display none
+accel=tcg
+if [ "${BOOT_ACCEL:-tcg}" = auto ]; then
+	case $arch in amd64) [ "$(uname -m)" = x86_64 ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] && accel=kvm ;; esac
+	echo "bootvm: accelerator $accel" >&2
+fi
+cmd=("${qemu[@]}" -accel $accel "${size[@]}" -nic none "${once[@]}" -display none
 	-monitor none "${serial[@]}" -serial "file:$log" "${boot[@]}" "${disk[@]}")
 [ -z "${BOOT_SHOW:-}" ] || echo "bootvm: ${cmd[*]}" >&2
 "${cmd[@]}" </dev/null >"$W/qemu.err" 2>&1 &

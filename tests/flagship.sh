@@ -36,6 +36,10 @@ flagship_mirror() {
 	arm-board-large)
 		archs=armhf,armel pkgs="linux-image-armmp u-boot-menu hello:armel libc6:armel libstdc++6:armel zlib1g:armel $LARGE_EXTRA" ;;
 	pc-legacy) archs=amd64,i386 pkgs="linux-image-amd64 systemd-boot-efi hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386" ;;
+	# pc-legacy with an update group (tests 123-125): RAUC besides.
+	pc-legacy-ab)
+		set=pc-legacy-rauc
+		archs=amd64,i386 pkgs="linux-image-amd64 systemd-boot-efi rauc rauc-service hello:i386 libc6:i386 libstdc++6:i386 zlib1g:i386" ;;
 	arm64-armhf) archs=arm64,armhf pkgs="linux-image-arm64 u-boot-menu hello:armhf libc6:armhf libstdc++6:armhf zlib1g:armhf" ;;
 	# A release architecture since trixie only (FLAGSHIP_SUITE=trixie); no auxiliary one (the
 	# recipe says why).

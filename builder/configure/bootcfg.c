@@ -104,9 +104,10 @@ int bootcfg_check_plan(const struct plan *p, const struct recipe *r)
 		if (plan_has(p, pkg, 0))
 			continue;
 		log_error("%s: the disk is ready for updates (an 'update' group with bootloader = "
-			  "\"extlinux\"), and the device installs them with RAUC, whose package "
+			  "\"%s\"), and the device installs them with RAUC, whose package "
 			  "'%s' the plan does not hold: add \"rauc\" and \"rauc-service\" to "
-			  "packages.install", r->file, pkg);
+			  "packages.install", r->file, r->disk.bootloader == DISK_BOOT_EXTLINUX ?
+			  "extlinux" : "systemd-boot", pkg);
 		return -MKI_E_IMAGE;
 	}
 	if (recipe_disk_root_verity(r) >= 0 && !plan_has(p, "cryptsetup-bin", 0)) {
@@ -681,14 +682,18 @@ static int install_loader(struct ctx *c, const char *dir)
 	return ret;
 }
 
-/* The BLS entry of the chosen kernel, with the kernel and initrd where kernel-install puts them. */
+/*
+ * The BLS entry of the chosen kernel, with the kernel and initrd where kernel-install puts them.
+ * On an update-ready disk (bootcfg_ab_sdboot.c) slot A's instead: TOKEN-A.conf, its kernel in
+ * TOKEN/A/, first by its sort-key, the slot in its title.
+ */
 static int write_entry(struct ctx *c, const char *dir, const char *token, const char *options)
 {
-	const char *v = c->kernels.v[c->chosen] + 8;
+	const char *v = c->kernels.v[c->chosen] + 8, *sub = recipe_update_boots(c->r) ? "A" : v;
 	char *title = os_value(&c->os_release, "PRETTY_NAME");
 	char *key = os_value(&c->os_release, "IMAGE_ID"), *initrd = xasprintf("initrd.img-%s", v);
 	char *from = xasprintf("boot/%s", c->kernels.v[c->chosen]), *to = NULL;
-	struct bootcfg_entry e = { title, v, NULL, options, token, NULL };
+	struct bootcfg_entry e = { title, v, NULL, options, token, NULL, sub };
 	struct buf text = { 0 };
 	int ret = printable("PRETTY_NAME of '/etc/os-release'", title);
 
@@ -696,22 +701,29 @@ static int write_entry(struct ctx *c, const char *dir, const char *token, const 
 		free(key);
 		key = os_value(&c->os_release, "ID");
 	}
-	e.sort_key = key;
 	if (!ret)
 		ret = printable("ID or IMAGE_ID of '/etc/os-release'", key);
-	to = xasprintf("%s/%s/%s/linux", dir, token, v);
+	if (recipe_update_boots(c->r)) {
+		free(key);
+		key = xasprintf("%s-ab-1", token);
+		e.title = to = xasprintf("%s (slot A)", title && *title ? title : v);
+		free(title);
+		title = to;
+	}
+	e.sort_key = key;
+	to = xasprintf("%s/%s/%s/linux", dir, token, sub);
 	if (!ret)
 		ret = copy_file(c, from, to);
 	free(from);
 	free(to);
 	from = xasprintf("boot/%s", initrd);
-	to = xasprintf("%s/%s/%s/%s", dir, token, v, initrd);
+	to = xasprintf("%s/%s/%s/%s", dir, token, sub, initrd);
 	if (!ret && exists(c, from, 0)) {
 		e.initrd = initrd;
 		ret = copy_file(c, from, to);
 	}
 	free(to);
-	to = xasprintf("%s/loader/entries/%s-%s.conf", dir, token, v);
+	to = xasprintf("%s/loader/entries/%s-%s.conf", dir, token, sub);
 	bootcfg_bls_entry(&e, &text);
 	if (!ret)
 		ret = put(c, to, &text);
@@ -731,7 +743,7 @@ static int write_systemd_boot(struct ctx *c, const char *options)
 	const char *dir = esp(c->r)->path; /* the recipe requires an ESP holding a directory */
 	char *token = entry_token(c), *rel = xasprintf("%s/loader/loader.conf", dir);
 	struct buf b = { 0 };
-	int ret = token ? install_loader(c, dir) : -MKI_E_IMAGE;
+	int ret = token ? install_loader(c, dir) : -MKI_E_IMAGE, ab;
 
 	if (token)
 		bootcfg_loader_conf(token, &b);
@@ -744,13 +756,17 @@ static int write_systemd_boot(struct ctx *c, const char *options)
 	if (!ret)
 		ret = write_entry(c, dir, token, options);
 	buf_release(&b);
+	/* A/B: kernels come with the slot's root, installed by the backend, not kernel-install */
+	ab = recipe_update_boots(c->r);
+	if (!ret && ab && !c->late)
+		ret = bootcfg_ab_sdboot_write(&c->w, c->r, c->st->source_date_epoch, dir, token);
 	buf_addf(&b, "%s\n", options);
-	if (!ret && !c->late)
+	if (!ret && !c->late && !ab)
 		ret = put(c, "etc/kernel/cmdline", &b);
 	buf_release(&b);
 	if (token)
 		buf_addf(&b, "%s\n", token);
-	if (!ret && !c->late)
+	if (!ret && !c->late && !ab)
 		ret = put(c, "etc/kernel/entry-token", &b);
 	buf_release(&b);
 	free(rel);
@@ -762,14 +778,15 @@ static int write_loader(struct ctx *c)
 {
 	struct buf root = { 0 }, params = { 0 }, cmdline = { 0 }, options = { 0 };
 	int ret = printable("disk.console or disk.cmdline", c->r->disk.cmdline);
+	int extlinux_ab = recipe_update_boots(c->r) && c->r->disk.bootloader == DISK_BOOT_EXTLINUX;
 
 	buf_adds(&root, "root=");
-	if (recipe_update_boots(c->r))
+	if (extlinux_ab)
 		bootcfg_ab_root(&root);
 	else
 		bootcfg_root(c->r, c->st->source_date_epoch, c->roothash, &root);
 	bootcfg_parameters(c->r, &params);
-	if (recipe_update_boots(c->r))
+	if (extlinux_ab)
 		bootcfg_ab_parameters(c->r, &params);
 	if (!ret)
 		ret = printable("disk.console", c->r->disk.console);
@@ -779,7 +796,10 @@ static int write_loader(struct ctx *c)
 		ret = write_extlinux(c, &root, &params);
 	} else if (!ret) {
 		buf_addf(&cmdline, "%s %s", root.p, params.p);
-		bootcfg_squeeze(cmdline.p, &options);
+		if (recipe_update_boots(c->r)) /* slot A's entry */
+			bootcfg_ab_sdboot_options(c->r, c->st->source_date_epoch, 0, &options);
+		else
+			bootcfg_squeeze(cmdline.p, &options);
 		ret = write_systemd_boot(c, options.p);
 	}
 	buf_release(&root);

@@ -151,6 +151,7 @@ struct bootcfg_entry {
 	const char *options;  /* the kernel command line, whitespace squeezed */
 	const char *token;    /* the entry token: the entry's directory on the ESP */
 	const char *initrd;   /* its file name in that directory, or NULL */
+	const char *dir;      /* that directory under the token: NULL for the version (A/B: "A") */
 };
 
 /** loader/entries/TOKEN-VERSION.conf. */
@@ -194,5 +195,20 @@ void bootcfg_ab_backend(const struct recipe *r, struct buf *out);
  */
 int bootcfg_ab_write(struct staging_writer *w, const struct recipe *r, int64_t sde,
 		     const struct buf *os_release_text, const char *os_release_path);
+/** `b` at `rel` in the tree (its directories made), root's, `mode`. 0 or -MKI_E_IMAGE. */
+int bootcfg_ab_put(struct staging_writer *w, const char *rel, const struct buf *b, uint32_t mode);
+
+/*
+ * The A/B selection with systemd-boot (bootcfg_ab_sdboot.c): an entry per slot on the ESP,
+ * systemd-boot's boot counting, RAUC's custom backend over those entries.
+ */
+/** Slot `k`'s (0: A, 1: B) kernel command line: root=PARTUUID= of it, rauc.slot=, panic=10. */
+void bootcfg_ab_sdboot_options(const struct recipe *r, int64_t sde, size_t k, struct buf *out);
+/** The backend for the ESP mounted at /`esp` and the entry token `token`. */
+void bootcfg_ab_sdboot_backend(const struct recipe *r, int64_t sde, const char *esp,
+			       const char *token, struct buf *out);
+/** Write the backend and the mark-good unit's drop-in. 0 or -MKI_E_IMAGE (logged). */
+int bootcfg_ab_sdboot_write(struct staging_writer *w, const struct recipe *r, int64_t sde,
+			    const char *esp, const char *token);
 
 #endif

@@ -339,7 +339,7 @@ static void os_release(const struct buf *old, const struct recipe *r, struct buf
 	buf_adds(out, "\n");
 }
 
-static int put(struct staging_writer *w, const char *rel, const struct buf *b, uint32_t mode)
+int bootcfg_ab_put(struct staging_writer *w, const char *rel, const struct buf *b, uint32_t mode)
 {
 	char *dir = xstrndup(rel, (size_t)(strrchr(rel, '/') - rel));
 	int ret = staging_mkdirs(w, dir);
@@ -356,7 +356,7 @@ static int put_text(struct staging_writer *w, const char *rel, const char *text,
 	int ret;
 
 	buf_adds(&b, text);
-	ret = put(w, rel, &b, mode);
+	ret = bootcfg_ab_put(w, rel, &b, mode);
 	buf_release(&b);
 	return ret;
 }
@@ -373,7 +373,7 @@ static int write_keyring(struct staging_writer *w, const struct recipe *r)
 		buf_release(&b);
 		return -MKI_E_IMAGE;
 	}
-	ret = put(w, KEYRING, &b, 0644);
+	ret = bootcfg_ab_put(w, KEYRING, &b, 0644);
 	buf_release(&b);
 	return ret;
 }
@@ -385,11 +385,11 @@ static int write_select(struct staging_writer *w, const struct recipe *r, int64_
 
 	bootcfg_ab_script(r, sde, &text);
 	bootcfg_ab_script_image(text.p, r->arch, sde, &img);
-	ret = put(w, SELECT "/boot.scr", &img, 0644);
+	ret = bootcfg_ab_put(w, SELECT "/boot.scr", &img, 0644);
 	buf_release(&text);
 	bootcfg_ab_state(r, &text);
 	if (!ret)
-		ret = put(w, SELECT "/rauc.env", &text, 0644);
+		ret = bootcfg_ab_put(w, SELECT "/rauc.env", &text, 0644);
 	buf_release(&text);
 	buf_release(&img);
 	return ret;
@@ -401,13 +401,15 @@ static int write_rauc(struct staging_writer *w, const struct recipe *r, int64_t 
 	int ret;
 
 	bootcfg_ab_system_conf(r, sde, &b);
-	ret = put(w, "etc/rauc/system.conf", &b, 0644);
+	ret = bootcfg_ab_put(w, "etc/rauc/system.conf", &b, 0644);
 	buf_release(&b);
 	if (!ret)
 		ret = write_keyring(w, r);
-	bootcfg_ab_backend(r, &b);
-	if (!ret)
-		ret = put(w, BACKEND, &b, 0755);
+	/* systemd-boot's backend knows the ESP and the entry token: bootcfg_ab_sdboot_write() */
+	if (r->disk.bootloader == DISK_BOOT_EXTLINUX)
+		bootcfg_ab_backend(r, &b);
+	if (!ret && b.len)
+		ret = bootcfg_ab_put(w, BACKEND, &b, 0755);
 	buf_release(&b);
 	if (!ret)
 		ret = put_text(w, "etc/systemd/system/mkimage-mark-good.service", mark_good_unit, 0644);
@@ -421,15 +423,20 @@ int bootcfg_ab_write(struct staging_writer *w, const struct recipe *r, int64_t s
 		     const struct buf *os_release_text, const char *os_release_path)
 {
 	struct buf b = { 0 };
-	int ret = write_select(w, r, sde);
+	int sdboot = r->disk.bootloader == DISK_BOOT_SYSTEMD_BOOT;
+	int ret = sdboot ? 0 : write_select(w, r, sde);
 
 	if (!ret)
 		ret = write_rauc(w, r, sde);
 	os_release(os_release_text, r, &b);
 	if (!ret && os_release_path)
-		ret = put(w, os_release_path, &b, 0644);
+		ret = bootcfg_ab_put(w, os_release_path, &b, 0644);
 	buf_release(&b);
-	if (!ret)
+	if (!ret && sdboot)
+		log_info("boot: A/B selection by systemd-boot's entries on the ESP, RAUC's "
+			 "system.conf with slots A and B, %u boot attempts for a new slot",
+			 r->update.boot_attempts);
+	else if (!ret)
 		log_info("boot: A/B selection on '/" SELECT "' (boot.scr, rauc.env), RAUC's "
 			 "system.conf with slots A and B, %u boot attempts for a new slot",
 			 r->update.boot_attempts);

@@ -281,6 +281,8 @@ void bootcfg_loader_conf(const char *token, struct buf *out)
 
 void bootcfg_bls_entry(const struct bootcfg_entry *e, struct buf *out)
 {
+	const char *dir = e->dir ? e->dir : e->version;
+
 	buf_adds(out, "title      ");
 	if (e->title && *e->title)
 		buf_adds(out, e->title);
@@ -289,9 +291,9 @@ void bootcfg_bls_entry(const struct bootcfg_entry *e, struct buf *out)
 	buf_addf(out, "\nversion    %s\n", e->version);
 	if (e->sort_key && *e->sort_key)
 		buf_addf(out, "sort-key   %s\n", e->sort_key);
-	buf_addf(out, "options    %s\nlinux      /%s/%s/linux\n", e->options, e->token, e->version);
+	buf_addf(out, "options    %s\nlinux      /%s/%s/linux\n", e->options, e->token, dir);
 	if (e->initrd)
-		buf_addf(out, "initrd     /%s/%s/%s\n", e->token, e->version, e->initrd);
+		buf_addf(out, "initrd     /%s/%s/%s\n", e->token, dir, e->initrd);
 }
 
 void bootcfg_squeeze(const char *s, struct buf *out)

@@ -228,6 +228,52 @@ static int check_root(struct recipe_ctx *c, const config_setting_t *g, struct re
 }
 
 /*
+ * With disk.bootloader = "systemd-boot", the ESP is the boot selection (configure/bootcfg_ab_sdboot.c):
+ * systemd-boot reads kernels only from it, so each slot's kernel is copied there from the slot's
+ * own /boot, and its entry's boot counter does the fallback. Slot A is the factory's root: the
+ * one entry the disk starts with.
+ */
+static int check_select_sdboot(struct recipe_ctx *c, const config_setting_t *g,
+			       struct recipe_update *u, const struct recipe_disk *d)
+{
+	size_t i;
+	int a = find_partition(d, u->slots.v[0]);
+
+	if (u->slots.n != 2)
+		return recipe_fail(c, g, "'update' with disk.bootloader = \"systemd-boot\" boots two "
+				   "slots, A and B, not %zu: name two in 'update.slots'", u->slots.n);
+	if (a != (int)u->root)
+		return recipe_fail(c, g, "'update' with disk.bootloader = \"systemd-boot\": the first "
+				   "slot ('%s', A) must be the root partition '%s', the slot the disk "
+				   "boots first", u->slots.v[0], d->partitions[u->root].name);
+	for (i = 0; i < d->n_partitions; i++) {
+		const struct recipe_partition *p = &d->partitions[i];
+
+		if (p->contents == PART_SUBTREE && !strcmp(p->path, "boot"))
+			return recipe_fail(c, g, "'update': partition '%s' holds /boot, but each "
+					   "root slot must carry its own kernel (an update replaces "
+					   "it with the root, and the slot's kernel is copied to the "
+					   "ESP): keep /boot on the root", p->name);
+		if (p->contents == PART_VERITY)
+			return recipe_fail(c, g, "'update' with disk.bootloader = \"systemd-boot\": not "
+					   "yet supported: a root verified by dm-verity (partition '%s')",
+					   p->name);
+		if (u->select < 0 && p->type && !strcmp(p->type, "esp") &&
+		    p->contents == PART_SUBTREE)
+			u->select = (int)i;
+	}
+	if (u->select < 0)
+		return recipe_fail(c, g, "'update' with disk.bootloader = \"systemd-boot\" needs "
+				   "the ESP holding a directory of the tree, such as { name = \"esp\"; "
+				   "type = \"esp\"; size = \"256M\"; contents = \"/boot/efi\"; }");
+	if (!d->partitions[u->select].size || d->partitions[u->select].grow)
+		return recipe_fail(c, g, "'update': the ESP '%s' needs a fixed 'size' with room for "
+				   "both slots' kernels and initrds (such as \"256M\"): an update copies "
+				   "the new slot's there", d->partitions[u->select].name);
+	return 0;
+}
+
+/*
  * With disk.bootloader = "extlinux", the disk boots its slots through mkimage's boot selection:
  * U-Boot runs boot.scr from the partition holding /boot/select, which must be FAT (U-Boot
  * writes its attempt counter there with fatwrite; Debian's U-Boot builds cannot write ext4) and
@@ -242,9 +288,7 @@ static int check_select(struct recipe_ctx *c, const config_setting_t *g, struct 
 
 	u->select = -1;
 	if (d->bootloader == DISK_BOOT_SYSTEMD_BOOT)
-		return recipe_fail(c, g, "'update' with disk.bootloader = \"systemd-boot\": not yet "
-				   "supported (the boot selection is written for extlinux); use "
-				   "bootloader = \"none\" to write the bundle alone");
+		return check_select_sdboot(c, g, u, d);
 	if (d->bootloader != DISK_BOOT_EXTLINUX)
 		return 0;
 	if (u->slots.n != 2)

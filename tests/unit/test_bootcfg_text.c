@@ -144,7 +144,7 @@ END_TEST
 START_TEST(bls_entry)
 {
 	struct bootcfg_entry e = { "Debian GNU/Linux 12 (bookworm)", "6.1.0-13-amd64", "debian",
-		"root=PARTUUID=ab ro rootwait", "debian", "initrd.img-6.1.0-13-amd64" };
+		"root=PARTUUID=ab ro rootwait", "debian", "initrd.img-6.1.0-13-amd64", NULL };
 	struct buf b = { 0 };
 
 	bootcfg_bls_entry(&e, &b);
@@ -161,6 +161,11 @@ START_TEST(bls_entry)
 	ck_assert_str_eq(b.p, "title      Linux 6.1.0-13-amd64\nversion    6.1.0-13-amd64\n"
 			      "options    root=PARTUUID=ab ro rootwait\n"
 			      "linux      /debian/6.1.0-13-amd64/linux\n");
+	buf_release(&b);
+	e.dir = "A"; /* an A/B disk's slot A (bootcfg_ab_sdboot.c) */
+	bootcfg_bls_entry(&e, &b);
+	ck_assert_str_eq(b.p, "title      Linux 6.1.0-13-amd64\nversion    6.1.0-13-amd64\n"
+			      "options    root=PARTUUID=ab ro rootwait\nlinux      /debian/A/linux\n");
 	buf_release(&b);
 	bootcfg_loader_conf("debian", &b);
 	ck_assert_str_eq(b.p, "timeout 0\ndefault debian-*\n");

@@ -137,7 +137,39 @@ START_TEST(boot_selection)
 }
 END_TEST
 
-/* No boot loader: the bundle alone, no selection; systemd-boot: not yet. */
+/* disk.bootloader = "systemd-boot": the ESP is the selection (bootcfg_ab_sdboot.c). */
+static int load_sdboot(struct recipe *r, const char *disk)
+{
+	return load_text(r, xasprintf(MINIMAL "disk = { bootloader = \"systemd-boot\"; "
+				      "partitions = ( %s ); };\nupdate = { compatible = \"a\"; "
+				      "version = \"1\"; " KEYS " };", disk));
+}
+
+#define ESP "{ name = \"esp\"; type = \"esp\"; size = \"256M\"; contents = \"/boot/efi\"; }, "
+
+START_TEST(sdboot_selection)
+{
+	static const char *const bad[] = {
+		"{ name = \"esp\"; type = \"esp\"; contents = \"/boot/efi\"; }, " SLOTS, /* auto */
+		ESP "{ name = \"k\"; type = \"linux\"; size = \"64M\"; contents = \"/boot\"; }, "
+		SLOTS,                                       /* kernels outside the slots */
+		ESP SLOTS ", { name = \"root-c\"; type = \"root\"; size = \"1G\"; }",
+		ESP "{ name = \"root-b\"; type = \"root\"; size = \"1G\"; }, "
+		"{ name = \"root-a\"; type = \"root\"; size = \"1G\"; contents = \"root\"; }",
+	};
+	struct recipe r;
+	size_t i;
+
+	ck_assert_int_eq(load_sdboot(&r, ESP SLOTS), 0);
+	ck_assert(recipe_update_boots(&r));
+	ck_assert_int_eq(r.update.select, 0);
+	recipe_release(&r);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(load_sdboot(&r, bad[i]) == -MKI_E_RECIPE, "accepted: %s", bad[i]);
+}
+END_TEST
+
+/* No boot loader: the bundle alone, no selection. */
 START_TEST(boot_loaders)
 {
 	struct recipe r;
@@ -203,6 +235,7 @@ Suite *recipe_update_suite(void)
 	tcase_add_test(tc, key_outside_digest);
 	tcase_add_test(tc, boot_selection);
 	tcase_add_test(tc, boot_loaders);
+	tcase_add_test(tc, sdboot_selection);
 	suite_add_tcase(s, tc);
 	return s;
 }

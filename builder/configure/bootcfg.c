@@ -703,12 +703,13 @@ static int write_entry(struct ctx *c, const char *dir, const char *token, const 
 	}
 	if (!ret)
 		ret = printable("ID or IMAGE_ID of '/etc/os-release'", key);
-	if (recipe_update_boots(c->r)) {
+	if (recipe_update_boots(c->r)) { /* slot A's, first, named */
+		char *slot_title = xasprintf("%s (slot A)", title && *title ? title : v);
+
 		free(key);
 		key = xasprintf("%s-ab-1", token);
-		e.title = to = xasprintf("%s (slot A)", title && *title ? title : v);
 		free(title);
-		title = to;
+		e.title = title = slot_title;
 	}
 	e.sort_key = key;
 	to = xasprintf("%s/%s/%s/linux", dir, token, sub);

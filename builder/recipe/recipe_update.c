@@ -228,10 +228,10 @@ static int check_root(struct recipe_ctx *c, const config_setting_t *g, struct re
 }
 
 /*
- * With disk.bootloader = "systemd-boot", the ESP is the boot selection (configure/bootcfg_ab_sdboot.c):
- * systemd-boot reads kernels only from it, so each slot's kernel is copied there from the slot's
- * own /boot, and its entry's boot counter does the fallback. Slot A is the factory's root: the
- * one entry the disk starts with.
+ * With disk.bootloader = "systemd-boot", the ESP is the boot selection
+ * (configure/bootcfg_ab_sdboot.c): systemd-boot reads kernels only from it, so each slot's
+ * kernel is copied there from the slot's own /boot, and its entry's boot counter does the
+ * fallback. Slot A is the factory's root: the one entry the disk starts with.
  */
 static int check_select_sdboot(struct recipe_ctx *c, const config_setting_t *g,
 			       struct recipe_update *u, const struct recipe_disk *d)

@@ -137,6 +137,7 @@ static const char backend_body[] =
 	"\t\tmount -o ro \"/dev/disk/by-partuuid/$part\" \"$root\" ||\n"
 	"\t\t\tdie \"cannot mount slot $1 (/dev/disk/by-partuuid/$part)\"\n"
 	"\tfi\n"
+	"\t[ ! -L \"$root/boot\" ] || die \"slot $1: /boot is a symbolic link; no kernel is read\"\n"
 	"\tver=$(ls \"$root/boot\" | sed -n 's/^vmlinuz-\\([A-Za-z0-9._+~-]*\\)$/\\1/p' | sort -V |\n"
 	"\t\ttail -n 1)\n"
 	"\tk=$root/boot/vmlinuz-$ver i=$root/boot/initrd.img-$ver\n"

@@ -70,6 +70,12 @@ expect_fail 2 "the ESP 'esp' needs a fixed 'size'" \
 	"$MKIMAGE" --source "$SRC" --output "$W/images/autoesp.img" "$W/recipes/autoesp.cfg"
 [ ! -e "$W/images/autoesp.img" ] || fail "a refused build left its disk"
 
+# --- bad input: no RAUC in the plan (exit 8 before anything is downloaded) ---------------------
+sed 's|"rauc", "rauc-service",||' "$(recipe 1)" >"$W/recipes/norauc.cfg"
+expect_fail 8 "bootloader = \"systemd-boot\".*add \"rauc\" and \"rauc-service\" to packages.install" \
+	"$MKIMAGE" --source "$SRC" --output "$W/images/norauc.img" "$W/recipes/norauc.cfg"
+[ ! -e "$W/images/norauc.img" ] || fail "a refused build left its disk"
+
 # --- version 1: the factory disk; 2 and 3: bundles ---------------------------------------------
 # build VERSION [EXTRA-HOOK]: each release built on its own day
 build() {

@@ -764,7 +764,9 @@ static int write_loader(struct ctx *c)
 	int ret = printable("disk.console or disk.cmdline", c->r->disk.cmdline);
 
 	buf_adds(&root, "root=");
-	if (recipe_update_boots(c->r))
+	if (recipe_update_boots(c->r) && c->r->update.verity)
+		bootcfg_abv_root(c->r, c->roothash, &root);
+	else if (recipe_update_boots(c->r))
 		bootcfg_ab_root(&root);
 	else
 		bootcfg_root(c->r, c->st->source_date_epoch, c->roothash, &root);

@@ -16,6 +16,7 @@
 
 /* The slot class the manifest's image targets: what the device's system.conf calls it. */
 #define RAUC_SLOT_CLASS "rootfs"
+#define RAUC_MAX_IMAGES 4
 
 struct rauc_params {
 	const struct recipe_update *u; /* compatible, version, the keys (borrowed) */
@@ -25,6 +26,14 @@ struct rauc_params {
 					  NAME.raucb.unsigned: the payload and its tree alone */
 	const char *manifest;          /* u->sign_offline: NAME.raucb.manifest, what to sign */
 	int64_t source_date_epoch;     /* every timestamp (>= 0) */
+	/*
+	 * More slot images in `dir`, for child slots of the root's (a verified root's hash tree
+	 * and boot partition): their slot classes and names, RAUC_MAX_IMAGES - 1 at most; the
+	 * first image is `image`, for RAUC_SLOT_CLASS.
+	 */
+	const char *const *child_class;
+	const char *const *child_image;
+	size_t n_children;
 };
 
 struct rauc_bundle {

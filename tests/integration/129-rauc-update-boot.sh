@@ -13,6 +13,7 @@
 # is checked from outside unless MKIMAGE_TEST_BOOT_SUITES names trixie (make check-boots).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
+. "$(dirname "$0")/lib-rauc.sh"
 
 for t in qemu-system-arm openssl fsck.vfat mcopy debugfs; do
 	command -v $t >/dev/null || skip "$t missing (make test-deps)"
@@ -28,15 +29,8 @@ fi
 
 # --- the vendor's keys -----------------------------------------------------------------------
 W=$T/w K=$T/w/recipes/keys
-mkdir -p "$K" "$W/images"
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$K/ca.key" -out "$K/ca.cert.pem" -days 3650 \
-	-subj "/O=mkimage tests/CN=update CA" -addext basicConstraints=critical,CA:TRUE \
-	-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null || fail "openssl: CA"
-openssl req -newkey rsa:2048 -nodes -keyout "$K/signer.key.pem" -subj "/O=mkimage tests/CN=signer" \
-	-out "$K/signer.csr" 2>/dev/null || fail "openssl: signer"
-printf 'keyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n' >"$K/ext"
-openssl x509 -req -in "$K/signer.csr" -CA "$K/ca.cert.pem" -CAkey "$K/ca.key" -set_serial 1 \
-	-days 3650 -extfile "$K/ext" -out "$K/signer.cert.pem" 2>/dev/null || fail "openssl: cert"
+mkdir -p "$W/images"
+rauc_keys "$K"
 
 # --- the recipes: arm-board-ab with its update group, this test's driver unit ----------------
 cp -r "$TOP/recipes/overlay" "$W/recipes/"
@@ -192,12 +186,7 @@ S=$T/steps
 mkdir -p "$S"
 cp "$W/images/v2.raucb" "$W/images/v3.raucb" "$S/"
 # flip COPY OFFSET: v2.raucb with the byte at OFFSET (from the end if negative) inverted
-flip() {
-	cp "$W/images/v2.raucb" "$S/$1"
-	python3 -c 'import sys
-f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2]), 0 if int(sys.argv[2]) >= 0 else 2)
-b = f.read(1); f.seek(-1, 1); f.write(bytes([b[0] ^ 0xff]))' "$S/$1" "$2"
-}
+flip() { rauc_flip "$W/images/v2.raucb" "$S/$1" "$2"; }
 flip tampered.raucb 70000
 flip forged.raucb -200 # in the CMS signature, which ends 8 bytes before the end
 # alien: version 2 re-signed with a manifest for another board (a valid signature, the wrong
@@ -216,13 +205,7 @@ rauc info --keyring="$K/ca.cert.pem" "$S/alien.raucb" >"$T/o" 2>&1 &&
 rauc info --keyring="$K/ca.cert.pem" "$S/v2.raucb" >/dev/null 2>&1 || fail "rauc info refuses v2.raucb"
 rauc info --keyring="$K/ca.cert.pem" "$S/forged.raucb" >/dev/null 2>&1 &&
 	fail "rauc info accepts the forged bundle on the host"
-chmod 644 "$S"/*.raucb
-size=$(du -sm "$S" | cut -f1)
-mkfs.ext4 -q -L steps -E root_owner=0:0 -d "$S" "$T/steps.img" "$((size + 64))M" || fail "mkfs.ext4: steps disk"
-for f in v2 v3 tampered forged alien; do # RAUC wants bundles root's, whoever runs the test
-	debugfs -w -R "set_inode_field /$f.raucb uid 0" "$T/steps.img" >/dev/null 2>&1
-	debugfs -w -R "set_inode_field /$f.raucb gid 0" "$T/steps.img" >/dev/null 2>&1
-done
+rauc_steps_disk "$S" "$T/steps.img"
 
 # --- the machine: A (v1) -> B (v2) -> tampered refused -> A (v3) twice -> B (v2) ---------------
 cp --sparse=always "$DISK" "$T/device.img"

@@ -1,4 +1,4 @@
-# Helpers for the update tests (120, 121; 129 has its own copies of the first two): a vendor's
+# Helpers for the update tests (121, 129): a vendor's
 # keys, a bundle with one byte flipped, and the second disk a booted machine installs from.
 # Source after lib.sh.
 

@@ -1,5 +1,5 @@
-# Helpers for the update tests (121, 129): a vendor's
-# keys, a bundle with one byte flipped, and the second disk a booted machine installs from.
+# Helpers for the update tests (121, 129): a vendor's keys, a bundle with one byte flipped, and
+# the second disk a booted machine installs from.
 # Source after lib.sh.
 
 # rauc_keys DIR: a CA (DIR/ca.key, DIR/ca.cert.pem) and a signing certificate it issued

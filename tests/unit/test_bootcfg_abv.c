@@ -63,12 +63,13 @@ static void teardown(void)
 	strv_release(&rec.update.slots);
 }
 
-static void has(const struct buf *b, const char *fmt, size_t idx)
+/* `b` holds BEFORE, partition idx's PARTUUID, AFTER. */
+static void has(const struct buf *b, const char *before, size_t idx, const char *after)
 {
 	char id[37], *want;
 
 	partuuid_partition(&rec, 1700000000, idx, id);
-	want = xasprintf(fmt, id);
+	want = xasprintf("%s%s%s", before, id, after);
 	ck_assert_msg(strstr(b->p, want), "no '%s' in:\n%s", want, b->p);
 	free(want);
 }
@@ -79,10 +80,10 @@ START_TEST(script)
 
 	setup();
 	bootcfg_ab_script(&rec, 1700000000, &b);
-	has(&b, "\tsetenv mkimage_slot_part 2\n\tsetenv mkimage_slot_partuuid %s\n", 2);
-	has(&b, "\tsetenv mkimage_slot_hash_partuuid %s\nfi\n", 3);
-	has(&b, "\tsetenv mkimage_slot_part 5\n\tsetenv mkimage_slot_partuuid %s\n", 5);
-	has(&b, "\tsetenv mkimage_slot_hash_partuuid %s\nfi\n", 6);
+	has(&b, "\tsetenv mkimage_slot_part 2\n\tsetenv mkimage_slot_partuuid ", 2, "\n");
+	has(&b, "\tsetenv mkimage_slot_hash_partuuid ", 3, "\nfi\n");
+	has(&b, "\tsetenv mkimage_slot_part 5\n\tsetenv mkimage_slot_partuuid ", 5, "\n");
+	has(&b, "\tsetenv mkimage_slot_hash_partuuid ", 6, "\nfi\n");
 	ck_assert_ptr_nonnull(strstr(b.p, "sysboot ${devtype} ${devnum}:${mkimage_slot_part} any "
 				     "${pxefile_addr_r} /extlinux/extlinux.conf\n"));
 	ck_assert_ptr_null(strstr(b.p, "/boot/extlinux"));
@@ -103,12 +104,12 @@ START_TEST(system_conf)
 
 	setup();
 	bootcfg_ab_system_conf(&rec, 1700000000, &b);
-	has(&b, "[slot.rootfs.0]\ndevice=/dev/disk/by-partuuid/%s\ntype=raw\nbootname=A\n", 2);
-	has(&b, "[slot.verity.0]\ndevice=/dev/disk/by-partuuid/%s\ntype=raw\nparent=rootfs.0\n", 3);
-	has(&b, "[slot.boot.0]\ndevice=/dev/disk/by-partuuid/%s\ntype=ext4\nparent=rootfs.0\n", 1);
-	has(&b, "[slot.rootfs.1]\ndevice=/dev/disk/by-partuuid/%s\ntype=raw\nbootname=B\n", 5);
-	has(&b, "[slot.verity.1]\ndevice=/dev/disk/by-partuuid/%s\ntype=raw\nparent=rootfs.1\n", 6);
-	has(&b, "[slot.boot.1]\ndevice=/dev/disk/by-partuuid/%s\ntype=ext4\nparent=rootfs.1\n", 4);
+	has(&b, "[slot.rootfs.0]\ndevice=/dev/disk/by-partuuid/", 2, "\ntype=raw\nbootname=A\n");
+	has(&b, "[slot.verity.0]\ndevice=/dev/disk/by-partuuid/", 3, "\ntype=raw\nparent=rootfs.0\n");
+	has(&b, "[slot.boot.0]\ndevice=/dev/disk/by-partuuid/", 1, "\ntype=ext4\nparent=rootfs.0\n");
+	has(&b, "[slot.rootfs.1]\ndevice=/dev/disk/by-partuuid/", 5, "\ntype=raw\nbootname=B\n");
+	has(&b, "[slot.verity.1]\ndevice=/dev/disk/by-partuuid/", 6, "\ntype=raw\nparent=rootfs.1\n");
+	has(&b, "[slot.boot.1]\ndevice=/dev/disk/by-partuuid/", 4, "\ntype=ext4\nparent=rootfs.1\n");
 	buf_release(&b);
 	teardown();
 }
@@ -120,15 +121,15 @@ START_TEST(boot_mount)
 
 	setup();
 	bootcfg_abv_udev_rule(&rec, 1700000000, &b);
-	has(&b, "ENV{ID_PART_ENTRY_UUID}==\"%s\", PROGRAM==\"/bin/grep -qw rauc.slot=A "
-	    "/proc/cmdline\", SYMLINK+=\"mkimage/boot\"\n", 1);
-	has(&b, "ENV{ID_PART_ENTRY_UUID}==\"%s\", PROGRAM==\"/bin/grep -qw rauc.slot=B "
-	    "/proc/cmdline\", SYMLINK+=\"mkimage/boot\"\n", 4);
+	has(&b, "ENV{ID_PART_ENTRY_UUID}==\"", 1, "\", PROGRAM==\"/bin/grep -qw rauc.slot=A "
+	    "/proc/cmdline\", SYMLINK+=\"mkimage/boot\"\n");
+	has(&b, "ENV{ID_PART_ENTRY_UUID}==\"", 4, "\", PROGRAM==\"/bin/grep -qw rauc.slot=B "
+	    "/proc/cmdline\", SYMLINK+=\"mkimage/boot\"\n");
 	buf_release(&b);
 	bootcfg_fstab(&rec, 1700000000, &b);
 	ck_assert_ptr_nonnull(strstr(b.p, "/dev/mapper/root\t/\tsquashfs\t"));
 	ck_assert_ptr_nonnull(strstr(b.p, "\n/dev/mkimage/boot\t/boot\text4\t"));
-	has(&b, "\nPARTUUID=%s\t/boot/select\tvfat\t", 0);
+	has(&b, "\nPARTUUID=", 0, "\t/boot/select\tvfat\t");
 	ck_assert(bootcfg_abv_is_slot_boot(&rec, 1) && !bootcfg_abv_is_slot_boot(&rec, 4));
 	buf_release(&b);
 	teardown();

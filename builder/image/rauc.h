@@ -1,11 +1,11 @@
 /*
  * A RAUC update bundle in RAUC's `verity` format, written without `rauc bundle`: a squashfs
  * holding the manifest `manifest.raucm` (without the verity fields) and the slot image (with a
- * verified root, its children's too: the hash tree, the boot partition); the
- * dm-verity hash tree of that squashfs right after it (no superblock, sha256, 4096-byte blocks,
- * as RAUC's verity_hash.c lays it out); the CMS signature holding the manifest with the tree's
- * root hash, salt and size (raucsign.h); the signature's size as 8 bytes big-endian. The salt
- * derives from the slot images' sha256s and the epoch, the squashfs is byte-reproducible and the signature
+ * verified root, its children's too: the hash tree, the boot partition); the dm-verity hash
+ * tree of that squashfs right after it (no superblock, sha256, 4096-byte blocks, as RAUC's
+ * verity_hash.c lays it out); the CMS signature holding the manifest with the tree's root hash,
+ * salt and size (raucsign.h); the signature's size as 8 bytes big-endian. The salt derives from
+ * the slot images' sha256s and the epoch, the squashfs is byte-reproducible and the signature
  * has no signing time: the same build gives the same bytes.
  */
 #ifndef MKI_RAUC_H

@@ -206,7 +206,7 @@ static int require(struct recipe_ctx *c, const config_setting_t *g, const void *
 	return recipe_fail(c, g, "'update' needs '%s': %s", key, what);
 }
 
-/* The root partition, its filesystem one a bundle can carry (a verified one: recipe_update_verity.c). */
+/* The root partition, its filesystem one a bundle can carry (verified: recipe_update_verity.c). */
 static int check_root(struct recipe_ctx *c, const config_setting_t *g, struct recipe_update *u,
 		      const struct recipe_disk *d)
 {

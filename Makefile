@@ -178,7 +178,8 @@ bench: bench-deps mkimage mkimage-exec
 BOOT_TESTS := 130-orangepi-pc.sh 60-arm-board.sh 62-pc-legacy.sh 63-arm64-armhf.sh 94-arm-board-verity.sh \
 	110-trixie-arm-board.sh 111-trixie-pc-legacy.sh 112-trixie-arm64-armhf.sh \
 	113-trixie-arm-board-verity.sh 115-trixie-riscv64.sh 116-trixie-rauc-update-boot.sh \
-	129-rauc-update-boot.sh 132-raspberry-pi.sh 123-pc-legacy-update-boot.sh
+	129-rauc-update-boot.sh 121-rauc-verity-update-boot.sh 132-raspberry-pi.sh \
+	123-pc-legacy-update-boot.sh
 check-boots: test-deps mkimage mkimage-exec tools
 	MKIMAGE_TEST_BOOT_SUITES="bookworm trixie" tests/integration/run.sh -j $(TEST_JOBS) $(BOOT_TESTS)
 

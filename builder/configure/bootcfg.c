@@ -782,7 +782,9 @@ static int write_loader(struct ctx *c)
 	int extlinux_ab = recipe_update_boots(c->r) && c->r->disk.bootloader == DISK_BOOT_EXTLINUX;
 
 	buf_adds(&root, "root=");
-	if (extlinux_ab)
+	if (extlinux_ab && c->r->update.verity)
+		bootcfg_abv_root(c->r, c->roothash, &root);
+	else if (extlinux_ab)
 		bootcfg_ab_root(&root);
 	else
 		bootcfg_root(c->r, c->st->source_date_epoch, c->roothash, &root);

@@ -211,4 +211,22 @@ void bootcfg_ab_sdboot_backend(const struct recipe *r, int64_t sde, const char *
 int bootcfg_ab_sdboot_write(struct staging_writer *w, const struct recipe *r, int64_t sde,
 			    const char *esp, const char *token);
 
+/*
+ * The same for a verified root (r->update.verity; bootcfg_abv.c): each slot is its boot
+ * partition, its data (the squashfs) and its hash tree.
+ */
+/** The entry's root: /dev/mapper/root, the data and hash partitions from boot.scr, the hash. */
+void bootcfg_abv_root(const struct recipe *r, const char *roothash, struct buf *out);
+/** boot.scr's line naming slot partition `slot`'s hash partition. */
+void bootcfg_abv_script_slot(const struct recipe *r, int64_t sde, size_t slot, struct buf *out);
+/** 1 when partition `idx` is the image's slot boot partition, mounted as the booted slot's. */
+int bootcfg_abv_is_slot_boot(const struct recipe *r, size_t idx);
+/** fstab's device for /boot: the udev link to the booted slot's boot partition. */
+void bootcfg_abv_fstab_device(struct buf *out);
+/** system.conf's slot `i` (rootfs.I) at partition `slot`, and its children verity.I, boot.I. */
+void bootcfg_abv_system_slot(const struct recipe *r, int64_t sde, size_t i, size_t slot,
+			     struct buf *out);
+/** The udev rule linking /dev/mkimage/boot to the booted slot's boot partition. */
+void bootcfg_abv_udev_rule(const struct recipe *r, int64_t sde, struct buf *out);
+
 #endif

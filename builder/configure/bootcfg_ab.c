@@ -116,10 +116,14 @@ void bootcfg_ab_script_image(const char *text, const char *arch, int64_t sde, st
 	buf_add(out, text, len);
 }
 
-/* One slot's branch of boot.scr: take an attempt, name the partition and its PARTUUID. */
+/*
+ * One slot's branch of boot.scr: take an attempt, name the partition U-Boot boots from and the
+ * root's PARTUUID (a verified root's slot: its boot partition, and its hash partition too).
+ */
 static void script_slot(const struct recipe *r, int64_t sde, size_t idx, char name,
 			struct buf *out)
 {
+	int boot = recipe_update_child(r, idx, UPDATE_PART_BOOT);
 	char id[37];
 
 	partuuid_partition(r, sde, idx, id);
@@ -127,9 +131,11 @@ static void script_slot(const struct recipe *r, int64_t sde, size_t idx, char na
 		 "if test \"${mkimage_slot}\" = \"%c\"; then\n"
 		 "\tsetexpr BOOT_%c_LEFT ${BOOT_%c_LEFT} - 1\n"
 		 "\tsetenv mkimage_slot_part %u\n"
-		 "\tsetenv mkimage_slot_partuuid %s\n"
-		 "fi\n",
-		 name, name, name, table_number(r, idx), id);
+		 "\tsetenv mkimage_slot_partuuid %s\n",
+		 name, name, name, table_number(r, boot < 0 ? idx : (size_t)boot), id);
+	if (boot >= 0)
+		bootcfg_abv_script_slot(r, sde, idx, out);
+	buf_adds(out, "fi\n");
 }
 
 /*
@@ -139,6 +145,9 @@ static void script_slot(const struct recipe *r, int64_t sde, size_t idx, char na
  */
 void bootcfg_ab_script(const struct recipe *r, int64_t sde, struct buf *out)
 {
+	/* a verified root's slot boots from its own boot partition, which U-Boot reads at / */
+	const char *conf = r->update.verity ? "/extlinux/extlinux.conf"
+					    : "/boot/extlinux/extlinux.conf";
 	size_t slot[2];
 	unsigned n = r->update.boot_attempts;
 
@@ -172,17 +181,17 @@ void bootcfg_ab_script(const struct recipe *r, int64_t sde, struct buf *out)
 		 n, n, n, n, n);
 	script_slot(r, sde, slot[0], 'A', out);
 	script_slot(r, sde, slot[1], 'B', out);
-	buf_adds(out,
+	buf_addf(out,
 		 "env export -t ${ramdisk_addr_r} BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT\n"
 		 "fatwrite ${devtype} ${devnum}:${distro_bootpart} ${ramdisk_addr_r} rauc.env "
 		 "${filesize}\n"
 		 "echo \"mkimage-ab: booting slot ${mkimage_slot} (partition ${mkimage_slot_part}); "
 		 "attempts left: A ${BOOT_A_LEFT}, B ${BOOT_B_LEFT}\"\n"
 		 "sysboot ${devtype} ${devnum}:${mkimage_slot_part} any ${pxefile_addr_r} "
-		 "/boot/extlinux/extlinux.conf\n"
+		 "%s\n"
 		 "echo \"mkimage-ab: slot ${mkimage_slot} did not boot (no kernel or "
-		 "/boot/extlinux/extlinux.conf): resetting\"\n"
-		 "reset\n");
+		 "%s): resetting\"\n"
+		 "reset\n", conf, conf);
 }
 
 /* Slot B is empty until the first update: no attempts, so U-Boot never tries it before. */
@@ -213,6 +222,10 @@ void bootcfg_ab_system_conf(const struct recipe *r, int64_t sde, struct buf *out
 		 "bootloader-custom-backend=/" BACKEND "\n",
 		 r->update.compatible);
 	for (i = 0; i < 2; i++) {
+		if (r->update.verity) {
+			bootcfg_abv_system_slot(r, sde, i, slot[i], out);
+			continue;
+		}
 		partuuid_partition(r, sde, slot[i], id);
 		buf_addf(out, "\n[slot.rootfs.%zu]\ndevice=/dev/disk/by-partuuid/%s\ntype=%s\n"
 			      "bootname=%c\n", i, id, fs, (char)('A' + i));
@@ -411,6 +424,11 @@ static int write_rauc(struct staging_writer *w, const struct recipe *r, int64_t 
 	if (!ret && b.len)
 		ret = bootcfg_ab_put(w, BACKEND, &b, 0755);
 	buf_release(&b);
+	if (!ret && r->update.verity) {
+		bootcfg_abv_udev_rule(r, sde, &b);
+		ret = bootcfg_ab_put(w, "etc/udev/rules.d/61-mkimage-slot-boot.rules", &b, 0644);
+		buf_release(&b);
+	}
 	if (!ret)
 		ret = put_text(w, "etc/systemd/system/mkimage-mark-good.service", mark_good_unit, 0644);
 	if (!ret)

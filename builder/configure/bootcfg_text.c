@@ -107,7 +107,11 @@ void bootcfg_fstab(const struct recipe *r, int64_t sde, struct buf *out)
 	for (i = 0; i < n; i++) {
 		fs = fstype_get(sub[i]->format);
 		partuuid_partition(r, sde, (size_t)(sub[i] - r->disk.partitions), id);
-		buf_addf(out, "PARTUUID=%s\t/", id);
+		if (bootcfg_abv_is_slot_boot(r, (size_t)(sub[i] - r->disk.partitions)))
+			bootcfg_abv_fstab_device(out);
+		else
+			buf_addf(out, "PARTUUID=%s", id);
+		buf_adds(out, "\t/");
 		fstab_field(out, sub[i]->path);
 		buf_addf(out, "\t%s\t%s\t0\t%d\n", fs->name, fs->fstab,
 			 fstype_pass(sub[i]->format, 0));

@@ -499,19 +499,47 @@ static int hash_disk(struct disk_ctx *c)
 	return ret;
 }
 
-/* The root partition's bytes, holes kept, at their own path (atomically). */
-static int write_root_image(struct disk_ctx *c, const char *path)
+/* The first `len` bytes of partition i, holes kept, at their own path (atomically). */
+static int write_part_image(struct disk_ctx *c, size_t i, uint64_t len, const char *path)
 {
 	struct sink out;
 	int ret;
 
 	sink_init_file(&out, path);
-	ret = sink_begin(&out, c->v[c->root].size);
+	ret = sink_begin(&out, len);
 	if (!ret)
-		ret = copy_raw(&out, c->k.fd, c->v[c->root].offset, c->v[c->root].size, 0, c->k.tmp);
+		ret = copy_raw(&out, c->k.fd, c->v[i].offset, len, 0, c->k.tmp);
 	if (!ret)
 		ret = sink_commit(&out);
 	sink_release(&out);
+	return ret;
+}
+
+/* The root partition's bytes at their own path. */
+static int write_root_image(struct disk_ctx *c, const char *path)
+{
+	return write_part_image(c, c->root, c->v[c->root].size, path);
+}
+
+/*
+ * A verified root's slot images for an update bundle: the squashfs as far as its hash tree
+ * covers it, the tree as large as it is, the boot partition whole (recipe_update_child()).
+ */
+static int write_slot_images(struct disk_ctx *c)
+{
+	const struct disk_params *dp = c->dp;
+	int hash = recipe_update_child(dp->r, c->root, UPDATE_PART_HASH);
+	int boot = recipe_update_child(dp->r, c->root, UPDATE_PART_BOOT);
+	uint64_t data = c->used[c->root] ? c->used[c->root] : c->v[c->root].size;
+	int ret;
+
+	if (hash < 0)
+		return write_root_image(c, dp->slot_output);
+	ret = write_part_image(c, c->root, data, dp->slot_output);
+	if (!ret && dp->slot_hash_output)
+		ret = write_part_image(c, (size_t)hash, verity_hash_size(data), dp->slot_hash_output);
+	if (!ret && dp->slot_boot_output && boot >= 0)
+		ret = write_part_image(c, (size_t)boot, c->v[boot].size, dp->slot_boot_output);
 	return ret;
 }
 
@@ -713,7 +741,7 @@ int disk_write(const struct staging *s, const struct disk_params *dp, struct buf
 	if (!ret && dp->root_output)
 		ret = write_root_image(&c, dp->root_output);
 	if (!ret && dp->slot_output)
-		ret = write_root_image(&c, dp->slot_output);
+		ret = write_slot_images(&c);
 	if (!ret)
 		report_json(&c, report);
 	if (ret == -MKI_E_INTERRUPTED && c.k.fd >= 0)

@@ -20,7 +20,8 @@ struct disk_params {
 	const struct image_params *ip; /* the root's: image section, seed, epoch (never -1) */
 	const char *output;            /* the disk's final path */
 	const char *root_output;       /* root_image: the root partition's bytes here; or NULL */
-	const char *slot_output;       /* the same for an update bundle's slot image (unreported) */
+	const char *slot_output;       /* the same for an update bundle's slot image (unreported);
+					  a verified root: its squashfs alone, not the whole slot */
 	const char *bmap;              /* what the report names as the bmap, or NULL */
 	const char *compressed;        /* what the report names as the compressed disk, or NULL */
 	const struct limits *lim;      /* disk-size */
@@ -39,6 +40,8 @@ struct disk_params {
 	 * disk's data is read once for all of them, its holes never.
 	 */
 	struct sparsehash *digests;
+	const char *slot_hash_output;  /* or NULL: a verified root's hash tree, for the bundle */
+	const char *slot_boot_output;  /* or NULL: the root slot's boot partition, for the bundle */
 };
 
 /**

@@ -34,16 +34,28 @@
  */
 #define RAUC_ZSTD_LEVEL 9
 
-void rauc_manifest(struct buf *b, const struct recipe_update *u, const char *image,
-		   const char *sha256, uint64_t size, const struct rauc_verity *v)
+void rauc_manifest_images(struct buf *b, const struct recipe_update *u,
+			  const struct rauc_image *img, size_t n, const struct rauc_verity *v)
 {
+	size_t i;
+
 	buf_addf(b, "[update]\ncompatible=%s\nversion=%s\n\n[bundle]\nformat=verity\n",
 		 u->compatible, u->version);
 	if (v)
 		buf_addf(b, "verity-hash=%s\nverity-salt=%s\nverity-size=%" PRIu64 "\n", v->hash,
 			 v->salt, v->size);
-	buf_addf(b, "\n[image." RAUC_SLOT_CLASS "]\nsha256=%s\nsize=%" PRIu64 "\nfilename=%s\n",
-		 sha256, size, image);
+	for (i = 0; i < n; i++)
+		buf_addf(b, "\n[image.%s]\nsha256=%s\nsize=%" PRIu64 "\nfilename=%s\n",
+			 img[i].class, img[i].sha256, img[i].size, img[i].file);
+}
+
+void rauc_manifest(struct buf *b, const struct recipe_update *u, const char *image,
+		   const char *sha256, uint64_t size, const struct rauc_verity *v)
+{
+	struct rauc_image one = { RAUC_SLOT_CLASS, image, "", size };
+
+	snprintf(one.sha256, sizeof(one.sha256), "%s", sha256);
+	rauc_manifest_images(b, u, &one, 1, v);
 }
 
 void rauc_salt(const char *seed, int64_t sde, uint8_t salt[32])
@@ -83,35 +95,52 @@ static void hex(const uint8_t *v, size_t n, char *out)
 
 struct rauc_ctx {
 	const struct rauc_params *p;
-	char image_sha[65];
-	uint64_t image_bytes, manifest_bytes;
+	struct rauc_image img[RAUC_MAX_IMAGES];
+	size_t n;
+	uint64_t manifest_bytes;
 	struct rauc_verity v;
 	uint8_t salt[32];
 };
 
-/* The slot image's digest and size; the manifest without the verity fields beside it. */
+/* One slot image's digest and size. */
+static int image_info(struct rauc_ctx *c, struct rauc_image *im)
+{
+	char *path = xasprintf("%s/%s", c->p->dir, im->file);
+	struct stat st;
+	int ret = stat(path, &st) ? -errno : hash_file_hex(path, HASH_SHA256, im->sha256);
+
+	if (ret)
+		ret = log_errno(-MKI_E_IMAGE, "cannot read the update's slot image '%s': %s", path,
+				strerror(-ret));
+	im->size = ret ? 0 : (uint64_t)st.st_size;
+	free(path);
+	return ret;
+}
+
+/* The slot images' digests and sizes; the manifest without the verity fields beside them. */
 static int contents(struct rauc_ctx *c)
 {
 	const struct rauc_params *p = c->p;
-	char *image = xasprintf("%s/%s", p->dir, p->image), *man = xasprintf("%s/" MANIFEST, p->dir);
+	char *man = xasprintf("%s/" MANIFEST, p->dir);
 	struct buf text = { 0 };
-	struct stat st;
-	int ret = stat(image, &st) ? -errno : hash_file_hex(image, HASH_SHA256, c->image_sha);
+	size_t i;
+	int ret = 0;
 
-	if (ret) {
-		ret = log_errno(-MKI_E_IMAGE, "cannot read the update's slot image '%s': %s", image,
-				strerror(-ret));
+	c->img[0] = (struct rauc_image){ RAUC_SLOT_CLASS, p->image, "", 0 };
+	for (i = 0; i < p->n_children && i + 1 < RAUC_MAX_IMAGES; i++)
+		c->img[i + 1] = (struct rauc_image){ p->child_class[i], p->child_image[i], "", 0 };
+	c->n = i + 1;
+	for (i = 0; !ret && i < c->n; i++)
+		ret = image_info(c, &c->img[i]);
+	if (ret)
 		goto out;
-	}
-	c->image_bytes = (uint64_t)st.st_size;
-	rauc_manifest(&text, p->u, p->image, c->image_sha, c->image_bytes, NULL);
+	rauc_manifest_images(&text, p->u, c->img, c->n, NULL);
 	c->manifest_bytes = text.len;
 	ret = fsutil_write_atomic(man, text.p, text.len);
 	if (ret)
 		ret = log_errno(-MKI_E_IMAGE, "cannot write '%s': %s", man, strerror(-ret));
 out:
 	buf_release(&text);
-	free(image);
 	free(man);
 	return ret;
 }
@@ -135,12 +164,15 @@ static int payload(struct rauc_ctx *c, struct sink *k, uint64_t *bytes)
 				   .level = RAUC_ZSTD_LEVEL };
 	struct staging s = { .root = xstrdup(c->p->dir) };
 	struct imgtree t = { 0 };
+	size_t i;
 	int ret;
 
 	manifest_init(&s.manifest);
 	add_file(&s.manifest, "", 0755, 0, c->p->source_date_epoch);
 	add_file(&s.manifest, MANIFEST, 0644, c->manifest_bytes, c->p->source_date_epoch);
-	add_file(&s.manifest, c->p->image, 0644, c->image_bytes, c->p->source_date_epoch);
+	for (i = 0; i < c->n; i++)
+		add_file(&s.manifest, c->img[i].file, 0644, c->img[i].size,
+			 c->p->source_date_epoch);
 	manifest_sort(&s.manifest);
 	ret = imgtree_build(&t, &s, &ip);
 	if (!ret)
@@ -160,11 +192,16 @@ static int payload(struct rauc_ctx *c, struct sink *k, uint64_t *bytes)
 static int tree(struct rauc_ctx *c, struct sink *k, uint64_t data)
 {
 	struct verity_params vp = { .name = c->p->output, .no_superblock = 1 };
+	struct buf seed = { 0 };
 	struct sink h;
+	size_t i;
 	int ret;
 
 	/* from the content: signed at the build or offline, the same bundle */
-	rauc_salt(c->image_sha, c->p->source_date_epoch, c->salt);
+	for (i = 0; i < c->n; i++)
+		buf_adds(&seed, c->img[i].sha256);
+	rauc_salt(seed.p, c->p->source_date_epoch, c->salt);
+	buf_release(&seed);
 	memcpy(vp.salt, c->salt, sizeof(vp.salt));
 	c->v.size = verity_tree_size(data, 0);
 	sink_init_region(&h, k->fd, data, c->v.size, k->tmp);
@@ -183,7 +220,7 @@ static int signature(struct rauc_ctx *c, struct sink *k, uint64_t off, uint64_t 
 	uint8_t be[8];
 	int ret;
 
-	rauc_manifest(&man, u, c->p->image, c->image_sha, c->image_bytes, &c->v);
+	rauc_manifest_images(&man, u, c->img, c->n, &c->v);
 	ret = raucsign_sign(&keys, man.p, man.len, &der);
 	if (!ret) {
 		rauc_put_be64(be, der.len);
@@ -206,7 +243,7 @@ static int manifest_out(struct rauc_ctx *c)
 	struct buf man = { 0 };
 	int ret;
 
-	rauc_manifest(&man, c->p->u, c->p->image, c->image_sha, c->image_bytes, &c->v);
+	rauc_manifest_images(&man, c->p->u, c->img, c->n, &c->v);
 	ret = fsutil_write_atomic(c->p->manifest, man.p, man.len);
 	if (ret)
 		ret = log_errno(-MKI_E_IMAGE, "cannot write '%s': %s", c->p->manifest,

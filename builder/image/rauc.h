@@ -1,10 +1,11 @@
 /*
  * A RAUC update bundle in RAUC's `verity` format, written without `rauc bundle`: a squashfs
- * holding the manifest `manifest.raucm` (without the verity fields) and the slot image; the
- * dm-verity hash tree of that squashfs right after it (no superblock, sha256, 4096-byte blocks,
- * as RAUC's verity_hash.c lays it out); the CMS signature holding the manifest with the tree's
- * root hash, salt and size (raucsign.h); the signature's size as 8 bytes big-endian. The salt
- * derives from the slot image's sha256 and the epoch, the squashfs is byte-reproducible and the signature
+ * holding the manifest `manifest.raucm` (without the verity fields) and the slot image (with a
+ * verified root, its children's too: the hash tree, the boot partition); the dm-verity hash
+ * tree of that squashfs right after it (no superblock, sha256, 4096-byte blocks, as RAUC's
+ * verity_hash.c lays it out); the CMS signature holding the manifest with the tree's root hash,
+ * salt and size (raucsign.h); the signature's size as 8 bytes big-endian. The salt derives from
+ * the slot images' sha256s and the epoch, the squashfs is byte-reproducible and the signature
  * has no signing time: the same build gives the same bytes.
  */
 #ifndef MKI_RAUC_H
@@ -16,6 +17,7 @@
 
 /* The slot class the manifest's image targets: what the device's system.conf calls it. */
 #define RAUC_SLOT_CLASS "rootfs"
+#define RAUC_MAX_IMAGES 4
 
 struct rauc_params {
 	const struct recipe_update *u; /* compatible, version, the keys (borrowed) */
@@ -25,6 +27,14 @@ struct rauc_params {
 					  NAME.raucb.unsigned: the payload and its tree alone */
 	const char *manifest;          /* u->sign_offline: NAME.raucb.manifest, what to sign */
 	int64_t source_date_epoch;     /* every timestamp (>= 0) */
+	/*
+	 * More slot images in `dir`, for child slots of the root's (a verified root's hash tree
+	 * and boot partition): their slot classes and names, RAUC_MAX_IMAGES - 1 at most; the
+	 * first image is `image`, for RAUC_SLOT_CLASS.
+	 */
+	const char *const *child_class;
+	const char *const *child_image;
+	size_t n_children;
 };
 
 struct rauc_bundle {

@@ -40,6 +40,34 @@ static char *update_slot_path(const struct recipe *r, const struct build *b)
 	return xasprintf("%s/%s", b->update_dir, update_slot_name(r));
 }
 
+/*
+ * A verified root's child slot images (recipe_update_child()): its hash tree, raw, and its
+ * slot's boot partition, named for its filesystem as RAUC's handlers know them.
+ */
+static const char *const update_child_class[] = { "verity", "boot" };
+
+static size_t update_children(const struct recipe *r, const char *name[2])
+{
+	int boot = recipe_update_child(r, r->update.root, UPDATE_PART_BOOT);
+
+	if (!r->update.verity)
+		return 0;
+	name[0] = "rootfs.verity.img";
+	if (boot < 0)
+		return 1;
+	name[1] = r->disk.partitions[boot].format == PART_FS_VFAT ? "boot.vfat" : "boot.ext4";
+	return 2;
+}
+
+static char *update_child_path(const struct recipe *r, const struct build *b, size_t i)
+{
+	const char *name[2] = { NULL, NULL };
+
+	if (!b->update_dir || i >= update_children(r, name))
+		return NULL;
+	return xasprintf("%s/%s", b->update_dir, name[i]);
+}
+
 /* What the disk writer calls back with a verified root's hash (disk.h, bootcfg.h). */
 struct entry_ctx {
 	struct staging *s;
@@ -69,20 +97,22 @@ static int write_image(const struct build_opts *o, const struct recipe *r, struc
 {
 	struct buf none = { 0 };
 	struct entry_ctx e = { s, r, &o->st };
-	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, NULL, b->bmap,
+	char *slot = report && b->update_dir ? update_slot_path(r, b) : NULL;
+	char *hash = slot ? update_child_path(r, b, 0) : NULL;
+	char *boot = slot ? update_child_path(r, b, 1) : NULL;
+	struct disk_params dp = { r, ip, output, report ? b->root_image : NULL, slot, b->bmap,
 				  b->compressed, &o->st.limits, report ? b->root_hash : NULL,
 				  bootcfg_entry_path(r), write_entry, &e,
-				  report ? &b->digests : NULL };
-	char *slot = report && b->update_dir ? update_slot_path(r, b) : NULL;
+				  report ? &b->digests : NULL, hash, boot };
 	int ret;
-
-	dp.slot_output = slot;
 
 	if (!r->disk.set)
 		return image_write(s, ip);
 	ret = disk_write(s, &dp, report ? report : &none);
 	buf_release(&none);
 	free(slot);
+	free(hash);
+	free(boot);
 	return ret;
 }
 
@@ -202,8 +232,10 @@ static int update_outputs(struct build_opts *o, const struct recipe *r, struct b
 
 static int write_bundle(struct build_opts *o, const struct recipe *r, struct build *b)
 {
+	const char *name[2] = { NULL, NULL };
 	struct rauc_params p = { &r->update, b->update_dir, update_slot_name(r), b->bundle,
-				 b->bundle_manifest, o->st.source_date_epoch };
+				 b->bundle_manifest, o->st.source_date_epoch, update_child_class,
+				 name, update_children(r, name) };
 	int ret = rauc_write(&p, &b->bundle_info);
 
 	fsutil_remove_tree(b->update_dir); /* a copy of the root partition: gigabytes */

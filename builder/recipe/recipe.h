@@ -167,6 +167,7 @@ struct recipe_update {
 	size_t root;            /* the disk's partition (index) holding the root */
 	unsigned boot_attempts; /* boots a new slot gets before the selector falls back */
 	int select;             /* the boot selection partition (contents "/boot/select"), or -1 */
+	int verity;             /* a verified root: each slot is [boot,] data, hash partition */
 };
 
 /*
@@ -302,6 +303,13 @@ size_t recipe_update_slots(const struct recipe *r, size_t *out, size_t max);
  * "/boot/select", RAUC's system.conf and its custom backend in the tree (mkimage(7), Updates).
  */
 int recipe_update_boots(const struct recipe *r);
+enum recipe_update_part { UPDATE_PART_HASH, UPDATE_PART_BOOT };
+/**
+ * With a verified root (r->update.verity), root slot partition `slot`'s child: its hash tree's
+ * partition (right after it) or, on a disk booted through the boot selection, its boot
+ * partition (right before it: kernel, initrd, extlinux.conf); -1 when it has none.
+ */
+int recipe_update_child(const struct recipe *r, size_t slot, enum recipe_update_part which);
 /** The EFI name of Debian architecture `arch` ("x64", "aa64", ...), or NULL for none. */
 const char *recipe_disk_efi_arch(const char *arch);
 

@@ -176,5 +176,10 @@ int recipe_update_check_attempts(struct recipe_ctx *c, const config_setting_t *g
 				 const struct recipe_key *k, void *base);
 int recipe_update_check_text(struct recipe_ctx *c, const config_setting_t *g,
 			     const struct recipe_key *k, void *base);
+/* A verified root's slots (recipe_update_verity.c), from recipe_update_finish. */
+int recipe_update_check_verity_root(struct recipe_ctx *c, const config_setting_t *g,
+				    struct recipe_update *u, const struct recipe_disk *d);
+int recipe_update_check_verity_slots(struct recipe_ctx *c, const config_setting_t *g,
+				     struct recipe_update *u, const struct recipe_disk *d);
 
 #endif

@@ -206,7 +206,7 @@ static int require(struct recipe_ctx *c, const config_setting_t *g, const void *
 	return recipe_fail(c, g, "'update' needs '%s': %s", key, what);
 }
 
-/* The root partition, its filesystem one a bundle can carry; no verified root (yet). */
+/* The root partition, its filesystem one a bundle can carry (verified: recipe_update_verity.c). */
 static int check_root(struct recipe_ctx *c, const config_setting_t *g, struct recipe_update *u,
 		      const struct recipe_disk *d)
 {
@@ -215,12 +215,10 @@ static int check_root(struct recipe_ctx *c, const config_setting_t *g, struct re
 	for (i = 0; i < d->n_partitions; i++) {
 		if (d->partitions[i].contents == PART_ROOT)
 			u->root = i;
-		if (d->partitions[i].contents == PART_VERITY)
-			return recipe_fail(c, g, "'update': not yet supported: a disk with a "
-					   "dm-verity hash tree (partition '%s'): the bundle would need "
-					   "the tree as a second slot image",
-					   d->partitions[i].name);
+		u->verity |= d->partitions[i].contents == PART_VERITY;
 	}
+	if (u->verity)
+		return recipe_update_check_verity_root(c, g, u, d);
 	if (d->partitions[u->root].format != PART_FS_EXT4)
 		return recipe_fail(c, g, "'update': not yet supported: a root partition ('%s') "
 				   "that is not ext4", d->partitions[u->root].name);
@@ -298,7 +296,7 @@ static int check_select(struct recipe_ctx *c, const config_setting_t *g, struct 
 		p = &d->partitions[i];
 		if (p->contents == PART_SUBTREE && !strcmp(p->path, "boot/select"))
 			u->select = (int)i;
-		else if (p->contents == PART_SUBTREE && !strcmp(p->path, "boot"))
+		else if (p->contents == PART_SUBTREE && !strcmp(p->path, "boot") && !u->verity)
 			return recipe_fail(c, g, "'update': partition '%s' holds /boot, but each "
 					   "root slot must carry its own kernel (an update replaces "
 					   "it with the root): hold \"/boot/select\" there instead",
@@ -355,6 +353,8 @@ int recipe_update_finish(struct recipe_ctx *c, const config_setting_t *g, void *
 		ret = check_root(c, g, u, d);
 	if (!ret)
 		ret = check_slots(c, g, u, d);
+	if (!ret && u->verity)
+		ret = recipe_update_check_verity_slots(c, g, u, d);
 	return ret ? ret : check_select(c, g, u, d);
 }
 

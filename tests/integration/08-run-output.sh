@@ -1,4 +1,4 @@
-# test-cost: slow (native builds, one with a 31 s script for the heartbeat)
+# test-cost: idle (native builds, one with a 31 s script for the heartbeat)
 # What a person and a CI log see of a build (issue 27): configure's progress from dpkg's
 # --status-fd (package N of M and its name, a kernel's initramfs run named, triggers), on a
 # terminal one bar repainted in place that never wraps at a narrow width, without one a line per

@@ -12,6 +12,7 @@
 # under TCG in `make check-boots` (MKIMAGE_TEST_BOOT_SUITES) alone.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
+. "$(dirname "$0")/lib-rauc.sh"
 . "$(dirname "$0")/lib-update.sh"
 
 for t in openssl fsck.vfat mcopy mdir debugfs rauc; do

@@ -1,3 +1,4 @@
+# test-cost: idle (mostly waits for stalled scripts and the bounds that end them)
 # Bounds on maintainer scripts (issue 13 item 6, rows R1 R2): a postinst that hangs is killed at
 # the recipe's script_timeout, naming the package and the script, also when it exec'd another
 # program (its name gone from its arguments); a fork bomb stops at

@@ -1,3 +1,4 @@
+# test-cost: idle (mostly waits for stalled scripts and the bounds that end them)
 # A stalled dpkg is seen (issue 30, row H2): a postinst SIGSTOPs dpkg and ends, so no script
 # runs; the watchdog sees no CPU time used and no process started or ended in the step for
 # script_timeout and ends the build with one error naming the stalled step, how long it stood

@@ -1,4 +1,4 @@
-# test-cost: slow (six emulated configurations of the arm-board recipe without kernel)
+# test-cost: idle (six emulated configurations of arm-board without kernel; sleeping scripts)
 # -v does not change limits (issue 30, the -v finding): with native tools and -v, mkimage-exec's
 # exec profile waits for each program as its parent; the watchdog used to take the real dpkg for
 # "a maintainer script started by dpkg" and timed the whole 'dpkg --configure -a' against

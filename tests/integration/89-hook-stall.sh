@@ -1,3 +1,4 @@
+# test-cost: idle (mostly waits for stalled scripts and the bounds that end them)
 # A hook that stops making progress is ended at the stall bound, not only at its own timeout
 # (issue 30, deliverable 2 for hooks): a hook that SIGSTOPs itself, or sleeps with no CPU time
 # used and no process started or ended, inside or outside the tree, is killed with everything it

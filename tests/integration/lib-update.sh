@@ -1,20 +1,13 @@
-# Helpers for the update tests (129: extlinux through U-Boot; 123: systemd-boot through OVMF): the
-# vendor's keys, the overlay whose unit drives each boot's step from the slot and version it
-# booted, the steps disk with version 2's bundle and its forged, tampered and alien copies, and
-# the story the console must tell. W is the work directory (recipes in $W/recipes).
+# Helpers for test 123's update cycle (systemd-boot through OVMF), after lib-rauc.sh: the keys,
+# the overlay whose unit drives each boot's step from the slot and version it booted (129's
+# kind), the steps disk with version 2's bundle and its forged, tampered and alien copies, and the
+# story the console must tell. W is the work directory (recipes in $W/recipes).
 
-# update_keys: a CA and a signer it certifies, in K=$W/recipes/keys.
+# update_keys: rauc_keys (lib-rauc.sh) in K=$W/recipes/keys; $W/images made.
 update_keys() {
 	K=$W/recipes/keys
-	mkdir -p "$K" "$W/images"
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$K/ca.key" -out "$K/ca.cert.pem" -days 3650 \
-		-subj "/O=mkimage tests/CN=update CA" -addext basicConstraints=critical,CA:TRUE \
-		-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null || fail "openssl: CA"
-	openssl req -newkey rsa:2048 -nodes -keyout "$K/signer.key.pem" -subj "/O=mkimage tests/CN=signer" \
-		-out "$K/signer.csr" 2>/dev/null || fail "openssl: signer"
-	printf 'keyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n' >"$K/ext"
-	openssl x509 -req -in "$K/signer.csr" -CA "$K/ca.cert.pem" -CAkey "$K/ca.key" -set_serial 1 \
-		-days 3650 -extfile "$K/ext" -out "$K/signer.cert.pem" 2>/dev/null || fail "openssl: cert"
+	mkdir -p "$W/images"
+	rauc_keys "$K"
 }
 
 # update_overlay: recipes/overlay and hooks/ copied into $W, plus the overlay "update-steps" (its
@@ -80,16 +73,16 @@ S
 		>"$W/hooks/break-init.sh"
 }
 
-# update_steps_disk COMPATIBLE: $T/steps.img (ext4, label "steps"), holding v2 and v3's bundles
-# from $W/images, a forged copy of v2 (one byte of its signature), a tampered one (one byte of
-# the payload, found by dm-verity while the slot is written) and an alien one (v2 re-signed with
-# a manifest for another board: a valid signature, the wrong compatible), all root's.
+# update_steps_disk COMPATIBLE: $T/steps.img (rauc_steps_disk), holding v2 and v3's bundles from
+# $W/images, a forged copy of v2 (one byte of its signature), a tampered one (one byte of the
+# payload, found by dm-verity while the slot is written) and an alien one (v2 re-signed with a
+# manifest for another board: a valid signature, the wrong compatible).
 update_steps_disk() {
-	local S=$T/steps size sig f
+	local S=$T/steps size sig
 	mkdir -p "$S"
 	cp "$W/images/v2.raucb" "$W/images/v3.raucb" "$S/"
-	update_flip "$S" tampered.raucb 70000
-	update_flip "$S" forged.raucb -200 # in the CMS signature, which ends 8 bytes before the end
+	rauc_flip "$S/v2.raucb" "$S/tampered.raucb" 70000
+	rauc_flip "$S/v2.raucb" "$S/forged.raucb" -200 # in the CMS signature, 8 bytes before the end
 	size=$(stat -c %s "$S/v2.raucb") sig=$(tail -c 8 "$S/v2.raucb" | od -An -tu8 --endian=big | tr -d ' ')
 	head -c $((size - 8)) "$S/v2.raucb" | tail -c "$sig" >"$T/v2.sig"
 	openssl cms -verify -binary -inform der -noverify -in "$T/v2.sig" -out "$T/v2.raucm" 2>/dev/null ||
@@ -104,22 +97,7 @@ update_steps_disk() {
 	rauc info --keyring="$K/ca.cert.pem" "$S/v2.raucb" >/dev/null 2>&1 || fail "rauc info refuses v2.raucb"
 	rauc info --keyring="$K/ca.cert.pem" "$S/forged.raucb" >/dev/null 2>&1 &&
 		fail "rauc info accepts the forged bundle on the host"
-	chmod 644 "$S"/*.raucb
-	size=$(du -sm "$S" | cut -f1)
-	mkfs.ext4 -q -L steps -E root_owner=0:0 -d "$S" "$T/steps.img" "$((size + 64))M" || fail "mkfs.ext4: steps disk"
-	for f in v2 v3 tampered forged alien; do # RAUC wants bundles root's, whoever runs the test
-		debugfs -w -R "set_inode_field /$f.raucb uid 0" "$T/steps.img" >/dev/null 2>&1
-		debugfs -w -R "set_inode_field /$f.raucb gid 0" "$T/steps.img" >/dev/null 2>&1
-	done
-}
-
-# update_flip DIR COPY OFFSET: v2.raucb as DIR/COPY with the byte at OFFSET (from the end if
-# negative) inverted.
-update_flip() {
-	cp "$W/images/v2.raucb" "$1/$2"
-	python3 -c 'import sys
-f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2]), 0 if int(sys.argv[2]) >= 0 else 2)
-b = f.read(1); f.seek(-1, 1); f.write(bytes([b[0] ^ 0xff]))' "$1/$2" "$3"
+	rauc_steps_disk "$S" "$T/steps.img"
 }
 
 # update_story STORY NAME BOOTS...: the update steps and RAUC's view in STORY (the console's

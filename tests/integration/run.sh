@@ -14,7 +14,9 @@
 # lock), and those marked "# test-cost: slow" start first so the long ones do not end the run
 # alone. A test marked "# test-cost: alone" starts before them and runs with no other test beside
 # it: the boots of emulated four-core boards (130, 132 in make check-boots), whose guests stall
-# in soft lockups when other work starves their vCPU threads. Results are printed as tests end,
+# in soft lockups when other work starves their vCPU threads. A test marked "# test-cost: idle"
+# mostly waits (a stalled script, a timeout running out): one such test at a time runs in a lane
+# of its own beside the N, and the N lanes take them too once nothing else is left. Results are printed as tests end,
 # each with its wall time and its CPU time (user + system of everything it waited for: a test
 # far below its wall time mostly waits); the summary is the same either way.
 set -u
@@ -31,24 +33,35 @@ fi
 pass=0 failed=0 skipped=0 failures=""
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=([0-9][0-9]-*.sh [0-9][0-9][0-9]-*.sh)
-# The tests that run alone first, then the slow ones (their order among themselves kept), then
-# the rest in name order.
+# cost TEST: its "# test-cost:" mark (alone, slow, idle), or nothing.
+cost() { sed -n '1,3s/^# test-cost: \([a-z]*\).*/\1/p' "$1" 2>/dev/null | head -n 1; }
+# The queue of the N lanes: the tests that run alone first, then the slow ones (their order
+# among themselves kept), then the rest in name order; the idle ones in a queue of their own.
+declare -a idle=()
 mapfile -t tests < <(for t in "${tests[@]}"; do
-	if grep -q '^# test-cost: alone' "$t" 2>/dev/null; then echo "0 $t"
-	elif grep -q '^# test-cost: slow' "$t" 2>/dev/null; then echo "1 $t"
-	else echo "2 $t"; fi
+	case $(cost "$t") in
+	alone) echo "0 $t" ;;
+	slow) echo "1 $t" ;;
+	idle) echo "3 $t" ;;
+	*) echo "2 $t" ;;
+	esac
 done | sort -s -k1,1 | cut -d' ' -f2-)
+while [ ${#tests[@]} -gt 0 ] && [ "$(cost "${tests[-1]}")" = idle ]; do
+	idle=("${tests[-1]}" "${idle[@]}")
+	unset 'tests[-1]'
+done
 # alone TEST: whether TEST must have the machine to itself ("# test-cost: alone"): a boot of an
 # emulated multi-core board, whose guest hangs when its vCPU threads are starved.
-alone() { grep -q '^# test-cost: alone' "$1" 2>/dev/null; }
+alone() { [ "$(cost "$1")" = alone ]; }
 out_dir=$(mktemp -d "${TMPDIR:-/tmp}/mkimage-run.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$out_dir"' EXIT
 trap 'exit 130' INT TERM
 
-# start TEST: run it in the background, its output, exit status, wall and CPU time into
+# start TEST [LANE]: run it in the background, its output, exit status, wall and CPU time into
 # $out_dir. `times` runs in the subshell itself: a forked one would count nothing.
 start() {
 	local t=$1
+	lane[${2:-work}]=$((${lane[${2:-work}]:-0} + 1))
 	(
 		s=$(date +%s)
 		rc=0
@@ -57,6 +70,7 @@ start() {
 		echo "$rc $(($(date +%s) - s)) $(cpu_seconds "$out_dir/$t.times")" >"$out_dir/$t.rc"
 	) &
 	running[$!]=$t
+	in_lane[$!]=${2:-work}
 }
 
 # cpu_seconds FILE: the children's user + system time in the output of `times`, whole seconds.
@@ -84,10 +98,10 @@ report() {
 	fi
 }
 
-declare -A running=()
-next=0 solo=
-while [ "$next" -lt ${#tests[@]} ] || [ ${#running[@]} -gt 0 ]; do
-	while [ ${#running[@]} -lt "$jobs" ] && [ "$next" -lt ${#tests[@]} ] && [ -z "$solo" ]; do
+declare -A running=() in_lane=() lane=([work]=0 [idle]=0)
+next=0 nidle=0 solo=
+while [ "$next" -lt ${#tests[@]} ] || [ "$nidle" -lt ${#idle[@]} ] || [ ${#running[@]} -gt 0 ]; do
+	while [ "${lane[work]}" -lt "$jobs" ] && [ "$next" -lt ${#tests[@]} ] && [ -z "$solo" ]; do
 		if alone "${tests[$next]}"; then
 			[ ${#running[@]} = 0 ] || break
 			solo=1
@@ -95,11 +109,24 @@ while [ "$next" -lt ${#tests[@]} ] || [ ${#running[@]} -gt 0 ]; do
 		start "${tests[$next]}"
 		next=$((next + 1))
 	done
+	# the idle lane, once no test waits to run alone; the work lanes once their queue is done
+	if [ -z "$solo" ] && { [ "$next" -ge ${#tests[@]} ] || ! alone "${tests[$next]}"; }; then
+		if [ "${lane[idle]}" = 0 ] && [ "$nidle" -lt ${#idle[@]} ]; then
+			start "${idle[$nidle]}" idle
+			nidle=$((nidle + 1))
+		fi
+		while [ "$next" -ge ${#tests[@]} ] && [ "${lane[work]}" -lt "$jobs" ] &&
+			[ "$nidle" -lt ${#idle[@]} ]; do
+			start "${idle[$nidle]}"
+			nidle=$((nidle + 1))
+		done
+	fi
 	done_pid=
 	wait -n -p done_pid "${!running[@]}" || true
 	[ -n "$done_pid" ] || continue
 	report "${running[$done_pid]}"
-	unset "running[$done_pid]"
+	lane[${in_lane[$done_pid]}]=$((${lane[${in_lane[$done_pid]}]} - 1))
+	unset "running[$done_pid]" "in_lane[$done_pid]"
 	solo=
 done
 # The ten slowest, where the suite's minutes go (tests/README.md, "End to end").

@@ -57,6 +57,27 @@ START_TEST(manifest_text)
 }
 END_TEST
 
+/* A verified root's bundle: the root's image, then its children's, each its own section. */
+START_TEST(manifest_children)
+{
+	char compat[] = "acme-board", version[] = "2.1";
+	struct recipe_update u = { .compatible = compat, .version = version };
+	struct rauc_image img[3] = { { "rootfs", "rootfs.squashfs", "01", 8192 },
+				     { "verity", "rootfs.verity.img", "02", 4096 },
+				     { "boot", "boot.ext4", "03", 65536 } };
+	struct buf b = { 0 };
+
+	rauc_manifest_images(&b, &u, img, 3, NULL);
+	buf_add(&b, "", 1);
+	ck_assert_str_eq(b.p, "[update]\ncompatible=acme-board\nversion=2.1\n\n[bundle]\n"
+			 "format=verity\n\n[image.rootfs]\nsha256=01\nsize=8192\n"
+			 "filename=rootfs.squashfs\n\n[image.verity]\nsha256=02\nsize=4096\n"
+			 "filename=rootfs.verity.img\n\n[image.boot]\nsha256=03\nsize=65536\n"
+			 "filename=boot.ext4\n");
+	buf_release(&b);
+}
+END_TEST
+
 START_TEST(salt_and_trailer)
 {
 	uint8_t a[32], b[32], be[8];
@@ -105,7 +126,7 @@ static int write_bundle(const char *out, const char *key, struct rauc_bundle *rb
 	char compat[] = "acme-board", version[] = "1";
 	struct recipe_update u = { .compatible = compat, .version = version, .cert = cert,
 				   .key = k, .keyring = ring };
-	struct rauc_params p = { &u, c, "rootfs.ext4", out, NULL, 1700000000 };
+	struct rauc_params p = { &u, c, "rootfs.ext4", out, NULL, 1700000000, NULL, NULL, 0 };
 	int ret = rauc_write(&p, rb);
 
 	free(c);
@@ -167,6 +188,7 @@ Suite *rauc_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, manifest_text);
+	tcase_add_test(tc, manifest_children);
 	tcase_add_test(tc, salt_and_trailer);
 	tcase_add_test(tc, whole_bundle);
 	suite_add_tcase(s, tc);

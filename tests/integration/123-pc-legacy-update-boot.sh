@@ -162,7 +162,7 @@ fi
 update_steps_disk pc-legacy
 cp --sparse=always "$DISK" "$T/device.img"
 t0=$SECONDS
-BOOT_ACCEL=$accel BOOT_WRITE=1 BOOT_DISK2=$T/steps.img BOOT_DONE='update-step: fell back to slot B version 2: done' \
+BOOT_ACCEL=$accel BOOT_WRITE=1 BOOT_DISK2=$T/steps.img BOOT_DONE=$(update_done) \
 	BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "$T/device.img" "${BOOT_TIMEOUT:-2400}" 2>"$T/boot.err" ||
 	{ cat "$T/boot.err" >&2
 	  grep -a -E 'Kernel command line|boot-report:|update-step:|rauc-ab-boot|Kernel panic' "$T/console.log" | tr -d '\r' >&2 || true

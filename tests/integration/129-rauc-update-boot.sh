@@ -16,6 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 . "$(dirname "$0")/lib-rauc.sh"
+. "$(dirname "$0")/lib-update.sh"
 
 for t in qemu-system-arm openssl fsck.vfat mcopy debugfs; do
 	command -v $t >/dev/null || skip "$t missing (make test-deps)"
@@ -30,74 +31,10 @@ case " ${MKIMAGE_TEST_BOOT_SUITES:-} " in
 *) fallback=0; [ "$FLAGSHIP_SUITE" = bookworm ] || boot=0 ;;
 esac
 
-# --- the vendor's keys -----------------------------------------------------------------------
-W=$T/w K=$T/w/recipes/keys
-mkdir -p "$W/images"
-rauc_keys "$K"
-
-# --- the recipes: arm-board-ab with its update group, this test's driver unit ----------------
-cp -r "$TOP/recipes/overlay" "$W/recipes/"
-cp -r "$TOP/hooks" "$W/"
-O=$W/recipes/overlay/update-steps
-mkdir -p "$O/etc/systemd/system/multi-user.target.wants" "$O/usr/local/sbin"
-cat >"$O/etc/systemd/system/update-step.service" <<'U'
-[Unit]
-Description=Test 129's update steps (from the disk labelled "steps")
-After=mkimage-mark-good.service boot-report.service
-
-[Service]
-Type=simple
-ExecStart=/usr/local/sbin/update-step
-StandardOutput=tty
-StandardError=inherit
-TTYPath=/dev/console
-U
-ln -s ../update-step.service "$O/etc/systemd/system/multi-user.target.wants/update-step.service"
-cat >"$O/usr/local/sbin/update-step" <<'S'
-#!/bin/sh
-# What this boot does, from the slot U-Boot booted and the version running there.
-say() { echo "update-step: $*"; }
-slot=
-for w in $(cat /proc/cmdline); do case $w in rauc.slot=*) slot=${w#rauc.slot=} ;; esac; done
-. /etc/os-release
-mkdir -p /run/steps
-mount -o ro /dev/disk/by-label/steps /run/steps || { say "no steps disk"; exit 0; }
-# RAUC's view: the booted slot, the primary one, each slot's boot status (good or bad)
-eval "$(rauc status --detailed --output-format=shell 2>/dev/null)" || say "rauc status failed"
-st="booted=${RAUC_SYSTEM_BOOTED_BOOTNAME:-} primary=${RAUC_BOOT_PRIMARY:-}"
-for n in ${RAUC_SLOTS:-}; do eval "st=\"\$st \${RAUC_SLOT_BOOTNAME_$n}=\${RAUC_SLOT_BOOT_STATUS_$n}\""; done
-say "slot $slot version $IMAGE_VERSION: rauc: $st"
-case $slot/$IMAGE_VERSION in
-A/1)
-	rauc install /run/steps/v2.raucb && say "installed v2"
-	systemctl reboot ;;
-B/2)
-	if [ ! -e /var/lib/update-test/v3 ]; then
-		if rauc install /run/steps/alien.raucb; then say "alien bundle INSTALLED"
-		else say "alien bundle refused"; fi
-		if rauc install /run/steps/forged.raucb; then say "forged bundle INSTALLED"
-		else say "forged bundle refused"; fi
-		if rauc install /run/steps/tampered.raucb; then say "tampered bundle INSTALLED"
-		else say "tampered bundle refused"; fi
-		say "after the tampered bundle: system $(systemctl is-system-running --wait)"
-		if [ ! -e /run/steps/v3.raucb ]; then
-			say "no version 3 on the steps disk: done"
-			systemctl poweroff
-			exit 0
-		fi
-		mkdir -p /var/lib/update-test && touch /var/lib/update-test/v3 && sync
-		rauc install /run/steps/v3.raucb && say "installed v3"
-		systemctl reboot
-	else
-		say "fell back to slot B version 2: done"
-		systemctl poweroff
-	fi ;;
-*) say "unexpected slot '$slot' version '$IMAGE_VERSION'"; systemctl poweroff ;;
-esac
-S
-chmod 755 "$O/usr/local/sbin/update-step"
-printf '#!/bin/sh\n# version 3 cannot start: init exits at once\nln -sf /bin/false /usr/sbin/init\n' \
-	>"$W/hooks/break-init.sh"
+# --- the vendor's keys; arm-board-ab's overlays and hooks with this test's steps unit ----------
+W=$T/w
+update_keys
+update_overlay
 
 # recipe VERSION [EXTRA-HOOK]: arm-board-ab, its update group set, boot_attempts 2
 recipe() {
@@ -189,72 +126,17 @@ if [ $boot = 0 ]; then
 	exit 0
 fi
 
-# --- the steps disk: version 2, a forged copy (one byte of its signature), a tampered copy (one
-# byte of the payload, found by dm-verity while the slot is written), version 3 --------------
-S=$T/steps
-mkdir -p "$S"
-cp "$W/images/v2.raucb" "$S/"
-[ $fallback = 0 ] || cp "$W/images/v3.raucb" "$S/"
-# flip COPY OFFSET: v2.raucb with the byte at OFFSET (from the end if negative) inverted
-flip() { rauc_flip "$W/images/v2.raucb" "$S/$1" "$2"; }
-flip tampered.raucb 70000
-flip forged.raucb -200 # in the CMS signature, which ends 8 bytes before the end
-# alien: version 2 re-signed with a manifest for another board (a valid signature, the wrong
-# compatible: RAUC on the device must refuse it), as a signing station would make it
-size=$(stat -c %s "$S/v2.raucb") sig=$(tail -c 8 "$S/v2.raucb" | od -An -tu8 --endian=big | tr -d ' ')
-head -c $((size - 8)) "$S/v2.raucb" | tail -c "$sig" >"$T/v2.sig"
-openssl cms -verify -binary -inform der -noverify -in "$T/v2.sig" -out "$T/v2.raucm" 2>/dev/null ||
-	fail "openssl cms cannot read v2's signature"
-sed 's/^compatible=arm-board$/compatible=other-board/' "$T/v2.raucm" >"$T/alien.raucm"
-openssl cms -sign -binary -nodetach -noattr -outform DER -in "$T/alien.raucm" \
-	-signer "$K/signer.cert.pem" -inkey "$K/signer.key.pem" -out "$T/alien.sig" || fail "openssl cms -sign"
-{ head -c $((size - 8 - sig)) "$S/v2.raucb"; cat "$T/alien.sig"
-  perl -e 'print pack("Q>", -s $ARGV[0])' "$T/alien.sig"; } >"$S/alien.raucb"
-rauc info --keyring="$K/ca.cert.pem" "$S/alien.raucb" >"$T/o" 2>&1 &&
-	grep -q "compatible.*other-board\|other-board" "$T/o" || { cat "$T/o" >&2; fail "the alien bundle is not signed with another compatible"; }
-rauc info --keyring="$K/ca.cert.pem" "$S/v2.raucb" >/dev/null 2>&1 || fail "rauc info refuses v2.raucb"
-rauc info --keyring="$K/ca.cert.pem" "$S/forged.raucb" >/dev/null 2>&1 &&
-	fail "rauc info accepts the forged bundle on the host"
-rauc_steps_disk "$S" "$T/steps.img"
+# --- the steps disk: version 2, its forged, tampered and alien copies [, version 3] ------------
+update_steps_disk arm-board
 
-# --- the machine: A (v1) -> B (v2) -> tampered refused [-> A (v3) twice -> B (v2)] ------------
+# --- the machine: A (v1) -> B (v2) -> refusals [-> A (v3) twice -> B (v2)] --------------------
 cp --sparse=always "$DISK" "$T/device.img"
-done_line='update-step: no version 3 on the steps disk: done' story='A -> B'
-[ $fallback = 0 ] || done_line='update-step: fell back to slot B version 2: done' story='A -> B -> fallback to B'
-BOOT_WRITE=1 BOOT_DISK2=$T/steps.img BOOT_DONE=$done_line \
+BOOT_WRITE=1 BOOT_DISK2=$T/steps.img BOOT_DONE=$(update_done) \
 	BOOT_LOG=$T/console.log "$TOP/tests/bootvm.sh" "$T/device.img" "${BOOT_TIMEOUT:-2400}" ||
 	{ grep -a -E 'mkimage-ab:|boot-report:|update-step:|Kernel panic' "$T/console.log" | tr -d '\r' >&2 || true
-	  fail "the update did not go $story"; }
+	  fail "the update did not go A -> B$([ $fallback = 0 ] || echo ' -> fallback to B')"; }
 grep -a -E 'mkimage-ab: booting|boot-report: slot|update-step:|Kernel panic|Attempted to kill init' \
 	"$T/console.log" | tr -d '\r' | sed 's/^.*\(mkimage-ab:\|boot-report:\|update-step:\|Kernel panic\|Attempted\)/\1/' >"$T/story"
 sed 's/^/  | /' "$T/story" >&2
-python3 - "$T/story" "$name" $fallback <<'PY' || fail "the update's story is not what it must be (above)"
-import re, sys
-lines = open(sys.argv[1]).read().splitlines()
-fallback = sys.argv[3] == "1"
-boots = [l.split()[3] for l in lines if l.startswith("mkimage-ab: booting slot")]
-# A (v1), B (v2), then A and A again (v3 fails twice), B (the fallback)
-assert boots == ["A", "B"] + (["A", "A", "B"] if fallback else []), boots
-reports = [l for l in lines if l.startswith("boot-report: slot")]
-n = sys.argv[2]
-want = ["boot-report: slot A, image %s version 1" % n, "boot-report: slot B, image %s version 2" % n]
-assert reports == want + want[1:] * fallback, reports
-text = "\n".join(lines)
-want = ["update-step: installed v2", "update-step: alien bundle refused",
-        "update-step: forged bundle refused", "update-step: tampered bundle refused",
-        "update-step: after the tampered bundle: system running"]
-want += ["update-step: installed v3", "update-step: fell back to slot B version 2: done"] \
-    if fallback else ["update-step: no version 3 on the steps disk: done"]
-for w in want:
-    assert w in text, w
-assert "INSTALLED" not in text
-assert not fallback or text.count("Attempted to kill init") >= 2, "version 3 did not fail twice"
-# RAUC on the device: version 1 runs A; version 2 runs B, which the booted system marked good;
-# after the fallback B is primary and good, A (version 3) bad
-rauc = [l.split(": rauc: ")[1].split() for l in lines if ": rauc: " in l]
-assert len(rauc) == (3 if fallback else 2), rauc
-assert rauc[0][:2] == ["booted=A", "primary=rootfs.0"] and "A=good" in rauc[0] and "B=bad" in rauc[0], rauc[0]
-assert rauc[1][:2] == ["booted=B", "primary=rootfs.1"] and "B=good" in rauc[1], rauc[1]
-assert not fallback or (rauc[2][:2] == ["booted=B", "primary=rootfs.1"] and "B=good" in rauc[2]
-                        and "A=bad" in rauc[2]), rauc[2:]
-PY
+boots=$(sed -n 's/^mkimage-ab: booting slot \([AB]\) .*/\1/p' "$T/story" | tr '\n' ' ')
+update_story "$T/story" "$name" "$boots" || fail "the update's story is not what it must be (above)"

@@ -278,8 +278,12 @@ void layerreg_push(struct layerreg *lr, const char *key, const char *path, int i
 	ret = fd < 0 ? -errno : fstat(fd, &sb) ? -errno : 0;
 	if (!ret)
 		registry_set_deadline(lr->g, t0 + bound(lr, (uint64_t)sb.st_size));
-	if (!ret && if_missing && (ret = registry_has_manifest(lr->g, tag, &why)) > 0)
-		goto out; /* the registry has it */
+	if (!ret && if_missing && (ret = registry_has_manifest(lr->g, tag, &why)) > 0) {
+		/* another machine seeded it first: the same key, so the same configured tree */
+		log_info("layer registry: layer %.12s already in '%s': not pushed again", key,
+			 registry_url(lr->g));
+		goto out;
+	}
 	if (!ret)
 		ret = describe(lr, key, path, (uint64_t)sb.st_size, &l);
 	if (!ret)

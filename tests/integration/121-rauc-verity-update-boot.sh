@@ -11,6 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 . "$(dirname "$0")/lib-rauc.sh"
+. "$(dirname "$0")/lib-update.sh"
 
 case " ${MKIMAGE_TEST_BOOT_SUITES:-} " in
 *" bookworm "*) ;;
@@ -23,28 +24,12 @@ done
 
 FLAGSHIP_SUITE=bookworm
 e2e_serve arm-board-verity
-W=$T/w K=$T/w/recipes/keys
-mkdir -p "$W/images"
-rauc_keys "$K"
-cp -r "$TOP/recipes/overlay" "$W/recipes/"
-cp -r "$TOP/hooks" "$W/"
+W=$T/w
+update_keys
 
-# --- this test's driver unit: what each boot does, from its slot and version ------------------
+# --- this test's driver unit (lib-update.sh): what each boot does, from its slot and version ---
 O=$W/recipes/overlay/update-steps
-mkdir -p "$O/etc/systemd/system/multi-user.target.wants" "$O/usr/local/sbin"
-cat >"$O/etc/systemd/system/update-step.service" <<'U'
-[Unit]
-Description=Test 121's update steps (from the disk labelled "steps")
-After=mkimage-mark-good.service boot-report.service
-
-[Service]
-Type=simple
-ExecStart=/usr/local/sbin/update-step
-StandardOutput=tty
-StandardError=inherit
-TTYPath=/dev/console
-U
-ln -s ../update-step.service "$O/etc/systemd/system/multi-user.target.wants/update-step.service"
+update_unit
 cat >"$O/usr/local/sbin/update-step" <<'S'
 #!/bin/sh
 say() { echo "update-step: $*"; }

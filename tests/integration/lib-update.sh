@@ -11,10 +11,10 @@ update_keys() {
 	rauc_keys "$K"
 }
 
-# update_overlay: recipes/overlay and hooks/ copied into $W, plus the overlay "update-steps" (its
-# unit runs each boot's step from the disk labelled "steps") and the hook break-init (version 3's
-# root, whose init exits at once).
-update_overlay() {
+# update_unit: recipes/overlay and hooks/ copied into $W, and the overlay "update-steps" with its
+# unit, which runs /usr/local/sbin/update-step (the test's own script, written after this) at
+# each boot, once RAUC has marked the slot good.
+update_unit() {
 	local O=$W/recipes/overlay/update-steps
 	cp -r "$TOP/recipes/overlay" "$W/recipes/"
 	cp -r "$TOP/hooks" "$W/"
@@ -32,6 +32,14 @@ StandardError=inherit
 TTYPath=/dev/console
 U
 	ln -s ../update-step.service "$O/etc/systemd/system/multi-user.target.wants/update-step.service"
+}
+
+# update_overlay: recipes/overlay and hooks/ copied into $W, plus the overlay "update-steps" (its
+# unit runs each boot's step from the disk labelled "steps") and the hook break-init (version 3's
+# root, whose init exits at once).
+update_overlay() {
+	local O=$W/recipes/overlay/update-steps
+	update_unit
 	cat >"$O/usr/local/sbin/update-step" <<'S'
 #!/bin/sh
 # What this boot does, from the slot the boot loader booted and the version running there.

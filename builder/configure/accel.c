@@ -36,9 +36,8 @@
 #define MAX_ELF_DYNAMIC (1u << 20)
 
 /*
- * Packages whose programs do the same on every architecture. dpkg only for version arithmetic
- * (mkimage-exec checks the arguments): its package-name and --print-architecture answers are
- * built in.
+ * Packages whose programs do the same on every architecture. dpkg's programs once their built-in
+ * architecture names the target's (dpkg_programs).
  */
 static const char *const tool_packages[] = { "dash", "bash", "coreutils", "sed", "grep",
 	"findutils", "diffutils", "gzip", "perl-base", "debianutils", "mawk", "base-passwd", "tar",
@@ -49,11 +48,17 @@ static const char *const tool_packages[] = { "dash", "bash", "coreutils", "sed",
 	"systemd", "udev", NULL };
 /*
  * ... except these, which report or depend on the machine, inject libraries into what they run
- * (stdbuf), or read and write dpkg's database with the built-in architecture.
+ * (stdbuf), or are dpkg's programs that configuring never needs fast.
  */
 static const char *const arch_dependent[] = { "uname", "arch", "nproc", "stdbuf", "chroot",
-	"dpkg-deb", "dpkg-divert", "dpkg-query", "dpkg-split", "dpkg-statoverride", "dpkg-trigger",
-	"dpkg-realpath", "update-alternatives", "start-stop-daemon", NULL };
+	"dpkg-deb", "dpkg-split", "dpkg-realpath", "start-stop-daemon", NULL };
+/*
+ * dpkg's programs that read or write its database: native once accel_retarget() made the twin
+ * name the target's architecture, which dpkg has built in; otherwise dpkg itself only for version
+ * arithmetic (mkimage-exec checks the arguments) and the others emulated.
+ */
+static const char *const dpkg_programs[] = { "dpkg", "dpkg-divert", "dpkg-query",
+	"dpkg-statoverride", "dpkg-trigger", "update-alternatives", NULL };
 
 /*
  * Of these tool packages, only the named programs: systemctl, journalctl --update-catalog,
@@ -75,6 +80,7 @@ struct prep {
 	struct accel *a;
 	const struct plan *p;
 	int rootfd;
+	const char *dpkg_arch; /* the architecture of the tree's dpkg, when emulated */
 	struct strv bins; /* target paths of the extracted programs; copy i is TOOLS_SUBDIR/i */
 	struct buf table;
 };
@@ -591,10 +597,31 @@ static int closure_complete(struct prep *x, const char *path, struct strv *seen)
 
 /* --- tools ------------------------------------------------------------------------------------ */
 
+/*
+ * How far the copy of program `base` may stand in for the target's: "any" use, "versions" (dpkg's
+ * arithmetic only) or NULL (not at all). dpkg's programs are retargeted here, once each.
+ */
+static const char *native_scope(struct prep *x, const char *base, const char *copy)
+{
+	const char *why = "the tree's dpkg is not emulated";
+	int r = -ENOENT;
+
+	if (!in_list(dpkg_programs, base))
+		return "any";
+	if (x->dpkg_arch)
+		r = accel_retarget(copy, arch_host(), x->dpkg_arch, &why);
+	if (r >= 0) {
+		x->a->n_dpkg++;
+		return "any";
+	}
+	log_debug("native tools: '%s' stays emulated but for version arithmetic: %s", base, why);
+	return !strcmp(base, "dpkg") ? "versions" : NULL;
+}
+
 /* Program i of the twins replaces the target's file at the same path, when all is in place. */
 static void add_tool(struct prep *x, size_t i)
 {
-	const char *path = x->bins.v[i], *base = strrchr(path, '/') + 1;
+	const char *path = x->bins.v[i], *base = strrchr(path, '/') + 1, *scope;
 	char *copy = xasprintf("%s/" TOOLS_SUBDIR "/%zu", x->a->dir, i);
 	struct strv seen = { 0 };
 	struct stat tsb;
@@ -610,13 +637,12 @@ static void add_tool(struct prep *x, size_t i)
 	    !S_ISREG(tsb.st_mode) || (fd = open_host_elf(copy, &eh)) < 0)
 		goto out;
 	close(fd);
-	if (!closure_complete(x, copy, &seen))
+	if (!closure_complete(x, copy, &seen) || !(scope = native_scope(x, base, copy)))
 		goto out;
 	buf_addf(&x->table, "native %llu %llu %llu %llu %llu %s /" ACCEL_MOUNT "/" TOOLS_SUBDIR
 		 "/%zu\n", (unsigned long long)tsb.st_dev, (unsigned long long)tsb.st_ino,
 		 (unsigned long long)tsb.st_size, (unsigned long long)tsb.st_mtim.tv_sec,
-		 (unsigned long long)tsb.st_mtim.tv_nsec, !strcmp(base, "dpkg") ? "versions" : "any",
-		 i);
+		 (unsigned long long)tsb.st_mtim.tv_nsec, scope, i);
 	x->a->n_tools++;
 	log_debug("native tools: %s", path);
 out:
@@ -796,7 +822,9 @@ static int activate(struct prep *x, const char *dispatcher)
 int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twins,
 		  const char *root, const char *work_dir)
 {
-	struct prep x = { .a = a, .p = p, .rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) };
+	const struct plan_entry *dpkg = plan_emulated(p, "dpkg");
+	struct prep x = { .a = a, .p = p, .rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC),
+			  .dpkg_arch = dpkg ? dpkg->arch : NULL };
 	char *dispatcher = find_dispatcher(), *loader = NULL;
 	const char *why = x.rootfd < 0 ? strerror(errno) : !dispatcher ? "mkimage-exec not found"
 									: NULL;
@@ -833,8 +861,8 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 		log_info("native tools: none (%s); every target program is emulated", why);
 	else if (!ret)
 		log_info("native tools: %zu target programs run as their host-architecture build of "
-			 "the same version (%zu packages, %zu files)", a->n_tools, twins->n,
-			 a->n_files);
+			 "the same version (%zu packages, %zu files; dpkg's %zu as %s)", a->n_tools,
+			 twins->n, a->n_files, a->n_dpkg, x.dpkg_arch ? x.dpkg_arch : "-");
 	strv_release(&x.bins);
 	buf_release(&x.table);
 	if (x.rootfd >= 0)

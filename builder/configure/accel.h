@@ -9,8 +9,9 @@
  *
  * What the native programs see is exact: a read-only private copy of the twins' libraries only,
  * mounted at /usr/lib/<host triplet> in each command's mount namespace (so a target without
- * some perl module still lacks it natively), and the target's own /etc and /usr/share. Programs whose behaviour depends on the architecture (uname, dpkg except
- * version arithmetic, ldconfig, getconf, ...) are never replaced. A program whose library closure
+ * some perl module still lacks it natively), and the target's own /etc and /usr/share. Programs whose behaviour depends on the architecture (uname, ldconfig,
+ * getconf, ...) are never replaced; dpkg's only by a twin made to name the target's architecture
+ * (accel_retarget()), and else only for version arithmetic. A program whose library closure
  * is not complete in that copy is not replaced either.
  */
 #ifndef MKI_ACCEL_H
@@ -35,6 +36,7 @@ struct accel {
 	char *root;      /* the staging tree; ACCEL_MOUNT was created there by accel_prepare */
 	size_t n_tools;  /* target programs that run natively */
 	size_t n_files;  /* host files in the copy */
+	size_t n_dpkg;   /* of n_tools, dpkg's programs made to name the target's architecture */
 	char *profile;   /* host path of the exec profile (execprof.h, with -v); else NULL */
 };
 

@@ -12,4 +12,12 @@ int accel_elf_dynamic(const char *path, struct strv *needed, struct strv *runpat
 /** "1.2-3" for "1.2-3+b4": binNMUs rebuild an unchanged source. New string. */
 char *accel_source_version(const char *version);
 
+/**
+ * Make the twin program at `path` (a host build of dpkg or one of its programs) name `arch` where
+ * it names the host's architecture `host` (accel_retarget.c says which strings and why). Returns
+ * how many strings it rewrote (0: the program never names an architecture), or a negative code
+ * with `*why` saying why it cannot be done safely; the file is unchanged then.
+ */
+int accel_retarget(const char *path, const char *host, const char *arch, const char **why);
+
 #endif

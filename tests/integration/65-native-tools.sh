@@ -1,6 +1,8 @@
 # Native tools (builder/configure/accel.h) are exact: the arm-board image built with the host-arch twins
-# of the plan's shell, coreutils, perl, ... running natively is byte-identical to the one built
-# with every target program emulated (--no-native-tools), and leaves no trace in the tree.
+# of the plan's shell, coreutils, perl, dpkg ... running natively is byte-identical to the one
+# built with every target program emulated (--no-native-tools), and leaves no trace in the tree.
+# dpkg's programs run natively as twins made to name the target's architecture
+# (configure/accel_retarget.c): its database, diversions, alternatives and triggers come out the same.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 e2e_serve arm-board
@@ -24,9 +26,37 @@ find . | LC_ALL=C sort | cpio --quiet --reproducible -R 0:0 -o -H newc >/usr/sha
 depmod 0.0-mki65
 ' 0755
 fixture=$(deb_build "$d" "$T/debs")
-sed -i -e "s|^\( *\)install = \[|\1local = [ \"$fixture\" ];\n\1install = [ \"cpio\", \"kmod\",|" \
+# ... and one whose postinst asks and changes dpkg's database with every program of dpkg's that
+# scripts use, each answer depending on which architecture dpkg takes as its own: armhf the
+# native one, armel foreign.
+d=$(deb_new mki65-dpkg 1.0 all)
+deb_file "$d" usr/share/mki65-dpkg/alt1 "one"
+deb_file "$d" usr/share/mki65-dpkg/alt2 "two"
+deb_file "$d" DEBIAN/postinst '#!/bin/sh
+set -e
+[ "$1" = configure ] || exit 0
+o=/usr/share/mki65-dpkg/answers
+mkdir -p $o
+dpkg --print-architecture >$o/arch
+dpkg --print-foreign-architectures >$o/foreign
+dpkg --version | head -n 1 >$o/version
+dpkg-query --version | head -n 1 >>$o/version
+dpkg-query -W -f "\${binary:Package} \${Architecture} \${Status}\n" >$o/query
+dpkg-query -W "libc6:*" >$o/libc6
+dpkg -S /usr/share/mki65-dpkg/alt1 >$o/search
+dpkg-divert --package mki65-dpkg --divert /usr/share/mki65-dpkg/diverted.real --add /usr/share/mki65-dpkg/diverted
+dpkg-divert --list "*mki65*" >$o/diversions
+update-alternatives --install /usr/bin/mki65-alt mki65-alt /usr/share/mki65-dpkg/alt1 10
+update-alternatives --install /usr/bin/mki65-alt mki65-alt /usr/share/mki65-dpkg/alt2 20
+update-alternatives --query mki65-alt >$o/alternatives
+dpkg-statoverride --add root root 0640 /usr/share/mki65-dpkg/alt1
+dpkg-statoverride --list >$o/statoverride
+dpkg-trigger --no-await /usr/share/mki65-dpkg
+' 0755
+dpkg_fixture=$(deb_build "$d" "$T/debs")
+sed -i -e "s|^\( *\)install = \[|\1local = [ \"$fixture\", \"$dpkg_fixture\" ];\n\1install = [ \"cpio\", \"kmod\",|" \
 	"$T/r/recipes/arm-board.cfg"
-grep -q mki65-initramfs "$T/r/recipes/arm-board.cfg" || fail "could not add the fixture to the recipe"
+grep -q mki65-dpkg "$T/r/recipes/arm-board.cfg" || fail "could not add the fixtures to the recipe"
 
 expect_ok "$MKIMAGE" -v --cache-dir "$T/cache" --source "$SRC" --output "$T/native.ext4" \
 	"$T/r/recipes/arm-board.cfg"
@@ -37,10 +67,32 @@ n=$(sed -En 's/.*native tools: ([0-9]+) target programs.*/\1/p' "$T/err")
 # -v: the exec profile, with the initramfs chain native.
 grep -Eq "exec profile: [0-9]+ programs started by the scripts \([0-9]+ native\)" "$T/err" ||
 	fail "-v printed no exec profile"
-for p in cpio depmod; do
+for p in cpio depmod dpkg dpkg-query dpkg-divert update-alternatives dpkg-statoverride dpkg-trigger; do
 	grep -Eq "^mkimage: (info|debug):   \| +[0-9]+ +[0-9.]+ +[0-9.]+  native +/(usr/)?s?bin/$p\$" "$T/err" ||
 		{ grep -A200 "exec profile" "$T/err" >&2; fail "'$p' did not run natively"; }
 done
+grep -Eq "native tools: .*; dpkg's 6 as armhf\)" "$T/err" ||
+	{ grep "native tools" "$T/err" >&2; fail "dpkg's programs were not made to name armhf"; }
+answers() {
+	for f in arch foreign version query libc6 search diversions alternatives statoverride; do
+		echo "== $f"
+		debugfs -R "cat /usr/share/mki65-dpkg/answers/$f" "$1" 2>/dev/null
+	done
+	for f in status diversions alternatives/mki65-alt triggers/Unincorp; do
+		echo "== /var/lib/dpkg/$f"
+		debugfs -R "cat /var/lib/dpkg/$f" "$1" 2>/dev/null
+	done
+}
+answers "$T/native.ext4" >"$T/native.answers"
+grep -qx armhf <(sed -n '/^== arch$/{n;p}' "$T/native.answers") &&
+	grep -qx armel <(sed -n '/^== foreign$/{n;p}' "$T/native.answers") &&
+	grep -q "^Debian 'dpkg' package management program version .* (armhf)\.$" "$T/native.answers" &&
+	grep -q "^libc6:armel	" "$T/native.answers" && grep -q "^libc6:armhf	" "$T/native.answers" &&
+	grep -q "^dash armhf install ok installed$" "$T/native.answers" &&
+	grep -q "^hello:armel armel install ok " "$T/native.answers" &&
+	grep -q "^mki65-dpkg: /usr/share/mki65-dpkg/alt1$" "$T/native.answers" &&
+	grep -q "^Value: /usr/share/mki65-dpkg/alt2$" "$T/native.answers" ||
+	{ cat "$T/native.answers" >&2; fail "dpkg's programs answered wrongly in the native build"; }
 debugfs -R "cat /usr/share/mki65/tree.cpio" "$T/native.ext4" 2>/dev/null >"$T/tree.cpio"
 head -c 6 "$T/tree.cpio" | grep -q 070701 && grep -aq "sub/b" "$T/tree.cpio" &&
 	grep -aq 'TRAILER!!!' "$T/tree.cpio" || fail "the fixture's postinst made no newc archive"
@@ -54,8 +106,14 @@ debugfs -R "stat /usr/lib/$triplet" "$T/native.ext4" 2>&1 | grep -q "File not fo
 expect_ok "$MKIMAGE" -v --no-native-tools --cache-dir "$T/cache" --source "$SRC" \
 	--output "$T/emulated.ext4" "$T/r/recipes/arm-board.cfg"
 grep -q "native tools" "$T/err" && fail "--no-native-tools still set up native tools"
+answers "$T/emulated.ext4" >"$T/emulated.answers"
+diff -u "$T/emulated.answers" "$T/native.answers" >&2 ||
+	fail "dpkg's answers or database differ between the emulated and the native build"
 a=$(sha256sum <"$T/native.ext4") b=$(sha256sum <"$T/emulated.ext4")
 [ "$a" = "$b" ] || fail "native tools changed the image: $a vs $b"
+
+# 145 runs the comparison above on trixie (dpkg 1.22); what follows does not depend on the release.
+[ "$FLAGSHIP_SUITE" = bookworm ] || exit 0
 
 # The dispatcher linked with glibc instead of musl (the Makefile's EXEC_CC; musl only starts
 # faster): the same image. mkimage finds mkimage-exec beside itself.

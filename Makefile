@@ -50,7 +50,8 @@ OUT := build$(if $(SANITIZE),-san)$(if $(filter 1,$(FUZZ)),-fuzz)
 # builder/FAMILY/x.c -> $(OUT)/FAMILY/x.o; builder/README.md says which family may include which.
 SRCS := $(wildcard builder/*/*.c)
 # mkimage-exec's modules: linked into the static program and the unit tests, never into mkimage.
-EXEC_MODS := builder/configure/execshim.c builder/configure/execprof_run.c
+EXEC_MODS := builder/configure/execshim.c builder/configure/execprof_run.c \
+	builder/configure/execbuiltin.c
 EXEC_SRCS := builder/configure/mkimage-exec.c $(EXEC_MODS)
 EXEC_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(EXEC_MODS))
 LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out $(EXEC_SRCS),$(SRCS)))
@@ -69,6 +70,7 @@ mkimage: $(OUT)/main.o $(LIB_OBJS)
 # almost nothing. EXEC_CC=$(CC) builds it with glibc; both behave the same.
 EXEC_CC ?= $(or $(shell command -v musl-gcc 2>/dev/null),$(CC))
 EXEC_DEPS := $(EXEC_SRCS) builder/configure/execprof.h builder/configure/execshim.h \
+	builder/configure/execbuiltin.h \
 	builder/configure/accel.h builder/debian/plan.h builder/lib/str.h
 EXEC_BUILD = -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static -iquote builder \
 	-DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"' -o $@ $(filter %.c,$^)

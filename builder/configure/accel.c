@@ -599,13 +599,18 @@ static int closure_complete(struct prep *x, const char *path, struct strv *seen)
 
 /*
  * How far the copy of program `base` may stand in for the target's: "any" use, "versions" (dpkg's
- * arithmetic only) or NULL (not at all). dpkg's programs are retargeted here, once each.
+ * arithmetic only), a builtin's name (any use, some answered by mkimage-exec) or NULL (not at
+ * all). dpkg's programs are retargeted here, once each.
  */
 static const char *native_scope(struct prep *x, const char *base, const char *copy)
 {
 	const char *why = "the tree's dpkg is not emulated";
 	int r = -ENOENT;
 
+	/* coreutils' (busybox's applets are links, never twins): mkimage-exec answers their
+	 * simplest questions itself (execbuiltin.h), unless asked not to, to compare. */
+	if (!strcmp(base, "realpath") || !strcmp(base, "readlink"))
+		return str_is_true_env("MKIMAGE_EXEC_BUILTINS", 1) ? base : "any";
 	if (!in_list(dpkg_programs, base))
 		return "any";
 	if (x->dpkg_arch)

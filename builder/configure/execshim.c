@@ -5,6 +5,8 @@
  */
 #include "execshim.h"
 
+#include "execbuiltin.h"
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +71,7 @@ static int native_line(const char *line, const unsigned long long id[5], struct 
 		return 0;
 	memcpy(hit->native, path, strlen(path) + 1);
 	hit->versions_only = flags_len == strlen("versions") && !strncmp(p, "versions", flags_len);
+	hit->builtin = (int)execbuiltin_from_flag(p, flags_len);
 	return 1;
 }
 

@@ -11,6 +11,7 @@
 struct execshim_hit {
 	char native[512], qemu[512], loader[512], profile[512];
 	int versions_only; /* the native build answers only dpkg's version questions */
+	int builtin;       /* enum execbuiltin: questions mkimage-exec answers itself */
 };
 
 /**

@@ -7,7 +7,8 @@
  * target program listed in the table with an identical native build, run that build through the
  * host loader; otherwise run qemu-user as the kernel would have. Nothing is written anywhere (but
  * the exec profile under mkimage -v, execprof.h) and the environment is passed through untouched,
- * so the program cannot tell the difference except by being fast. The decisions are execshim.c's.
+ * so the program cannot tell the difference except by being fast. The decisions are execshim.c's;
+ * a few path questions it answers itself (execbuiltin.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "execbuiltin.h"
 #include "execprof.h"
 #include "execshim.h"
 
@@ -37,6 +39,12 @@ int main(int argc, char **argv)
 	/* Profiling (mkimage -v), only the child returns: the parent exits as the program did. */
 	if (hit.profile[0])
 		execprof_fork(hit.profile, argv[1], native);
+	if (native && hit.builtin) {
+		int status = execbuiltin_run((enum execbuiltin)hit.builtin, argc - 3, argv + 3);
+
+		if (status >= 0)
+			return status;
+	}
 	if (native) {
 		execshim_native_argv(&hit, argc, argv, args);
 		execve(hit.loader, args, environ);

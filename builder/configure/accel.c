@@ -36,15 +36,15 @@
 #define MAX_ELF_DYNAMIC (1u << 20)
 
 /*
- * Packages whose programs do the same on every architecture. dpkg only for version arithmetic
- * (mkimage-exec checks the arguments): its package-name and --print-architecture answers are
- * built in.
+ * Packages whose programs do the same on every architecture; dpkg and dracut-install only for
+ * some invocations (restricted_programs: mkimage-exec checks the arguments).
  */
 static const char *const tool_packages[] = { "dash", "bash", "coreutils", "sed", "grep",
 	"findutils", "diffutils", "gzip", "perl-base", "debianutils", "mawk", "base-passwd", "tar",
 	"passwd", "hostname", "ncurses-bin", "dpkg",
-	/* The initramfs chain (mkinitramfs and its hooks): modules are data to depmod and modinfo. */
-	"kmod", "cpio", "xz-utils", "zstd", "lz4",
+	/* The initramfs chain (mkinitramfs and its hooks): modules are data to depmod and modinfo,
+	 * and to dracut-install, trixie's initramfs-tools' module copier (restricted_programs) */
+	"kmod", "cpio", "xz-utils", "zstd", "lz4", "dracut-install",
 	/* Only the offline programs their postinsts run (partial_packages) */
 	"systemd", "udev", NULL };
 /*
@@ -69,6 +69,33 @@ static const struct {
 	const char *package;
 	const char *const *programs;
 } partial_packages[] = { { "systemd", systemd_offline }, { "udev", udev_offline } };
+
+/*
+ * Programs outside the program directories (is_tool_path), by their path in the package.
+ * dracut-install (initramfs-tools' manual_add_modules on trixie) reads modules through libkmod,
+ * which reads 32- and 64-bit, either-endian ELF alike, and copies them with cp (a twin itself).
+ */
+static const char *const lib_programs[] = { "usr/lib/dracut/dracut-install",
+	"lib/dracut/dracut-install", NULL };
+
+/*
+ * Programs native only for some invocations (execshim.c decides per exec): dpkg for version
+ * arithmetic (its package-name and --print-architecture answers are built in); dracut-install in
+ * its module mode (-m), where nothing depends on the machine: it hands binaries to the target's
+ * ldd in its other modes, but only the module mode was read through and is tested (test 150).
+ */
+static const struct {
+	const char *program, *flags;
+} restricted_programs[] = { { "dpkg", "versions" }, { "dracut-install", "modules" } };
+
+/*
+ * Libraries a twin's library opens with dlopen() rather than DT_NEEDED: libkmod decompresses
+ * .ko.xz and .ko.zst modules through them, so the copy carries them as the target tree does.
+ */
+static const struct {
+	const char *package;
+	const char *const opened[3];
+} dlopened[] = { { "libkmod2", { "liblzma5", "libzstd1", NULL } } };
 
 struct prep {
 	const char *const *only; /* the programs of the twin being extracted, or NULL: all */
@@ -321,6 +348,12 @@ static void choose(struct select *x, struct cand *c)
 	c->chosen = 1;
 	for (size_t i = 0; i < c->deps.n; i++)
 		choose(x, cand_find(x, c->deps.v[i]));
+	for (size_t i = 0; i < sizeof(dlopened) / sizeof(dlopened[0]); i++) {
+		if (strcmp(c->name, dlopened[i].package))
+			continue;
+		for (const char *const *o = dlopened[i].opened; *o; o++)
+			choose(x, cand_find(x, *o));
+	}
 }
 
 int accel_select(const struct pkgindex *v, size_t n, const struct plan *p, struct plan *twins,
@@ -426,6 +459,8 @@ static int is_tool_path(const char *path)
 	static const char *const dirs[] = { "usr/bin/", "usr/sbin/", "bin/", "sbin/", NULL };
 	const char *const *d;
 
+	if (in_list(lib_programs, path))
+		return 1;
 	for (d = dirs; *d; d++)
 		if (str_starts_with(path, *d))
 			return path[strlen(*d)] && !strchr(path + strlen(*d), '/') &&
@@ -591,6 +626,15 @@ static int closure_complete(struct prep *x, const char *path, struct strv *seen)
 
 /* --- tools ------------------------------------------------------------------------------------ */
 
+/* The table's FLAGS word for program `base`: which of its invocations may run natively. */
+static const char *program_flags(const char *base)
+{
+	for (size_t i = 0; i < sizeof(restricted_programs) / sizeof(restricted_programs[0]); i++)
+		if (!strcmp(restricted_programs[i].program, base))
+			return restricted_programs[i].flags;
+	return "any";
+}
+
 /* Program i of the twins replaces the target's file at the same path, when all is in place. */
 static void add_tool(struct prep *x, size_t i)
 {
@@ -615,8 +659,7 @@ static void add_tool(struct prep *x, size_t i)
 	buf_addf(&x->table, "native %llu %llu %llu %llu %llu %s /" ACCEL_MOUNT "/" TOOLS_SUBDIR
 		 "/%zu\n", (unsigned long long)tsb.st_dev, (unsigned long long)tsb.st_ino,
 		 (unsigned long long)tsb.st_size, (unsigned long long)tsb.st_mtim.tv_sec,
-		 (unsigned long long)tsb.st_mtim.tv_nsec, !strcmp(base, "dpkg") ? "versions" : "any",
-		 i);
+		 (unsigned long long)tsb.st_mtim.tv_nsec, program_flags(base), i);
 	x->a->n_tools++;
 	log_debug("native tools: %s", path);
 out:

@@ -99,6 +99,8 @@ static const struct {
 
 struct prep {
 	const char *const *only; /* the programs of the twin being extracted, or NULL: all */
+	const struct strv *emulated; /* --no-native-tools=PROGRAM,...: left emulated */
+	struct strv kept;            /* those of them that had a native build here */
 	struct accel *a;
 	const struct plan *p;
 	int rootfd;
@@ -649,6 +651,12 @@ static void add_tool(struct prep *x, size_t i)
 	 * The tree's file at the same path, not what a symlink there points to: an alternative
 	 * may name another program. A script runs through its (possibly native) interpreter.
 	 */
+	if (strv_contains(x->emulated, base)) {
+		if (!strv_contains(&x->kept, base))
+			strv_push(&x->kept, base);
+		log_debug("native tools: %s stays emulated (--no-native-tools=%s)", path, base);
+		goto out;
+	}
 	if (in_list(arch_dependent, base) ||
 	    beneath_lstat(x->rootfd, path + 1, &tsb) < 0 ||
 	    !S_ISREG(tsb.st_mode) || (fd = open_host_elf(copy, &eh)) < 0)
@@ -836,10 +844,21 @@ static int activate(struct prep *x, const char *dispatcher)
 	return ret;
 }
 
-int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twins,
-		  const char *root, const char *work_dir)
+/* A name --no-native-tools gave that no native build here has: the switch did nothing for it. */
+static void check_emulated(const struct prep *x)
 {
-	struct prep x = { .a = a, .p = p, .rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) };
+	for (size_t i = 0; i < x->emulated->n; i++)
+		if (!strv_contains(&x->kept, x->emulated->v[i]))
+			log_warn("--no-native-tools=%s: no target program of that name has a native "
+				 "build in this plan; every program it names runs as it would without "
+				 "the option", x->emulated->v[i]);
+}
+
+int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twins,
+		  const struct strv *emulated, const char *root, const char *work_dir)
+{
+	struct prep x = { .a = a, .p = p, .emulated = emulated,
+			  .rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) };
 	char *dispatcher = find_dispatcher(), *loader = NULL;
 	const char *why = x.rootfd < 0 ? strerror(errno) : !dispatcher ? "mkimage-exec not found"
 									: NULL;
@@ -857,6 +876,8 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 
 		ret = build_copy(&x, twins, &loader);
 		log_cap_severity(old);
+		if (!ret)
+			check_emulated(&x);
 		if (ret)
 			log_warn_instead("emulation for every target program (the same image, "
 					 "slower)", "native tools: a host-architecture package could "
@@ -879,6 +900,7 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 			 "the same version (%zu packages, %zu files)", a->n_tools, twins->n,
 			 a->n_files);
 	strv_release(&x.bins);
+	strv_release(&x.kept);
 	buf_release(&x.table);
 	if (x.rootfd >= 0)
 		close(x.rootfd);

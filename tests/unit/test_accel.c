@@ -90,16 +90,22 @@ static const char *const packages =
 	"4444444444444444444444444444444444444444444444444444444444444444\n";
 
 /* Tools and what they depend on, in the plan's source version only; never the unrelated. */
+/* A new index file at `path` (a mkstemp template), open for writing. */
+static FILE *index_create(char *path)
+{
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	return fdopen(fd, "w");
+}
+
 START_TEST(select_takes_same_version_tools_and_their_dependencies)
 {
 	char path[] = "/tmp/mkimage-accel-packages-XXXXXX", uri[] = "http://127.0.0.1:1/debian";
 	struct pkgindex ix = { .path = path, .base = uri };
 	struct plan p = { 0 }, twins = { 0 };
-	FILE *f;
-	int fd = mkstemp(path);
+	FILE *f = index_create(path);
 
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
 	for (const char *q = packages; *q; q++)
 		if (!strncmp(q, "ARCH", 4)) {
 			fputs(arch_host(), f);
@@ -138,11 +144,8 @@ START_TEST(select_takes_the_libraries_libkmod_opens)
 	char path[] = "/tmp/mkimage-accel-packages-XXXXXX", uri[] = "http://127.0.0.1:1/debian";
 	struct pkgindex ix = { .path = path, .base = uri };
 	struct plan p = { 0 }, twins = { 0 };
-	FILE *f;
-	int fd = mkstemp(path);
+	FILE *f = index_create(path);
 
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
 	for (size_t i = 0; i < sizeof(index) / sizeof(index[0]); i++)
 		fprintf(f, "Package: %s\nVersion: 1.0-1\nArchitecture: %s\n%sFilename: pool/%s.deb\n"
 			"Size: 1\nSHA256: %064zu\n\n", index[i], arch_host(),

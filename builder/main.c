@@ -76,9 +76,10 @@ static const struct opt {
 	  "stop after STAGE: sources, indexes, resolve, fetch,\nunpack, configure or image" },
 	{ "keep-staging", O_KEEP, no_argument, NULL, "keep the staging tree and print where it is" },
 	{ "single-id", O_SINGLE, no_argument, NULL, "without subordinate ids, build with one id anyway" },
-	{ "no-native-tools", O_NO_NATIVE, no_argument, NULL,
-	  "emulate every target program while configuring, even\n"
-	  "those the host has in the very same version" },
+	{ "no-native-tools", O_NO_NATIVE, optional_argument, "PROGRAM,...",
+	  "\nemulate every target program while configuring, even\n"
+	  "those the host has in the very same version; with\n"
+	  "names, only the programs of those names" },
 	{ "no-initramfs-once", O_NO_INITRAMFS_ONCE, no_argument, NULL,
 	  "build a kernel's initramfs twice, as dpkg does: in its\n"
 	  "postinst and again in initramfs-tools' trigger" },
@@ -225,6 +226,29 @@ static int check_registry(const char *url)
 	return ret ? -1 : 0;
 }
 
+/*
+ * --no-native-tools=PROGRAM,...: program names (the basename of a target program, as the
+ * exec profile shows it) into `out`; -1 (logged) for an empty or path-like name.
+ */
+static int parse_emulated_tools(const char *list, struct strv *out)
+{
+	for (const char *p = list;; p++) {
+		size_t n = strcspn(p, ",");
+		char *name = xstrndup(p, n);
+
+		if (!n || memchr(p, '/', n) || !strcmp(name, ".") || !strcmp(name, "..")) {
+			log_error("--no-native-tools takes program names separated by commas, such as "
+				  "'dracut-install' or 'cp,dracut-install'; not '%s'", list);
+			free(name);
+			return -1;
+		}
+		strv_push_take(out, name);
+		p += n;
+		if (!*p)
+			return 0;
+	}
+}
+
 static int parse_args(struct build_opts *o, int argc, char **argv)
 {
 	struct option longopts[N_OPTS + 1];
@@ -282,7 +306,12 @@ static int parse_args(struct build_opts *o, int argc, char **argv)
 		case O_SDK_DIR: o->sdk_dir = optarg; break;
 		case O_CHECK: o->check = 1; break;
 		case O_SINGLE: o->st.single_id = 1; break;
-		case O_NO_NATIVE: o->st.no_native_tools = 1; break;
+		case O_NO_NATIVE:
+			if (!optarg)
+				o->st.no_native_tools = 1;
+			else if (parse_emulated_tools(optarg, &o->st.emulated_tools))
+				return -MKI_E_USAGE;
+			break;
 		case O_NO_HOST_TWINS: o->st.no_host_twins = 1; break;
 		case O_NO_INITRAMFS_ONCE: o->st.no_initramfs_once = 1; break;
 		case O_NO_LAYER: o->st.no_layer_cache = 1; break;
@@ -400,6 +429,7 @@ static void options_release(struct build_opts *o)
 	free(o->st.layer_sign_key);
 	strv_release(&o->st.sources);
 	strv_release(&o->st.allow_stale);
+	strv_release(&o->st.emulated_tools);
 	cachegc_user_close(o->st.cache_user);
 	settings_release_env(&o->st);
 }

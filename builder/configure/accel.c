@@ -36,14 +36,16 @@
 #define MAX_ELF_DYNAMIC (1u << 20)
 
 /*
- * Packages whose programs do the same on every architecture. dpkg's programs once their built-in
- * architecture names the target's (dpkg_programs).
+ * Packages whose programs do the same on every architecture; dpkg's programs once their built-in
+ * architecture names the target's (dpkg_programs), dracut-install only for some invocations
+ * (restricted_programs: mkimage-exec checks the arguments).
  */
 static const char *const tool_packages[] = { "dash", "bash", "coreutils", "sed", "grep",
 	"findutils", "diffutils", "gzip", "perl-base", "debianutils", "mawk", "base-passwd", "tar",
 	"passwd", "hostname", "ncurses-bin", "dpkg",
-	/* The initramfs chain (mkinitramfs and its hooks): modules are data to depmod and modinfo. */
-	"kmod", "cpio", "xz-utils", "zstd", "lz4",
+	/* The initramfs chain (mkinitramfs and its hooks): modules are data to depmod and modinfo,
+	 * and to dracut-install, trixie's initramfs-tools' module copier (restricted_programs) */
+	"kmod", "cpio", "xz-utils", "zstd", "lz4", "dracut-install",
 	/* Only the offline programs their postinsts run (partial_packages) */
 	"systemd", "udev", NULL };
 /*
@@ -75,8 +77,40 @@ static const struct {
 	const char *const *programs;
 } partial_packages[] = { { "systemd", systemd_offline }, { "udev", udev_offline } };
 
+/*
+ * Programs outside the program directories (is_tool_path), by their path in the package.
+ * dracut-install (initramfs-tools' manual_add_modules on trixie) reads modules through libkmod,
+ * which reads 32- and 64-bit, either-endian ELF alike, and copies them with cp (a twin itself).
+ */
+static const char *const lib_programs[] = { "usr/lib/dracut/dracut-install",
+	"lib/dracut/dracut-install", NULL };
+
+/*
+ * Programs whose table line says more than "any" (execshim.c decides per exec): dracut-install is
+ * native in its module mode (-m) only, where nothing depends on the machine: it hands binaries to
+ * the target's ldd in its other modes, but only the module mode was read through and is tested
+ * (test 150). coreutils' realpath and readlink (busybox's applets are links, never twins) are
+ * native for every invocation, and mkimage-exec answers their simplest questions itself
+ * (execbuiltin.h; MKIMAGE_EXEC_BUILTINS=0 turns that off, to compare). dpkg's are native_scope()'s.
+ */
+static const struct {
+	const char *program, *flags;
+} restricted_programs[] = { { "dracut-install", "modules" }, { "realpath", "realpath" },
+			    { "readlink", "readlink" } };
+
+/*
+ * Libraries a twin's library opens with dlopen() rather than DT_NEEDED: libkmod decompresses
+ * .ko.xz and .ko.zst modules through them, so the copy carries them as the target tree does.
+ */
+static const struct {
+	const char *package;
+	const char *const opened[3];
+} dlopened[] = { { "libkmod2", { "liblzma5", "libzstd1", NULL } } };
+
 struct prep {
 	const char *const *only; /* the programs of the twin being extracted, or NULL: all */
+	const struct strv *emulated; /* --no-native-tools=PROGRAM,...: left emulated */
+	struct strv kept;            /* those of them that had a native build here */
 	struct accel *a;
 	const struct plan *p;
 	int rootfd;
@@ -327,6 +361,12 @@ static void choose(struct select *x, struct cand *c)
 	c->chosen = 1;
 	for (size_t i = 0; i < c->deps.n; i++)
 		choose(x, cand_find(x, c->deps.v[i]));
+	for (size_t i = 0; i < sizeof(dlopened) / sizeof(dlopened[0]); i++) {
+		if (strcmp(c->name, dlopened[i].package))
+			continue;
+		for (const char *const *o = dlopened[i].opened; *o; o++)
+			choose(x, cand_find(x, *o));
+	}
 }
 
 int accel_select(const struct pkgindex *v, size_t n, const struct plan *p, struct plan *twins,
@@ -432,6 +472,8 @@ static int is_tool_path(const char *path)
 	static const char *const dirs[] = { "usr/bin/", "usr/sbin/", "bin/", "sbin/", NULL };
 	const char *const *d;
 
+	if (in_list(lib_programs, path))
+		return 1;
 	for (d = dirs; *d; d++)
 		if (str_starts_with(path, *d))
 			return path[strlen(*d)] && !strchr(path + strlen(*d), '/') &&
@@ -597,22 +639,32 @@ static int closure_complete(struct prep *x, const char *path, struct strv *seen)
 
 /* --- tools ------------------------------------------------------------------------------------ */
 
+/* The table's FLAGS word for program `base`: which of its invocations may run natively. */
+static const char *program_flags(const char *base)
+{
+	const char *builtins = getenv("MKIMAGE_EXEC_BUILTINS");
+
+	for (size_t i = 0; i < sizeof(restricted_programs) / sizeof(restricted_programs[0]); i++)
+		if (!strcmp(restricted_programs[i].program, base))
+			return builtins && !strcmp(builtins, "0") &&
+					       !strcmp(restricted_programs[i].flags, base)
+				       ? "any"
+				       : restricted_programs[i].flags;
+	return "any";
+}
+
 /*
- * How far the copy of program `base` may stand in for the target's: "any" use, "versions" (dpkg's
- * arithmetic only), a builtin's name (any use, some answered by mkimage-exec) or NULL (not at
- * all). dpkg's programs are retargeted here, once each.
+ * How far the copy of program `base` may stand in for the target's: its table FLAGS word, or NULL
+ * (not at all). dpkg's programs are retargeted here, once each: then every invocation is native,
+ * else dpkg's version arithmetic only.
  */
 static const char *native_scope(struct prep *x, const char *base, const char *copy)
 {
 	const char *why = "the tree's dpkg is not emulated";
 	int r = -ENOENT;
 
-	/* coreutils' (busybox's applets are links, never twins): mkimage-exec answers their
-	 * simplest questions itself (execbuiltin.h), unless asked not to, to compare. */
-	if (!strcmp(base, "realpath") || !strcmp(base, "readlink"))
-		return str_is_true_env("MKIMAGE_EXEC_BUILTINS", 1) ? base : "any";
 	if (!in_list(dpkg_programs, base))
-		return "any";
+		return program_flags(base);
 	if (x->dpkg_arch)
 		r = accel_retarget(copy, arch_host(), x->dpkg_arch, &why);
 	if (r >= 0) {
@@ -633,6 +685,12 @@ static void add_tool(struct prep *x, size_t i)
 	ElfW(Ehdr) eh;
 	int fd;
 
+	if (strv_contains(x->emulated, base)) {
+		if (!strv_contains(&x->kept, base))
+			strv_push(&x->kept, base);
+		log_debug("native tools: %s stays emulated (--no-native-tools=%s)", path, base);
+		goto out;
+	}
 	/*
 	 * The tree's file at the same path, not what a symlink there points to: an alternative
 	 * may name another program. A script runs through its (possibly native) interpreter.
@@ -824,11 +882,22 @@ static int activate(struct prep *x, const char *dispatcher)
 	return ret;
 }
 
+/* A name --no-native-tools gave that no native build here has: the switch did nothing for it. */
+static void check_emulated(const struct prep *x)
+{
+	for (size_t i = 0; i < x->emulated->n; i++)
+		if (!strv_contains(&x->kept, x->emulated->v[i]))
+			log_warn("--no-native-tools=%s: no target program of that name has a native "
+				 "build in this plan; every program it names runs as it would without "
+				 "the option", x->emulated->v[i]);
+}
+
 int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twins,
-		  const char *root, const char *work_dir)
+		  const struct strv *emulated, const char *root, const char *work_dir)
 {
 	const struct plan_entry *dpkg = plan_emulated(p, "dpkg");
-	struct prep x = { .a = a, .p = p, .rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC),
+	struct prep x = { .a = a, .p = p, .emulated = emulated,
+			  .rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC),
 			  .dpkg_arch = dpkg ? dpkg->arch : NULL };
 	char *dispatcher = find_dispatcher(), *loader = NULL;
 	const char *why = x.rootfd < 0 ? strerror(errno) : !dispatcher ? "mkimage-exec not found"
@@ -847,6 +916,8 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 
 		ret = build_copy(&x, twins, &loader);
 		log_cap_severity(old);
+		if (!ret)
+			check_emulated(&x);
 		if (ret)
 			log_warn_instead("emulation for every target program (the same image, "
 					 "slower)", "native tools: a host-architecture package could "
@@ -869,6 +940,7 @@ int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twin
 			 "the same version (%zu packages, %zu files; dpkg's %zu as %s)", a->n_tools,
 			 twins->n, a->n_files, a->n_dpkg, x.dpkg_arch ? x.dpkg_arch : "-");
 	strv_release(&x.bins);
+	strv_release(&x.kept);
 	buf_release(&x.table);
 	if (x.rootfd >= 0)
 		close(x.rootfd);

@@ -57,10 +57,12 @@ int accel_select(const struct pkgindex *v, size_t n, const struct plan *p, struc
  * table, create the mount point in the tree and register mkimage-exec for the emulated archs.
  * When nothing can be accelerated (no emulated arch, no twins, a twin not fetched, no private
  * binfmt_misc, a tree that has the host's multiarch directory, mkimage-exec missing) it says
- * why and leaves a->active 0. Errors (extracting, registering) are negative codes, logged.
+ * why and leaves a->active 0. The programs named in `emulated` (basenames,
+ * --no-native-tools=PROGRAM,...) stay emulated. Errors (extracting, registering) are negative
+ * codes, logged.
  */
 int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twins,
-		  const char *root, const char *work_dir);
+		  const struct strv *emulated, const char *root, const char *work_dir);
 /** Restore plain qemu registrations, remove the mount point from the tree and the copy. */
 int accel_release(struct accel *a);
 

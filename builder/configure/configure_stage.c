@@ -84,7 +84,7 @@ static int configure_with_tools(struct target *t, const struct plan *p, const st
 	if (ret)
 		return ret;
 	if (!st->no_native_tools)
-		ret = accel_prepare(&a, p, twins, t->root, st->work_dir);
+		ret = accel_prepare(&a, p, twins, &st->emulated_tools, t->root, st->work_dir);
 	t->bind_src = a.active ? a.dir : NULL;
 	t->bind_profile = a.active ? a.profile : NULL;
 	if (!ret)

@@ -24,15 +24,6 @@
 
 #define ANSWER_MAX 4000 /* < PIPE_BUF: one write is all or nothing */
 
-enum execbuiltin execbuiltin_from_flag(const char *flags, unsigned long n)
-{
-	if (n == strlen("realpath") && !strncmp(flags, "realpath", n))
-		return EXECBUILTIN_REALPATH;
-	if (n == strlen("readlink") && !strncmp(flags, "readlink", n))
-		return EXECBUILTIN_READLINK;
-	return EXECBUILTIN_NONE;
-}
-
 /*
  * `in` (absolute) by text alone into `out`: 0, or -1 when it is too long or, without `dots`, has
  * a "." or ".." component or a trailing slash.

@@ -10,8 +10,6 @@
 
 enum execbuiltin { EXECBUILTIN_NONE, EXECBUILTIN_REALPATH, EXECBUILTIN_READLINK };
 
-/** The builtin of table flag `flags` (`n` bytes: "realpath", "readlink"), or EXECBUILTIN_NONE. */
-enum execbuiltin execbuiltin_from_flag(const char *flags, unsigned long n);
 /**
  * Answer `args` (`n` of them, the program's arguments without its name) as the program `b`
  * would, on standard output: the exit status, or -1 with nothing written when the program must.

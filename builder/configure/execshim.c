@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -42,6 +43,28 @@ int execshim_elf_machine(const char *file, unsigned *machine, unsigned *cls)
 	return ret;
 }
 
+/* The FLAGS word of a native line: 0, or -1 for a word this build does not know (no match). */
+static int parse_flags(const char *p, size_t n, struct execshim_hit *hit)
+{
+	static const struct {
+		const char *word;
+		enum execshim_only only;
+		enum execbuiltin builtin;
+	} words[] = { { "any", EXECSHIM_ANY, EXECBUILTIN_NONE },
+		      { "versions", EXECSHIM_VERSIONS, EXECBUILTIN_NONE },
+		      { "modules", EXECSHIM_MODULES, EXECBUILTIN_NONE },
+		      { "realpath", EXECSHIM_ANY, EXECBUILTIN_REALPATH },
+		      { "readlink", EXECSHIM_ANY, EXECBUILTIN_READLINK } };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i].word) == n && !strncmp(p, words[i].word, n)) {
+			hit->only = words[i].only;
+			hit->builtin = (int)words[i].builtin;
+			return 0;
+		}
+	return -1;
+}
+
 /*
  * Whether the "native DEV INO SIZE SEC NSEC FLAGS PATH" line `line` is the file of identity `id`
  * (dev, ino, size, mtime sec, nsec); then its flags and path are copied to `hit`. The numbers are
@@ -67,11 +90,10 @@ static int native_line(const char *line, const unsigned long long id[5], struct 
 	/* FLAGS PATH, each one word; a path too long for `hit` is no match, never a shorter one */
 	flags_len = strcspn(p, " ");
 	path = p + flags_len + (p[flags_len] == ' ');
-	if (!flags_len || !*path || strchr(path, ' ') || strlen(path) >= sizeof(hit->native))
+	if (!flags_len || !*path || strchr(path, ' ') || strlen(path) >= sizeof(hit->native) ||
+	    parse_flags(p, flags_len, hit) < 0)
 		return 0;
 	memcpy(hit->native, path, strlen(path) + 1);
-	hit->versions_only = flags_len == strlen("versions") && !strncmp(p, "versions", flags_len);
-	hit->builtin = (int)execbuiltin_from_flag(p, flags_len);
 	return 1;
 }
 
@@ -158,15 +180,94 @@ int execshim_lookup(const char *table, const char *file, struct execshim_hit *hi
 	return 0;
 }
 
-/* dpkg is native only for what cannot depend on its built-in architecture. */
+/* dracut-install's long options (its getopt_long table) and whether each takes a value. */
+static const struct {
+	const char *name;
+	int value;
+} dracut_long[] = { { "help", 0 }, { "version", 0 }, { "dir", 0 }, { "debug", 0 },
+	{ "verbose", 0 }, { "ldd", 0 }, { "resolvelazy", 0 }, { "optional", 0 }, { "hostonly", 0 },
+	{ "all", 0 }, { "module", 0 }, { "fips", 0 }, { "modalias", 0 }, { "silent", 0 },
+	{ "destrootdir", 1 }, { "sysrootdir", 1 }, { "logdir", 1 }, { "mod-filter-path", 1 },
+	{ "mod-filter-nopath", 1 }, { "mod-filter-symbol", 1 }, { "mod-filter-nosymbol", 1 },
+	{ "mod-filter-noname", 1 }, { "kerneldir", 1 }, { "firmwaredirs", 1 } };
+/* Its short options with a value ("madfhlL:oD:Hr:Rp:P:s:S:N:v") */
+#define DRACUT_SHORT_VALUE "LDrpPsSN"
+
+/*
+ * One long option word ("--name" or "--name=value"): 1 -m, 0 another, 2 another whose value is
+ * the next word, -1 what is not read here (--modalias, an abbreviation, an unknown name).
+ */
+static int dracut_long_option(const char *word)
+{
+	const char *name = word + 2;
+	size_t n = strcspn(name, "=");
+
+	for (size_t i = 0; i < sizeof(dracut_long) / sizeof(dracut_long[0]); i++) {
+		if (strlen(dracut_long[i].name) != n || strncmp(name, dracut_long[i].name, n))
+			continue;
+		if (!strcmp(dracut_long[i].name, "modalias"))
+			return -1;
+		if (!strcmp(dracut_long[i].name, "module"))
+			return name[n] ? -1 : 1;
+		return dracut_long[i].value && !name[n] ? 2 : 0;
+	}
+	return -1;
+}
+
+/*
+ * Whether dracut-install's getopt_long reads -m or --module in these arguments: GNU getopt takes
+ * options anywhere before "--", an option's value is never an option, and a short option with a
+ * value ends its cluster ("-sm" filters by the symbol "m"). POSIXLY_CORRECT stops the options at
+ * the first operand: then, and for anything not read here, no (emulated).
+ */
+static int dracut_module_mode(int argc, char **argv)
+{
+	int module = 0, i;
+
+	if (getenv("POSIXLY_CORRECT"))
+		return 0;
+	for (i = 3; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+		int r;
+
+		if (a[0] != '-' || !a[1])
+			continue;
+		if (a[1] == '-') {
+			if ((r = dracut_long_option(a)) < 0)
+				return 0;
+			module |= r == 1;
+			i += r == 2;
+			continue;
+		}
+		for (a++; *a; a++) {
+			module |= *a == 'm';
+			if (strchr(DRACUT_SHORT_VALUE, *a)) {
+				i += !a[1];
+				break;
+			}
+		}
+	}
+	return module;
+}
+
+/*
+ * dpkg is native only for what cannot depend on its built-in architecture, dracut-install only
+ * in the mode whose every step was read for it (accel.c's restricted programs).
+ */
 int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv)
 {
 	if (!hit->native[0] || !hit->loader[0])
 		return 0;
-	if (!hit->versions_only)
+	switch (hit->only) {
+	case EXECSHIM_ANY:
 		return 1;
-	return argc > 3 && (!strcmp(argv[3], "--compare-versions") ||
-			    !strcmp(argv[3], "--validate-version"));
+	case EXECSHIM_VERSIONS:
+		return argc > 3 && (!strcmp(argv[3], "--compare-versions") ||
+				    !strcmp(argv[3], "--validate-version"));
+	case EXECSHIM_MODULES:
+		return dracut_module_mode(argc, argv);
+	}
+	return 0;
 }
 
 int execshim_native_argv(struct execshim_hit *hit, int argc, char **argv, char **args)

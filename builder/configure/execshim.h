@@ -7,11 +7,18 @@
 #ifndef MKI_EXECSHIM_H
 #define MKI_EXECSHIM_H
 
+/** Which invocations a native build may answer: the FLAGS word of its table line. */
+enum execshim_only {
+	EXECSHIM_ANY,      /* "any": every one */
+	EXECSHIM_VERSIONS, /* "versions": dpkg's version questions only */
+	EXECSHIM_MODULES,  /* "modules": dracut-install's module mode only */
+};
+
 /** What the table (ACCEL_TABLE's format, accel.c) says about one file: "" where it says nothing. */
 struct execshim_hit {
 	char native[512], qemu[512], loader[512], profile[512];
-	int versions_only; /* the native build answers only dpkg's version questions */
-	int builtin;       /* enum execbuiltin: questions mkimage-exec answers itself */
+	enum execshim_only only;
+	int builtin; /* enum execbuiltin: questions mkimage-exec answers itself ("realpath", "readlink") */
 };
 
 /**
@@ -28,7 +35,9 @@ int execshim_lookup(const char *table, const char *file, struct execshim_hit *hi
 /**
  * Whether the native build of `hit` may run for binfmt_misc's argv (flag P: [self, FILE, ARGV0,
  * ARGS...]): it needs a native build and a loader; a versions-only one (dpkg) only for
- * --compare-versions and --validate-version as the first argument.
+ * --compare-versions and --validate-version as the first argument; a modules-only one
+ * (dracut-install) only when its getopt would read -m or --module (the environment's
+ * POSIXLY_CORRECT included).
  */
 int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv);
 /**

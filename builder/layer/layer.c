@@ -93,8 +93,9 @@ static void key_list(struct buf *out, const char *what, const struct strv *v)
  *    choose the plan (sources, packages), come after the layer point (hooks, overlays, identity,
  *    image.*: configure_finish()) or bound the build (timeouts: a build within them configures
  *    the same tree, one beyond them fails and stores nothing);
- *  - native tools on or off, and the twins used (the proof says they change nothing; a layer from
- *    emulated scripts is still never served to a build that would use them, or the reverse);
+ *  - native tools on or off, the programs --no-native-tools=PROGRAM,... left emulated, and the
+ *    twins used (the proof says they change nothing; a layer from emulated scripts is still never
+ *    served to a build that would use them, or the reverse);
  *  - the initramfs built once or twice (--no-initramfs-once, initramfs.h): the proof says the
  *    tree is the same, but the switch is the way back to dpkg's own way should it not be, so a
  *    build with it off never gets a layer made with it on;
@@ -112,6 +113,8 @@ void layer_key_text(const struct plan *p, const struct plan *twins, const struct
 	key_plan(out, "package", p);
 	key_essential(out, p);
 	buf_addf(out, "native-tools %s\n", st->no_native_tools ? "off" : "on");
+	if (!st->no_native_tools && st->emulated_tools.n)
+		key_list(out, "native-tools-emulated", &st->emulated_tools);
 	if (!st->no_native_tools && twins)
 		key_plan(out, "twin", twins);
 	buf_addf(out, "initramfs-once %s\n", st->no_initramfs_once ? "off" : "on");

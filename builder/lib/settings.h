@@ -24,6 +24,7 @@ struct settings {
 	int locked;               /* build exactly what lock_file says */
 	int keep_staging;         /* keep work_dir for inspection */
 	int no_native_tools;      /* emulate every target program (see accel.h) */
+	struct strv emulated_tools; /* --no-native-tools=PROGRAM,...: these emulated, the rest native */
 	int no_initramfs_once;    /* a kernel's initramfs built twice, dpkg's way (initramfs.h) */
 	int native_only;          /* no emulation at all: only the host's own architectures can
 				     run in the tree (--sdk; configure_stage.c) */

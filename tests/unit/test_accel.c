@@ -90,16 +90,22 @@ static const char *const packages =
 	"4444444444444444444444444444444444444444444444444444444444444444\n";
 
 /* Tools and what they depend on, in the plan's source version only; never the unrelated. */
+/* A new index file at `path` (a mkstemp template), open for writing. */
+static FILE *index_create(char *path)
+{
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	return fdopen(fd, "w");
+}
+
 START_TEST(select_takes_same_version_tools_and_their_dependencies)
 {
 	char path[] = "/tmp/mkimage-accel-packages-XXXXXX", uri[] = "http://127.0.0.1:1/debian";
 	struct pkgindex ix = { .path = path, .base = uri };
 	struct plan p = { 0 }, twins = { 0 };
-	FILE *f;
-	int fd = mkstemp(path);
+	FILE *f = index_create(path);
 
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
 	for (const char *q = packages; *q; q++)
 		if (!strncmp(q, "ARCH", 4)) {
 			fputs(arch_host(), f);
@@ -128,6 +134,38 @@ START_TEST(select_takes_same_version_tools_and_their_dependencies)
 }
 END_TEST
 
+/*
+ * dracut-install is a tool package; libkmod2 comes as its dependency, and with it liblzma5, which
+ * libkmod opens with dlopen() (no Depends names it) to read .ko.xz modules.
+ */
+START_TEST(select_takes_the_libraries_libkmod_opens)
+{
+	static const char *const index[] = { "dracut-install", "libkmod2", "liblzma5", "libzstd1" };
+	char path[] = "/tmp/mkimage-accel-packages-XXXXXX", uri[] = "http://127.0.0.1:1/debian";
+	struct pkgindex ix = { .path = path, .base = uri };
+	struct plan p = { 0 }, twins = { 0 };
+	FILE *f = index_create(path);
+
+	for (size_t i = 0; i < sizeof(index) / sizeof(index[0]); i++)
+		fprintf(f, "Package: %s\nVersion: 1.0-1\nArchitecture: %s\n%sFilename: pool/%s.deb\n"
+			"Size: 1\nSHA256: %064zu\n\n", index[i], arch_host(),
+			i ? "" : "Depends: libkmod2 (>= 33~)\n", index[i], i);
+	fclose(f);
+	add_entry(&p, "dracut-install", "armhf", "1.0-1");
+	add_entry(&p, "libkmod2", "armhf", "1.0-1");
+	add_entry(&p, "liblzma5", "armhf", "1.0-1");
+	/* libzstd1 is not in the plan: its twin is not taken */
+	ck_assert_int_eq(accel_select(&ix, 1, &p, &twins, "test"), 0);
+	ck_assert_int_eq((int)twins.n, 3);
+	ck_assert_str_eq(twins.v[0].name, "dracut-install");
+	ck_assert_str_eq(twins.v[1].name, "libkmod2");
+	ck_assert_str_eq(twins.v[2].name, "liblzma5");
+	plan_release(&twins);
+	plan_release(&p);
+	unlink(path);
+}
+END_TEST
+
 Suite *accel_suite(void)
 {
 	Suite *s = suite_create("accel");
@@ -138,6 +176,8 @@ Suite *accel_suite(void)
 	tcase_add_test(tc, elf_dynamic_reads_runpath);
 	if (!strcmp(arch_host(), "amd64"))
 		tcase_add_test(tc, select_takes_same_version_tools_and_their_dependencies);
+	if (!strcmp(arch_host(), "amd64"))
+		tcase_add_test(tc, select_takes_the_libraries_libkmod_opens);
 	suite_add_tcase(s, tc);
 	return s;
 }

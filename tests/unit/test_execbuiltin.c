@@ -127,21 +127,11 @@ START_TEST(builtin_answers_as_coreutils)
 }
 END_TEST
 
-START_TEST(flags_name_builtins)
-{
-	ck_assert_int_eq(execbuiltin_from_flag("realpath", 8), EXECBUILTIN_REALPATH);
-	ck_assert_int_eq(execbuiltin_from_flag("readlink", 8), EXECBUILTIN_READLINK);
-	ck_assert_int_eq(execbuiltin_from_flag("any", 3), EXECBUILTIN_NONE);
-	ck_assert_int_eq(execbuiltin_from_flag("realpat", 7), EXECBUILTIN_NONE);
-}
-END_TEST
-
 Suite *execbuiltin_suite(void)
 {
 	Suite *s = suite_create("execbuiltin");
 	TCase *tc = tcase_create("execbuiltin");
 
-	tcase_add_test(tc, flags_name_builtins);
 	if (access("/usr/bin/realpath", X_OK) == 0 && access("/usr/bin/readlink", X_OK) == 0)
 		tcase_add_test(tc, builtin_answers_as_coreutils);
 	suite_add_tcase(s, tc);

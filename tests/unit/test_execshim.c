@@ -93,16 +93,16 @@ START_TEST(lookup_matches_by_identity_and_machine)
 	fprintf(t, "loader /lib64/ld-linux-x86-64.so.2\nprofile /prof/record\n");
 	fprintf(t, "qemu 183 2 /usr/bin/qemu-aarch64-static\nqemu 40 1 /usr/bin/qemu-arm-static\n");
 	fprintf(t, "qemu 40 2 /wrong/class\n");
-	table_line_native(t, other, 0, "all", "/native/other");
-	table_line_native(t, prog, 1, "all", "/native/newer"); /* another mtime: another file */
-	table_line_native(t, prog, 0, "all", "/native/prog");
+	table_line_native(t, other, 0, "any", "/native/other");
+	table_line_native(t, prog, 1, "any", "/native/newer"); /* another mtime: another file */
+	table_line_native(t, prog, 0, "any", "/native/prog");
 	fclose(t);
 	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
 	ck_assert_str_eq(hit.loader, "/lib64/ld-linux-x86-64.so.2");
 	ck_assert_str_eq(hit.profile, "/prof/record");
 	ck_assert_str_eq(hit.qemu, "/usr/bin/qemu-arm-static");
 	ck_assert_str_eq(hit.native, "/native/prog");
-	ck_assert_int_eq(hit.versions_only, 0);
+	ck_assert_int_eq(hit.only, EXECSHIM_ANY);
 
 	/* dpkg's line: versions only */
 	t = fopen(table, "w");
@@ -112,8 +112,21 @@ START_TEST(lookup_matches_by_identity_and_machine)
 	memset(&hit, 0, sizeof(hit));
 	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
 	ck_assert_str_eq(hit.native, "/native/dpkg");
-	ck_assert_int_eq(hit.versions_only, 1);
+	ck_assert_int_eq(hit.only, EXECSHIM_VERSIONS);
 	ck_assert_str_eq(hit.loader, "");
+
+	/* dracut-install's line: module mode only; a flag word this build does not know: no match */
+	t = fopen(table, "w");
+	table_line_native(t, prog, 0, "modules", "/native/dracut-install");
+	table_line_native(t, other, 0, "newer-flag", "/native/other");
+	fclose(t);
+	memset(&hit, 0, sizeof(hit));
+	ck_assert_int_eq(execshim_lookup(table, prog, &hit), 0);
+	ck_assert_str_eq(hit.native, "/native/dracut-install");
+	ck_assert_int_eq(hit.only, EXECSHIM_MODULES);
+	memset(&hit, 0, sizeof(hit));
+	ck_assert_int_eq(execshim_lookup(table, other, &hit), 0);
+	ck_assert_str_eq(hit.native, "");
 
 	/* no table, or a file that is no ELF program: -1 and nothing filled in */
 	memset(&hit, 0, sizeof(hit));
@@ -248,17 +261,65 @@ START_TEST(native_only_when_allowed)
 	char **conf = args_of(&a3, conf_l), **bare = args_of(&a4, bare_l);
 
 	ck_assert_int_eq(execshim_native_allowed(&hit, 5, conf), 1);
-	hit.versions_only = 1;
+	hit.only = EXECSHIM_VERSIONS;
 	ck_assert_int_eq(execshim_native_allowed(&hit, 7, cmp), 1);
 	ck_assert_int_eq(execshim_native_allowed(&hit, 5, val), 1);
 	ck_assert_int_eq(execshim_native_allowed(&hit, 5, conf), 0);
 	ck_assert_int_eq(execshim_native_allowed(&hit, 3, bare), 0);
-	hit.versions_only = 0;
+	hit.only = EXECSHIM_ANY;
 	hit.loader[0] = 0; /* no loader: the native build cannot start */
 	ck_assert_int_eq(execshim_native_allowed(&hit, 5, conf), 0);
 	hit.loader[0] = '/';
 	hit.native[0] = 0;
 	ck_assert_int_eq(execshim_native_allowed(&hit, 5, conf), 0);
+}
+END_TEST
+
+/* Whether a modules-only build may run for the words of `line` after dracut-install's argv[0]. */
+static int dracut_allowed(const char *line)
+{
+	struct execshim_hit hit = { .native = "/n/di", .loader = "/lib/ld.so",
+				    .only = EXECSHIM_MODULES };
+	static char self[] = "mkimage-exec", file[] = "/usr/lib/dracut/dracut-install",
+		    argv0[] = "dracut-install";
+	char copy[512], *argv[32] = { self, file, argv0 }, *save = NULL;
+	int argc = 3;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (char *w = strtok_r(copy, " ", &save); w && argc < 31; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	return execshim_native_allowed(&hit, argc, argv);
+}
+
+START_TEST(dracut_install_native_in_module_mode_only)
+{
+	/* initramfs-tools' calls (hook-functions' _call_dracut_install) */
+	ck_assert_int_eq(dracut_allowed("-D /tmp/d --kerneldir /lib/modules/6.12 --firmwaredirs "
+					"/lib/firmware -o -m ext4 =drivers/mmc"), 1);
+	ck_assert_int_eq(dracut_allowed("-D /tmp/d --kerneldir /lib/modules/6.12 -v -o -m "
+					"-s blk_alloc_disk =drivers/ata"), 1);
+	ck_assert_int_eq(dracut_allowed("--module=x ext4"), 0); /* getopt refuses the value */
+	ck_assert_int_eq(dracut_allowed("-om ext4"), 1);
+	ck_assert_int_eq(dracut_allowed("--module ext4"), 1);
+	ck_assert_int_eq(dracut_allowed("ext4 -m"), 1); /* GNU getopt permutes */
+	ck_assert_int_eq(dracut_allowed("--destrootdir=/d -m ext4"), 1);
+	/* no -m, or one getopt does not read as the option */
+	ck_assert_int_eq(dracut_allowed("-D /tmp/d /usr/bin/ls"), 0);
+	ck_assert_int_eq(dracut_allowed("-D -m /usr/bin/ls"), 0);    /* -D's value */
+	ck_assert_int_eq(dracut_allowed("-Dm /usr/bin/ls"), 0);      /* likewise, in its cluster */
+	ck_assert_int_eq(dracut_allowed("-s -m -D /d x"), 0);        /* -s's value */
+	ck_assert_int_eq(dracut_allowed("--kerneldir -m -D /d x"), 0);
+	ck_assert_int_eq(dracut_allowed("-D /d -- -m"), 0);          /* an operand after -- */
+	ck_assert_int_eq(dracut_allowed("-l -D /d /usr/bin/ls"), 0); /* ldd mode */
+	/* what is not read here: emulated */
+	ck_assert_int_eq(dracut_allowed("-m --modalias"), 0);
+	ck_assert_int_eq(dracut_allowed("--mod ext4"), 0); /* an abbreviation */
+	ck_assert_int_eq(dracut_allowed("-m --unknown ext4"), 0);
+	ck_assert_int_eq(dracut_allowed(""), 0);
+	setenv("POSIXLY_CORRECT", "1", 1);
+	ck_assert_int_eq(dracut_allowed("-o -m ext4"), 0);
+	unsetenv("POSIXLY_CORRECT");
 }
 END_TEST
 
@@ -308,6 +369,7 @@ Suite *execshim_suite(void)
 	tcase_add_test(tc, lookup_reads_large_tables_line_by_line);
 	tcase_add_test(tc, lookup_stops_at_the_end_of_the_table);
 	tcase_add_test(tc, native_only_when_allowed);
+	tcase_add_test(tc, dracut_install_native_in_module_mode_only);
 	tcase_add_test(tc, argv_of_both_ways);
 	suite_add_tcase(s, tc);
 	return s;

@@ -67,6 +67,7 @@ static void key_case_release(struct key_case *k)
 	strv_release(&k->r.locales);
 	strv_release(&k->r.path_exclude);
 	strv_release(&k->r.path_include);
+	strv_release(&k->st.emulated_tools);
 }
 
 static void key_of(const struct key_case *k, char *hex)
@@ -100,6 +101,8 @@ static void change(struct key_case *k, int i)
 	case 14: k->e[1].priority = xstrdup("required"); break;
 	/* the initramfs built once or dpkg's way */
 	case 15: k->st.no_initramfs_once = 1; break;
+	/* --no-native-tools=PROGRAM: a build compared against the native one never restores it */
+	case 16: strv_push(&k->st.emulated_tools, "dracut-install"); break;
 	}
 }
 
@@ -111,7 +114,7 @@ START_TEST(key_covers_what_configures_the_tree)
 	key_case_init(&k);
 	key_of(&k, base);
 	key_case_release(&k);
-	for (int i = 0; i <= 15; i++) {
+	for (int i = 0; i <= 16; i++) {
 		key_case_init(&k);
 		change(&k, i);
 		key_of(&k, other);

@@ -29,6 +29,7 @@ struct bootexport {
 	int committed;
 	const struct limits *lim;       /* borrowed */
 	uint64_t apparent, data;        /* bytes exported: holes included, data only */
+	struct strv written;            /* the files copied, fsync'ed together at the commit */
 };
 
 /**
@@ -46,7 +47,8 @@ int bootexport_prepare(struct bootexport *be, const struct staging *s, const str
 		       const char *output, int64_t sde, const struct limits *lim);
 
 /**
- * Rename what bootexport_prepare() wrote over the final names, and remove a final initrd, dtbs
+ * Fsync what bootexport_prepare() wrote (it only started the writeback), rename it over the
+ * final names, and remove a final initrd, dtbs
  * directory or kernel of the other name (NAME.vmlinuz, NAME.vmlinux) this image has not (left by
  * an earlier build). 0 or -MKI_E_IMAGE, logged.
  */

@@ -10,6 +10,7 @@
 #ifndef MKI_BOOTEXPORT_H
 #define MKI_BOOTEXPORT_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "lib/runlimits.h"
@@ -30,6 +31,8 @@ struct bootexport {
 	const struct limits *lim;       /* borrowed */
 	uint64_t apparent, data;        /* bytes exported: holes included, data only */
 	struct strv written;            /* the files copied, fsync'ed together at the commit */
+	pthread_t remover;              /* removing the replaced dtbs directory, when `removing` */
+	int removing;
 };
 
 /**
@@ -57,7 +60,10 @@ int bootexport_commit(struct bootexport *be);
 /** Append `"boot": { ... },` to the report `b` (nothing when nothing was exported). */
 void bootexport_json(const struct bootexport *be, struct buf *b);
 
-/** Remove what was not committed and free the contents of `be`. */
+/**
+ * Wait for the replaced dtbs directory's removal, remove what was not committed and free the
+ * contents of `be`.
+ */
 void bootexport_release(struct bootexport *be);
 
 #endif

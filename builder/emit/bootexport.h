@@ -10,6 +10,7 @@
 #ifndef MKI_BOOTEXPORT_H
 #define MKI_BOOTEXPORT_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "lib/runlimits.h"
@@ -29,6 +30,9 @@ struct bootexport {
 	int committed;
 	const struct limits *lim;       /* borrowed */
 	uint64_t apparent, data;        /* bytes exported: holes included, data only */
+	struct strv written;            /* the files copied, fsync'ed together at the commit */
+	pthread_t remover;              /* removing the replaced dtbs directory, when `removing` */
+	int removing;
 };
 
 /**
@@ -46,7 +50,8 @@ int bootexport_prepare(struct bootexport *be, const struct staging *s, const str
 		       const char *output, int64_t sde, const struct limits *lim);
 
 /**
- * Rename what bootexport_prepare() wrote over the final names, and remove a final initrd, dtbs
+ * Fsync what bootexport_prepare() wrote (it only started the writeback), rename it over the
+ * final names, and remove a final initrd, dtbs
  * directory or kernel of the other name (NAME.vmlinuz, NAME.vmlinux) this image has not (left by
  * an earlier build). 0 or -MKI_E_IMAGE, logged.
  */
@@ -55,7 +60,10 @@ int bootexport_commit(struct bootexport *be);
 /** Append `"boot": { ... },` to the report `b` (nothing when nothing was exported). */
 void bootexport_json(const struct bootexport *be, struct buf *b);
 
-/** Remove what was not committed and free the contents of `be`. */
+/**
+ * Wait for the replaced dtbs directory's removal, remove what was not committed and free the
+ * contents of `be`.
+ */
 void bootexport_release(struct bootexport *be);
 
 #endif

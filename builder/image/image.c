@@ -4,17 +4,35 @@
  */
 #include "image.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format.h"
 #include "lib/err.h"
 #include "lib/log.h"
+#include "lib/sparsehash.h"
 #include "sink.h"
 
-int image_write(const struct staging *s, const struct image_params *p)
+/* The temporary's digests, as image_write_digests() says; -MKI_E_INTERRUPTED or logged. */
+static int hash_image(struct sink *k, struct sparsehash *digests)
+{
+	struct stat st;
+	int ret = fstat(k->fd, &st) < 0 ? -errno : 0;
+
+	if (!ret)
+		ret = sparsehash_file(k->fd, (uint64_t)st.st_size, digests);
+	if (ret && ret != -MKI_E_INTERRUPTED)
+		ret = log_errno(-MKI_E_IMAGE, "cannot read back '%s' to hash it: %s", k->tmp,
+				ret == -ESTALE ? "it changed while being read" : strerror(-ret));
+	return ret;
+}
+
+int image_write_digests(const struct staging *s, const struct image_params *p,
+			struct sparsehash *digests)
 {
 	const struct format *f = format_find(p->im->format);
 	double t0 = log_now();
@@ -27,6 +45,8 @@ int image_write(const struct staging *s, const struct image_params *p)
 	}
 	sink_init_file(&k, p->output);
 	ret = format_write(f, s, p, &k);
+	if (!ret && digests && (digests->want_whole || digests->want_map))
+		ret = hash_image(&k, digests);
 	if (!ret && sink_commit(&k))
 		ret = -MKI_E_IMAGE; /* logged */
 	log_debug("image: committed (%.2fs)", log_now() - t0);
@@ -34,6 +54,11 @@ int image_write(const struct staging *s, const struct image_params *p)
 		log_error("interrupted: the unfinished %s '%s' is removed", f->noun, k.name);
 	sink_release(&k);
 	return ret;
+}
+
+int image_write(const struct staging *s, const struct image_params *p)
+{
+	return image_write_digests(s, p, NULL);
 }
 
 static unsigned le32(const unsigned char *p)

@@ -25,6 +25,17 @@
  */
 int image_write(const struct staging *s, const struct image_params *p);
 
+struct sparsehash;
+
+/**
+ * image_write(), and before the rename what `digests` asks (its want_whole, want_map: the
+ * image's sha256 and block map, lib/sparsehash.h) from the temporary, in one pass over its data
+ * while its writeback goes on: nobody reads the image again for them. `digests` may be NULL;
+ * its map is the caller's to release.
+ */
+int image_write_digests(const struct staging *s, const struct image_params *p,
+			struct sparsehash *digests);
+
 /**
  * The UUID of the file system that starts `offset` bytes into `file` (an image this process
  * wrote), as blkid prints it: an ext4 superblock's UUID, a FAT volume id "ABCD-1234". 0, or -1

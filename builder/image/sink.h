@@ -47,8 +47,9 @@ char *sink_path(const struct sink *k);
 /** Start writing back what was written so far, without waiting (a hint; errors are ignored). */
 void sink_writeback(struct sink *k);
 /**
- * Whole file: fsync, mode 0666 less the umask, rename over the output (logged on failure).
- * Region: nothing, its owner commits the larger file. Returns 0 or a negative errno.
+ * Whole file: fsync, mode 0666 less the umask, rename over the output (logged on failure); a
+ * large output replaced is freed on a thread of its own. Region: nothing, its owner commits the
+ * larger file. Returns 0 or a negative errno.
  */
 int sink_commit(struct sink *k);
 /** Free `k`; a whole file not committed is closed and its temporary removed. */

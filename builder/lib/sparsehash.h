@@ -2,12 +2,13 @@
  * The digests of a sparse file in one pass: the SHA-256 of the whole file (what sha256sum gives),
  * of byte spans of it (a disk's partitions), and the file's data map in 4 KiB blocks with the
  * SHA-256 of each range (what a block map lists). Each byte that holds data is read once, for
- * every digest at a time; holes, and extents allocated but never written (FIEMAP's "unwritten":
- * fallocate, libext2fs's zeroing), are never read: they are zeros, fed from memory to the
- * digests that cover them. A map range covers only blocks that hold data, so a hole costs a map
- * nothing. The whole-file digest runs on a thread of its own beside the others: SHA-256 over a
- * long hole is CPU work no shortcut avoids (each block's state depends on the one before), and
- * the two halves of it then take the time of one.
+ * every digest at a time; holes, and (when a map is asked) extents allocated but never written
+ * (FIEMAP's "unwritten": fallocate, libext2fs's zeroing), are never read: they are zeros, fed
+ * from memory to the digests that cover them. A map range covers only blocks that hold data,
+ * so a hole costs a map nothing. The whole-file digest and the map's run on threads of their
+ * own beside the spans': SHA-256 over a long hole is CPU work no shortcut avoids (each block's
+ * state depends on the one before), and the streams then take the time of the longest, not of
+ * their sum.
  */
 #ifndef MKI_SPARSEHASH_H
 #define MKI_SPARSEHASH_H

@@ -74,7 +74,7 @@ struct build {
 	char *bundle;              /* update: NAME.raucb beside the disk, or NULL */
 	char *bundle_manifest;     /* update.sign = "offline": NAME.raucb.manifest, or NULL */
 	struct rauc_bundle bundle_info; /* what the bundle is, once written (rauc.h) */
-	struct sparsehash digests; /* a disk's whole sha256 and block map (disk.h), or empty */
+	struct sparsehash digests; /* the image's or disk's whole sha256 and block map, or empty */
 	struct image_params ip;    /* what the image is written with */
 	struct sdk *sdk;           /* --sdk: the SDK whose recipe the stages build (sdk.h); or NULL */
 	double t0;

@@ -106,6 +106,11 @@ static int write_image(const struct build_opts *o, const struct recipe *r, struc
 				  report ? &b->digests : NULL, hash, boot };
 	int ret;
 
+	if (!r->disk.set && report) { /* the image's sha256 (and map) from its temporary */
+		b->digests.want_whole = 1;
+		b->digests.want_map = b->bmap != NULL;
+		return image_write_digests(s, ip, &b->digests);
+	}
 	if (!r->disk.set)
 		return image_write(s, ip);
 	ret = disk_write(s, &dp, report ? report : &none);

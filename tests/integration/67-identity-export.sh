@@ -93,6 +93,9 @@ sums1=$(cd "$T/img" && sha256sum t.ext4 t.vmlinuz t.initrd.img t.dtbs/vendor/boa
 expect_ok build t
 [ "$(cd "$T/img" && sha256sum t.ext4 t.vmlinuz t.initrd.img t.dtbs/vendor/board.dtb)" = "$sums1" ] ||
 	fail "a second build gives other bytes"
+# The replaced device trees are removed beside the outputs' writing, and waited for.
+leftover=$(cd "$T/img" && ls -a | grep -e '\.tmp' || true)
+[ -z "$leftover" ] || fail "the second build left temporaries beside the image: $leftover"
 note "kernel, initrd and device trees beside the image, in the report, same bytes twice"
 
 # Several kernels: an error naming them and the key; image.kernel picks one (without initrd

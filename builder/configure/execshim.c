@@ -5,6 +5,8 @@
  */
 #include "execshim.h"
 
+#include "accel.h"
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +71,7 @@ static int native_line(const char *line, const unsigned long long id[5], struct 
 		return 0;
 	memcpy(hit->native, path, strlen(path) + 1);
 	hit->versions_only = flags_len == strlen("versions") && !strncmp(p, "versions", flags_len);
+	hit->pycompile = flags_len == strlen("pycompile") && !strncmp(p, "pycompile", flags_len);
 	return 1;
 }
 
@@ -155,11 +158,60 @@ int execshim_lookup(const char *table, const char *file, struct execshim_hit *hi
 	return 0;
 }
 
+/*
+ * dh-python's py3compile starts "/usr/bin/python3.X [-O] -m py_compile -" and writes it the
+ * file names: exactly that.
+ */
+static int py_compile_worker(int argc, char **argv)
+{
+	int o = argc == 7 && !strcmp(argv[3], "-O");
+
+	return (argc == 6 || o) && !strcmp(argv[3 + o], "-m") &&
+	       !strcmp(argv[4 + o], "py_compile") && !strcmp(argv[5 + o], "-");
+}
+
+/* "/usr/lib/python3.N/py_compile.py", the target's own module run as a script. */
+static int py_compile_path(const char *s)
+{
+	const char *p = s + strlen("/usr/lib/python3.");
+	size_t digits;
+
+	if (strncmp(s, "/usr/lib/python3.", strlen("/usr/lib/python3.")))
+		return 0;
+	digits = strspn(p, "0123456789");
+	return digits && digits < 4 && !strcmp(p + digits, "/py_compile.py");
+}
+
+/*
+ * The interpreter's own postinsts: "python3.X -E -S [-O] /usr/lib/python3.X/py_compile.py
+ * FILE...", the names as arguments.
+ */
+static int py_compile_script(int argc, char **argv)
+{
+	int o = argc > 6 && !strcmp(argv[5], "-O");
+
+	return argc > 6 + o && !strcmp(argv[3], "-E") && !strcmp(argv[4], "-S") &&
+	       py_compile_path(argv[5 + o]);
+}
+
+/* The flags before py_compile's module or script: what the native interpreter gets too. */
+static int py_compile_flags(int argc, char **argv)
+{
+	int n = 0;
+
+	while (3 + n < argc && n < 3 && argv[3 + n][0] == '-' && strcmp(argv[3 + n], "-m"))
+		n++;
+	return n;
+}
+
 /* dpkg is native only for what cannot depend on its built-in architecture. */
 int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv)
 {
 	if (!hit->native[0] || !hit->loader[0])
 		return 0;
+	if (hit->pycompile)
+		return hit->qemu[0] && (py_compile_worker(argc, argv) ||
+					py_compile_script(argc, argv));
 	if (!hit->versions_only)
 		return 1;
 	return argc > 3 && (!strcmp(argv[3], "--compare-versions") ||
@@ -168,7 +220,8 @@ int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **arg
 
 int execshim_native_argv(struct execshim_hit *hit, int argc, char **argv, char **args)
 {
-	static char inhibit_cache[] = "--inhibit-cache", argv0[] = "--argv0";
+	static char inhibit_cache[] = "--inhibit-cache", argv0[] = "--argv0", no_site[] = "-S";
+	static char guard[] = ACCEL_PYCOMPILE;
 	int i, n = 0;
 
 	args[n++] = hit->loader;
@@ -176,6 +229,25 @@ int execshim_native_argv(struct execshim_hit *hit, int argc, char **argv, char *
 	args[n++] = argv0;
 	args[n++] = argv[2];
 	args[n++] = hit->native;
+	if (hit->pycompile) {
+		int flags = py_compile_flags(argc, argv), site = 1;
+
+		for (i = 3; i < 3 + flags; i++) {
+			site &= !!strcmp(argv[i], "-S");
+			args[n++] = argv[i];
+		}
+		/* the stdin form's guard runs site itself, to see it run cleanly */
+		if (site)
+			args[n++] = no_site;
+		args[n++] = guard;
+		args[n++] = hit->qemu;
+		args[n++] = argv[1];
+		args[n++] = argv[2];
+		for (i = 3; i < argc; i++)
+			args[n++] = argv[i];
+		args[n] = NULL;
+		return n;
+	}
 	for (i = 3; i < argc; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;

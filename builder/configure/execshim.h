@@ -11,6 +11,7 @@
 struct execshim_hit {
 	char native[512], qemu[512], loader[512], profile[512];
 	int versions_only; /* the native build answers only dpkg's version questions */
+	int pycompile;     /* a python3.X that runs natively only as py_compile's worker, checked */
 };
 
 /**
@@ -27,13 +28,17 @@ int execshim_lookup(const char *table, const char *file, struct execshim_hit *hi
 /**
  * Whether the native build of `hit` may run for binfmt_misc's argv (flag P: [self, FILE, ARGV0,
  * ARGS...]): it needs a native build and a loader; a versions-only one (dpkg) only for
- * --compare-versions and --validate-version as the first argument.
+ * --compare-versions and --validate-version as the first argument; a pycompile one (python3.X)
+ * only as py_compile, dh-python's worker `[-O] -m py_compile -` or the interpreter postinsts'
+ * `-E -S [-O] /usr/lib/python3.N/py_compile.py FILE...`, and only with an emulator to hand the
+ * files it cannot vouch for to (ACCEL_PYCOMPILE).
  */
 int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv);
 /**
- * `args` (room for argc + 3 pointers, the final NULL included) for the native way: the loader,
- * told the original argv[0], runs the native build with ARGS. Pointers into `hit` and `argv`;
- * the number of arguments.
+ * `args` (room for argc + 12 pointers, the final NULL included) for the native way: the loader,
+ * told the original argv[0], runs the native build with ARGS; a pycompile build runs
+ * ACCEL_PYCOMPILE with the flags before py_compile and -S (FLAGS GUARD QEMU FILE ARGV0 ARGS:
+ * it reads the same stdin). Pointers into `hit` and `argv`; the number of arguments.
  */
 int execshim_native_argv(struct execshim_hit *hit, int argc, char **argv, char **args);
 /**

@@ -194,12 +194,28 @@ static int py_compile_script(int argc, char **argv)
 	       py_compile_path(argv[5 + o]);
 }
 
+/*
+ * dh-python's questions to each interpreter (debpython/interpreter.py, once per py3compile):
+ * answers built into the interpreter of that version, on every machine.
+ */
+static int py_question(int argc, char **argv)
+{
+	static const char *const asked[] = { "import imp; print(imp.get_magic())",
+		"import imp; print(imp.get_tag())", NULL };
+
+	for (const char *const *q = asked; argc == 5 && *q; q++)
+		if (!strcmp(argv[3], "-c") && !strcmp(argv[4], *q))
+			return 1;
+	return 0;
+}
+
 /* The flags before py_compile's module or script: what the native interpreter gets too. */
 static int py_compile_flags(int argc, char **argv)
 {
 	int n = 0;
 
-	while (3 + n < argc && n < 3 && argv[3 + n][0] == '-' && strcmp(argv[3 + n], "-m"))
+	while (3 + n < argc && n < 3 && (!strcmp(argv[3 + n], "-E") ||
+					  !strcmp(argv[3 + n], "-S") || !strcmp(argv[3 + n], "-O")))
 		n++;
 	return n;
 }
@@ -211,7 +227,7 @@ int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **arg
 		return 0;
 	if (hit->pycompile)
 		return hit->qemu[0] && (py_compile_worker(argc, argv) ||
-					py_compile_script(argc, argv));
+					py_compile_script(argc, argv) || py_question(argc, argv));
 	if (!hit->versions_only)
 		return 1;
 	return argc > 3 && (!strcmp(argv[3], "--compare-versions") ||

@@ -30,8 +30,9 @@ int execshim_lookup(const char *table, const char *file, struct execshim_hit *hi
  * ARGS...]): it needs a native build and a loader; a versions-only one (dpkg) only for
  * --compare-versions and --validate-version as the first argument; a pycompile one (python3.X)
  * only as py_compile, dh-python's worker `[-O] -m py_compile -` or the interpreter postinsts'
- * `-E -S [-O] /usr/lib/python3.N/py_compile.py FILE...`, and only with an emulator to hand the
- * files it cannot vouch for to (ACCEL_PYCOMPILE).
+ * `-E -S [-O] /usr/lib/python3.N/py_compile.py FILE...`, or for dh-python's questions of
+ * its magic number and tag (`-c 'import imp; print(imp.get_magic())'`), and only with an
+ * emulator to hand what it cannot vouch for to (ACCEL_PYCOMPILE).
  */
 int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv);
 /**

@@ -319,11 +319,16 @@ START_TEST(python_only_as_py_compile)
 		"python3", "-E", "-S", "/tmp/py_compile.py", "a.py", NULL };
 	static const char *const nofiles_l[] = { "mkimage-exec", "/usr/bin/python3.11",
 		"python3", "-E", "-S", "/usr/lib/python3.11/py_compile.py", NULL };
-	struct args a1, a2, a3, a4, a5, a6, a7;
+	static const char *const tag_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"python3.11", "-c", "import imp; print(imp.get_tag())", NULL };
+	static const char *const more_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"python3.11", "-c", "import imp; print(imp.get_tag()); 1", NULL };
+	struct args a1, a2, a3, a4, a5, a6, a7, a8, a9;
 	char **worker = args_of(&a1, worker_l), **worker_o = args_of(&a2, worker_o_l);
 	char **script = args_of(&a3, script_l), **other = args_of(&a4, other_l);
 	char **names = args_of(&a5, names_l), **elsewhere = args_of(&a6, elsewhere_l);
 	char **nofiles = args_of(&a7, nofiles_l), *args[32];
+	char **tag = args_of(&a8, tag_l), **more = args_of(&a9, more_l);
 
 	ck_assert_int_eq(execshim_native_allowed(&hit, 6, worker), 1);
 	ck_assert_int_eq(execshim_native_allowed(&hit, 7, worker_o), 1);
@@ -332,6 +337,8 @@ START_TEST(python_only_as_py_compile)
 	ck_assert_int_eq(execshim_native_allowed(&hit, 6, names), 0);
 	ck_assert_int_eq(execshim_native_allowed(&hit, 7, elsewhere), 0);
 	ck_assert_int_eq(execshim_native_allowed(&hit, 6, nofiles), 0);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, tag), 1);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, more), 0);
 	hit.qemu[0] = 0; /* nobody to hand a file to */
 	ck_assert_int_eq(execshim_native_allowed(&hit, 6, worker), 0);
 	hit.qemu[0] = '/';
@@ -356,6 +363,12 @@ START_TEST(python_only_as_py_compile)
 	ck_assert_str_eq(args[8], ACCEL_PYCOMPILE);
 	ck_assert_str_eq(args[16], "/usr/lib/python3.11/a.py");
 	ck_assert_ptr_null(args[17]);
+	/* a question: -c is the guard's to read, not the interpreter's */
+	ck_assert_int_eq(execshim_native_argv(&hit, 5, tag, args), 12);
+	ck_assert_str_eq(args[5], "-S");
+	ck_assert_str_eq(args[6], ACCEL_PYCOMPILE);
+	ck_assert_str_eq(args[10], "-c");
+	ck_assert_ptr_null(args[12]);
 }
 END_TEST
 

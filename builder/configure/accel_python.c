@@ -1,19 +1,22 @@
 /*
- * python3.X as a twin (accel.h), for dh-python's py_compile worker only: the guard the native
- * interpreter runs instead of `-m py_compile -`, and what its record says afterwards.
+ * python3.X as a twin (accel.h), for py_compile only (and dh-python's two questions of the
+ * interpreter, execshim.c): the guard the native interpreter runs instead of py_compile, and what
+ * its record says afterwards.
  *
  * Why the worker's byte code is the same natively: the .py files, py_compile and importlib are
  * the target's own (the twin brings only the interpreter, of the same source version); marshal
  * writes ints, floats and lengths in fixed little-endian widths, sorts a frozenset's elements by
  * their bytes (CPython >= 3.11: no hash order, whose width is 32 bits on armhf), and FLAG_REF
  * depends on reference counts the same compiler code makes on every machine. What the compiler
- * computes itself goes through the C library only for powers and complex arithmetic (pow(),
- * hypot(), ...; +, -, *, / are IEEE 754 exact on both), so a file that folds one is the target
- * interpreter's to compile, as is any file the native run cannot compile. The guard is Python:
- * it must see the tree's own source and site exactly as the worker would.
+ * computes itself goes through the C library only for powers other than int ** int >= 0 and
+ * complex arithmetic (pow(), hypot(), ...; +, -, *, / are correctly rounded IEEE 754 on both),
+ * so a file that folds one is the target interpreter's to compile, as is any file the native run
+ * cannot compile. The guard is Python: it must see the tree's own source and site exactly as the
+ * worker would.
  */
 #include "accel.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -232,7 +235,8 @@ static int unescape(char *s)
 			*w++ = *s;
 			continue;
 		}
-		if (s[1] != 'x' || !s[2] || !s[3] || sscanf(s + 2, "%2x", &v) != 1 || !v)
+		if (s[1] != 'x' || !isxdigit((unsigned char)s[2]) ||
+		    !isxdigit((unsigned char)s[3]) || sscanf(s + 2, "%2x", &v) != 1 || !v)
 			return -1;
 		*w++ = (char)v;
 		s += 3;

@@ -68,6 +68,7 @@ START_TEST(emulated_files_named_by_package)
 			   "python /usr/lib/z/x.py\n"
 			   "python relative.py\n"
 			   "python /usr/lib/bad\\x2\n"
+			   "python /usr/lib/z/x\\x2g.py\n"
 			   "python /nowhere.py\n");
 	a.root = root;
 	a.profile = record;

@@ -65,10 +65,13 @@ expect_ok "$MKIMAGE" -v --no-layer-cache --cache-dir "$T/cache" --source "$SRC" 
 	--output "$T/native.ext4" "$T/r/py.cfg"
 grep -Eq "^mkimage: (info|debug):   \| +[0-9]+ +[0-9.]+ +[0-9.]+  native +/usr/bin/python3\.11\$" "$T/err" ||
 	{ grep -A40 "exec profile" "$T/err" >&2; fail "python3.11 did not run natively"; }
-grep -q "native tools: python: 2 files byte-compiled by the emulated interpreter .* of mki160-py\$" "$T/err" ||
+# (today's bookworm packages fold no such expression themselves: the list is mki160-py alone)
+grep -Eq "native tools: python: [0-9]+ files byte-compiled by the emulated interpreter .* of (.*, )?mki160-py(, .*)?\$" "$T/err" ||
 	{ grep "python" "$T/err" >&2; fail "no word that mki160-py's folds stayed emulated"; }
-jq -e '.native_tools.python_emulated == ["mki160-py"]' "$T/native.report.json" >/dev/null ||
+jq -e '.native_tools.python_emulated | index("mki160-py") != null' "$T/native.report.json" >/dev/null ||
 	{ jq .native_tools "$T/native.report.json" >&2; fail "the report does not name mki160-py"; }
+jq -r '.native_tools.python_emulated | join(" ")' "$T/native.report.json" | grep -qx "mki160-py" ||
+	note "packages of the mirror's versions left to the emulated python too: $(jq -c .native_tools.python_emulated "$T/native.report.json")"
 debugfs -R "cat /usr/lib/python3/dist-packages/mki160/out.json" "$T/native.ext4" 2>/dev/null |
 	grep -qx '{"a": \[1, 2.5\]}' || fail "the postinst's python did not run"
 n=$(debugfs -R "ls -p /usr/lib/python3.11/__pycache__" "$T/native.ext4" 2>/dev/null | grep -c '\.pyc/')

@@ -47,7 +47,9 @@ static const char *const tool_packages[] = { "dash", "bash", "coreutils", "sed",
 	 * and to dracut-install, trixie's initramfs-tools' module copier (restricted_programs) */
 	"kmod", "cpio", "xz-utils", "zstd", "lz4", "dracut-install",
 	/* Only the offline programs their postinsts run (partial_packages) */
-	"systemd", "udev", NULL };
+	"systemd", "udev",
+	/* Only the interpreter, only as py_compile's checked worker (accel_python.c) */
+	"python3.11-minimal", "python3.12-minimal", "python3.13-minimal", NULL };
 /*
  * ... except these, which report or depend on the machine, inject libraries into what they run
  * (stdbuf), or are dpkg's programs that configuring never needs fast.
@@ -72,10 +74,14 @@ static const char *const dpkg_programs[] = { "dpkg", "dpkg-divert", "dpkg-query"
 static const char *const systemd_offline[] = { "systemctl", "journalctl", "systemd-sysusers",
 	"systemd-tmpfiles", NULL };
 static const char *const udev_offline[] = { "systemd-hwdb", NULL };
+static const char *const python_interpreters[] = { "python3.11", "python3.12", "python3.13", NULL };
 static const struct {
 	const char *package;
 	const char *const *programs;
-} partial_packages[] = { { "systemd", systemd_offline }, { "udev", udev_offline } };
+} partial_packages[] = { { "systemd", systemd_offline }, { "udev", udev_offline },
+			 { "python3.11-minimal", python_interpreters },
+			 { "python3.12-minimal", python_interpreters },
+			 { "python3.13-minimal", python_interpreters } };
 
 /*
  * Programs outside the program directories (is_tool_path), by their path in the package.
@@ -683,7 +689,7 @@ static void add_tool(struct prep *x, size_t i)
 	struct strv seen = { 0 };
 	struct stat tsb;
 	ElfW(Ehdr) eh;
-	int fd;
+	int fd, python;
 
 	if (strv_contains(x->emulated, base)) {
 		if (!strv_contains(&x->kept, base))
@@ -702,11 +708,13 @@ static void add_tool(struct prep *x, size_t i)
 	close(fd);
 	if (!closure_complete(x, copy, &seen) || !(scope = native_scope(x, base, copy)))
 		goto out;
+	python = in_list(python_interpreters, base);
 	buf_addf(&x->table, "native %llu %llu %llu %llu %llu %s /" ACCEL_MOUNT "/" TOOLS_SUBDIR
 		 "/%zu\n", (unsigned long long)tsb.st_dev, (unsigned long long)tsb.st_ino,
 		 (unsigned long long)tsb.st_size, (unsigned long long)tsb.st_mtim.tv_sec,
-		 (unsigned long long)tsb.st_mtim.tv_nsec, scope, i);
+		 (unsigned long long)tsb.st_mtim.tv_nsec, python ? "pycompile" : scope, i);
 	x->a->n_tools++;
+	x->a->python |= python;
 	log_debug("native tools: %s", path);
 out:
 	strv_release(&seen);
@@ -835,14 +843,23 @@ static int build_copy(struct prep *x, const struct plan *twins, char **loader)
 		add_tool(x, i);
 	if (x->a->n_tools)
 		ret = add_emulators(x);
+	if (!ret && x->a->python)
+		ret = accel_python_write(x->a->dir);
 	return ret;
 }
 
-/* With -v, mkimage-exec records what it runs (execprof.h) into a file bound writable. */
-static int add_profile(struct prep *x)
+/*
+ * With -v, mkimage-exec records what it runs (execprof.h) into a file bound writable; the
+ * py_compile guard notes there the files it left to the emulated interpreter, also without -v.
+ */
+static int add_record(struct prep *x)
 {
+	x->a->profiling = log_get_level() >= LOG_DEBUG;
+	if (!x->a->profiling && !x->a->python)
+		return 0;
 	x->a->profile = xasprintf("%s/" TOOLS_SUBDIR "/profile", x->a->dir);
-	buf_addf(&x->table, "profile /" ACCEL_PROFILE "\n");
+	if (x->a->profiling)
+		buf_addf(&x->table, "profile /" ACCEL_PROFILE "\n");
 	return execprof_create(x->a->profile, idshift_tree_uid(0), idshift_tree_gid(0));
 }
 
@@ -862,7 +879,7 @@ static int chown_mount_point(int rootfd)
 static int activate(struct prep *x, const char *dispatcher)
 {
 	char *table = xasprintf("%s/" TOOLS_SUBDIR "/table", x->a->dir);
-	int ret = log_get_level() >= LOG_DEBUG ? add_profile(x) : 0;
+	int ret = add_record(x);
 
 	if (!ret)
 		ret = fsutil_write_atomic(table, x->table.p, x->table.len);

@@ -29,6 +29,8 @@
 #define ACCEL_MOUNT "usr/lib/" MKI_HOST_MULTIARCH
 #define ACCEL_TABLE "/" ACCEL_MOUNT "/mkimage-accel/table"
 #define ACCEL_PROFILE ACCEL_MOUNT "/mkimage-accel/profile" /* relative, as bind_dir */
+/* python3.X's py_compile worker natively: the guard that checks each file (accel_python.c) */
+#define ACCEL_PYCOMPILE "/" ACCEL_MOUNT "/mkimage-accel/pycompile.py"
 
 struct accel {
 	int active;      /* the dispatcher is registered and the copy is ready */
@@ -37,7 +39,9 @@ struct accel {
 	size_t n_tools;  /* target programs that run natively */
 	size_t n_files;  /* host files in the copy */
 	size_t n_dpkg;   /* of n_tools, dpkg's programs made to name the target's architecture */
-	char *profile;   /* host path of the exec profile (execprof.h, with -v); else NULL */
+	char *profile;   /* host path of the record (execprof.h, with -v; or python's); else NULL */
+	int profiling;   /* -v: the record has the exec profile */
+	int python;      /* python3.X runs natively as py_compile's checked worker */
 };
 
 struct pkgindex;
@@ -63,6 +67,14 @@ int accel_select(const struct pkgindex *v, size_t n, const struct plan *p, struc
  */
 int accel_prepare(struct accel *a, const struct plan *p, const struct plan *twins,
 		  const struct strv *emulated, const char *root, const char *work_dir);
+/**
+ * After the scripts ran with a native python3.X (a->python): the packages whose files the
+ * py_compile guard left to the emulated interpreter (it could not vouch for their byte code),
+ * sorted, into `pkgs`, from the record and the tree's dpkg file lists; an info line names them.
+ */
+void accel_python_emulated(const struct accel *a, struct strv *pkgs);
+/** Write the py_compile guard (ACCEL_PYCOMPILE) into the copy at `dir`. 0 or negative errno. */
+int accel_python_write(const char *dir);
 /** Restore plain qemu registrations, remove the mount point from the tree and the copy. */
 int accel_release(struct accel *a);
 

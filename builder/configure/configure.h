@@ -42,9 +42,10 @@ int configure_init(struct configure *c, struct staging *s, const struct plan *p,
  * boot configuration, set up native tools from `twins` (accel.h; may be empty) for the
  * maintainer scripts and configure the packages (configure_packages, configure_verify) with a
  * kernel's initramfs built once (initramfs.h). A failing or hanging script is -MKI_E_HOOK
- * (logged with its name, status and last lines of output).
+ * (logged with its name, status and last lines of output). The packages whose byte code a
+ * native python left to the emulated one go to `python_emulated` (may be NULL; accel.h).
  */
-int configure_tree(struct configure *c, const struct plan *twins);
+int configure_tree(struct configure *c, const struct plan *twins, struct strv *python_emulated);
 /**
  * Instead of configure_tree(), for a tree restored from the layer cache: configured already,
  * stored with the guards in place.

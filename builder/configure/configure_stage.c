@@ -76,7 +76,8 @@ static int configure_once(struct target *t, const struct plan *p, const struct r
  * afterwards run without them, as every later command does.
  */
 static int configure_with_tools(struct target *t, const struct plan *p, const struct plan *twins,
-				const struct recipe *r, const struct settings *st)
+				const struct recipe *r, const struct settings *st,
+				struct strv *python_emulated)
 {
 	struct accel a = { 0 };
 	int ret = configure_has_dpkg(t), ret2;
@@ -89,8 +90,10 @@ static int configure_with_tools(struct target *t, const struct plan *p, const st
 	t->bind_profile = a.active ? a.profile : NULL;
 	if (!ret)
 		ret = configure_once(t, p, r, st);
-	if (t->bind_profile)
+	if (a.profiling)
 		execprof_log(t->bind_profile, EXECPROF_TOP);
+	if (!ret && a.active && python_emulated)
+		accel_python_emulated(&a, python_emulated);
 	t->bind_src = t->bind_profile = NULL;
 	ret2 = accel_release(&a);
 	ret = ret ? ret : ret2;
@@ -167,7 +170,7 @@ int configure_init(struct configure *c, struct staging *s, const struct plan *p,
 	return ret ? ret : setup_archs(c, p, st);
 }
 
-int configure_tree(struct configure *c, const struct plan *twins)
+int configure_tree(struct configure *c, const struct plan *twins, struct strv *python_emulated)
 {
 	int ret = guards_install(&c->g, c->rootfd);
 
@@ -179,7 +182,7 @@ int configure_tree(struct configure *c, const struct plan *twins)
 	/* before the kernel's postinst builds the initramfs */
 	if (!ret)
 		ret = bootcfg_prepare(c->s, c->r, c->rootfd, c->st->source_date_epoch);
-	return ret ? ret : configure_with_tools(&c->t, c->p, twins, c->r, c->st);
+	return ret ? ret : configure_with_tools(&c->t, c->p, twins, c->r, c->st, python_emulated);
 }
 
 void configure_adopt(struct configure *c)

@@ -105,8 +105,11 @@ void execprof_parse(struct execprof *p, const char *text, size_t len)
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 
-		/* A line without its newline was cut short (the record's bound): not counted. */
-		if (!nl || parse_line(p, s, nl) < 0)
+		/* A line without its newline was cut short (the record's bound): not counted. The
+		 * py_compile guard's "python PATH" lines are accel_python.c's. */
+		if (nl && nl - s > 7 && !memcmp(s, "python ", 7))
+			;
+		else if (!nl || parse_line(p, s, nl) < 0)
 			p->malformed++;
 		s = nl ? nl + 1 : end;
 	}

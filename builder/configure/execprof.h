@@ -11,7 +11,8 @@
  * the kernel was asked to execute, escaped: every byte outside '!'..'~' and every '\' as \xHH, so
  * a line is one line of printable ASCII whatever a script named its programs. Every process in
  * the tree can write the record (it runs as whoever execs), so nothing but the profile trusts it:
- * it is read with a bound, and a malformed line is counted and skipped.
+ * it is read with a bound, and a malformed line is counted and skipped. Lines "python PATH"
+ * (the py_compile guard's, accel_python.c) are not the profile's and are skipped.
  */
 #ifndef MKI_EXECPROF_H
 #define MKI_EXECPROF_H

@@ -5,6 +5,7 @@
  */
 #include "execshim.h"
 
+#include "accel.h"
 #include "execbuiltin.h"
 
 #include <fcntl.h>
@@ -53,6 +54,7 @@ static int parse_flags(const char *p, size_t n, struct execshim_hit *hit)
 	} words[] = { { "any", EXECSHIM_ANY, EXECBUILTIN_NONE },
 		      { "versions", EXECSHIM_VERSIONS, EXECBUILTIN_NONE },
 		      { "modules", EXECSHIM_MODULES, EXECBUILTIN_NONE },
+		      { "pycompile", EXECSHIM_PYCOMPILE, EXECBUILTIN_NONE },
 		      { "realpath", EXECSHIM_ANY, EXECBUILTIN_REALPATH },
 		      { "readlink", EXECSHIM_ANY, EXECBUILTIN_READLINK } };
 
@@ -251,6 +253,68 @@ static int dracut_module_mode(int argc, char **argv)
 }
 
 /*
+ * dh-python's py3compile starts "/usr/bin/python3.X [-O] -m py_compile -" and writes it the
+ * file names: exactly that.
+ */
+static int py_compile_worker(int argc, char **argv)
+{
+	int o = argc == 7 && !strcmp(argv[3], "-O");
+
+	return (argc == 6 || o) && !strcmp(argv[3 + o], "-m") &&
+	       !strcmp(argv[4 + o], "py_compile") && !strcmp(argv[5 + o], "-");
+}
+
+/* "/usr/lib/python3.N/py_compile.py", the target's own module run as a script. */
+static int py_compile_path(const char *s)
+{
+	const char *p = s + strlen("/usr/lib/python3.");
+	size_t digits;
+
+	if (strncmp(s, "/usr/lib/python3.", strlen("/usr/lib/python3.")))
+		return 0;
+	digits = strspn(p, "0123456789");
+	return digits && digits < 4 && !strcmp(p + digits, "/py_compile.py");
+}
+
+/*
+ * The interpreter's own postinsts: "python3.X -E -S [-O] /usr/lib/python3.X/py_compile.py
+ * FILE...", the names as arguments.
+ */
+static int py_compile_script(int argc, char **argv)
+{
+	int o = argc > 6 && !strcmp(argv[5], "-O");
+
+	return argc > 6 + o && !strcmp(argv[3], "-E") && !strcmp(argv[4], "-S") &&
+	       py_compile_path(argv[5 + o]);
+}
+
+/*
+ * dh-python's questions to each interpreter (debpython/interpreter.py, once per py3compile):
+ * answers built into the interpreter of that version, on every machine.
+ */
+static int py_question(int argc, char **argv)
+{
+	static const char *const asked[] = { "import imp; print(imp.get_magic())",
+		"import imp; print(imp.get_tag())", NULL };
+
+	for (const char *const *q = asked; argc == 5 && *q; q++)
+		if (!strcmp(argv[3], "-c") && !strcmp(argv[4], *q))
+			return 1;
+	return 0;
+}
+
+/* The flags before py_compile's module or script: what the native interpreter gets too. */
+static int py_compile_flags(int argc, char **argv)
+{
+	int n = 0;
+
+	while (3 + n < argc && n < 3 && (!strcmp(argv[3 + n], "-E") ||
+					  !strcmp(argv[3 + n], "-S") || !strcmp(argv[3 + n], "-O")))
+		n++;
+	return n;
+}
+
+/*
  * dpkg is native only for what cannot depend on its built-in architecture, dracut-install only
  * in the mode whose every step was read for it (accel.c's restricted programs).
  */
@@ -266,13 +330,17 @@ int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **arg
 				    !strcmp(argv[3], "--validate-version"));
 	case EXECSHIM_MODULES:
 		return dracut_module_mode(argc, argv);
+	case EXECSHIM_PYCOMPILE:
+		return hit->qemu[0] && (py_compile_worker(argc, argv) ||
+					py_compile_script(argc, argv) || py_question(argc, argv));
 	}
 	return 0;
 }
 
 int execshim_native_argv(struct execshim_hit *hit, int argc, char **argv, char **args)
 {
-	static char inhibit_cache[] = "--inhibit-cache", argv0[] = "--argv0";
+	static char inhibit_cache[] = "--inhibit-cache", argv0[] = "--argv0", no_site[] = "-S";
+	static char guard[] = ACCEL_PYCOMPILE;
 	int i, n = 0;
 
 	args[n++] = hit->loader;
@@ -280,6 +348,25 @@ int execshim_native_argv(struct execshim_hit *hit, int argc, char **argv, char *
 	args[n++] = argv0;
 	args[n++] = argv[2];
 	args[n++] = hit->native;
+	if (hit->only == EXECSHIM_PYCOMPILE) {
+		int flags = py_compile_flags(argc, argv), site = 1;
+
+		for (i = 3; i < 3 + flags; i++) {
+			site &= !!strcmp(argv[i], "-S");
+			args[n++] = argv[i];
+		}
+		/* the stdin form's guard runs site itself, to see it run cleanly */
+		if (site)
+			args[n++] = no_site;
+		args[n++] = guard;
+		args[n++] = hit->qemu;
+		args[n++] = argv[1];
+		args[n++] = argv[2];
+		for (i = 3; i < argc; i++)
+			args[n++] = argv[i];
+		args[n] = NULL;
+		return n;
+	}
 	for (i = 3; i < argc; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;

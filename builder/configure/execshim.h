@@ -12,6 +12,7 @@ enum execshim_only {
 	EXECSHIM_ANY,      /* "any": every one */
 	EXECSHIM_VERSIONS, /* "versions": dpkg's version questions only */
 	EXECSHIM_MODULES,  /* "modules": dracut-install's module mode only */
+	EXECSHIM_PYCOMPILE, /* "pycompile": python3.X as py_compile's worker, through the guard */
 };
 
 /** What the table (ACCEL_TABLE's format, accel.c) says about one file: "" where it says nothing. */
@@ -37,13 +38,17 @@ int execshim_lookup(const char *table, const char *file, struct execshim_hit *hi
  * ARGS...]): it needs a native build and a loader; a versions-only one (dpkg) only for
  * --compare-versions and --validate-version as the first argument; a modules-only one
  * (dracut-install) only when its getopt would read -m or --module (the environment's
- * POSIXLY_CORRECT included).
+ * POSIXLY_CORRECT included); a pycompile one (python3.X) only as py_compile, dh-python's worker
+ * `[-O] -m py_compile -` or the interpreter postinsts' `-E -S [-O] /usr/lib/python3.N/py_compile.py
+ * FILE...`, or for dh-python's questions of its magic number and tag, and only with an emulator
+ * to hand what it cannot vouch for to (ACCEL_PYCOMPILE).
  */
 int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv);
 /**
- * `args` (room for argc + 3 pointers, the final NULL included) for the native way: the loader,
- * told the original argv[0], runs the native build with ARGS. Pointers into `hit` and `argv`;
- * the number of arguments.
+ * `args` (room for argc + 12 pointers, the final NULL included) for the native way: the loader,
+ * told the original argv[0], runs the native build with ARGS; a pycompile build runs
+ * ACCEL_PYCOMPILE with the flags before py_compile and -S (FLAGS GUARD QEMU FILE ARGV0 ARGS:
+ * it reads the same stdin). Pointers into `hit` and `argv`; the number of arguments.
  */
 int execshim_native_argv(struct execshim_hit *hit, int argc, char **argv, char **args);
 /**

@@ -25,7 +25,7 @@
 int main(int argc, char **argv)
 {
 	extern char **environ;
-	static char *args[MAX_ARGS + 8];
+	static char *args[MAX_ARGS + 16];
 	struct execshim_hit hit = { 0 };
 	int native = 0;
 

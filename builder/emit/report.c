@@ -195,7 +195,7 @@ int report_write(const struct report *rep, const struct plan *p, const struct re
 }
 
 void report_native_json(struct buf *out, int enabled, const struct plan *twins,
-			const char *origin)
+			const char *origin, const struct strv *python_emulated)
 {
 	struct strv hosts = { 0 };
 	uint64_t bytes = 0;
@@ -221,7 +221,17 @@ void report_native_json(struct buf *out, int enabled, const struct plan *twins,
 		buf_adds(out, i ? ", " : "");
 		json_str(out, hosts.v[i]);
 	}
-	buf_adds(out, "] }");
+	buf_adds(out, "], \"python_emulated\": ");
+	if (python_emulated) {
+		buf_adds(out, "[");
+		for (i = 0; i < python_emulated->n; i++) {
+			buf_adds(out, i ? ", " : "");
+			json_str(out, python_emulated->v[i]);
+		}
+		buf_adds(out, "]");
+	} else
+		buf_adds(out, "null");
+	buf_adds(out, " }");
 	strv_release(&hosts);
 }
 

@@ -81,7 +81,7 @@ int report_write_failure(const struct report_failure *f, const struct report *re
  * twin was used), their count, bytes and hosts from `twins`.
  */
 void report_native_json(struct buf *out, int enabled, const struct plan *twins,
-			const char *origin);
+			const char *origin, const struct strv *python_emulated);
 
 /** Write `rep` (with package counts per architecture from `p`) to `file` atomically. */
 int report_write(const struct report *rep, const struct plan *p, const struct recipe *r,

@@ -40,6 +40,7 @@ void build_release(struct build *b)
 	dep5_texts_release(&b->shipped);
 	plan_release(&b->plan);
 	plan_release(&b->twins);
+	strv_release(&b->python_emulated);
 	indexes_release(&b->indexes);
 	sources_release(&b->sources);
 }

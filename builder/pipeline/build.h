@@ -60,6 +60,8 @@ struct build {
 	struct indexes indexes;
 	struct plan plan;
 	struct plan twins; /* host-arch builds of the plan's tools (accel.h) */
+	struct strv python_emulated; /* packages whose byte code python compiled emulated */
+	int configured_here;         /* the scripts ran in this build (not a layer's tree) */
 	struct staging staging;
 	struct layer *layer;             /* the layer cache's view of the staging tree (layer.h) */
 	struct overlay_report *overlays; /* what the recipe's overlays wrote (overlay.h); or NULL */

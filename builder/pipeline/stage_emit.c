@@ -108,7 +108,8 @@ static int write_outputs(struct build_opts *o, const struct recipe *r, struct bu
 		image_fs_uuid(o->output, 0, b->rep.fs_uuid);
 	stage_network_json(&net);
 	report_native_json(&native, !o->st.no_native_tools, &b->twins,
-			   b->twins.n ? twinsrc_origin(&b->indexes) : NULL);
+			   b->twins.n ? twinsrc_origin(&b->indexes) : NULL,
+			   b->configured_here ? &b->python_emulated : NULL);
 	b->rep.network = net.p;
 	b->rep.native_tools = native.p;
 	indexes_report_json(&b->indexes, &ixuse);

@@ -143,7 +143,7 @@ static int verify_again(struct build_opts *o, const struct recipe *r, struct bui
 	if (!ret)
 		ret = unpack_plan(&again, &b->plan, r, &st2);
 	if (!ret)
-		ret = stage_configure_tree(&again, NULL, &b->plan, &b->twins, r, &st2, &overlays);
+		ret = stage_configure_tree(&again, NULL, &b->plan, &b->twins, r, &st2, &overlays, NULL);
 	if (!ret)
 		ret = stage_sdk_tree(o, r, b, &again);
 	if (!ret)

@@ -71,7 +71,8 @@ int stage_unpacked(struct build_opts *o, const struct recipe *r, struct build *b
 
 int stage_configure_tree(struct staging *s, struct layer *l, const struct plan *p,
 			 const struct plan *twins, const struct recipe *r,
-			 const struct settings *st, struct overlay_report **overlays)
+			 const struct settings *st, struct overlay_report **overlays,
+			 struct strv *python_emulated)
 {
 	struct configure c;
 	int ret = configure_init(&c, s, p, r, st);
@@ -79,7 +80,7 @@ int stage_configure_tree(struct staging *s, struct layer *l, const struct plan *
 	if (!ret && layer_restored(l))
 		configure_adopt(&c);
 	else if (!ret)
-		ret = configure_tree(&c, twins);
+		ret = configure_tree(&c, twins, python_emulated);
 	if (!ret)
 		layer_save(l, s, c.rootfd);
 	if (!ret)
@@ -90,6 +91,7 @@ int stage_configure_tree(struct staging *s, struct layer *l, const struct plan *
 
 int stage_configure(struct build_opts *o, const struct recipe *r, struct build *b)
 {
+	b->configured_here = !layer_restored(b->layer);
 	return stage_configure_tree(&b->staging, b->layer, &b->plan, &b->twins, r, &o->st,
-				    &b->overlays);
+				    &b->overlays, &b->python_emulated);
 }

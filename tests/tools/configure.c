@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 
 		ret = configure_init(&cf, &s, &p, &r, &st);
 		if (!ret)
-			ret = configure_tree(&cf, NULL);
+			ret = configure_tree(&cf, NULL, NULL);
 		if (!ret)
 			ret = configure_finish(&cf, &overlays);
 		configure_release(&cf);

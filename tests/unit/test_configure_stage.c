@@ -70,7 +70,7 @@ static int configure_all(struct staging *s, const struct plan *p, const struct r
 	int ret = configure_init(&c, s, p, r, st);
 
 	if (!ret)
-		ret = configure_tree(&c, &twins);
+		ret = configure_tree(&c, &twins, NULL);
 	if (!ret)
 		ret = configure_finish(&c, ov);
 	configure_release(&c);

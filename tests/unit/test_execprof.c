@@ -21,6 +21,10 @@ START_TEST(sums_per_program_and_way)
 	ck_assert_uint_eq(p.native_execs, 1);
 	ck_assert_uint_eq(p.cpu_us, 301800);
 	ck_assert_uint_eq(p.malformed, 0);
+	/* the py_compile guard's lines in the same record are not the profile's (accel_python.c) */
+	parse(&p, "python /usr/lib/python3/dist-packages/x.py\n");
+	ck_assert_uint_eq(p.execs, 4);
+	ck_assert_uint_eq(p.malformed, 0);
 	execprof_sort(&p);
 	ck_assert_str_eq(p.v[0].path, "/usr/bin/cpio");
 	ck_assert_uint_eq(p.v[0].count, 2);

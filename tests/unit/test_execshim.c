@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "configure/accel.h"
 #include "configure/execshim.h"
 #include "debian/arch.h"
 
@@ -230,8 +231,8 @@ END_TEST
 
 /* A writable argv (binfmt_misc's is) from string literals: copies in `store`, NULL-terminated. */
 struct args {
-	char store[8][32];
-	char *v[9];
+	char store[10][48];
+	char *v[11];
 };
 
 static char **args_of(struct args *a, const char *const *list)
@@ -359,6 +360,79 @@ START_TEST(argv_of_both_ways)
 }
 END_TEST
 
+/* python3.X only as py_compile, in the two forms Debian's scripts use, and with an emulator. */
+START_TEST(python_only_as_py_compile)
+{
+	struct execshim_hit hit = { .native = "/n/python3.11", .qemu = "/q/qemu-arm-static",
+				    .loader = "/lib/ld.so", .only = EXECSHIM_PYCOMPILE };
+	static const char *const worker_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"/usr/bin/python3.11", "-m", "py_compile", "-", NULL };
+	static const char *const worker_o_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"python3.11", "-O", "-m", "py_compile", "-", NULL };
+	static const char *const script_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"/usr/bin/python3.11", "-E", "-S", "-O", "/usr/lib/python3.11/py_compile.py",
+		"/usr/lib/python3.11/a.py", NULL };
+	static const char *const other_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"python3", "-c", "import sys", NULL };
+	static const char *const names_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"python3", "-m", "py_compile", "a.py", NULL };
+	static const char *const elsewhere_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"python3", "-E", "-S", "/tmp/py_compile.py", "a.py", NULL };
+	static const char *const nofiles_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"python3", "-E", "-S", "/usr/lib/python3.11/py_compile.py", NULL };
+	static const char *const tag_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"python3.11", "-c", "import imp; print(imp.get_tag())", NULL };
+	static const char *const more_l[] = { "mkimage-exec", "/usr/bin/python3.11",
+		"python3.11", "-c", "import imp; print(imp.get_tag()); 1", NULL };
+	struct args a1, a2, a3, a4, a5, a6, a7, a8, a9;
+	char **worker = args_of(&a1, worker_l), **worker_o = args_of(&a2, worker_o_l);
+	char **script = args_of(&a3, script_l), **other = args_of(&a4, other_l);
+	char **names = args_of(&a5, names_l), **elsewhere = args_of(&a6, elsewhere_l);
+	char **nofiles = args_of(&a7, nofiles_l), *args[32];
+	char **tag = args_of(&a8, tag_l), **more = args_of(&a9, more_l);
+
+	ck_assert_int_eq(execshim_native_allowed(&hit, 6, worker), 1);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 7, worker_o), 1);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 8, script), 1);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, other), 0);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 6, names), 0);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 7, elsewhere), 0);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 6, nofiles), 0);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, tag), 1);
+	ck_assert_int_eq(execshim_native_allowed(&hit, 5, more), 0);
+	hit.qemu[0] = 0; /* nobody to hand a file to */
+	ck_assert_int_eq(execshim_native_allowed(&hit, 6, worker), 0);
+	hit.qemu[0] = '/';
+
+	/* FLAGS -S GUARD QEMU FILE ARGV0 ARGS */
+	ck_assert_int_eq(execshim_native_argv(&hit, 7, worker_o, args), 15);
+	ck_assert_str_eq(args[4], "/n/python3.11");
+	ck_assert_str_eq(args[5], "-O");
+	ck_assert_str_eq(args[6], "-S");
+	ck_assert_str_eq(args[7], ACCEL_PYCOMPILE);
+	ck_assert_str_eq(args[8], "/q/qemu-arm-static");
+	ck_assert_str_eq(args[9], "/usr/bin/python3.11");
+	ck_assert_str_eq(args[10], "python3.11");
+	ck_assert_str_eq(args[11], "-O");
+	ck_assert_str_eq(args[14], "-");
+	ck_assert_ptr_null(args[15]);
+	/* the script form has its own -S: not twice */
+	ck_assert_int_eq(execshim_native_argv(&hit, 8, script, args), 17);
+	ck_assert_str_eq(args[5], "-E");
+	ck_assert_str_eq(args[6], "-S");
+	ck_assert_str_eq(args[7], "-O");
+	ck_assert_str_eq(args[8], ACCEL_PYCOMPILE);
+	ck_assert_str_eq(args[16], "/usr/lib/python3.11/a.py");
+	ck_assert_ptr_null(args[17]);
+	/* a question: -c is the guard's to read, not the interpreter's */
+	ck_assert_int_eq(execshim_native_argv(&hit, 5, tag, args), 12);
+	ck_assert_str_eq(args[5], "-S");
+	ck_assert_str_eq(args[6], ACCEL_PYCOMPILE);
+	ck_assert_str_eq(args[10], "-c");
+	ck_assert_ptr_null(args[12]);
+}
+END_TEST
+
 Suite *execshim_suite(void)
 {
 	Suite *s = suite_create("execshim");
@@ -371,6 +445,7 @@ Suite *execshim_suite(void)
 	tcase_add_test(tc, native_only_when_allowed);
 	tcase_add_test(tc, dracut_install_native_in_module_mode_only);
 	tcase_add_test(tc, argv_of_both_ways);
+	tcase_add_test(tc, python_only_as_py_compile);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -210,16 +210,24 @@ START_TEST(native_tools_json)
 	struct plan twins = { .v = e, .n = 3 }, none = { 0 };
 	struct buf b = { 0 };
 
-	report_native_json(&b, 1, &twins, "host");
+	struct strv py = { 0 };
+
+	strv_push(&py, "python3-x");
+	strv_push(&py, "python3-y");
+	report_native_json(&b, 1, &twins, "host", &py);
 	ck_assert_str_eq(b.p, "  \"native_tools\": { \"enabled\": true, \"twins_from\": "
 			      "\"host apt sources\", \"twin_packages\": 3, \"twin_bytes\": 7, "
-			      "\"hosts\": [\"deb.example:8080\", \"other.example\"] }");
+			      "\"hosts\": [\"deb.example:8080\", \"other.example\"], "
+			      "\"python_emulated\": [\"python3-x\", \"python3-y\"] }");
 	buf_release(&b);
-	report_native_json(&b, 0, &none, NULL);
+	strv_release(&py);
+	/* a tree from the layer cache: nobody knows */
+	report_native_json(&b, 0, &none, NULL, NULL);
 	ck_assert_str_eq(b.p, "  \"native_tools\": { \"enabled\": false, \"twins_from\": null, "
-			      "\"twin_packages\": 0, \"twin_bytes\": 0, \"hosts\": [] }");
+			      "\"twin_packages\": 0, \"twin_bytes\": 0, \"hosts\": [], "
+			      "\"python_emulated\": null }");
 	buf_release(&b);
-	report_native_json(&b, 1, &twins, "recipe");
+	report_native_json(&b, 1, &twins, "recipe", &py);
 	ck_assert_ptr_nonnull(strstr(b.p, "\"twins_from\": \"recipe\""));
 	buf_release(&b);
 }

@@ -63,22 +63,26 @@ out:
 
 /*
  * dpkg runs `preinst install` at unpack; our unpack does not run scripts, so it happens here,
- * shown as the step "preinst" (package N of M).
+ * shown as the step "preinst" (package N of M): of the packages `in` marks as `want` (all
+ * without `in`), base-passwd first.
  */
-static int run_preinsts(const struct target *t, const struct plan *p, const struct recipe *r)
+static int run_preinsts(const struct target *t, const struct plan *p, const struct recipe *r,
+			const unsigned char *in, int want)
 {
 	struct target tp = *t;
 	struct progress bar;
-	size_t i, n = 0;
+	size_t i, n = 0, total = 0;
 	int ret = 0;
 
-	log_progress_begin(&bar, "preinst", p->n, 0);
+	for (i = 0; i < p->n; i++)
+		total += !in || in[i] == want;
+	log_progress_begin(&bar, "preinst", total, 0);
 	tp.progress = &bar;
 	for (i = 0; !ret && i < p->n; i++)
-		if (!strcmp(p->v[i].name, "base-passwd"))
+		if ((!in || in[i] == want) && !strcmp(p->v[i].name, "base-passwd"))
 			ret = run_preinst(&tp, r, &p->v[i], ++n);
 	for (i = 0; !ret && i < p->n; i++)
-		if (strcmp(p->v[i].name, "base-passwd"))
+		if ((!in || in[i] == want) && strcmp(p->v[i].name, "base-passwd"))
 			ret = run_preinst(&tp, r, &p->v[i], ++n);
 	log_progress_clear(&bar);
 	return ret;
@@ -144,27 +148,53 @@ static int run_essential(const struct target *t, struct dpkgprogress *d, const s
 }
 
 /*
- * The essential set first when the plan has one and more besides, then `dpkg --configure -a`
- * for the rest and every pending trigger. A plan that is all essential set is one
- * `dpkg --configure -a`, as it always was.
+ * Of a plan with an essential set and more besides: `dpkg --configure` of the essential set, then
+ * the others' preinsts, as apt runs a package's preinst when it unpacks it, after the essential
+ * set is configured: mariadb-server's preinst runs adduser, whose chfn needs the PAM
+ * configuration libpam-runtime's postinst writes. Their time is added to `*pre`.
+ */
+static int run_essential_then_preinsts(const struct target *t, struct dpkgprogress *d,
+				       const struct plan *p, const struct recipe *r,
+				       const unsigned char *in, size_t n, double *pre)
+{
+	int ret = run_essential(t, d, p, r, in, n);
+	double t0 = log_now();
+
+	if (ret)
+		return ret;
+	log_progress_clear(&d->bar);
+	ret = run_preinsts(t, p, r, in, 0);
+	*pre += log_now() - t0;
+	return ret;
+}
+
+/*
+ * The essential set's preinsts, the essential set, the others' preinsts when the plan has an
+ * essential set and more besides (run_essential_then_preinsts()), then `dpkg --configure -a`
+ * for the rest and every pending trigger. A plan that is all essential set is every preinst and
+ * one `dpkg --configure -a`, as it always was.
  */
 static int run_configure(const struct target *t, const struct plan *p, const struct recipe *r)
 {
 	static const char *const argv[] = { "dpkg", "--status-fd", "3", "--configure", "-a", NULL };
 	unsigned char *in = xcalloc(p->n ? p->n : 1, 1);
 	size_t n = plan_essential_set(p, in);
+	int split = n && n < p->n, ret;
 	struct dpkgprogress d;
-	double t0;
-	int ret = 0;
+	double t0 = log_now(), pre;
 
+	ret = run_preinsts(t, p, r, split ? in : NULL, 1);
+	pre = log_now() - t0;
 	dpkgprogress_init(&d, p);
-	if (n && n < p->n)
-		ret = run_essential(t, &d, p, r, in, n);
-	else if (n)
+	if (!ret && split)
+		ret = run_essential_then_preinsts(t, &d, p, r, in, n, &pre);
+	else if (!ret && n)
 		log_debug("configure: every package is in the essential set: one 'dpkg --configure -a'");
-	else
+	else if (!ret)
 		log_debug("configure: no package of '%s' or 'all' is Essential or Priority: required: "
 			  "one 'dpkg --configure -a'", p->primary ? p->primary : "any");
+	if (!ret)
+		log_info("preinst scripts: %.1f s", pre);
 	t0 = log_now();
 	if (!ret)
 		ret = run_dpkg(t, &d, argv, r, "'dpkg --configure -a'");
@@ -259,12 +289,7 @@ static int audit(const struct target *t)
 
 int configure_packages(const struct target *t, const struct plan *p, const struct recipe *r)
 {
-	double t0 = log_now();
-	int ret = run_preinsts(t, p, r);
-
-	if (!ret)
-		log_info("preinst scripts: %.1f s", log_now() - t0);
-	return ret ? ret : run_configure(t, p, r);
+	return run_configure(t, p, r);
 }
 
 int configure_has_dpkg(const struct target *t)

@@ -29,9 +29,16 @@ fixture=$(deb_build "$d" "$T/debs")
 # ... and one whose postinst asks and changes dpkg's database with every program of dpkg's that
 # scripts use, each answer depending on which architecture dpkg takes as its own: armhf the
 # native one, armel foreign.
-d=$(deb_new mki65-dpkg 1.0 all)
+d=$(deb_new mki65-dpkg 1.0 all "Pre-Depends: adduser")
 deb_file "$d" usr/share/mki65-dpkg/alt1 "one"
 deb_file "$d" usr/share/mki65-dpkg/alt2 "two"
+# Its preinst makes a system user as mariadb-server's does: adduser's chfn needs the PAM
+# configuration libpam-runtime's postinst writes, so the preinsts of packages outside the
+# essential set run after it is configured (mkimage(7), "The essential set first").
+deb_file "$d" DEBIAN/preinst '#!/bin/sh
+set -e
+adduser --system --group --no-create-home --home /nonexistent --gecos "mki65 user" mki65
+' 0755
 deb_file "$d" DEBIAN/postinst '#!/bin/sh
 set -e
 [ "$1" = configure ] || exit 0
@@ -91,7 +98,8 @@ grep -qx armhf <(sed -n '/^== arch$/{n;p}' "$T/native.answers") &&
 	grep -q "^dash armhf install ok installed$" "$T/native.answers" &&
 	grep -q "^hello:armel armel install ok " "$T/native.answers" &&
 	grep -q "^mki65-dpkg: /usr/share/mki65-dpkg/alt1$" "$T/native.answers" &&
-	grep -q "^Value: /usr/share/mki65-dpkg/alt2$" "$T/native.answers" ||
+	grep -q "^Value: /usr/share/mki65-dpkg/alt2$" "$T/native.answers" &&
+	grep -q "^mki65:x:[0-9]*:[0-9]*:mki65 user" <(debugfs -R "cat /etc/passwd" "$T/native.ext4" 2>/dev/null) ||
 	{ cat "$T/native.answers" >&2; fail "dpkg's programs answered wrongly in the native build"; }
 debugfs -R "cat /usr/share/mki65/tree.cpio" "$T/native.ext4" 2>/dev/null >"$T/tree.cpio"
 head -c 6 "$T/tree.cpio" | grep -q 070701 && grep -aq "sub/b" "$T/tree.cpio" &&

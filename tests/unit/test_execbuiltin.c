@@ -19,58 +19,68 @@ struct run {
 	int status; /* exit status, or -1: the builtin declined */
 };
 
-/* The builtin's answer, from a child whose standard output is a pipe. */
-static void builtin(enum execbuiltin b, const char *opt, char *path, struct run *r)
+/* The standard output and exit status of child `pid`, whose output is the pipe `fd`. */
+static void collect(pid_t pid, int fd, struct run *r)
 {
-	int fd[2], status;
 	ssize_t n, len = 0;
+	int status;
+
+	while ((n = read(fd, r->out + len, sizeof(r->out) - 1 - (size_t)len)) > 0)
+		len += n;
+	r->out[len] = 0;
+	close(fd);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	r->status = WEXITSTATUS(status);
+}
+
+/* A child whose standard output is a pipe; its read end in `*fd`. */
+static pid_t child(int *fd)
+{
+	int p[2];
 	pid_t pid;
 
-	ck_assert_int_eq(pipe(fd), 0);
+	ck_assert_int_eq(pipe(p), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[0]);
+		return 0;
+	}
+	close(p[1]);
+	*fd = p[0];
+	return pid;
+}
+
+/* The builtin's answer: status -1 when it declined. */
+static void builtin(enum execbuiltin b, const char *opt, char *path, struct run *r)
+{
+	int fd;
+	pid_t pid = child(&fd);
+
 	if (pid == 0) {
 		char o[8], *args[] = { o, path, NULL };
 
 		snprintf(o, sizeof(o), "%s", opt);
-
-		dup2(fd[1], STDOUT_FILENO);
-		close(fd[0]);
 		_exit(execbuiltin_run(b, 2, args) & 0xff);
 	}
-	close(fd[1]);
-	while ((n = read(fd[0], r->out + len, sizeof(r->out) - 1 - (size_t)len)) > 0)
-		len += n;
-	r->out[len] = 0;
-	close(fd[0]);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	r->status = WEXITSTATUS(status) == 0xff ? -1 : WEXITSTATUS(status);
+	collect(pid, fd, r);
+	if (r->status == 0xff)
+		r->status = -1;
 }
 
-/* coreutils' answer: standard output and exit status. */
+/* coreutils' answer. */
 static void coreutils(const char *prog, const char *opt, char *path, struct run *r)
 {
-	int fd[2], status;
-	ssize_t n, len = 0;
-	pid_t pid;
+	int fd;
+	pid_t pid = child(&fd);
 
-	ck_assert_int_eq(pipe(fd), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		dup2(fd[1], STDOUT_FILENO);
-		close(fd[0]);
 		dup2(open("/dev/null", O_WRONLY), STDERR_FILENO);
 		execl(prog, prog, opt, path, (char *)NULL);
 		_exit(127);
 	}
-	close(fd[1]);
-	while ((n = read(fd[0], r->out + len, sizeof(r->out) - 1 - (size_t)len)) > 0)
-		len += n;
-	r->out[len] = 0;
-	close(fd[0]);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	r->status = WEXITSTATUS(status);
+	collect(pid, fd, r);
 }
 
 START_TEST(builtin_answers_as_coreutils)

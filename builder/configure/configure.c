@@ -63,27 +63,25 @@ out:
 
 /*
  * dpkg runs `preinst install` at unpack; our unpack does not run scripts, so it happens here,
- * shown as the step "preinst" (package N of M): of the packages `in` marks as `want` (all
- * without `in`), base-passwd first.
+ * shown as the step "preinst" (package N of M, `*n` counting on across both runs): of the
+ * packages `in` marks as `want` (all without `in`), base-passwd first.
  */
 static int run_preinsts(const struct target *t, const struct plan *p, const struct recipe *r,
-			const unsigned char *in, int want)
+			const unsigned char *in, int want, size_t *n)
 {
 	struct target tp = *t;
 	struct progress bar;
-	size_t i, n = 0, total = 0;
+	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < p->n; i++)
-		total += !in || in[i] == want;
-	log_progress_begin(&bar, "preinst", total, 0);
+	log_progress_begin(&bar, "preinst", p->n, 0);
 	tp.progress = &bar;
 	for (i = 0; !ret && i < p->n; i++)
 		if ((!in || in[i] == want) && !strcmp(p->v[i].name, "base-passwd"))
-			ret = run_preinst(&tp, r, &p->v[i], ++n);
+			ret = run_preinst(&tp, r, &p->v[i], ++*n);
 	for (i = 0; !ret && i < p->n; i++)
 		if ((!in || in[i] == want) && strcmp(p->v[i].name, "base-passwd"))
-			ret = run_preinst(&tp, r, &p->v[i], ++n);
+			ret = run_preinst(&tp, r, &p->v[i], ++*n);
 	log_progress_clear(&bar);
 	return ret;
 }
@@ -159,11 +157,12 @@ static int run_essential_then_preinsts(const struct target *t, struct dpkgprogre
 {
 	int ret = run_essential(t, d, p, r, in, n);
 	double t0 = log_now();
+	size_t done = n;
 
 	if (ret)
 		return ret;
 	log_progress_clear(&d->bar);
-	ret = run_preinsts(t, p, r, in, 0);
+	ret = run_preinsts(t, p, r, in, 0, &done);
 	*pre += log_now() - t0;
 	return ret;
 }
@@ -182,8 +181,9 @@ static int run_configure(const struct target *t, const struct plan *p, const str
 	int split = n && n < p->n, ret;
 	struct dpkgprogress d;
 	double t0 = log_now(), pre;
+	size_t done = 0;
 
-	ret = run_preinsts(t, p, r, split ? in : NULL, 1);
+	ret = run_preinsts(t, p, r, split ? in : NULL, 1, &done);
 	pre = log_now() - t0;
 	dpkgprogress_init(&d, p);
 	if (!ret && split)

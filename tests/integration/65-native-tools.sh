@@ -29,15 +29,18 @@ fixture=$(deb_build "$d" "$T/debs")
 # ... and one whose postinst asks and changes dpkg's database with every program of dpkg's that
 # scripts use, each answer depending on which architecture dpkg takes as its own: armhf the
 # native one, armel foreign.
-d=$(deb_new mki65-dpkg 1.0 all "Pre-Depends: adduser")
+d=$(deb_new mki65-dpkg 1.0 all "Pre-Depends: passwd")
 deb_file "$d" usr/share/mki65-dpkg/alt1 "one"
 deb_file "$d" usr/share/mki65-dpkg/alt2 "two"
-# Its preinst makes a system user as mariadb-server's does: adduser's chfn needs the PAM
-# configuration libpam-runtime's postinst writes, so the preinsts of packages outside the
-# essential set run after it is configured (mkimage(7), "The essential set first").
+# Its preinst makes a system user with a full name, as mariadb-server's does through adduser
+# (useradd, then chfn): chfn needs the PAM configuration libpam-runtime's postinst writes, so the
+# preinsts of packages outside the essential set run after it is configured (mkimage(7), "The
+# essential set first").
 deb_file "$d" DEBIAN/preinst '#!/bin/sh
 set -e
-adduser --system --group --no-create-home --home /nonexistent --gecos "mki65 user" mki65
+getent passwd mki65 >/dev/null ||
+	useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin mki65
+chfn -f "mki65 user" mki65
 ' 0755
 deb_file "$d" DEBIAN/postinst '#!/bin/sh
 set -e

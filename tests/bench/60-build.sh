@@ -40,27 +40,8 @@ HOOKS=$(sed -n 's|.*script = "\.\./hooks/\([^"]*\)".*|\1|p' "$RECIPE" | tr '\n' 
 OVERLAYS=$(sed -n 's|.*{ source = "\([^"]*\)"; destination = "/";.*|\1|p' "$RECIPE" | tr '\n' ' ')
 echo "set: $SET ($PKGS; overlays: $OVERLAYS; hooks: $HOOKS); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
-server=$!
-URL=http://127.0.0.1:$port
-registered=
-cleanup() {
-	kill "$server" 2>/dev/null || true
-	[ -z "$registered" ] || echo -1 >/proc/sys/fs/binfmt_misc/mkimage-bench-arm 2>/dev/null || true
-	rm -rf "$W"
-}
-trap cleanup EXIT
-sleep 0.5
-
-# mmdebstrap needs the host to run armhf binaries: register qemu-arm (flags PF: the -P wrapper
-# expects argv[0] preserved) for this run only.
-if [ "$(id -u)" = 0 ] && ! ls /proc/sys/fs/binfmt_misc/ 2>/dev/null | grep -q arm; then
-	mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-	sed -n 's/^:qemu-arm:\(.*\):[A-Z]*$/:mkimage-bench-arm:\1:PF/p' /usr/lib/binfmt.d/qemu-arm.conf \
-		>/proc/sys/fs/binfmt_misc/register
-	registered=1
-fi
+. "$TOP/tests/bench/lib-peer.sh"
+peer_serve "$MIRROR"
 
 measure() { # measure NAME CMD...: appends "wall maxrss_kb" to $W/NAME.times
 	local name=$1

@@ -27,28 +27,10 @@ MIRROR=${MKIMAGE_TEST_MIRRORS:-/var/tmp/mkimage-mirror}/growth-disk
 # shellcheck disable=SC2086
 "$TOP/tests/mkmirror.sh" "$MIRROR" armhf $GROWTH_SEEDS
 W=$(mktemp -d /var/tmp/mkimage-bench-growth.XXXXXX)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 --directory "$MIRROR/repo" "$port" >/dev/null 2>&1 &
-server=$!
-registered=
-cleanup() {
-	kill "$server" 2>/dev/null || true
-	[ -z "$registered" ] || echo -1 >/proc/sys/fs/binfmt_misc/mkimage-bench-arm 2>/dev/null || true
-	rm -rf "$W"
-}
-trap cleanup EXIT
-sleep 0.5
-URL=http://127.0.0.1:$port
+. "$TOP/tests/bench/lib-peer.sh"
+peer_serve "$MIRROR"
 SRC="$URL bookworm main signed-by=$MIRROR/key.gpg"
 export SOURCE_DATE_EPOCH=1700000000
-
-# The peer runs armhf programs through the host's qemu-arm (as 60-build.sh registers it).
-if [ "$(id -u)" = 0 ] && ! ls /proc/sys/fs/binfmt_misc/ 2>/dev/null | grep -q arm; then
-	mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-	sed -n 's/^:qemu-arm:\(.*\):[A-Z]*$/:mkimage-bench-arm:\1:PF/p' /usr/lib/binfmt.d/qemu-arm.conf \
-		>/proc/sys/fs/binfmt_misc/register
-	registered=1
-fi
 
 recipe() { # recipe FILE SEED...: the set's recipe
 	local list

@@ -51,7 +51,7 @@ OUT := build$(if $(SANITIZE),-san)$(if $(filter 1,$(FUZZ)),-fuzz)
 SRCS := $(wildcard builder/*/*.c)
 # mkimage-exec's modules: linked into the static program and the unit tests, never into mkimage.
 EXEC_MODS := builder/configure/execshim.c builder/configure/execprof_run.c \
-	builder/configure/execbuiltin.c
+	builder/configure/execbuiltin.c builder/configure/execkeys.c
 EXEC_SRCS := builder/configure/mkimage-exec.c $(EXEC_MODS)
 EXEC_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(EXEC_MODS))
 LIB_OBJS := $(patsubst builder/%.c,$(OUT)/%.o,$(filter-out $(EXEC_SRCS),$(SRCS)))
@@ -70,7 +70,7 @@ mkimage: $(OUT)/main.o $(LIB_OBJS)
 # almost nothing. EXEC_CC=$(CC) builds it with glibc; both behave the same.
 EXEC_CC ?= $(or $(shell command -v musl-gcc 2>/dev/null),$(CC))
 EXEC_DEPS := $(EXEC_SRCS) builder/configure/execprof.h builder/configure/execshim.h \
-	builder/configure/execbuiltin.h \
+	builder/configure/execbuiltin.h builder/configure/execkeys.h \
 	builder/configure/accel.h builder/debian/plan.h builder/lib/str.h
 EXEC_BUILD = -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static -iquote builder \
 	-DMKI_HOST_MULTIARCH='"$(HOST_MULTIARCH)"' -o $@ $(filter %.c,$^)
@@ -233,7 +233,7 @@ TEST_DEPS := check clang libclang-rt-14-dev python3 python3-jsonschema python3-l
 	zstd xz-utils bzip2 libcap2-bin file man-db groff-base lintian apt-cacher-ng \
 	qemu-system-arm qemu-system-x86 qemu-system-misc bmap-tools fdisk dosfstools mtools u-boot-qemu \
 	ovmf qemu-efi-aarch64 opensbi cryptsetup-bin squashfs-tools squashfs-tools-ng \
-	docker-registry apache2-utils skopeo initramfs-tools-core rauc openssl \
+	docker-registry apache2-utils skopeo initramfs-tools-core rauc openssl openssh-client \
 	cmake meson ninja-build
 # The peers `make bench` measures against.
 BENCH_DEPS := mmdebstrap arch-test time bc cryptsetup-bin squashfs-tools

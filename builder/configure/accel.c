@@ -49,7 +49,9 @@ static const char *const tool_packages[] = { "dash", "bash", "coreutils", "sed",
 	/* Only the offline programs their postinsts run (partial_packages) */
 	"systemd", "udev",
 	/* Only the interpreter, only as py_compile's checked worker (accel_python.c) */
-	"python3.11-minimal", "python3.12-minimal", "python3.13-minimal", NULL };
+	"python3.11-minimal", "python3.12-minimal", "python3.13-minimal",
+	/* Only ssh-keygen and openssl, only for key and certificate files (execkeys.c) */
+	"openssh-client", "openssl", NULL };
 /*
  * ... except these, which report or depend on the machine, inject libraries into what they run
  * (stdbuf), or are dpkg's programs that configuring never needs fast.
@@ -75,13 +77,16 @@ static const char *const systemd_offline[] = { "systemctl", "journalctl", "syste
 	"systemd-tmpfiles", NULL };
 static const char *const udev_offline[] = { "systemd-hwdb", NULL };
 static const char *const python_interpreters[] = { "python3.11", "python3.12", "python3.13", NULL };
+static const char *const ssh_keygen[] = { "ssh-keygen", NULL };
+static const char *const openssl[] = { "openssl", NULL };
 static const struct {
 	const char *package;
 	const char *const *programs;
 } partial_packages[] = { { "systemd", systemd_offline }, { "udev", udev_offline },
 			 { "python3.11-minimal", python_interpreters },
 			 { "python3.12-minimal", python_interpreters },
-			 { "python3.13-minimal", python_interpreters } };
+			 { "python3.13-minimal", python_interpreters },
+			 { "openssh-client", ssh_keygen }, { "openssl", openssl } };
 
 /*
  * Programs outside the program directories (is_tool_path), by their path in the package.
@@ -97,12 +102,15 @@ static const char *const lib_programs[] = { "usr/lib/dracut/dracut-install",
  * the target's ldd in its other modes, but only the module mode was read through and is tested
  * (test 150). coreutils' realpath and readlink (busybox's applets are links, never twins) are
  * native for every invocation, and mkimage-exec answers their simplest questions itself
- * (execbuiltin.h; MKIMAGE_EXEC_BUILTINS=0 turns that off, to compare). dpkg's are native_scope()'s.
+ * (execbuiltin.h; MKIMAGE_EXEC_BUILTINS=0 turns that off, to compare). ssh-keygen and openssl
+ * make keys and certificates natively only where nothing loads a module built for the target
+ * (execkeys.c). dpkg's are native_scope()'s.
  */
 static const struct {
 	const char *program, *flags;
 } restricted_programs[] = { { "dracut-install", "modules" }, { "realpath", "realpath" },
-			    { "readlink", "readlink" } };
+			    { "readlink", "readlink" }, { "ssh-keygen", "keygen" },
+			    { "openssl", "pki" } };
 
 /*
  * Libraries a twin's library opens with dlopen() rather than DT_NEEDED: libkmod decompresses

@@ -7,6 +7,7 @@
 
 #include "accel.h"
 #include "execbuiltin.h"
+#include "execkeys.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -55,6 +56,8 @@ static int parse_flags(const char *p, size_t n, struct execshim_hit *hit)
 		      { "versions", EXECSHIM_VERSIONS, EXECBUILTIN_NONE },
 		      { "modules", EXECSHIM_MODULES, EXECBUILTIN_NONE },
 		      { "pycompile", EXECSHIM_PYCOMPILE, EXECBUILTIN_NONE },
+		      { "keygen", EXECSHIM_KEYGEN, EXECBUILTIN_NONE },
+		      { "pki", EXECSHIM_PKI, EXECBUILTIN_NONE },
 		      { "realpath", EXECSHIM_ANY, EXECBUILTIN_REALPATH },
 		      { "readlink", EXECSHIM_ANY, EXECBUILTIN_READLINK } };
 
@@ -316,7 +319,8 @@ static int py_compile_flags(int argc, char **argv)
 
 /*
  * dpkg is native only for what cannot depend on its built-in architecture, dracut-install only
- * in the mode whose every step was read for it (accel.c's restricted programs).
+ * in the mode whose every step was read for it, ssh-keygen and openssl only where they load
+ * nothing from the tree (accel.c's restricted programs).
  */
 int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv)
 {
@@ -333,6 +337,10 @@ int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **arg
 	case EXECSHIM_PYCOMPILE:
 		return hit->qemu[0] && (py_compile_worker(argc, argv) ||
 					py_compile_script(argc, argv) || py_question(argc, argv));
+	case EXECSHIM_KEYGEN:
+		return execkeys_ssh_keygen(argc, argv, EXECKEYS_OPENSSL_CONF);
+	case EXECSHIM_PKI:
+		return execkeys_openssl(argc, argv, EXECKEYS_OPENSSL_CONF);
 	}
 	return 0;
 }

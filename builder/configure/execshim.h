@@ -13,6 +13,8 @@ enum execshim_only {
 	EXECSHIM_VERSIONS, /* "versions": dpkg's version questions only */
 	EXECSHIM_MODULES,  /* "modules": dracut-install's module mode only */
 	EXECSHIM_PYCOMPILE, /* "pycompile": python3.X as py_compile's worker, through the guard */
+	EXECSHIM_KEYGEN,   /* "keygen": ssh-keygen's key file modes (execkeys.h) */
+	EXECSHIM_PKI,      /* "pki": openssl's file commands (execkeys.h) */
 };
 
 /** What the table (ACCEL_TABLE's format, accel.c) says about one file: "" where it says nothing. */
@@ -41,7 +43,8 @@ int execshim_lookup(const char *table, const char *file, struct execshim_hit *hi
  * POSIXLY_CORRECT included); a pycompile one (python3.X) only as py_compile, dh-python's worker
  * `[-O] -m py_compile -` or the interpreter postinsts' `-E -S [-O] /usr/lib/python3.N/py_compile.py
  * FILE...`, or for dh-python's questions of its magic number and tag, and only with an emulator
- * to hand what it cannot vouch for to (ACCEL_PYCOMPILE).
+ * to hand what it cannot vouch for to (ACCEL_PYCOMPILE); a keygen or pki one (ssh-keygen,
+ * openssl) only where nothing would load a module built for the target (execkeys.h).
  */
 int execshim_native_allowed(const struct execshim_hit *hit, int argc, char **argv);
 /**

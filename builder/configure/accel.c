@@ -504,7 +504,6 @@ static char *bin_copy(struct prep *x, const char *path)
 	return NULL;
 }
 
-
 /*
  * Whether every directory above `rel` in the copy that exists is a real directory: a twin's
  * symlink must never redirect a later entry (or a hardlink source) outside the copy.

@@ -14,26 +14,27 @@
 static char dir[] = "/tmp/mki-execkeys.XXXXXX";
 static char plain[128], loads[128], missing[128];
 
+static void write_file(const char *path, const char *body)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(body, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
 /* Configuration files: Debian's default (trimmed), one that loads a provider, none. */
 static void setup(void)
 {
-	FILE *f;
-
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(plain, sizeof(plain), "%s/plain.cnf", dir);
 	snprintf(loads, sizeof(loads), "%s/loads.cnf", dir);
 	snprintf(missing, sizeof(missing), "%s/missing.cnf", dir);
-	f = fopen(plain, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("HOME = .\nopenssl_conf = openssl_init\nconfig_diagnostics = 1\n"
-	      "#.include filename\n[openssl_init]\n# providers = provider_sect\n"
-	      "[ req ]\ndefault_bits = 2048 # the default\n\tdistinguished_name = req_dn\n", f);
-	ck_assert_int_eq(fclose(f), 0);
-	f = fopen(loads, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("openssl_conf = openssl_init\n[openssl_init]\n  providers=provider_sect\n"
-	      "[provider_sect]\npkcs11 = pkcs11_sect\n[pkcs11_sect]\nactivate = 1\n", f);
-	ck_assert_int_eq(fclose(f), 0);
+	write_file(plain, "HOME = .\nopenssl_conf = openssl_init\nconfig_diagnostics = 1\n"
+			  "#.include filename\n[openssl_init]\n# providers = provider_sect\n"
+			  "[ req ]\ndefault_bits = 2048 # the default\n\tdistinguished_name = dn\n");
+	write_file(loads, "openssl_conf = openssl_init\n[openssl_init]\n  providers=provider_sect\n"
+			  "[provider_sect]\npkcs11 = pkcs11_sect\n[pkcs11_sect]\nactivate = 1\n");
 }
 
 static void teardown(void)
@@ -198,28 +199,19 @@ START_TEST(configurations_that_could_load_code)
 	char path[160];
 
 	for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
-		FILE *f;
-
 		snprintf(path, sizeof(path), "%s/c%zu.cnf", dir, i);
-		f = fopen(path, "w");
-		ck_assert_ptr_nonnull(f);
-		fputs(bodies[i], f);
-		ck_assert_int_eq(fclose(f), 0);
+		write_file(path, bodies[i]);
 		ck_assert_msg(!allowed(execkeys_openssl, "rehash .", path), "'%s' passed", bodies[i]);
 	}
-	/* a key that merely ends in the word, a comment, a value naming it */
+	/*
+	 * A key that merely ends in the word, a comment, a value naming it; trixie's default: the
+	 * default provider named, nothing loaded.
+	 */
 	snprintf(path, sizeof(path), "%s/ok.cnf", dir);
-	{
-		FILE *f = fopen(path, "w");
-
-		ck_assert_ptr_nonnull(f);
-		/* trixie's default: the default provider named, nothing loaded */
-		fputs("my_providers = x\n# engines = e\nname = providers\n"
-		      "openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
-		      "[provider_sect]\ndefault = default_sect\n# fips = fips_sect\n"
-		      "[default_sect]\n# activate = 1\n[ req ]\nlegacy = fine here\n", f);
-		ck_assert_int_eq(fclose(f), 0);
-	}
+	write_file(path, "my_providers = x\n# engines = e\nname = providers\n"
+		   "openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
+		   "[provider_sect]\ndefault = default_sect\n# fips = fips_sect\n"
+		   "[default_sect]\n# activate = 1\n[ req ]\nlegacy = fine here\n");
 	ck_assert_int_eq(allowed(execkeys_openssl, "rehash .", path), 1);
 }
 END_TEST

@@ -35,92 +35,6 @@
 #define TOOLS_SUBDIR "mkimage-accel"
 #define MAX_ELF_DYNAMIC (1u << 20)
 
-/*
- * Packages whose programs do the same on every architecture; dpkg's programs once their built-in
- * architecture names the target's (dpkg_programs), dracut-install only for some invocations
- * (restricted_programs: mkimage-exec checks the arguments).
- */
-static const char *const tool_packages[] = { "dash", "bash", "coreutils", "sed", "grep",
-	"findutils", "diffutils", "gzip", "perl-base", "debianutils", "mawk", "base-passwd", "tar",
-	"passwd", "hostname", "ncurses-bin", "dpkg",
-	/* The initramfs chain (mkinitramfs and its hooks): modules are data to depmod and modinfo,
-	 * and to dracut-install, trixie's initramfs-tools' module copier (restricted_programs) */
-	"kmod", "cpio", "xz-utils", "zstd", "lz4", "dracut-install",
-	/* Only the offline programs their postinsts run (partial_packages) */
-	"systemd", "udev",
-	/* Only the interpreter, only as py_compile's checked worker (accel_python.c) */
-	"python3.11-minimal", "python3.12-minimal", "python3.13-minimal",
-	/* Only ssh-keygen and openssl, only for key and certificate files (execkeys.c) */
-	"openssh-client", "openssl", NULL };
-/*
- * ... except these, which report or depend on the machine, inject libraries into what they run
- * (stdbuf), or are dpkg's programs that configuring never needs fast.
- */
-static const char *const arch_dependent[] = { "uname", "arch", "nproc", "stdbuf", "chroot",
-	"dpkg-deb", "dpkg-split", "dpkg-realpath", "start-stop-daemon", NULL };
-/*
- * dpkg's programs that read or write its database: native once accel_retarget() made the twin
- * name the target's architecture, which dpkg has built in; otherwise dpkg itself only for version
- * arithmetic (mkimage-exec checks the arguments) and the others emulated.
- */
-static const char *const dpkg_programs[] = { "dpkg", "dpkg-divert", "dpkg-query",
-	"dpkg-statoverride", "dpkg-trigger", "update-alternatives", NULL };
-
-/*
- * Of these tool packages, only the named programs: systemctl, journalctl --update-catalog,
- * systemd-sysusers, -tmpfiles and -hwdb work on files (the tree's units, catalogs, sysusers.d,
- * tmpfiles.d, hwdb.d; hwdb.bin and the catalog are little-endian on every architecture). The
- * others talk to a running system or look at the machine (systemd-detect-virt,
- * systemd-machine-id-setup, udevadm).
- */
-static const char *const systemd_offline[] = { "systemctl", "journalctl", "systemd-sysusers",
-	"systemd-tmpfiles", NULL };
-static const char *const udev_offline[] = { "systemd-hwdb", NULL };
-static const char *const python_interpreters[] = { "python3.11", "python3.12", "python3.13", NULL };
-static const char *const ssh_keygen[] = { "ssh-keygen", NULL };
-static const char *const openssl[] = { "openssl", NULL };
-static const struct {
-	const char *package;
-	const char *const *programs;
-} partial_packages[] = { { "systemd", systemd_offline }, { "udev", udev_offline },
-			 { "python3.11-minimal", python_interpreters },
-			 { "python3.12-minimal", python_interpreters },
-			 { "python3.13-minimal", python_interpreters },
-			 { "openssh-client", ssh_keygen }, { "openssl", openssl } };
-
-/*
- * Programs outside the program directories (is_tool_path), by their path in the package.
- * dracut-install (initramfs-tools' manual_add_modules on trixie) reads modules through libkmod,
- * which reads 32- and 64-bit, either-endian ELF alike, and copies them with cp (a twin itself).
- */
-static const char *const lib_programs[] = { "usr/lib/dracut/dracut-install",
-	"lib/dracut/dracut-install", NULL };
-
-/*
- * Programs whose table line says more than "any" (execshim.c decides per exec): dracut-install is
- * native in its module mode (-m) only, where nothing depends on the machine: it hands binaries to
- * the target's ldd in its other modes, but only the module mode was read through and is tested
- * (test 150). coreutils' realpath and readlink (busybox's applets are links, never twins) are
- * native for every invocation, and mkimage-exec answers their simplest questions itself
- * (execbuiltin.h; MKIMAGE_EXEC_BUILTINS=0 turns that off, to compare). ssh-keygen and openssl
- * make keys and certificates natively only where nothing loads a module built for the target
- * (execkeys.c). dpkg's are native_scope()'s.
- */
-static const struct {
-	const char *program, *flags;
-} restricted_programs[] = { { "dracut-install", "modules" }, { "realpath", "realpath" },
-			    { "readlink", "readlink" }, { "ssh-keygen", "keygen" },
-			    { "openssl", "pki" } };
-
-/*
- * Libraries a twin's library opens with dlopen() rather than DT_NEEDED: libkmod decompresses
- * .ko.xz and .ko.zst modules through them, so the copy carries them as the target tree does.
- */
-static const struct {
-	const char *package;
-	const char *const opened[3];
-} dlopened[] = { { "libkmod2", { "liblzma5", "libzstd1", NULL } } };
-
 struct prep {
 	const char *const *only; /* the programs of the twin being extracted, or NULL: all */
 	const struct strv *emulated; /* --no-native-tools=PROGRAM,...: left emulated */
@@ -375,12 +289,8 @@ static void choose(struct select *x, struct cand *c)
 	c->chosen = 1;
 	for (size_t i = 0; i < c->deps.n; i++)
 		choose(x, cand_find(x, c->deps.v[i]));
-	for (size_t i = 0; i < sizeof(dlopened) / sizeof(dlopened[0]); i++) {
-		if (strcmp(c->name, dlopened[i].package))
-			continue;
-		for (const char *const *o = dlopened[i].opened; *o; o++)
-			choose(x, cand_find(x, *o));
-	}
+	for (const char *const *o = accel_tools_dlopened(c->name); o && *o; o++)
+		choose(x, cand_find(x, *o));
 }
 
 int accel_select(const struct pkgindex *v, size_t n, const struct plan *p, struct plan *twins,
@@ -392,7 +302,7 @@ int accel_select(const struct pkgindex *v, size_t n, const struct plan *p, struc
 	int ret = read_candidates(&x, v, n);
 
 	memset(twins, 0, sizeof(*twins));
-	for (t = tool_packages; !ret && *t; t++)
+	for (t = accel_tools_packages(); !ret && *t; t++)
 		choose(&x, cand_find(&x, *t));
 	for (i = 0; i < x.n; i++) {
 		struct cand *c = &x.v[i];
@@ -486,7 +396,7 @@ static int is_tool_path(const char *path)
 	static const char *const dirs[] = { "usr/bin/", "usr/sbin/", "bin/", "sbin/", NULL };
 	const char *const *d;
 
-	if (in_list(lib_programs, path))
+	if (accel_tools_lib_program(path))
 		return 1;
 	for (d = dirs; *d; d++)
 		if (str_starts_with(path, *d))
@@ -577,12 +487,10 @@ static int extract_twin(struct prep *x, const struct plan_entry *t)
 {
 	struct deb *d = NULL;
 	struct deb_entry e = { 0 };
-	int tools = in_list(tool_packages, t->name), ret = deb_open(&d, t->path, NULL), r = 0;
+	int tools = in_list(accel_tools_packages(), t->name), r = 0;
+	int ret = deb_open(&d, t->path, NULL);
 
-	x->only = NULL;
-	for (size_t i = 0; i < sizeof(partial_packages) / sizeof(partial_packages[0]); i++)
-		if (!strcmp(partial_packages[i].package, t->name))
-			x->only = partial_packages[i].programs;
+	x->only = accel_tools_only(t->name);
 	while (!ret && (r = deb_next(d, &e)) == 1)
 		ret = extract_entry(x, d, &e, tools);
 	if (!ret && r < 0)
@@ -655,15 +563,12 @@ static int closure_complete(struct prep *x, const char *path, struct strv *seen)
 /* The table's FLAGS word for program `base`: which of its invocations may run natively. */
 static const char *program_flags(const char *base)
 {
-	const char *builtins = getenv("MKIMAGE_EXEC_BUILTINS");
+	const char *builtins = getenv("MKIMAGE_EXEC_BUILTINS"), *flags = accel_tools_flags(base);
 
-	for (size_t i = 0; i < sizeof(restricted_programs) / sizeof(restricted_programs[0]); i++)
-		if (!strcmp(restricted_programs[i].program, base))
-			return builtins && !strcmp(builtins, "0") &&
-					       !strcmp(restricted_programs[i].flags, base)
-				       ? "any"
-				       : restricted_programs[i].flags;
-	return "any";
+	if (!flags)
+		return "any";
+	/* a builtin's word is its program's name: MKIMAGE_EXEC_BUILTINS=0 leaves it to the program */
+	return builtins && !strcmp(builtins, "0") && !strcmp(flags, base) ? "any" : flags;
 }
 
 /*
@@ -676,7 +581,7 @@ static const char *native_scope(struct prep *x, const char *base, const char *co
 	const char *why = "the tree's dpkg is not emulated";
 	int r = -ENOENT;
 
-	if (!in_list(dpkg_programs, base))
+	if (!accel_tools_dpkg_program(base))
 		return program_flags(base);
 	if (x->dpkg_arch)
 		r = accel_retarget(copy, arch_host(), x->dpkg_arch, &why);
@@ -708,14 +613,14 @@ static void add_tool(struct prep *x, size_t i)
 	 * The tree's file at the same path, not what a symlink there points to: an alternative
 	 * may name another program. A script runs through its (possibly native) interpreter.
 	 */
-	if (in_list(arch_dependent, base) ||
+	if (accel_tools_machine_dependent(base) ||
 	    beneath_lstat(x->rootfd, path + 1, &tsb) < 0 ||
 	    !S_ISREG(tsb.st_mode) || (fd = open_host_elf(copy, &eh)) < 0)
 		goto out;
 	close(fd);
 	if (!closure_complete(x, copy, &seen) || !(scope = native_scope(x, base, copy)))
 		goto out;
-	python = in_list(python_interpreters, base);
+	python = accel_tools_python(base);
 	buf_addf(&x->table, "native %llu %llu %llu %llu %llu %s /" ACCEL_MOUNT "/" TOOLS_SUBDIR
 		 "/%zu\n", (unsigned long long)tsb.st_dev, (unsigned long long)tsb.st_ino,
 		 (unsigned long long)tsb.st_size, (unsigned long long)tsb.st_mtim.tv_sec,

@@ -20,4 +20,22 @@ char *accel_source_version(const char *version);
  */
 int accel_retarget(const char *path, const char *host, const char *arch, const char **why);
 
+/* Which packages have twins and how far their programs run natively (accel_tools.c). */
+/** The tool packages, NULL-terminated: their programs (or some, accel_tools_only) are twins. */
+const char *const *accel_tools_packages(void);
+/** The only programs of tool package `package` that are twins, NULL-terminated; NULL: all. */
+const char *const *accel_tools_only(const char *package);
+/** Packages a twin library of `package` opens with dlopen(), NULL-terminated; NULL: none. */
+const char *const *accel_tools_dlopened(const char *package);
+/** The table's FLAGS word of program `program` when only some invocations are native, or NULL. */
+const char *accel_tools_flags(const char *program);
+/** Whether `path` ("usr/lib/dracut/dracut-install") is a program outside the program dirs. */
+int accel_tools_lib_program(const char *path);
+/** Whether `program` is one of dpkg's, native once retargeted (accel_retarget). */
+int accel_tools_dpkg_program(const char *program);
+/** Whether `program` reports or depends on the machine: never a twin. */
+int accel_tools_machine_dependent(const char *program);
+/** Whether `program` is a python3.X interpreter (native as py_compile only). */
+int accel_tools_python(const char *program);
+
 #endif

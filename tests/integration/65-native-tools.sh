@@ -11,7 +11,8 @@ export SOURCE_DATE_EPOCH=1700000000
 # emulated alone takes many minutes.
 flagship_lean arm-board "$T/r"
 # ... plus a package whose postinst archives a tree with cpio and runs depmod on a module
-# directory, as mkinitramfs does: both run natively (the initramfs chain) with the same result.
+# directory, as mkinitramfs does: both run natively (the initramfs chain) with the same result;
+# and parses options with util-linux's getopt and logs with logger, as many postinsts do.
 d=$(deb_new mki65-initramfs 1.0 all "Depends: cpio, kmod")
 deb_file "$d" usr/share/mki65/tree/a "alpha"
 deb_file "$d" usr/share/mki65/tree/sub/b "beta" 0755
@@ -24,6 +25,9 @@ set -e
 cd /usr/share/mki65/tree
 find . | LC_ALL=C sort | cpio --quiet --reproducible -R 0:0 -o -H newc >/usr/share/mki65/tree.cpio
 depmod 0.0-mki65
+getopt -o ab:c:: -l alpha,beta:,gamma:: -n mki65 -- -a -bB --gamma=G x "y z" >/usr/share/mki65/getopt
+getopt -T >>/usr/share/mki65/getopt || echo "getopt -T: $?" >>/usr/share/mki65/getopt
+logger -t mki65 configured 2>/usr/share/mki65/logger || echo "logger: $?" >>/usr/share/mki65/logger
 ' 0755
 fixture=$(deb_build "$d" "$T/debs")
 # ... and one whose postinst asks and changes dpkg's database with every program of dpkg's that
@@ -77,7 +81,7 @@ n=$(sed -En 's/.*native tools: ([0-9]+) target programs.*/\1/p' "$T/err")
 # -v: the exec profile, with the initramfs chain native.
 grep -Eq "exec profile: [0-9]+ programs started by the scripts \([0-9]+ native\)" "$T/err" ||
 	fail "-v printed no exec profile"
-for p in cpio depmod dpkg dpkg-query dpkg-divert update-alternatives dpkg-statoverride dpkg-trigger; do
+for p in cpio depmod getopt logger dpkg dpkg-query dpkg-divert update-alternatives dpkg-statoverride dpkg-trigger; do
 	grep -Eq "^mkimage: (info|debug):   \| +[0-9]+ +[0-9.]+ +[0-9.]+  native +/(usr/)?s?bin/$p\$" "$T/err" ||
 		{ grep -A200 "exec profile" "$T/err" >&2; fail "'$p' did not run natively"; }
 done
@@ -107,6 +111,9 @@ grep -qx armhf <(sed -n '/^== arch$/{n;p}' "$T/native.answers") &&
 debugfs -R "cat /usr/share/mki65/tree.cpio" "$T/native.ext4" 2>/dev/null >"$T/tree.cpio"
 head -c 6 "$T/tree.cpio" | grep -q 070701 && grep -aq "sub/b" "$T/tree.cpio" &&
 	grep -aq 'TRAILER!!!' "$T/tree.cpio" || fail "the fixture's postinst made no newc archive"
+debugfs -R "cat /usr/share/mki65/getopt" "$T/native.ext4" 2>/dev/null | tr '\n' '|' |
+	grep -qx " -a -b 'B' --gamma 'G' -- 'x' 'y z'|getopt -T: 4|" ||
+	fail "getopt answered wrongly: $(debugfs -R "cat /usr/share/mki65/getopt" "$T/native.ext4" 2>/dev/null)"
 debugfs -R "stat /usr/lib/modules/0.0-mki65/modules.dep.bin" "$T/native.ext4" 2>&1 |
 	grep -q "Type: regular" || fail "depmod wrote no modules.dep.bin"
 triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)

@@ -84,7 +84,7 @@ static const char *const lib_programs[] = { "usr/lib/dracut/dracut-install",
  * native for every invocation, and mkimage-exec answers their simplest questions itself
  * (execbuiltin.h; MKIMAGE_EXEC_BUILTINS=0 turns that off, to compare). ssh-keygen and openssl
  * make keys and certificates natively only where nothing loads a module built for the target
- * (execkeys.c). dpkg's are native_scope()'s.
+ * (execkeys.c). dpkg's are accel.c's native_scope()'s.
  */
 static const struct {
 	const char *program, *flags;

@@ -176,7 +176,8 @@ static int env_plain(void)
 }
 
 /*
- * ssh-keygen's options (OpenSSH 9.x's getopt string) that run natively, without and with a value: -A (the host keys), key generation (-t -b -C -N -f -q -a -m), fingerprints (-l -E -v),
+ * ssh-keygen's options (OpenSSH 9.x's getopt string) that run natively, without and with a
+ * value: -A (the host keys), key generation (-t -b -C -N -f -q -a -m), fingerprints (-l -E -v),
  * public keys (-y), comment and passphrase changes (-c -p -P), conversions (-e -i). Not: -D
  * (PKCS#11), -K, -w and -O (FIDO), -s (certificates, with -D or an agent), -Y, -M, -k, -Q.
  */

@@ -47,14 +47,6 @@ struct prep {
 	struct buf table;
 };
 
-static int in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (!strcmp(*list, s))
-			return 1;
-	return 0;
-}
-
 char *accel_source_version(const char *version)
 {
 	const char *b = NULL, *q;
@@ -449,7 +441,7 @@ static int extract_entry(struct prep *x, struct deb *d, const struct deb_entry *
 	if (rel)
 		dst = xasprintf("%s/%s", x->a->dir, rel);
 	else if (tools && is_tool_path(path) && (e->type == 'f' || e->type == 'h') &&
-		 (!x->only || in_list(x->only, strrchr(path, '/') + 1)))
+		 (!x->only || accel_tools_in(x->only, strrchr(path, '/') + 1)))
 		dst = xasprintf("%s/" TOOLS_SUBDIR "/%zu", x->a->dir, x->bins.n);
 	if (!dst)
 		return 0;
@@ -487,7 +479,7 @@ static int extract_twin(struct prep *x, const struct plan_entry *t)
 {
 	struct deb *d = NULL;
 	struct deb_entry e = { 0 };
-	int tools = in_list(accel_tools_packages(), t->name), r = 0;
+	int tools = accel_tools_in(accel_tools_packages(), t->name), r = 0;
 	int ret = deb_open(&d, t->path, NULL);
 
 	x->only = accel_tools_only(t->name);

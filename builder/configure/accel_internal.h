@@ -35,6 +35,8 @@ int accel_tools_lib_program(const char *path);
 int accel_tools_dpkg_program(const char *program);
 /** Whether `program` reports or depends on the machine: never a twin. */
 int accel_tools_machine_dependent(const char *program);
+/** Whether `s` is one of `list`'s words (NULL-terminated). */
+int accel_tools_in(const char *const *list, const char *s);
 /** Whether `program` is a python3.X interpreter (native as py_compile only). */
 int accel_tools_python(const char *program);
 

@@ -101,7 +101,7 @@ static const struct {
 	const char *const opened[3];
 } dlopened[] = { { "libkmod2", { "liblzma5", "libzstd1", NULL } } };
 
-static int in_list(const char *const *list, const char *s)
+int accel_tools_in(const char *const *list, const char *s)
 {
 	for (; *list; list++)
 		if (!strcmp(*list, s))
@@ -140,20 +140,20 @@ const char *accel_tools_flags(const char *program)
 
 int accel_tools_lib_program(const char *path)
 {
-	return in_list(lib_programs, path);
+	return accel_tools_in(lib_programs, path);
 }
 
 int accel_tools_dpkg_program(const char *program)
 {
-	return in_list(dpkg_programs, program);
+	return accel_tools_in(dpkg_programs, program);
 }
 
 int accel_tools_machine_dependent(const char *program)
 {
-	return in_list(arch_dependent, program);
+	return accel_tools_in(arch_dependent, program);
 }
 
 int accel_tools_python(const char *program)
 {
-	return in_list(python_interpreters, program);
+	return accel_tools_in(python_interpreters, program);
 }

@@ -63,10 +63,13 @@ static int allowed(int (*fn)(int, char **, const char *), const char *line, cons
 	return fn(argc, argv, conf);
 }
 
-static const struct {
+/* The words after argv[0], and whether the native build may run them. */
+struct case_line {
 	const char *line;
 	int native;
-} keygen_cases[] = {
+};
+
+static const struct case_line keygen_cases[] = {
 	/* openssh-server's postinst (create_key) and ssh-keygen -A */
 	{ "-q -f /etc/ssh/ssh_host_rsa_key -N '' -t rsa", 1 },
 	{ "-q -f /etc/ssh/ssh_host_ed25519_key -N '' -t ed25519", 1 },
@@ -118,10 +121,7 @@ START_TEST(ssh_keygen_native_for_key_files_only)
 }
 END_TEST
 
-static const struct {
-	const char *line;
-	int native;
-} openssl_cases[] = {
+static const struct case_line openssl_cases[] = {
 	/* ssl-cert's make-ssl-cert, ca-certificates' update-ca-certificates */
 	{ "req -new -x509 -days 3650 -nodes -sha256 -out /c.pem -keyout /k.key", 1 },
 	{ "x509 -hash -noout -in /etc/ssl/certs/ssl-cert-snakeoil.pem", 1 },
